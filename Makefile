@@ -1,0 +1,102 @@
+# gpupack: one Makefile. `make help` lists the targets.
+CC      ?= cc
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
+               -Iinclude -MMD -MP
+OPT     ?= -O2 -g
+SAN     ?=
+PKGS    := libmicrohttpd libcjson libcurl openssl gnutls
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS  += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LIBS) -lpthread
+LDFLAGS += $(SAN)
+
+BUILD   ?= build
+BIN     ?= bin
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+CFLAGS  += -DGP_VERSION='"$(VERSION)"'
+
+LIB_SRC  := $(wildcard lib/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_policy.o
+LIBA     := $(BUILD)/libgpupack.a
+PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-certs
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test unit asan valgrind run certs clean help lint
+all: deps-check $(PROGS) $(UNIT_BIN)
+
+help:
+	@echo "make            build bin/gpupack-webhook, bin/gpupack-certs and the unit tests"
+	@echo "make run        install missing packages (as root), build, make dev certificates,"
+	@echo "                serve the webhook on https://127.0.0.1:8443 until Ctrl-C"
+	@echo "make test       unit, fixture and black-box tests; last line: N passed, N failed"
+	@echo "make asan       the same tests built with AddressSanitizer + UBSan (in build-asan/)"
+	@echo "make valgrind   the unit and fixture tests under valgrind --leak-check=full"
+	@echo "make certs      development certificates in certs/dev/ (git-ignored)"
+	@echo "make deps       install missing build and test packages with apt-get (root only)"
+	@echo "make lint       cppcheck over lib/ and the programs"
+	@echo "make clean      remove build/, build-asan/ and bin/"
+
+# Packages: installed when root, otherwise the exact command is printed and make stops.
+deps:
+	@tools/deps.sh install
+deps-check:
+	@tools/deps.sh install
+.PHONY: deps-check
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The default policy is embedded byte for byte from the file kustomize ships.
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O1 $< -o $@
+$(BUILD)/gen/default_policy.c: manifests/base/policy.json $(BUILD)/tools/embed
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/embed gp_default_policy_json < $< > $@
+$(BUILD)/gen/default_policy.o: $(BUILD)/gen/default_policy.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/gpupack-webhook: $(BUILD)/webhook/main.o $(LIBA)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BIN)/gpupack-certs: $(BUILD)/certs/main.o $(LIBA)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+test: all
+	@BUILD=$(BUILD) BIN=$(BIN) tests/run.sh
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+valgrind: all
+	@BUILD=$(BUILD) BIN=$(BIN) GP_VALGRIND=1 tests/run.sh
+
+certs: $(BIN)/gpupack-certs
+	@tools/devcerts.sh $(BIN)/gpupack-certs certs/dev
+
+run: all certs
+	@echo "gpupack-webhook on https://127.0.0.1:8443 (Ctrl-C stops it)"
+	$(BIN)/gpupack-webhook --listen 127.0.0.1:8443 --tls-cert certs/dev/tls.crt \
+	  --tls-key certs/dev/tls.key
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
+	  -Iinclude lib webhook certs
+
+clean:
+	rm -rf build build-asan bin
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,35 @@
+/* A per-request arena: many small allocations, one release.
+ *
+ * The webhook decodes a pod, decides and encodes within one request; everything it allocates on
+ * the way (the pod view's arrays, the decision's strings) comes from one arena released when the
+ * request completes, so no error path can leak a piece. An arena refuses to grow past its limit
+ * (allocation then returns NULL, like malloc failing), which bounds a request's memory. */
+#ifndef GPUPACK_ARENA_H
+#define GPUPACK_ARENA_H
+
+#include <stddef.h>
+
+typedef struct gp_arena_block gp_arena_block;
+
+typedef struct {
+    gp_arena_block *head;
+    size_t total; /* bytes obtained from malloc */
+    size_t limit; /* 0: no limit */
+} gp_arena;
+
+/* An empty arena with a byte limit (0 for none). Needs no allocation. */
+void gp_arena_init(gp_arena *a, size_t limit);
+
+/* Releases every allocation. The arena can be reused afterwards. */
+void gp_arena_free(gp_arena *a);
+
+/* Zeroed memory aligned for any type, or NULL when out of memory or over the limit. */
+void *gp_arena_alloc(gp_arena *a, size_t n);
+
+/* Grows an array allocated from the arena (old contents copied, old block not reclaimed). */
+void *gp_arena_grow(gp_arena *a, void *old, size_t old_n, size_t new_n);
+
+char *gp_arena_strdup(gp_arena *a, const char *s);
+char *gp_arena_printf(gp_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

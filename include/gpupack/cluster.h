@@ -1,0 +1,46 @@
+/* The cluster view the decisions consult: what the cluster really offers.
+ *
+ * For the webhook: the MIG profiles that nodes advertise (allocatable `nvidia.com/mig-<profile>`
+ * greater than zero) and the PriorityClasses that exist. A view is immutable and reference-counted,
+ * built from `kubectl get nodes -o json` / `kubectl get priorityclasses -o json` output (snapshot
+ * files) or from the API. When a part is unknown (has_nodes / has_priority_classes false) the
+ * decisions fall back to what the policy states. */
+#ifndef GPUPACK_CLUSTER_H
+#define GPUPACK_CLUSTER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpupack/status.h"
+
+#define GP_CLUSTER_MAX_BYTES (256u * 1024 * 1024) /* largest snapshot file accepted */
+#define GP_CLUSTER_MAX_NAMES 4096                  /* distinct MIG profiles or priority classes */
+
+typedef struct gp_cluster {
+    atomic_int refs;
+    bool has_nodes;
+    char **mig_profiles; /* profile names ("2g.20gb"), sorted, unique */
+    size_t nmig_profiles;
+    bool has_priority_classes;
+    char **priority_classes; /* names, sorted, unique */
+    size_t npriority_classes;
+} gp_cluster;
+
+/* An empty view (nothing known). NULL on allocation failure. */
+gp_cluster *gp_cluster_new(void);
+
+/* Fills the node part from a NodeList's JSON (`kubectl get nodes -o json`, or a List of Nodes). */
+gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len, gp_err *err) GP_WUR;
+
+/* Fills the PriorityClass part from a PriorityClassList's JSON. */
+gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, size_t len,
+                                               gp_err *err) GP_WUR;
+
+bool gp_cluster_offers_mig(const gp_cluster *c, const char *profile);
+bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name);
+
+gp_cluster *gp_cluster_ref(gp_cluster *c);
+void gp_cluster_unref(gp_cluster *c); /* NULL is harmless */
+
+#endif

@@ -1,0 +1,33 @@
+/* Command-line flags, as a table: each flag has a name, a kind, where its value goes and a
+ * one-line help text. Parsing reports the first bad flag by name ("--listen: expected HOST:PORT").
+ * Every program prints usage from the same table, so --help never drifts from what is parsed. */
+#ifndef GPUPACK_FLAGS_H
+#define GPUPACK_FLAGS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "gpupack/status.h"
+
+typedef enum { GP_FLAG_BOOL, GP_FLAG_STRING, GP_FLAG_UINT } gp_flag_kind;
+
+typedef struct {
+    const char *name;  /* without the leading "--" */
+    gp_flag_kind kind;
+    void *dest;        /* bool *, const char **, unsigned * */
+    unsigned min, max; /* bounds for GP_FLAG_UINT */
+    const char *arg;   /* value placeholder for help ("FILE") */
+    const char *help;
+} gp_flag;
+
+/* Parses argv against the table ("--name value" and "--name=value"). Positional arguments are
+ * errors. Returns GP_EINVAL with a message naming the flag. */
+gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, gp_err *err) GP_WUR;
+
+void gp_flags_usage(FILE *out, const char *prog, const char *summary, const gp_flag *flags,
+                    size_t n);
+
+/* Splits "HOST:PORT" or "[V6]:PORT" into host (copied into buf) and port. */
+gp_status gp_split_hostport(const char *s, char *host, size_t hostsz, int *port, gp_err *err) GP_WUR;
+
+#endif

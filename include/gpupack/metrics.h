@@ -1,0 +1,42 @@
+/* A small Prometheus registry: counters, gauges and histograms with label sets.
+ *
+ * Series are created on first use and live until gp_metrics_free(). Label sets are passed
+ * pre-rendered ("route=\"/mutate\",code=\"200\"", or "" for none); callers only pass label values
+ * from a bounded set (routes, status codes, kinds), never user input. All calls are thread-safe.
+ * GP_METRICS_MAX_SERIES bounds memory: past it, new series are dropped and counted in
+ * gpupack_metrics_dropped_series_total. Histograms use GP_METRICS_BUCKETS (seconds), which start
+ * well below one millisecond. */
+#ifndef GPUPACK_METRICS_H
+#define GPUPACK_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpupack/status.h"
+
+#define GP_METRICS_MAX_SERIES 1024
+#define GP_METRICS_BUCKETS                                                                      \
+    { 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,     \
+      0.5, 1.0, 2.5 }
+
+typedef struct gp_metrics gp_metrics;
+
+gp_metrics *gp_metrics_new(void); /* NULL on allocation failure */
+void gp_metrics_free(gp_metrics *m); /* NULL is harmless */
+
+/* name: "gpupack_..." (with "_total" for counters); help: the # HELP text. m may be NULL. */
+void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const char *labels,
+                    uint64_t by);
+void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const char *labels,
+                    double value);
+void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const char *labels,
+                        double seconds);
+
+/* The current value of a counter or gauge series (0 when absent), for tests and readiness. */
+double gp_metrics_value(gp_metrics *m, const char *name, const char *labels);
+
+/* Renders the Prometheus text exposition format (version 0.0.4). Returns a malloc'd string the
+ * caller frees and its length in *len, or NULL on allocation failure. */
+char *gp_metrics_render(gp_metrics *m, size_t *len);
+
+#endif

@@ -1,0 +1,88 @@
+/* The webhook's decisions: which class a GPU pod belongs to and which changes it needs.
+ *
+ * Pure: pod view + policy + cluster view in, a list of changes (each with a reason) out. Every
+ * change is made only when the pod lacks it, so deciding over an already-mutated pod yields no
+ * change (kube-apiserver reinvokes the webhook with reinvocationPolicy IfNeeded). */
+#ifndef GPUPACK_MUTATE_H
+#define GPUPACK_MUTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpupack/arena.h"
+#include "gpupack/cluster.h"
+#include "gpupack/podview.h"
+#include "gpupack/policy.h"
+#include "gpupack/status.h"
+
+#define GP_LABEL_CLASS "gpupack.io/class"
+#define GP_LABEL_SKIP "gpupack.io/skip"
+#define GP_ANN_GPU_MEMORY "gpupack.io/gpu-memory"
+#define GP_ANN_CHECKPOINTING "gpupack.io/checkpointing"
+#define GP_ANN_MUTATED "gpupack.io/mutated"
+#define GP_ANN_ORIGINAL "gpupack.io/original-resources"
+#define GP_RES_GPU "nvidia.com/gpu"
+#define GP_RES_MIG_PREFIX "nvidia.com/mig-"
+
+#define GP_MAX_CHANGES 256
+#define GP_MAX_WARNINGS 32
+#define GP_WARNING_MAX_LEN 200 /* characters in one warning line */
+
+typedef enum {
+    GP_CH_SET_LABEL,            /* metadata.labels[key] = value */
+    GP_CH_SET_ANNOTATION,       /* metadata.annotations[key] = value */
+    GP_CH_ADD_TOLERATION,       /* spec.tolerations += tol */
+    GP_CH_SET_PRIORITY_CLASS,   /* spec.priorityClassName = value */
+    GP_CH_REMOVE_PRIORITY,      /* remove spec.priority */
+    GP_CH_REMOVE_PREEMPTION,    /* remove spec.preemptionPolicy */
+    GP_CH_ADD_PREFERRED,        /* nodeAffinity.preferred += {weight, exprs} */
+    GP_CH_ADD_REQUIRED,         /* every required term += exprs (a new term when none) */
+    GP_CH_REPLACE_RESOURCE,     /* container's key -> value, quantity "1", requests and limits */
+    GP_CH_SET_ACTIVE_DEADLINE   /* spec.activeDeadlineSeconds = seconds */
+} gp_change_kind;
+
+typedef struct {
+    gp_change_kind kind;
+    const char *metric;         /* bounded label for gpupack_mutations_total{kind} */
+    const char *key;
+    const char *value;
+    const gp_toleration *tol;
+    int weight;
+    const gp_label *labels;     /* ADD_PREFERRED / ADD_REQUIRED: key In [value] each */
+    size_t nlabels;
+    const gp_container *container;
+    long long seconds;
+    const char *reason;         /* one line for warnings and the summary */
+} gp_change;
+
+typedef struct {
+    bool gpu;                /* the pod asks for GPU resources */
+    bool skipped;            /* left alone on purpose (skip label, excluded namespace) */
+    const char *skip_reason;
+    const char *class_name;  /* NULL: no class */
+    const char *class_why;   /* "label", "rule batch-jobs (owner Job)", "defaultClass" */
+    gp_change *changes;
+    size_t nchanges;
+    const char **warnings;   /* extra warnings (not one per change): no MIG fit, bad hint */
+    size_t nwarnings;
+    const char *summary;     /* for gpupack.io/mutated; NULL when nothing changes */
+} gp_decision;
+
+/* Picks the pod's class: label gpupack.io/class when it names a policy class, else the first
+ * matching rule, else the policy's defaultClass. *why says which; both NULL when no class. An
+ * unknown label value gives no class and *why "unknown class label". */
+void gp_classify(const gp_pod *pod, const gp_policy *pol, const char **class_name,
+                 const char **why, gp_arena *a);
+
+/* Decides the changes for a pod being created. view may be NULL. All memory comes from a.
+ * Returns GP_ENOMEM when the arena is exhausted; the decision is then unusable. */
+gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view, gp_arena *a,
+                    gp_decision *out) GP_WUR;
+
+/* The MIG profile for one GPU needing `need` memory: fewest compute slices, then least memory,
+ * then name, among the cluster's offered profiles (when the view knows nodes) or the policy's
+ * list. Returns NULL when none is large enough. */
+const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view, gp_qty need,
+                                  gp_arena *a);
+
+#endif

@@ -1,0 +1,181 @@
+/* The gpupack policy: one JSON document (the ConfigMap's content) that drives both daemons.
+ *
+ * gp_policy_parse() validates the whole document against a schema table and reports every error
+ * with its JSON path ("classes.inference.runtimeCapSeconds: must be 1..2147483647"), one per line.
+ * Unknown fields are errors. A loaded policy is immutable and reference-counted: readers take a
+ * reference with gp_policy_ref(), drop it with gp_policy_unref(); a reload builds a new policy and
+ * swaps the pointer (see gp_policy_holder). The schema is documented in docs/policy.md. */
+#ifndef GPUPACK_POLICY_H
+#define GPUPACK_POLICY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "gpupack/quantity.h"
+#include "gpupack/status.h"
+
+/* Named limits on a policy document. */
+#define GP_POLICY_MAX_BYTES (1024 * 1024)
+#define GP_POLICY_MAX_ITEMS 256 /* entries in any one list or map */
+#define GP_POLICY_MAX_STR 253   /* characters in any one string */
+#define GP_POLICY_MAX_ERRORS 64 /* errors reported before the rest are summarised */
+
+typedef enum { GP_MODE_ENFORCE = 0, GP_MODE_AUDIT = 1 } gp_mode;
+
+/* A pod toleration. op is "Exists" or "Equal"; key, value, effect may be "" (never NULL).
+ * effect is "", "NoSchedule", "PreferNoSchedule" or "NoExecute". */
+typedef struct {
+    char *key;
+    char *op;
+    char *value;
+    char *effect;
+    bool has_seconds; /* tolerationSeconds was given (only with effect NoExecute) */
+    int64_t seconds;
+} gp_toleration;
+
+/* A node label key=value pair. */
+typedef struct {
+    char *key;
+    char *value;
+} gp_label;
+
+/* A label selector requirement; op is "In", "NotIn", "Exists" or "DoesNotExist". */
+typedef struct {
+    char *key;
+    char *op;
+    char **values;
+    size_t nvalues;
+} gp_selector_req;
+
+/* A Kubernetes LabelSelector: all matchLabels and all matchExpressions must hold. */
+typedef struct {
+    gp_label *match_labels;
+    size_t nmatch_labels;
+    gp_selector_req *exprs;
+    size_t nexprs;
+} gp_label_selector;
+
+typedef enum { GP_PLACE_NONE = 0, GP_PLACE_PREFERRED = 1, GP_PLACE_REQUIRED = 2 } gp_placement;
+
+/* Where a class's pods should run: nodes carrying every label in labels. */
+typedef struct {
+    gp_placement placement; /* GP_PLACE_NONE when the class has no pool */
+    int weight;             /* 1..100, for preferred placement */
+    gp_label *labels;
+    size_t nlabels;
+} gp_pool;
+
+typedef struct {
+    char *name;
+    char *priority_class;   /* "" when the class sets none */
+    bool mig_allowed;
+    bool spot_allowed;
+    int64_t runtime_cap_seconds; /* 0 when the class has no cap */
+    gp_pool pool;
+} gp_class;
+
+/* One classification rule. Every criterion given must hold (AND); within a list any entry may
+ * match (OR). A rule with no criteria matches every pod. */
+typedef struct {
+    char *name;
+    char *class_name;
+    char **namespaces; /* globs ('*' and '?'); empty: any namespace */
+    size_t nnamespaces;
+    char **owner_kinds; /* the controlling owner's kind; empty: any */
+    size_t nowner_kinds;
+    int no_owner;       /* -1 not given, 0 must have an owner, 1 must have none */
+    bool has_selector;
+    gp_label_selector selector;
+} gp_rule;
+
+/* A MIG profile: resource "nvidia.com/mig-<name>". */
+typedef struct {
+    char *name;   /* e.g. "2g.20gb" */
+    gp_qty memory;
+    int slices;   /* compute slices, the "2" of "2g" */
+} gp_mig_profile;
+
+typedef struct {
+    gp_toleration *tolerations;
+    size_t ntolerations;
+    gp_label *node_labels; /* any one marks a spot node */
+    size_t nnode_labels;
+    int weight;            /* 1..100, preferred affinity weight */
+} gp_spot;
+
+typedef struct gp_policy {
+    atomic_int refs;
+    gp_mode mode;
+    char **gpu_resources; /* names; a trailing '*' matches any suffix */
+    size_t ngpu_resources;
+    char **excluded_namespaces; /* globs */
+    size_t nexcluded_namespaces;
+    gp_toleration *tolerations;
+    size_t ntolerations;
+    gp_class *classes;
+    size_t nclasses;
+    gp_rule *rules;
+    size_t nrules;
+    char *default_class; /* NULL: pods no rule matches get no class */
+    gp_mig_profile *mig_profiles;
+    size_t nmig_profiles;
+    gp_spot spot;
+    char digest[17]; /* 16 hex digits of a hash of the source bytes, for logs and metrics */
+} gp_policy;
+
+/* The default policy's JSON bytes, embedded at build time from manifests/base/policy.json. */
+extern const char gp_default_policy_json[];
+extern const size_t gp_default_policy_json_len;
+
+/* Parses and validates a policy document (json need not be NUL-terminated). On success returns
+ * GP_OK, *out with one reference (drop it with gp_policy_unref()) and *errors NULL. On failure
+ * returns GP_EINVAL (GP_ENOMEM when an allocation failed, GP_ETOOBIG when len exceeds
+ * GP_POLICY_MAX_BYTES), *out NULL and, when errors is non-NULL, a malloc'd string the caller frees:
+ * every error, one "path: message\n" line each (path "document" for the document as a whole), at
+ * most GP_POLICY_MAX_ERRORS of them followed by "... and N more errors". */
+gp_status gp_policy_parse(const char *json, size_t len, gp_policy **out, char **errors) GP_WUR;
+
+/* Reads path (at most GP_POLICY_MAX_BYTES) and parses it, as gp_policy_parse(). Every error line
+ * starts with "path: ", including the read error when the file cannot be read. */
+gp_status gp_policy_load_file(const char *path, gp_policy **out, char **errors) GP_WUR;
+
+/* Parses the embedded default policy, as gp_policy_parse(). */
+gp_status gp_policy_default(gp_policy **out, char **errors) GP_WUR;
+
+/* Takes one more reference and returns p; dropping the last reference frees the policy and every
+ * string in it. Both are thread-safe; NULL is harmless. */
+gp_policy *gp_policy_ref(gp_policy *p);
+void gp_policy_unref(gp_policy *p);
+
+/* Lookups. Return NULL when absent. */
+const gp_class *gp_policy_class(const gp_policy *p, const char *name);
+
+/* True when resource name counts as a GPU resource under the policy. */
+bool gp_policy_is_gpu_resource(const gp_policy *p, const char *resource);
+
+/* True when namespace ns matches one of the policy's excluded globs. */
+bool gp_policy_namespace_excluded(const gp_policy *p, const char *ns);
+
+/* Shell-style glob match with '*' (any run, also empty) and '?' (one byte) only; no escapes or
+ * character classes. Iterative, O(len(pattern) * len(s)) at worst. NULL never matches. */
+bool gp_glob_match(const char *pattern, const char *s);
+
+/* The policy in force, swapped atomically on reload. Readers call gp_policy_holder_get() and
+ * drop the returned reference when done; writers call gp_policy_holder_set(), which takes over
+ * the caller's reference and drops the holder's reference to the previous policy (readers that
+ * still hold it keep it alive). gp_policy_holder_init() takes over initial's reference too;
+ * gp_policy_holder_destroy() drops the holder's reference. */
+typedef struct {
+    pthread_mutex_t mu;
+    gp_policy *cur;
+} gp_policy_holder;
+
+void gp_policy_holder_init(gp_policy_holder *h, gp_policy *initial);
+gp_policy *gp_policy_holder_get(gp_policy_holder *h);
+void gp_policy_holder_set(gp_policy_holder *h, gp_policy *next);
+void gp_policy_holder_destroy(gp_policy_holder *h);
+
+#endif

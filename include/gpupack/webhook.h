@@ -1,0 +1,47 @@
+/* The webhook service: one AdmissionReview in, one HTTP answer out.
+ *
+ * This is what `POST /mutate` and `gpupack-webhook --review` both run: decode the review, decide
+ * with the policy and cluster view in force, build the patch, encode the response, and record
+ * metrics and a log line. It fails open: a well-formed review always gets 200 and allowed; when the
+ * pod cannot be understood or an internal step fails, the pod is allowed unchanged with a warning
+ * and gpupack_webhook_fail_open_total counts it. Only a body that is not an AdmissionReview v1 gets
+ * 400. */
+#ifndef GPUPACK_WEBHOOK_H
+#define GPUPACK_WEBHOOK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpupack/cluster.h"
+#include "gpupack/log.h"
+#include "gpupack/metrics.h"
+#include "gpupack/policy.h"
+#include "gpupack/server.h"
+
+#define GP_WEBHOOK_ARENA_LIMIT (8u * 1024 * 1024) /* per-request decision memory */
+
+typedef struct {
+    gp_policy_holder *policy; /* not owned */
+    gp_metrics *metrics;      /* may be NULL; not owned */
+    gp_log *log;              /* may be NULL; not owned */
+    pthread_mutex_t mu;       /* guards cluster */
+    gp_cluster *cluster;      /* may be NULL (nothing known) */
+} gp_webhook;
+
+/* cluster may be NULL; the webhook takes over the caller's reference. */
+void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluster,
+                     gp_metrics *metrics, gp_log *log);
+void gp_webhook_destroy(gp_webhook *w);
+
+/* Replaces the cluster view (taking the caller's reference). */
+void gp_webhook_set_cluster(gp_webhook *w, gp_cluster *cluster);
+
+/* Answers one review body (NUL-terminated, len bytes): resp->status is 200 or 400 and resp->body
+ * a malloc'd JSON text. On allocation failure for the reply itself, resp->status is 500. */
+void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_response *resp);
+
+/* The route handler for POST /mutate (ctx is a gp_webhook). */
+void gp_webhook_route(void *ctx, const gp_http_request *req, gp_http_response *resp);
+
+#endif

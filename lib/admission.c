@@ -1,0 +1,288 @@
+#include "gpupack/admission.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+static bool depth_ok(const cJSON *node, int depth)
+{
+    if (depth > GP_JSON_MAX_DEPTH)
+        return false;
+    for (const cJSON *c = node->child; c != NULL; c = c->next)
+        if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && !depth_ok(c, depth + 1))
+            return false;
+    return true;
+}
+
+static gp_status check_envelope(const cJSON *root, gp_err *err)
+{
+    const char *api = str_or(root, "apiVersion", NULL);
+    const char *kind = str_or(root, "kind", NULL);
+
+    if (!cJSON_IsObject(root)) {
+        gp_err_set(err, "body is not a JSON object");
+        return GP_EINVAL;
+    }
+    if (api == NULL || strcmp(api, "admission.k8s.io/v1") != 0) {
+        gp_err_set(err, "apiVersion must be admission.k8s.io/v1, got %s%.64s%s", api ? "\"" : "",
+                   api ? api : "none", api ? "\"" : "");
+        return GP_EINVAL;
+    }
+    if (kind == NULL || strcmp(kind, "AdmissionReview") != 0) {
+        gp_err_set(err, "kind must be AdmissionReview, got %s%.64s%s", kind ? "\"" : "",
+                   kind ? kind : "none", kind ? "\"" : "");
+        return GP_EINVAL;
+    }
+    return GP_OK;
+}
+
+static gp_status decode_request(const cJSON *rq, gp_admission_request *req, gp_err *err)
+{
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(rq, "kind");
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(rq, "object");
+
+    if (!cJSON_IsObject(rq)) {
+        gp_err_set(err, "request: must be an object");
+        return GP_EINVAL;
+    }
+    req->uid = str_or(rq, "uid", NULL);
+    if (req->uid == NULL || *req->uid == '\0') {
+        gp_err_set(err, "request.uid: missing");
+        return GP_EINVAL;
+    }
+    if (strlen(req->uid) > GP_ADMISSION_MAX_UID) {
+        gp_err_set(err, "request.uid: longer than %d bytes", GP_ADMISSION_MAX_UID);
+        return GP_EINVAL;
+    }
+    req->kind_group = str_or(kind, "group", "");
+    req->kind_version = str_or(kind, "version", "");
+    req->kind = str_or(kind, "kind", "");
+    req->resource = str_or(cJSON_GetObjectItemCaseSensitive(rq, "resource"), "resource", "");
+    req->sub_resource = str_or(rq, "subResource", "");
+    req->operation = str_or(rq, "operation", "");
+    req->namespace = str_or(rq, "namespace", "");
+    req->name = str_or(rq, "name", "");
+    req->dry_run = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rq, "dryRun"));
+    req->object = cJSON_IsObject(obj) ? obj : NULL;
+    return GP_OK;
+}
+
+gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
+                              gp_admission_request *req, gp_err *err)
+{
+    const char *end = NULL;
+    gp_status st;
+
+    memset(req, 0, sizeof(*req));
+    *root = NULL;
+    if (!gp_utf8_valid(body, len)) {
+        gp_err_set(err, "body is not valid UTF-8 text");
+        return GP_EINVAL;
+    }
+    *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
+    if (*root == NULL) {
+        size_t off = end && end >= body ? (size_t)(end - body) : 0;
+
+        gp_err_set(err, "body is not valid JSON (near byte %zu)", off);
+        return GP_EINVAL;
+    }
+    if (!depth_ok(*root, 0)) {
+        gp_err_set(err, "body is nested deeper than %d levels", GP_JSON_MAX_DEPTH);
+        st = GP_EINVAL;
+    } else {
+        st = check_envelope(*root, err);
+    }
+    if (st == GP_OK)
+        st = decode_request(cJSON_GetObjectItemCaseSensitive(*root, "request"), req, err);
+    if (st != GP_OK) {
+        cJSON_Delete(*root);
+        *root = NULL;
+    }
+    return st;
+}
+
+bool gp_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *e = p + n;
+
+    while (p < e) {
+        unsigned c = *p, need, min;
+        unsigned long cp;
+
+        if (c == 0)
+            return false;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) {
+            need = 1, min = 0x80, cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            need = 2, min = 0x800, cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            need = 3, min = 0x10000, cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if ((size_t)(e - p) <= need)
+            return false;
+        for (unsigned i = 1; i <= need; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        p += need + 1;
+    }
+    return true;
+}
+
+void gp_base64_encode(const unsigned char *in, size_t n, char *out)
+{
+    static const char tab[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t i = 0, o = 0;
+
+    for (; i + 2 < n; i += 3) {
+        unsigned long v = (unsigned long)in[i] << 16 | (unsigned long)in[i + 1] << 8 | in[i + 2];
+
+        out[o++] = tab[(v >> 18) & 63];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = tab[(v >> 6) & 63];
+        out[o++] = tab[v & 63];
+    }
+    if (i < n) {
+        unsigned long v = (unsigned long)in[i] << 16 | (i + 1 < n ? (unsigned long)in[i + 1] << 8 : 0);
+
+        out[o++] = tab[(v >> 18) & 63];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        out[o++] = '=';
+    }
+    out[o] = '\0';
+}
+
+static bool add_patch(cJSON *resp, const char *patch, size_t len)
+{
+    char *b64;
+    cJSON *v;
+
+    if (len > (SIZE_MAX / 4) * 3 - 3)
+        return false;
+    b64 = cJSON_malloc(4 * ((len + 2) / 3) + 1);
+    if (b64 == NULL)
+        return false;
+    gp_base64_encode((const unsigned char *)patch, len, b64);
+    v = cJSON_CreateString(b64);
+    cJSON_free(b64);
+    if (v == NULL || !cJSON_AddItemToObject(resp, "patch", v)) {
+        cJSON_Delete(v);
+        return false;
+    }
+    return cJSON_AddStringToObject(resp, "patchType", "JSONPatch") != NULL;
+}
+
+static bool add_warnings(cJSON *resp, const char *const *w, size_t n)
+{
+    cJSON *arr;
+
+    if (n == 0)
+        return true;
+    arr = cJSON_AddArrayToObject(resp, "warnings");
+    for (size_t i = 0; arr != NULL && i < n; i++) {
+        cJSON *s = cJSON_CreateString(w[i]);
+
+        if (s == NULL || !cJSON_AddItemToArray(arr, s)) {
+            cJSON_Delete(s);
+            return false;
+        }
+    }
+    return arr != NULL;
+}
+
+static bool add_audit(cJSON *resp, const gp_label *a, size_t n)
+{
+    cJSON *obj;
+
+    if (n == 0)
+        return true;
+    obj = cJSON_AddObjectToObject(resp, "auditAnnotations");
+    for (size_t i = 0; obj != NULL && i < n; i++)
+        if (cJSON_AddStringToObject(obj, a[i].key, a[i].value) == NULL)
+            return false;
+    return obj != NULL;
+}
+
+gp_status gp_admission_encode(const gp_admission_response *r, char **out, size_t *len)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *resp = NULL;
+    bool ok = root != NULL;
+
+    *out = NULL;
+    *len = 0;
+    ok = ok && cJSON_AddStringToObject(root, "apiVersion", "admission.k8s.io/v1") != NULL;
+    ok = ok && cJSON_AddStringToObject(root, "kind", "AdmissionReview") != NULL;
+    ok = ok && (resp = cJSON_AddObjectToObject(root, "response")) != NULL;
+    ok = ok && cJSON_AddStringToObject(resp, "uid", r->uid) != NULL;
+    ok = ok && cJSON_AddBoolToObject(resp, "allowed", r->allowed) != NULL;
+    if (ok && r->patch != NULL)
+        ok = add_patch(resp, r->patch, r->patch_len);
+    ok = ok && add_audit(resp, r->audit, r->naudit);
+    ok = ok && add_warnings(resp, r->warnings, r->nwarnings);
+    if (ok)
+        *out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (*out == NULL)
+        return GP_ENOMEM;
+    *len = strlen(*out);
+    return GP_OK;
+}
+
+static size_t json_escape_into(const char *s, char *buf, size_t bufsz)
+{
+    size_t o = 0;
+
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char tmp[8];
+        size_t n;
+
+        if (*p == '"' || *p == '\\') {
+            tmp[0] = '\\', tmp[1] = (char)*p, n = 2;
+        } else if (*p < 0x20) {
+            n = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x", *p);
+        } else {
+            tmp[0] = (char)*p, n = 1;
+        }
+        if (o + n + 1 > bufsz)
+            return 0;
+        memcpy(buf + o, tmp, n);
+        o += n;
+    }
+    buf[o] = '\0';
+    return o;
+}
+
+size_t gp_admission_encode_allow_static(const char *uid, const char *warning, char *buf,
+                                        size_t bufsz)
+{
+    char euid[GP_ADMISSION_MAX_UID * 6 + 1], ewarn[512];
+    int n;
+
+    if (json_escape_into(uid, euid, sizeof(euid)) == 0 && *uid)
+        return 0;
+    if (json_escape_into(warning, ewarn, sizeof(ewarn)) == 0 && *warning)
+        return 0;
+    n = snprintf(buf, bufsz,
+                 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                 "\"response\":{\"uid\":\"%s\",\"allowed\":true,\"warnings\":[\"%s\"]}}",
+                 euid, ewarn);
+    return n > 0 && (size_t)n < bufsz ? (size_t)n : 0;
+}

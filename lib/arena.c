@@ -1,0 +1,117 @@
+#include "gpupack/arena.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_BLOCK 8192
+#define ARENA_ALIGN 16
+
+struct gp_arena_block {
+    gp_arena_block *next;
+    size_t used;
+    size_t cap;
+    _Alignas(ARENA_ALIGN) unsigned char data[];
+};
+
+void gp_arena_init(gp_arena *a, size_t limit)
+{
+    a->head = NULL;
+    a->total = 0;
+    a->limit = limit;
+}
+
+void gp_arena_free(gp_arena *a)
+{
+    gp_arena_block *b = a->head;
+
+    while (b != NULL) {
+        gp_arena_block *next = b->next;
+
+        free(b);
+        b = next;
+    }
+    a->head = NULL;
+    a->total = 0;
+}
+
+static gp_arena_block *arena_new_block(gp_arena *a, size_t need)
+{
+    size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+    gp_arena_block *b;
+
+    if (cap > SIZE_MAX - sizeof(*b) || (a->limit && a->total + cap > a->limit))
+        return NULL;
+    b = malloc(sizeof(*b) + cap);
+    if (b == NULL)
+        return NULL;
+    b->used = 0;
+    b->cap = cap;
+    b->next = a->head;
+    a->head = b;
+    a->total += cap;
+    return b;
+}
+
+void *gp_arena_alloc(gp_arena *a, size_t n)
+{
+    gp_arena_block *b = a->head;
+    size_t need;
+    void *p;
+
+    if (n > SIZE_MAX - ARENA_ALIGN)
+        return NULL;
+    need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    if (need == 0)
+        need = ARENA_ALIGN;
+    if (b == NULL || b->cap - b->used < need) {
+        b = arena_new_block(a, need);
+        if (b == NULL)
+            return NULL;
+    }
+    p = b->data + b->used;
+    b->used += need;
+    memset(p, 0, n);
+    return p;
+}
+
+void *gp_arena_grow(gp_arena *a, void *old, size_t old_n, size_t new_n)
+{
+    void *p = gp_arena_alloc(a, new_n);
+
+    if (p != NULL && old != NULL)
+        memcpy(p, old, old_n < new_n ? old_n : new_n);
+    return p;
+}
+
+char *gp_arena_strdup(gp_arena *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = gp_arena_alloc(a, n);
+
+    if (p != NULL)
+        memcpy(p, s, n);
+    return p;
+}
+
+char *gp_arena_printf(gp_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char *p;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    p = gp_arena_alloc(a, (size_t)n + 1);
+    if (p == NULL)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}

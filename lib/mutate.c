@@ -1,0 +1,529 @@
+/* The webhook's decisions for a pod being created. Each step adds a change only when the pod
+ * lacks what the policy asks for, so a second pass over the mutated pod adds nothing. */
+#include "gpupack/mutate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+typedef struct {
+    const gp_pod *pod;
+    const gp_policy *pol;
+    const gp_cluster *view;
+    const gp_class *cls;
+    gp_arena *a;
+    gp_decision *d;
+    size_t cap;
+} mctx;
+
+static gp_change *add_change(mctx *m, gp_change_kind kind, const char *metric, const char *reason)
+{
+    gp_change *c;
+
+    if (m->d->nchanges == m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 8;
+
+        if (ncap > GP_MAX_CHANGES)
+            return NULL;
+        m->d->changes = gp_arena_grow(m->a, m->d->changes, m->cap * sizeof(gp_change),
+                                      ncap * sizeof(gp_change));
+        if (m->d->changes == NULL)
+            return NULL;
+        m->cap = ncap;
+    }
+    c = &m->d->changes[m->d->nchanges++];
+    memset(c, 0, sizeof(*c));
+    c->kind = kind;
+    c->metric = metric;
+    c->reason = reason;
+    return c;
+}
+
+static gp_status add_warning(mctx *m, const char *w)
+{
+    const char **nw;
+
+    if (w == NULL)
+        return GP_ENOMEM;
+    if (m->d->nwarnings >= GP_MAX_WARNINGS)
+        return GP_OK;
+    nw = gp_arena_grow(m->a, m->d->warnings, m->d->nwarnings * sizeof(char *),
+                       (m->d->nwarnings + 1) * sizeof(char *));
+    if (nw == NULL)
+        return GP_ENOMEM;
+    nw[m->d->nwarnings++] = w;
+    m->d->warnings = nw;
+    return GP_OK;
+}
+
+static bool pod_tolerates(const gp_pod *pod, const gp_toleration *want)
+{
+    for (size_t i = 0; i < pod->ntolerations; i++)
+        if (gp_toleration_covers(&pod->tolerations[i], want))
+            return true;
+    return false;
+}
+
+static const char *toleration_text(gp_arena *a, const gp_toleration *t)
+{
+    if (strcmp(t->op, "Exists") == 0)
+        return gp_arena_printf(a, "%s%s%s", *t->key ? t->key : "*", *t->effect ? ":" : "",
+                               t->effect);
+    return gp_arena_printf(a, "%s=%s%s%s", t->key, t->value, *t->effect ? ":" : "", t->effect);
+}
+
+static gp_status add_tolerations(mctx *m, const gp_toleration *tols, size_t n, const char *metric,
+                                 const char *why)
+{
+    for (size_t i = 0; i < n; i++) {
+        gp_change *c;
+
+        if (pod_tolerates(m->pod, &tols[i]))
+            continue;
+        c = add_change(m, GP_CH_ADD_TOLERATION, metric, NULL);
+        if (c == NULL)
+            return GP_ENOMEM;
+        c->tol = &tols[i];
+        if (why != NULL) {
+            c->reason = gp_arena_printf(m->a, "toleration %s (%s)",
+                                        toleration_text(m->a, &tols[i]), why);
+            if (c->reason == NULL)
+                return GP_ENOMEM;
+        }
+    }
+    return GP_OK;
+}
+
+static gp_status decide_class_label(mctx *m)
+{
+    const char *have = gp_pod_label(m->pod, GP_LABEL_CLASS);
+    gp_change *c;
+
+    if (have != NULL && strcmp(have, m->cls->name) == 0)
+        return GP_OK;
+    c = add_change(m, GP_CH_SET_LABEL, "class-label",
+                   gp_arena_printf(m->a, "class %s (%s)", m->cls->name, m->d->class_why));
+    if (c == NULL || c->reason == NULL)
+        return GP_ENOMEM;
+    c->key = GP_LABEL_CLASS;
+    c->value = m->cls->name;
+    return GP_OK;
+}
+
+static gp_status decide_priority(mctx *m)
+{
+    const char *pc = m->cls->priority_class;
+    gp_change *c;
+
+    if (*pc == '\0' || (m->pod->priority_class != NULL && *m->pod->priority_class != '\0'))
+        return GP_OK;
+    if (m->view != NULL && m->view->has_priority_classes &&
+        !gp_cluster_has_priority_class(m->view, pc))
+        return add_warning(m, gp_arena_printf(m->a, "PriorityClass %s does not exist; "
+                                              "priorityClassName left unset", pc));
+    c = add_change(m, GP_CH_SET_PRIORITY_CLASS, "priority-class",
+                   gp_arena_printf(m->a, "priorityClassName %s (class %s)", pc, m->cls->name));
+    if (c == NULL || c->reason == NULL)
+        return GP_ENOMEM;
+    c->value = pc;
+    /* The Priority admission plugin already ran and will run again after the webhook: a stale
+     * integer would make it reject the pod, so both computed fields go. */
+    if (m->pod->has_priority && add_change(m, GP_CH_REMOVE_PRIORITY, "priority-class", NULL) == NULL)
+        return GP_ENOMEM;
+    if (m->pod->has_preemption_policy &&
+        add_change(m, GP_CH_REMOVE_PREEMPTION, "priority-class", NULL) == NULL)
+        return GP_ENOMEM;
+    return GP_OK;
+}
+
+static bool term_has(const gp_node_term *t, const gp_label *l)
+{
+    for (size_t i = 0; i < t->nexprs; i++) {
+        const gp_selector_req *r = &t->exprs[i];
+
+        if (strcmp(r->key, l->key) == 0 && strcmp(r->op, "In") == 0 && r->nvalues == 1 &&
+            strcmp(r->values[0], l->value) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool term_has_all(const gp_node_term *t, const gp_label *labels, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!term_has(t, &labels[i]))
+            return false;
+    return true;
+}
+
+static bool has_preferred(const gp_pod *pod, const gp_label *labels, size_t n)
+{
+    for (size_t i = 0; i < pod->npreferred; i++)
+        if (term_has_all(&pod->preferred[i], labels, n))
+            return true;
+    return false;
+}
+
+static bool required_satisfied(const gp_pod *pod, const gp_label *labels, size_t n)
+{
+    if (pod->nrequired == 0)
+        return false;
+    for (size_t i = 0; i < pod->nrequired; i++)
+        if (!term_has_all(&pod->required[i], labels, n))
+            return false;
+    return true;
+}
+
+static const char *labels_text(gp_arena *a, const gp_label *l, size_t n)
+{
+    const char *s = "";
+
+    for (size_t i = 0; i < n && s != NULL; i++)
+        s = gp_arena_printf(a, "%s%s%s=%s", s, i ? "," : "", l[i].key, l[i].value);
+    return s;
+}
+
+static gp_status decide_pool(mctx *m)
+{
+    const gp_pool *p = &m->cls->pool;
+    bool required = p->placement == GP_PLACE_REQUIRED;
+    gp_change *c;
+
+    if (p->placement == GP_PLACE_NONE || p->nlabels == 0 || m->pod->node_name != NULL)
+        return GP_OK;
+    if (required ? required_satisfied(m->pod, p->labels, p->nlabels)
+                 : has_preferred(m->pod, p->labels, p->nlabels))
+        return GP_OK;
+    c = add_change(m, required ? GP_CH_ADD_REQUIRED : GP_CH_ADD_PREFERRED, "placement",
+                   gp_arena_printf(m->a, "%s node affinity %s (class %s pool)",
+                                   required ? "required" : "preferred",
+                                   labels_text(m->a, p->labels, p->nlabels), m->cls->name));
+    if (c == NULL || c->reason == NULL)
+        return GP_ENOMEM;
+    c->labels = p->labels;
+    c->nlabels = p->nlabels;
+    c->weight = p->weight;
+    return GP_OK;
+}
+
+/* Parses "<N>g.<M>gb" into compute slices and memory (GiB), for profiles the cluster offers that
+ * the policy does not list. */
+static bool parse_profile_name(const char *name, int *slices, gp_qty *mem)
+{
+    long g = 0, gb = 0;
+    const char *p = name;
+
+    while (*p >= '0' && *p <= '9' && g < 100)
+        g = g * 10 + (*p++ - '0');
+    if (p == name || *p++ != 'g' || *p++ != '.')
+        return false;
+    if (*p < '0' || *p > '9')
+        return false;
+    while (*p >= '0' && *p <= '9' && gb < 100000)
+        gb = gb * 10 + (*p++ - '0');
+    if (strcmp(p, "gb") != 0 || g == 0 || gb == 0)
+        return false;
+    *slices = (int)g;
+    mem->nano = (__int128)gb * 1073741824 * 1000000000;
+    return true;
+}
+
+static const gp_mig_profile *policy_profile(const gp_policy *pol, const char *name)
+{
+    for (size_t i = 0; i < pol->nmig_profiles; i++)
+        if (strcmp(pol->mig_profiles[i].name, name) == 0)
+            return &pol->mig_profiles[i];
+    return NULL;
+}
+
+static bool better(const gp_mig_profile *a, const gp_mig_profile *b)
+{
+    int c;
+
+    if (b == NULL)
+        return true;
+    if (a->slices != b->slices)
+        return a->slices < b->slices;
+    c = gp_qty_cmp(a->memory, b->memory);
+    if (c != 0)
+        return c < 0;
+    return strcmp(a->name, b->name) < 0;
+}
+
+static const gp_mig_profile *view_profile(const gp_policy *pol, const char *name, gp_arena *a)
+{
+    const gp_mig_profile *known = policy_profile(pol, name);
+    gp_mig_profile *p;
+
+    if (known != NULL)
+        return known;
+    p = gp_arena_alloc(a, sizeof(*p));
+    if (p == NULL || !parse_profile_name(name, &p->slices, &p->memory))
+        return NULL;
+    p->name = (char *)name;
+    return p;
+}
+
+const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view, gp_qty need,
+                                  gp_arena *a)
+{
+    const gp_mig_profile *best = NULL;
+    bool from_view = view != NULL && view->has_nodes;
+    size_t n = from_view ? view->nmig_profiles : pol->nmig_profiles;
+
+    for (size_t i = 0; i < n; i++) {
+        const gp_mig_profile *p =
+            from_view ? view_profile(pol, view->mig_profiles[i], a) : &pol->mig_profiles[i];
+
+        if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && better(p, best))
+            best = p;
+    }
+    return best;
+}
+
+/* True when the container asks for exactly one whole GPU (limit 1, request absent or 1). */
+static bool wants_one_gpu(const gp_container *c)
+{
+    const gp_resource *lim = gp_container_limit(c, GP_RES_GPU);
+    const gp_resource *req = gp_container_request(c, GP_RES_GPU);
+
+    if (lim == NULL)
+        return req != NULL && gp_qty_equals_units(req->qty, 1) && !c->has_limits;
+    return gp_qty_equals_units(lim->qty, 1) && (req == NULL || gp_qty_equals_units(req->qty, 1));
+}
+
+static const char *container_label(gp_arena *a, const gp_container *c)
+{
+    return gp_arena_printf(a, "%s%s", c->init ? "init container " : "container ",
+                           c->name ? c->name : "(unnamed)");
+}
+
+/* Adds the container's original GPU request and limit to the JSON record of what was rewritten:
+ * {"containers":{"main":{"requests":{"nvidia.com/gpu":"1"},"limits":{...}}},"initContainers":...}.
+ * Built with cJSON so that any container name is escaped correctly. */
+static bool record_original(cJSON *root, const gp_container *k)
+{
+    const char *group = k->init ? "initContainers" : "containers";
+    cJSON *g = cJSON_GetObjectItemCaseSensitive(root, group);
+    cJSON *ent = cJSON_CreateObject();
+    bool ok = ent != NULL;
+
+    if (g == NULL && ent != NULL)
+        g = cJSON_AddObjectToObject(root, group);
+    if (ok && gp_container_request(k, GP_RES_GPU) != NULL)
+        ok = cJSON_AddStringToObject(cJSON_AddObjectToObject(ent, "requests"), GP_RES_GPU, "1");
+    if (ok)
+        ok = cJSON_AddStringToObject(cJSON_AddObjectToObject(ent, "limits"), GP_RES_GPU, "1");
+    if (!ok || g == NULL) {
+        cJSON_Delete(ent);
+        return false;
+    }
+    if (!cJSON_AddItemToObject(g, k->name ? k->name : "", ent)) {
+        cJSON_Delete(ent);
+        return false;
+    }
+    return true;
+}
+
+static gp_status original_json(mctx *m, const gp_container *const *cs, size_t n)
+{
+    cJSON *root;
+    char *json = NULL;
+    bool ok;
+    gp_change *c;
+
+    if (gp_pod_annotation(m->pod, GP_ANN_ORIGINAL) != NULL)
+        return GP_OK;
+    root = cJSON_CreateObject();
+    ok = root != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = record_original(root, cs[i]);
+    if (ok)
+        json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    c = json ? add_change(m, GP_CH_SET_ANNOTATION, "annotation", NULL) : NULL;
+    if (c != NULL) {
+        c->key = GP_ANN_ORIGINAL;
+        c->value = gp_arena_strdup(m->a, json);
+    }
+    cJSON_free(json);
+    return c != NULL && c->value != NULL ? GP_OK : GP_ENOMEM;
+}
+
+static gp_status rewrite_containers(mctx *m, const gp_mig_profile *prof, const char *hint)
+{
+    const gp_container *done[GP_POD_MAX_CONTAINERS];
+    size_t ndone = 0;
+    const char *res = gp_arena_printf(m->a, GP_RES_MIG_PREFIX "%s", prof->name);
+
+    if (res == NULL)
+        return GP_ENOMEM;
+    for (size_t i = 0; i < m->pod->ncontainers; i++) {
+        const gp_container *k = &m->pod->containers[i];
+        gp_change *c;
+
+        if (!wants_one_gpu(k))
+            continue;
+        c = add_change(m, GP_CH_REPLACE_RESOURCE, "mig",
+                       gp_arena_printf(m->a, "%s: " GP_RES_GPU " 1 -> %s (needs %s)",
+                                       container_label(m->a, k), res, hint));
+        if (c == NULL || c->reason == NULL)
+            return GP_ENOMEM;
+        c->container = k;
+        c->key = GP_RES_GPU;
+        c->value = res;
+        done[ndone++] = k;
+    }
+    return ndone ? original_json(m, done, ndone) : GP_OK;
+}
+
+static bool any_one_gpu(const gp_pod *pod)
+{
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        if (wants_one_gpu(&pod->containers[i]))
+            return true;
+    return false;
+}
+
+static gp_status decide_mig(mctx *m)
+{
+    const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
+    const gp_mig_profile *prof;
+    gp_err qerr = { { 0 } };
+    gp_qty need;
+
+    if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
+        return GP_OK;
+    if (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0)
+        return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
+                                              "is not a positive quantity; no MIG rewrite",
+                                              hint));
+    prof = gp_mig_pick(m->pol, m->view, need, m->a);
+    if (prof == NULL)
+        return add_warning(m, gp_arena_printf(m->a, "no MIG profile offers %.40s; keeps "
+                                              GP_RES_GPU, hint));
+    return rewrite_containers(m, prof, hint);
+}
+
+static gp_status decide_runtime_cap(mctx *m)
+{
+    gp_change *c;
+
+    if (m->cls->runtime_cap_seconds <= 0 || m->pod->has_active_deadline)
+        return GP_OK;
+    c = add_change(m, GP_CH_SET_ACTIVE_DEADLINE, "runtime-cap",
+                   gp_arena_printf(m->a, "activeDeadlineSeconds %lld (class %s runtime cap)",
+                                   (long long)m->cls->runtime_cap_seconds, m->cls->name));
+    if (c == NULL || c->reason == NULL)
+        return GP_ENOMEM;
+    c->seconds = m->cls->runtime_cap_seconds;
+    return GP_OK;
+}
+
+static gp_status decide_spot(mctx *m)
+{
+    const char *cp = gp_pod_annotation(m->pod, GP_ANN_CHECKPOINTING);
+    const gp_spot *s = &m->pol->spot;
+    size_t first = m->d->nchanges;
+    gp_status st;
+
+    if (!m->cls->spot_allowed || cp == NULL || strcmp(cp, "true") != 0)
+        return GP_OK;
+    st = add_tolerations(m, s->tolerations, s->ntolerations, "spot", NULL);
+    for (size_t i = 0; st == GP_OK && i < s->nnode_labels && m->pod->node_name == NULL; i++) {
+        gp_change *c;
+
+        if (has_preferred(m->pod, &s->node_labels[i], 1))
+            continue;
+        c = add_change(m, GP_CH_ADD_PREFERRED, "spot", NULL);
+        if (c == NULL)
+            return GP_ENOMEM;
+        c->labels = &s->node_labels[i];
+        c->nlabels = 1;
+        c->weight = s->weight;
+    }
+    if (st == GP_OK && m->d->nchanges > first) {
+        m->d->changes[first].reason = gp_arena_printf(
+            m->a, "spot tolerations and preferred spot nodes (checkpointing, class %s)",
+            m->cls->name);
+        if (m->d->changes[first].reason == NULL)
+            return GP_ENOMEM;
+    }
+    return st;
+}
+
+static gp_status summarise(mctx *m)
+{
+    const char *old = gp_pod_annotation(m->pod, GP_ANN_MUTATED);
+    const char *s = "";
+    gp_change *c;
+
+    for (size_t i = 0; i < m->d->nchanges && s != NULL; i++)
+        if (m->d->changes[i].reason != NULL)
+            s = gp_arena_printf(m->a, "%s%s%s", s, *s ? "; " : "", m->d->changes[i].reason);
+    if (s == NULL)
+        return GP_ENOMEM;
+    m->d->summary = s;
+    c = add_change(m, GP_CH_SET_ANNOTATION, "annotation", NULL);
+    if (c == NULL)
+        return GP_ENOMEM;
+    c->key = GP_ANN_MUTATED;
+    c->value = old && *old ? gp_arena_printf(m->a, "%.1000s; %s", old, s) : s;
+    return c->value ? GP_OK : GP_ENOMEM;
+}
+
+static gp_status decide_class(mctx *m)
+{
+    gp_status st = decide_class_label(m);
+
+    if (st == GP_OK)
+        st = decide_priority(m);
+    if (st == GP_OK)
+        st = decide_pool(m);
+    if (st == GP_OK)
+        st = decide_mig(m);
+    if (st == GP_OK)
+        st = decide_runtime_cap(m);
+    if (st == GP_OK)
+        st = decide_spot(m);
+    return st;
+}
+
+static bool decide_skip(mctx *m)
+{
+    const char *skip = gp_pod_label(m->pod, GP_LABEL_SKIP);
+
+    if (skip != NULL && strcmp(skip, "true") == 0)
+        m->d->skip_reason = "label " GP_LABEL_SKIP "=true";
+    else if (gp_policy_namespace_excluded(m->pol, m->pod->namespace))
+        m->d->skip_reason = "namespace excluded by policy";
+    m->d->skipped = m->d->skip_reason != NULL;
+    return m->d->skipped;
+}
+
+gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view, gp_arena *a,
+                    gp_decision *out)
+{
+    mctx m = { .pod = pod, .pol = pol, .view = view, .a = a, .d = out };
+    gp_status st;
+
+    memset(out, 0, sizeof(*out));
+    out->gpu = gp_pod_is_gpu(pod, pol);
+    if (!out->gpu || decide_skip(&m))
+        return GP_OK;
+    gp_classify(pod, pol, &out->class_name, &out->class_why, a);
+    if (out->class_why == NULL && out->class_name != NULL)
+        return GP_ENOMEM;
+    st = add_tolerations(&m, pol->tolerations, pol->ntolerations, "toleration", "GPU pod");
+    if (st == GP_OK && out->class_name == NULL && out->class_why != NULL)
+        st = add_warning(&m, gp_arena_printf(a, "label " GP_LABEL_CLASS " \"%.40s\" names no "
+                                             "class of the policy; class changes skipped",
+                                             gp_pod_label(pod, GP_LABEL_CLASS)));
+    m.cls = out->class_name ? gp_policy_class(pol, out->class_name) : NULL;
+    if (st == GP_OK && m.cls != NULL)
+        st = decide_class(&m);
+    if (st == GP_OK && out->nchanges > 0)
+        st = summarise(&m);
+    return st;
+}

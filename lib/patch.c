@@ -1,0 +1,488 @@
+/* RFC 6902 patch building over a working copy of the pod (see patch.h). */
+#include "gpupack/patch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_MAX_TOKENS 12
+#define PATH_MAX_LEN 1024
+
+typedef struct {
+    cJSON *doc; /* the working copy */
+    cJSON *ops; /* the patch */
+} builder;
+
+gp_status gp_json_pointer_escape(const char *key, char *buf, size_t bufsz)
+{
+    size_t n = strlen(buf);
+
+    for (const char *p = key; *p; p++) {
+        const char *rep = *p == '~' ? "~0" : *p == '/' ? "~1" : NULL;
+        size_t add = rep ? 2 : 1;
+
+        if (n + add + 1 > bufsz)
+            return GP_ETOOBIG;
+        if (rep) {
+            memcpy(buf + n, rep, 2);
+        } else {
+            buf[n] = *p;
+        }
+        n += add;
+    }
+    buf[n] = '\0';
+    return GP_OK;
+}
+
+static gp_status path_string(const char *const *tok, size_t n, bool append, char *buf,
+                             size_t bufsz)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(buf);
+
+        if (len + 2 > bufsz)
+            return GP_ETOOBIG;
+        buf[len] = '/';
+        buf[len + 1] = '\0';
+        if (gp_json_pointer_escape(tok[i], buf, bufsz) != GP_OK)
+            return GP_ETOOBIG;
+    }
+    if (append) {
+        size_t len = strlen(buf);
+
+        if (len + 3 > bufsz)
+            return GP_ETOOBIG;
+        memcpy(buf + len, "/-", 3);
+    }
+    return GP_OK;
+}
+
+/* Records one operation; value (may be NULL) is copied into the patch. */
+static gp_status emit(builder *b, const char *op, const char *const *tok, size_t n, bool append,
+                      const cJSON *value)
+{
+    char path[PATH_MAX_LEN];
+    cJSON *o;
+
+    if (path_string(tok, n, append, path, sizeof(path)) != GP_OK)
+        return GP_EINTERNAL;
+    o = cJSON_CreateObject();
+    if (o == NULL)
+        return GP_ENOMEM;
+    cJSON_AddItemToArray(b->ops, o);
+    if (cJSON_AddStringToObject(o, "op", op) == NULL ||
+        cJSON_AddStringToObject(o, "path", path) == NULL)
+        return GP_ENOMEM;
+    if (value != NULL) {
+        cJSON *v = cJSON_Duplicate(value, 1);
+
+        if (v == NULL || !cJSON_AddItemToObject(o, "value", v)) {
+            cJSON_Delete(v);
+            return GP_ENOMEM;
+        }
+    }
+    return GP_OK;
+}
+
+static bool parse_index(const char *tok, int *idx)
+{
+    long v = 0;
+
+    if (*tok == '\0')
+        return false;
+    for (const char *p = tok; *p; p++) {
+        if (*p < '0' || *p > '9' || v > 1000000)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    *idx = (int)v;
+    return true;
+}
+
+static cJSON *child(cJSON *node, const char *tok)
+{
+    int idx;
+
+    if (cJSON_IsObject(node))
+        return cJSON_GetObjectItemCaseSensitive(node, tok);
+    if (cJSON_IsArray(node) && parse_index(tok, &idx))
+        return cJSON_GetArrayItem(node, idx);
+    return NULL;
+}
+
+static cJSON *get(cJSON *doc, const char *const *tok, size_t n)
+{
+    cJSON *node = doc;
+
+    for (size_t i = 0; i < n && node != NULL; i++)
+        node = child(node, tok[i]);
+    return node;
+}
+
+/* Wraps value in objects for tok[from..n): {"tok[from]": {... {"tok[n-1]": value}}}. Takes
+ * value. */
+static cJSON *nest(const char *const *tok, size_t from, size_t n, cJSON *value)
+{
+    for (size_t i = n; i-- > from + 1;) {
+        cJSON *o = cJSON_CreateObject();
+
+        if (o == NULL || !cJSON_AddItemToObject(o, tok[i], value)) {
+            cJSON_Delete(o);
+            cJSON_Delete(value);
+            return NULL;
+        }
+        value = o;
+    }
+    return value;
+}
+
+/* Stores value (taken) under key in the object parent of the working copy. */
+static gp_status store(cJSON *parent, const char *key, cJSON *value)
+{
+    if (cJSON_GetObjectItemCaseSensitive(parent, key) != NULL) {
+        if (!cJSON_ReplaceItemInObjectCaseSensitive(parent, key, value)) {
+            cJSON_Delete(value);
+            return GP_ENOMEM;
+        }
+        return GP_OK;
+    }
+    if (!cJSON_AddItemToObject(parent, key, value)) {
+        cJSON_Delete(value);
+        return GP_ENOMEM;
+    }
+    return GP_OK;
+}
+
+/* Sets tok[0..n) to value (taken), creating the first missing (or null) ancestor with the value
+ * nested inside it. Ancestors that exist with another type mean the pod is not what the change
+ * expects: GP_EINTERNAL. */
+static gp_status set(builder *b, const char *const *tok, size_t n, cJSON *value)
+{
+    cJSON *node = b->doc, *wrapped;
+    size_t k = 0;
+    bool existed;
+    gp_status st;
+
+    while (k + 1 < n) {
+        cJSON *next = child(node, tok[k]);
+
+        if (next == NULL || cJSON_IsNull(next))
+            break;
+        if (!cJSON_IsObject(next) && !cJSON_IsArray(next)) {
+            cJSON_Delete(value);
+            return GP_EINTERNAL;
+        }
+        node = next;
+        k++;
+    }
+    if (!cJSON_IsObject(node)) {
+        cJSON_Delete(value);
+        return GP_EINTERNAL;
+    }
+    wrapped = nest(tok, k, n, value);
+    if (wrapped == NULL)
+        return GP_ENOMEM;
+    existed = cJSON_GetObjectItemCaseSensitive(node, tok[k]) != NULL && k + 1 == n;
+    st = emit(b, existed ? "replace" : "add", tok, k + 1, false, wrapped);
+    if (st != GP_OK) {
+        cJSON_Delete(wrapped);
+        return st;
+    }
+    return store(node, tok[k], wrapped);
+}
+
+/* Appends value (taken) to the array at tok, creating the array when absent. */
+static gp_status append(builder *b, const char *const *tok, size_t n, cJSON *value)
+{
+    cJSON *arr = get(b->doc, tok, n);
+    cJSON *wrap;
+    gp_status st;
+
+    if (cJSON_IsArray(arr)) {
+        st = emit(b, "add", tok, n, true, value);
+        if (st != GP_OK) {
+            cJSON_Delete(value);
+            return st;
+        }
+        if (!cJSON_AddItemToArray(arr, value)) {
+            cJSON_Delete(value);
+            return GP_ENOMEM;
+        }
+        return GP_OK;
+    }
+    wrap = cJSON_CreateArray();
+    if (wrap == NULL || !cJSON_AddItemToArray(wrap, value)) {
+        cJSON_Delete(wrap);
+        cJSON_Delete(value);
+        return GP_ENOMEM;
+    }
+    return set(b, tok, n, wrap);
+}
+
+static gp_status remove_at(builder *b, const char *const *tok, size_t n)
+{
+    cJSON *parent = get(b->doc, tok, n - 1);
+    gp_status st;
+
+    if (!cJSON_IsObject(parent) || cJSON_GetObjectItemCaseSensitive(parent, tok[n - 1]) == NULL)
+        return GP_OK;
+    st = emit(b, "remove", tok, n, false, NULL);
+    if (st == GP_OK)
+        cJSON_DeleteItemFromObjectCaseSensitive(parent, tok[n - 1]);
+    return st;
+}
+
+static gp_status set_string(builder *b, const char *const *tok, size_t n, const char *s)
+{
+    cJSON *v = cJSON_CreateString(s);
+
+    return v ? set(b, tok, n, v) : GP_ENOMEM;
+}
+
+/* Integers go out as raw text, never through a double (tolerationSeconds is an int64). */
+static cJSON *int_json(long long v)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "%lld", v);
+    return cJSON_CreateRaw(buf);
+}
+
+static bool add_int(cJSON *o, const char *key, long long v)
+{
+    cJSON *n = int_json(v);
+
+    if (n == NULL || !cJSON_AddItemToObject(o, key, n)) {
+        cJSON_Delete(n);
+        return false;
+    }
+    return true;
+}
+
+static cJSON *toleration_json(const gp_toleration *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o != NULL;
+
+    if (ok && *t->key)
+        ok = cJSON_AddStringToObject(o, "key", t->key) != NULL;
+    if (ok)
+        ok = cJSON_AddStringToObject(o, "operator", t->op) != NULL;
+    if (ok && *t->value)
+        ok = cJSON_AddStringToObject(o, "value", t->value) != NULL;
+    if (ok && *t->effect)
+        ok = cJSON_AddStringToObject(o, "effect", t->effect) != NULL;
+    if (ok && t->has_seconds)
+        ok = add_int(o, "tolerationSeconds", t->seconds);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *expr_json(const gp_label *l)
+{
+    const char *value = l->value;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *vals = cJSON_CreateStringArray(&value, 1);
+
+    if (o == NULL || vals == NULL || cJSON_AddStringToObject(o, "key", l->key) == NULL ||
+        cJSON_AddStringToObject(o, "operator", "In") == NULL ||
+        !cJSON_AddItemToObject(o, "values", vals)) {
+        if (vals != NULL && cJSON_GetObjectItemCaseSensitive(o, "values") != vals)
+            cJSON_Delete(vals);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *exprs_json(const gp_label *labels, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+
+    for (size_t i = 0; arr != NULL && i < n; i++) {
+        cJSON *e = expr_json(&labels[i]);
+
+        if (e == NULL || !cJSON_AddItemToArray(arr, e)) {
+            cJSON_Delete(e);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+static gp_status add_preferred(builder *b, const gp_change *c)
+{
+    static const char *const tok[] = { "spec", "affinity", "nodeAffinity",
+                                       "preferredDuringSchedulingIgnoredDuringExecution" };
+    cJSON *term = cJSON_CreateObject();
+    cJSON *pref = term ? cJSON_AddObjectToObject(term, "preference") : NULL;
+    cJSON *exprs = exprs_json(c->labels, c->nlabels);
+
+    if (pref == NULL || exprs == NULL || !cJSON_AddItemToObject(pref, "matchExpressions", exprs) ||
+        !add_int(term, "weight", c->weight)) {
+        if (exprs != NULL && (pref == NULL || pref->child != exprs))
+            cJSON_Delete(exprs);
+        cJSON_Delete(term);
+        return GP_ENOMEM;
+    }
+    return append(b, tok, 4, term);
+}
+
+static bool term_has_label(const cJSON *term, const gp_label *l)
+{
+    const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(term, "matchExpressions");
+    const cJSON *e;
+
+    cJSON_ArrayForEach(e, exprs)
+    {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "key");
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(e, "operator");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "values");
+
+        if (cJSON_IsString(k) && strcmp(k->valuestring, l->key) == 0 && cJSON_IsString(op) &&
+            strcmp(op->valuestring, "In") == 0 && cJSON_GetArraySize(v) == 1 &&
+            cJSON_IsString(v->child) && strcmp(v->child->valuestring, l->value) == 0)
+            return true;
+    }
+    return false;
+}
+
+static gp_status add_required(builder *b, const gp_change *c)
+{
+    const char *tok[8] = { "spec", "affinity", "nodeAffinity",
+                           "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms" };
+    cJSON *terms = get(b->doc, tok, 5);
+    int nterms = cJSON_IsArray(terms) ? cJSON_GetArraySize(terms) : 0;
+    char idx[16];
+    gp_status st = GP_OK;
+
+    if (nterms == 0) {
+        cJSON *arr = cJSON_CreateArray(), *term = cJSON_CreateObject();
+        cJSON *exprs = exprs_json(c->labels, c->nlabels);
+
+        if (arr == NULL || term == NULL || exprs == NULL || !cJSON_AddItemToArray(arr, term) ||
+            !cJSON_AddItemToObject(term, "matchExpressions", exprs)) {
+            cJSON_Delete(arr);
+            if (arr == NULL || arr->child != term)
+                cJSON_Delete(term);
+            if (term == NULL || term->child != exprs)
+                cJSON_Delete(exprs);
+            return GP_ENOMEM;
+        }
+        return set(b, tok, 5, arr);
+    }
+    tok[5] = idx;
+    tok[6] = "matchExpressions";
+    for (int i = 0; st == GP_OK && i < nterms; i++) {
+        snprintf(idx, sizeof(idx), "%d", i);
+        for (size_t j = 0; st == GP_OK && j < c->nlabels; j++) {
+            cJSON *e;
+
+            if (term_has_label(cJSON_GetArrayItem(terms, i), &c->labels[j]))
+                continue;
+            e = expr_json(&c->labels[j]);
+            st = e ? append(b, tok, 7, e) : GP_ENOMEM;
+        }
+    }
+    return st;
+}
+
+static gp_status replace_resource(builder *b, const gp_change *c)
+{
+    static const char *const subs[] = { "limits", "requests" };
+    const char *tok[6];
+    char idx[16];
+
+    snprintf(idx, sizeof(idx), "%d", c->container->index);
+    tok[0] = "spec";
+    tok[1] = c->container->init ? "initContainers" : "containers";
+    tok[2] = idx;
+    tok[3] = "resources";
+    for (size_t i = 0; i < 2; i++) {
+        gp_status st;
+
+        tok[4] = subs[i];
+        tok[5] = c->key;
+        if (get(b->doc, tok, 6) == NULL)
+            continue;
+        st = remove_at(b, tok, 6);
+        tok[5] = c->value;
+        if (st == GP_OK)
+            st = set_string(b, tok, 6, "1");
+        if (st != GP_OK)
+            return st;
+    }
+    return GP_OK;
+}
+
+static gp_status apply_change(builder *b, const gp_change *c)
+{
+    const char *tok[3];
+    cJSON *v;
+
+    switch (c->kind) {
+    case GP_CH_SET_LABEL:
+    case GP_CH_SET_ANNOTATION:
+        tok[0] = "metadata";
+        tok[1] = c->kind == GP_CH_SET_LABEL ? "labels" : "annotations";
+        tok[2] = c->key;
+        return set_string(b, tok, 3, c->value);
+    case GP_CH_ADD_TOLERATION:
+        tok[0] = "spec";
+        tok[1] = "tolerations";
+        v = toleration_json(c->tol);
+        return v ? append(b, tok, 2, v) : GP_ENOMEM;
+    case GP_CH_SET_PRIORITY_CLASS:
+        tok[0] = "spec";
+        tok[1] = "priorityClassName";
+        return set_string(b, tok, 2, c->value);
+    case GP_CH_REMOVE_PRIORITY:
+    case GP_CH_REMOVE_PREEMPTION:
+        tok[0] = "spec";
+        tok[1] = c->kind == GP_CH_REMOVE_PRIORITY ? "priority" : "preemptionPolicy";
+        return remove_at(b, tok, 2);
+    case GP_CH_ADD_PREFERRED:
+        return add_preferred(b, c);
+    case GP_CH_ADD_REQUIRED:
+        return add_required(b, c);
+    case GP_CH_REPLACE_RESOURCE:
+        return replace_resource(b, c);
+    case GP_CH_SET_ACTIVE_DEADLINE:
+        tok[0] = "spec";
+        tok[1] = "activeDeadlineSeconds";
+        v = int_json(c->seconds);
+        return v ? set(b, tok, 2, v) : GP_ENOMEM;
+    }
+    return GP_EINTERNAL;
+}
+
+gp_status gp_patch_build(const cJSON *pod, const gp_decision *d, char **out, size_t *len)
+{
+    builder b = { .doc = NULL, .ops = cJSON_CreateArray() };
+    gp_status st = b.ops ? GP_OK : GP_ENOMEM;
+
+    *out = NULL;
+    *len = 0;
+    if (st == GP_OK && d->nchanges > 0) {
+        b.doc = cJSON_Duplicate(pod, 1);
+        if (b.doc == NULL)
+            st = GP_ENOMEM;
+    }
+    for (size_t i = 0; st == GP_OK && i < d->nchanges; i++)
+        st = apply_change(&b, &d->changes[i]);
+    if (st == GP_OK) {
+        *out = cJSON_PrintUnformatted(b.ops);
+        if (*out == NULL)
+            st = GP_ENOMEM;
+        else
+            *len = strlen(*out);
+    }
+    cJSON_Delete(b.doc);
+    cJSON_Delete(b.ops);
+    return st;
+}

@@ -1,0 +1,435 @@
+#include "gpupack/podview.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Returns the child named key when it is a string, NULL otherwise. */
+static const char *json_str(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *json_obj(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    return cJSON_IsObject(v) ? v : NULL;
+}
+
+static const cJSON *json_arr(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    return cJSON_IsArray(v) ? v : NULL;
+}
+
+static size_t json_count(const cJSON *v)
+{
+    size_t n = 0;
+
+    for (const cJSON *c = v ? v->child : NULL; c != NULL; c = c->next)
+        n++;
+    return n;
+}
+
+/* A map of string values (labels, annotations). Non-string values are skipped: kube-apiserver
+ * would reject such a pod anyway, and they can never match a selector. */
+static gp_status decode_string_map(const cJSON *m, gp_arena *a, gp_label **out, size_t *n,
+                                   const char *path, gp_err *err)
+{
+    size_t cnt = json_count(m), i = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (m == NULL || cnt == 0)
+        return GP_OK;
+    if (cnt > GP_POD_MAX_ITEMS) {
+        gp_err_set(err, "%s: more than %d entries", path, GP_POD_MAX_ITEMS);
+        return GP_ETOOBIG;
+    }
+    *out = gp_arena_alloc(a, cnt * sizeof(**out));
+    if (*out == NULL)
+        return GP_ENOMEM;
+    for (const cJSON *c = m->child; c != NULL; c = c->next) {
+        if (!cJSON_IsString(c) || c->string == NULL)
+            continue;
+        (*out)[i].key = c->string;
+        (*out)[i].value = c->valuestring;
+        i++;
+    }
+    *n = i;
+    return GP_OK;
+}
+
+static gp_status decode_resources(const cJSON *m, gp_arena *a, gp_resource **out, size_t *n,
+                                  const char *path, gp_err *err)
+{
+    size_t cnt = json_count(m), i = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (cnt == 0)
+        return GP_OK;
+    if (cnt > GP_POD_MAX_ITEMS) {
+        gp_err_set(err, "%s: more than %d resources", path, GP_POD_MAX_ITEMS);
+        return GP_ETOOBIG;
+    }
+    *out = gp_arena_alloc(a, cnt * sizeof(**out));
+    if (*out == NULL)
+        return GP_ENOMEM;
+    for (const cJSON *c = m->child; c != NULL; c = c->next, i++) {
+        gp_err qerr = { { 0 } };
+
+        if (!cJSON_IsString(c)) {
+            gp_err_set(err, "%s.%s: must be a quantity string", path, c->string);
+            return GP_EINVAL;
+        }
+        if (gp_qty_parse_str(c->valuestring, &(*out)[i].qty, &qerr) != GP_OK) {
+            gp_err_set(err, "%s.%s: %s", path, c->string, qerr.msg);
+            return GP_EINVAL;
+        }
+        (*out)[i].name = c->string;
+    }
+    *n = i;
+    return GP_OK;
+}
+
+static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena *a,
+                                  gp_container *out, gp_err *err)
+{
+    const char *arr = init ? "initContainers" : "containers";
+    const cJSON *res, *req, *lim;
+    char path[96];
+    gp_status st;
+
+    if (!cJSON_IsObject(c)) {
+        gp_err_set(err, "spec.%s[%d]: must be an object", arr, index);
+        return GP_EINVAL;
+    }
+    out->name = json_str(c, "name");
+    out->init = init;
+    out->index = index;
+    res = cJSON_GetObjectItemCaseSensitive(c, "resources");
+    if (res == NULL || cJSON_IsNull(res))
+        return GP_OK;
+    if (!cJSON_IsObject(res)) {
+        gp_err_set(err, "spec.%s[%d].resources: must be an object", arr, index);
+        return GP_EINVAL;
+    }
+    req = cJSON_GetObjectItemCaseSensitive(res, "requests");
+    lim = cJSON_GetObjectItemCaseSensitive(res, "limits");
+    if ((req && !cJSON_IsObject(req) && !cJSON_IsNull(req)) ||
+        (lim && !cJSON_IsObject(lim) && !cJSON_IsNull(lim))) {
+        gp_err_set(err, "spec.%s[%d].resources: requests and limits must be objects", arr, index);
+        return GP_EINVAL;
+    }
+    out->has_requests = cJSON_IsObject(req);
+    out->has_limits = cJSON_IsObject(lim);
+    snprintf(path, sizeof(path), "spec.%s[%d].resources.requests", arr, index);
+    st = decode_resources(out->has_requests ? req : NULL, a, &out->requests, &out->nrequests, path,
+                          err);
+    if (st != GP_OK)
+        return st;
+    snprintf(path, sizeof(path), "spec.%s[%d].resources.limits", arr, index);
+    return decode_resources(out->has_limits ? lim : NULL, a, &out->limits, &out->nlimits, path,
+                            err);
+}
+
+static gp_status decode_containers(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
+{
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(spec, "containers");
+    const cJSON *ics = cJSON_GetObjectItemCaseSensitive(spec, "initContainers");
+    size_t total, i = 0;
+
+    if ((cs && !cJSON_IsArray(cs) && !cJSON_IsNull(cs)) ||
+        (ics && !cJSON_IsArray(ics) && !cJSON_IsNull(ics))) {
+        gp_err_set(err, "spec.containers: must be an array");
+        return GP_EINVAL;
+    }
+    total = json_count(cJSON_IsArray(cs) ? cs : NULL) + json_count(cJSON_IsArray(ics) ? ics : NULL);
+    if (total > GP_POD_MAX_CONTAINERS) {
+        gp_err_set(err, "spec: more than %d containers", GP_POD_MAX_CONTAINERS);
+        return GP_ETOOBIG;
+    }
+    if (total == 0)
+        return GP_OK;
+    p->containers = gp_arena_alloc(a, total * sizeof(*p->containers));
+    if (p->containers == NULL)
+        return GP_ENOMEM;
+    for (int pass = 0; pass < 2; pass++) {
+        const cJSON *arr = pass == 0 ? cs : ics;
+        int idx = 0;
+
+        for (const cJSON *c = cJSON_IsArray(arr) ? arr->child : NULL; c; c = c->next, idx++) {
+            gp_status st = decode_container(c, pass == 1, idx, a, &p->containers[i++], err);
+
+            if (st != GP_OK)
+                return st;
+        }
+    }
+    p->ncontainers = i;
+    return GP_OK;
+}
+
+static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
+{
+    const cJSON *ts = json_arr(spec, "tolerations");
+    size_t cnt = json_count(ts), i = 0;
+
+    if (cnt == 0)
+        return GP_OK;
+    if (cnt > GP_POD_MAX_ITEMS) {
+        gp_err_set(err, "spec.tolerations: more than %d entries", GP_POD_MAX_ITEMS);
+        return GP_ETOOBIG;
+    }
+    p->tolerations = gp_arena_alloc(a, cnt * sizeof(*p->tolerations));
+    if (p->tolerations == NULL)
+        return GP_ENOMEM;
+    for (const cJSON *t = ts->child; t != NULL; t = t->next) {
+        gp_toleration *o = &p->tolerations[i];
+        const cJSON *secs = cJSON_GetObjectItemCaseSensitive(t, "tolerationSeconds");
+        const char *op;
+
+        if (!cJSON_IsObject(t))
+            continue;
+        op = json_str(t, "operator");
+        o->key = (char *)(json_str(t, "key") ? json_str(t, "key") : "");
+        o->op = (char *)(op && *op ? op : "Equal");
+        o->value = (char *)(json_str(t, "value") ? json_str(t, "value") : "");
+        o->effect = (char *)(json_str(t, "effect") ? json_str(t, "effect") : "");
+        o->has_seconds = cJSON_IsNumber(secs);
+        o->seconds = o->has_seconds ? (int64_t)secs->valuedouble : 0;
+        i++;
+    }
+    p->ntolerations = i;
+    return GP_OK;
+}
+
+static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_node_term *t)
+{
+    size_t cnt = json_count(arr), i = 0;
+
+    if (cnt == 0)
+        return GP_OK;
+    if (cnt > GP_POD_MAX_ITEMS)
+        return GP_ETOOBIG;
+    t->exprs = gp_arena_alloc(a, cnt * sizeof(*t->exprs));
+    if (t->exprs == NULL)
+        return GP_ENOMEM;
+    for (const cJSON *e = arr->child; e != NULL; e = e->next) {
+        const cJSON *vals = json_arr(e, "values");
+        gp_selector_req *r = &t->exprs[i];
+        size_t nv = json_count(vals), j = 0;
+
+        if (!cJSON_IsObject(e) || json_str(e, "key") == NULL)
+            continue;
+        r->key = (char *)json_str(e, "key");
+        r->op = (char *)(json_str(e, "operator") ? json_str(e, "operator") : "");
+        if (nv > GP_POD_MAX_ITEMS)
+            return GP_ETOOBIG;
+        r->values = nv ? gp_arena_alloc(a, nv * sizeof(char *)) : NULL;
+        if (nv && r->values == NULL)
+            return GP_ENOMEM;
+        for (const cJSON *v = vals ? vals->child : NULL; v != NULL; v = v->next)
+            if (cJSON_IsString(v))
+                r->values[j++] = v->valuestring;
+        r->nvalues = j;
+        i++;
+    }
+    t->nexprs = i;
+    return GP_OK;
+}
+
+static gp_status decode_terms(const cJSON *arr, bool preferred, gp_arena *a, gp_node_term **out,
+                              size_t *n)
+{
+    size_t cnt = json_count(arr), i = 0;
+
+    if (cnt == 0)
+        return GP_OK;
+    if (cnt > GP_POD_MAX_ITEMS)
+        return GP_ETOOBIG;
+    *out = gp_arena_alloc(a, cnt * sizeof(**out));
+    if (*out == NULL)
+        return GP_ENOMEM;
+    for (const cJSON *t = arr->child; t != NULL; t = t->next, i++) {
+        const cJSON *term = preferred ? json_obj(t, "preference") : t;
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(t, "weight");
+        gp_status st;
+
+        (*out)[i].weight = cJSON_IsNumber(w) ? (int)w->valuedouble : 0;
+        st = decode_exprs(json_arr(term, "matchExpressions"), a, &(*out)[i]);
+        if (st != GP_OK)
+            return st;
+    }
+    *n = i;
+    return GP_OK;
+}
+
+static gp_status decode_affinity(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
+{
+    const cJSON *na = json_obj(json_obj(spec, "affinity"), "nodeAffinity");
+    const cJSON *req = json_obj(na, "requiredDuringSchedulingIgnoredDuringExecution");
+    gp_status st;
+
+    st = decode_terms(json_arr(req, "nodeSelectorTerms"), false, a, &p->required, &p->nrequired);
+    if (st == GP_OK)
+        st = decode_terms(json_arr(na, "preferredDuringSchedulingIgnoredDuringExecution"), true, a,
+                          &p->preferred, &p->npreferred);
+    if (st == GP_ETOOBIG)
+        gp_err_set(err, "spec.affinity.nodeAffinity: more than %d entries", GP_POD_MAX_ITEMS);
+    return st;
+}
+
+static const char *controller_kind(const cJSON *meta)
+{
+    const cJSON *owners = json_arr(meta, "ownerReferences");
+    const char *first = NULL;
+
+    for (const cJSON *o = owners ? owners->child : NULL; o != NULL; o = o->next) {
+        const cJSON *ctl = cJSON_GetObjectItemCaseSensitive(o, "controller");
+        const char *kind = json_str(o, "kind");
+
+        if (kind == NULL)
+            continue;
+        if (cJSON_IsTrue(ctl))
+            return kind;
+        if (first == NULL)
+            first = kind;
+    }
+    return first;
+}
+
+static gp_status decode_metadata(const cJSON *meta, const char *ns_fallback, gp_arena *a,
+                                 gp_pod *p, gp_err *err)
+{
+    gp_status st;
+
+    p->namespace = json_str(meta, "namespace");
+    if (p->namespace == NULL || *p->namespace == '\0')
+        p->namespace = ns_fallback ? ns_fallback : "";
+    p->name = json_str(meta, "name");
+    p->generate_name = json_str(meta, "generateName");
+    p->owner_kind = controller_kind(meta);
+    st = decode_string_map(json_obj(meta, "labels"), a, &p->labels, &p->nlabels,
+                           "metadata.labels", err);
+    if (st != GP_OK)
+        return st;
+    return decode_string_map(json_obj(meta, "annotations"), a, &p->annotations, &p->nannotations,
+                             "metadata.annotations", err);
+}
+
+gp_status gp_pod_from_json(const cJSON *pod, const char *ns_fallback, gp_arena *a, gp_pod *out,
+                           gp_err *err)
+{
+    const cJSON *spec;
+    gp_status st;
+
+    memset(out, 0, sizeof(*out));
+    if (!cJSON_IsObject(pod)) {
+        gp_err_set(err, "object: must be a Pod object");
+        return GP_EINVAL;
+    }
+    spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
+    if (spec != NULL && !cJSON_IsObject(spec)) {
+        gp_err_set(err, "spec: must be an object");
+        return GP_EINVAL;
+    }
+    st = decode_metadata(json_obj(pod, "metadata"), ns_fallback, a, out, err);
+    if (st == GP_OK)
+        st = decode_containers(spec, a, out, err);
+    if (st == GP_OK)
+        st = decode_tolerations(spec, a, out, err);
+    if (st == GP_OK)
+        st = decode_affinity(spec, a, out, err);
+    if (st != GP_OK)
+        return st;
+    out->priority_class = json_str(spec, "priorityClassName");
+    out->has_priority = cJSON_GetObjectItemCaseSensitive(spec, "priority") != NULL;
+    out->has_preemption_policy = cJSON_GetObjectItemCaseSensitive(spec, "preemptionPolicy") != NULL;
+    out->has_active_deadline =
+        cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(spec, "activeDeadlineSeconds"));
+    out->node_name = json_str(spec, "nodeName");
+    if (out->node_name != NULL && *out->node_name == '\0')
+        out->node_name = NULL;
+    return GP_OK;
+}
+
+static const char *label_get(const gp_label *l, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(l[i].key, key) == 0)
+            return l[i].value;
+    return NULL;
+}
+
+const char *gp_pod_label(const gp_pod *p, const char *key)
+{
+    return label_get(p->labels, p->nlabels, key);
+}
+
+const char *gp_pod_annotation(const gp_pod *p, const char *key)
+{
+    return label_get(p->annotations, p->nannotations, key);
+}
+
+static const gp_resource *resource_get(const gp_resource *r, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r[i].name, name) == 0)
+            return &r[i];
+    return NULL;
+}
+
+const gp_resource *gp_container_request(const gp_container *c, const char *name)
+{
+    return resource_get(c->requests, c->nrequests, name);
+}
+
+const gp_resource *gp_container_limit(const gp_container *c, const char *name)
+{
+    return resource_get(c->limits, c->nlimits, name);
+}
+
+static bool any_gpu(const gp_resource *r, size_t n, const gp_policy *pol)
+{
+    static const gp_qty zero = { 0 };
+
+    for (size_t i = 0; i < n; i++)
+        if (gp_qty_cmp(r[i].qty, zero) > 0 && gp_policy_is_gpu_resource(pol, r[i].name))
+            return true;
+    return false;
+}
+
+bool gp_pod_is_gpu(const gp_pod *p, const gp_policy *pol)
+{
+    for (size_t i = 0; i < p->ncontainers; i++) {
+        const gp_container *c = &p->containers[i];
+
+        if (any_gpu(c->requests, c->nrequests, pol) || any_gpu(c->limits, c->nlimits, pol))
+            return true;
+    }
+    return false;
+}
+
+bool gp_toleration_covers(const gp_toleration *have, const gp_toleration *want)
+{
+    bool have_exists = strcmp(have->op, "Exists") == 0;
+    bool want_exists = strcmp(want->op, "Exists") == 0;
+
+    if (*have->key == '\0') {
+        if (!have_exists)
+            return false;
+    } else if (strcmp(have->key, want->key) != 0) {
+        return false;
+    }
+    if (*have->effect != '\0' && strcmp(have->effect, want->effect) != 0)
+        return false;
+    if (!have_exists && (want_exists || strcmp(have->value, want->value) != 0))
+        return false;
+    if (have->has_seconds && (!want->has_seconds || have->seconds < want->seconds))
+        return false;
+    return true;
+}

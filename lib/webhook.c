@@ -1,0 +1,301 @@
+/* The webhook service: review in, response out (see webhook.h). */
+#include "gpupack/webhook.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpupack/admission.h"
+#include "gpupack/arena.h"
+#include "gpupack/mutate.h"
+#include "gpupack/patch.h"
+#include "gpupack/podview.h"
+
+#define MAX_OUT_WARNINGS (GP_MAX_CHANGES + GP_MAX_WARNINGS + 1)
+
+typedef struct {
+    gp_webhook *w;
+    gp_policy *pol;
+    gp_cluster *view;
+    gp_arena arena;
+    cJSON *root;
+    gp_admission_request req;
+    gp_pod pod;
+    gp_decision d;
+    const char *outcome;     /* bounded: patched, unchanged, not-gpu, skipped, ignored, audit,
+                                fail-open */
+    const char *fail_reason; /* bounded: decode, internal, patch */
+    const char *warnings[MAX_OUT_WARNINGS];
+    size_t nwarnings;
+    gp_label audit[3];
+    size_t naudit;
+    char *patch;
+    size_t patch_len;
+    gp_err err;
+} review;
+
+void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluster,
+                     gp_metrics *metrics, gp_log *log)
+{
+    w->policy = policy;
+    w->metrics = metrics;
+    w->log = log;
+    w->cluster = cluster;
+    pthread_mutex_init(&w->mu, NULL);
+}
+
+void gp_webhook_destroy(gp_webhook *w)
+{
+    gp_cluster_unref(w->cluster);
+    w->cluster = NULL;
+    pthread_mutex_destroy(&w->mu);
+}
+
+void gp_webhook_set_cluster(gp_webhook *w, gp_cluster *cluster)
+{
+    gp_cluster *old;
+
+    pthread_mutex_lock(&w->mu);
+    old = w->cluster;
+    w->cluster = cluster;
+    pthread_mutex_unlock(&w->mu);
+    gp_cluster_unref(old);
+}
+
+static gp_cluster *current_cluster(gp_webhook *w)
+{
+    gp_cluster *c;
+
+    pthread_mutex_lock(&w->mu);
+    c = w->cluster ? gp_cluster_ref(w->cluster) : NULL;
+    pthread_mutex_unlock(&w->mu);
+    return c;
+}
+
+static void warn(review *r, const char *s)
+{
+    if (s != NULL && r->nwarnings < MAX_OUT_WARNINGS)
+        r->warnings[r->nwarnings++] = s;
+}
+
+static void fail_open(review *r, const char *reason, const char *what)
+{
+    r->outcome = "fail-open";
+    r->fail_reason = reason;
+    r->nwarnings = 0;
+    r->naudit = 0;
+    cJSON_free(r->patch);
+    r->patch = NULL;
+    warn(r, gp_arena_printf(&r->arena, "gpupack: could not process this pod (%s: %.120s); "
+                            "admitted unchanged", what, r->err.msg));
+    if (r->nwarnings == 0)
+        warn(r, "gpupack: could not process this pod; admitted unchanged");
+}
+
+static bool is_pod_create(const gp_admission_request *q)
+{
+    return strcmp(q->kind, "Pod") == 0 && *q->kind_group == '\0' &&
+           strcmp(q->resource, "pods") == 0 && *q->sub_resource == '\0' &&
+           strcmp(q->operation, "CREATE") == 0 && q->object != NULL;
+}
+
+static void collect_warnings(review *r, bool audit)
+{
+    const char *prefix = audit ? "gpupack (audit mode) would set" : "gpupack:";
+
+    for (size_t i = 0; i < r->d.nchanges; i++)
+        if (r->d.changes[i].reason != NULL)
+            warn(r, gp_arena_printf(&r->arena, "%s %.*s", prefix, GP_WARNING_MAX_LEN,
+                                    r->d.changes[i].reason));
+    for (size_t i = 0; i < r->d.nwarnings; i++)
+        warn(r, gp_arena_printf(&r->arena, "gpupack: %.*s", GP_WARNING_MAX_LEN,
+                                r->d.warnings[i]));
+}
+
+static void add_audit(review *r, const char *key, const char *value)
+{
+    if (value != NULL && r->naudit < sizeof(r->audit) / sizeof(r->audit[0])) {
+        r->audit[r->naudit].key = (char *)key;
+        r->audit[r->naudit].value = (char *)value;
+        r->naudit++;
+    }
+}
+
+static void count_changes(review *r, const char *metric)
+{
+    for (size_t i = 0; i < r->d.nchanges; i++) {
+        char labels[64];
+
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", r->d.changes[i].metric);
+        gp_metrics_add(r->w->metrics, metric,
+                       "Pod changes made (or, in audit mode, that would be made), by kind.",
+                       labels, 1);
+    }
+}
+
+static void decide_changes(review *r)
+{
+    bool audit = r->pol->mode == GP_MODE_AUDIT;
+
+    collect_warnings(r, audit);
+    add_audit(r, "class", r->d.class_name);
+    if (r->d.nchanges == 0) {
+        r->outcome = "unchanged";
+        return;
+    }
+    if (audit) {
+        r->outcome = "audit";
+        add_audit(r, "would-mutate", r->d.summary);
+        count_changes(r, "gpupack_audit_would_mutate_total");
+        return;
+    }
+    switch (gp_patch_build(r->req.object, &r->d, &r->patch, &r->patch_len)) {
+    case GP_OK:
+        break;
+    case GP_ENOMEM:
+        gp_err_set(&r->err, "out of memory");
+        fail_open(r, "internal", "building the patch");
+        return;
+    default:
+        gp_err_set(&r->err, "the pod's JSON does not have the expected shape");
+        fail_open(r, "patch", "building the patch");
+        return;
+    }
+    r->outcome = "patched";
+    add_audit(r, "mutated", r->d.summary);
+    count_changes(r, "gpupack_mutations_total");
+}
+
+static void decide(review *r)
+{
+    gp_status st;
+
+    if (!is_pod_create(&r->req)) {
+        r->outcome = "ignored";
+        return;
+    }
+    st = gp_pod_from_json(r->req.object, r->req.namespace, &r->arena, &r->pod, &r->err);
+    if (st != GP_OK) {
+        fail_open(r, st == GP_ENOMEM ? "internal" : "decode", "reading the pod");
+        return;
+    }
+    r->view = current_cluster(r->w);
+    st = gp_mutate(&r->pod, r->pol, r->view, &r->arena, &r->d);
+    if (st != GP_OK) {
+        gp_err_set(&r->err, "%s", gp_status_str(st));
+        fail_open(r, "internal", "deciding");
+        return;
+    }
+    if (!r->d.gpu || r->d.skipped) {
+        r->outcome = r->d.gpu ? "skipped" : "not-gpu";
+        return;
+    }
+    decide_changes(r);
+}
+
+static void reply_json_error(gp_http_response *resp, int status, const char *msg)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *s = NULL;
+
+    if (o != NULL && cJSON_AddStringToObject(o, "error", msg) != NULL)
+        s = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    resp->status = s ? status : 500;
+    resp->body = s ? strdup(s) : NULL;
+    resp->body_len = resp->body ? strlen(resp->body) : 0;
+    cJSON_free(s);
+}
+
+static void reply(review *r, gp_http_response *resp)
+{
+    gp_admission_response ar = { .uid = r->req.uid, .allowed = true, .patch = r->patch,
+                                 .patch_len = r->patch_len, .warnings = r->warnings,
+                                 .nwarnings = r->nwarnings, .audit = r->audit,
+                                 .naudit = r->naudit };
+    char *out = NULL, fallback[2048];
+    size_t len = 0;
+
+    resp->status = 200;
+    if (gp_admission_encode(&ar, &out, &len) == GP_OK) {
+        resp->body = malloc(len + 1);
+        if (resp->body != NULL) {
+            memcpy(resp->body, out, len + 1);
+            resp->body_len = len;
+        }
+        cJSON_free(out);
+        if (resp->body != NULL)
+            return;
+    }
+    gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
+                   "Reviews answered allowed-unchanged because of an internal error.",
+                   "reason=\"encode\"", 1);
+    len = gp_admission_encode_allow_static(r->req.uid, "gpupack: out of memory; admitted "
+                                           "unchanged", fallback, sizeof(fallback));
+    resp->body = len ? strdup(fallback) : NULL;
+    resp->body_len = resp->body ? len : 0;
+    if (resp->body == NULL)
+        resp->status = 500;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void record(review *r, double started)
+{
+    char labels[64];
+    const char *pod = r->pod.name ? r->pod.name : r->pod.generate_name;
+
+    snprintf(labels, sizeof(labels), "outcome=\"%s\"", r->outcome);
+    gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total",
+                   "AdmissionReviews answered, by outcome.", labels, 1);
+    if (r->fail_reason != NULL) {
+        snprintf(labels, sizeof(labels), "reason=\"%s\"", r->fail_reason);
+        gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
+                       "Reviews answered allowed-unchanged because of an internal error.", labels,
+                       1);
+    }
+    GP_LOG(r->w->log, r->fail_reason ? GP_LOG_WARN : GP_LOG_INFO, "admission",
+           GP_LS("uid", r->req.uid), GP_LS("operation", r->req.operation),
+           GP_LS("namespace", r->req.namespace), GP_LS("pod", pod),
+           GP_LS("decision", r->outcome), GP_LS("class", r->d.class_name),
+           GP_LS("changes", r->d.summary), GP_LS("error", r->fail_reason ? r->err.msg : NULL),
+           GP_LI("dry_run", r->req.dry_run), GP_LF("duration_ms", (now_seconds() - started) * 1e3));
+}
+
+void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_response *resp)
+{
+    review r;
+    double started = now_seconds();
+
+    memset(&r, 0, sizeof(r));
+    r.w = w;
+    gp_arena_init(&r.arena, GP_WEBHOOK_ARENA_LIMIT);
+    if (gp_admission_decode(body, len, &r.root, &r.req, &r.err) != GP_OK) {
+        gp_metrics_add(w->metrics, "gpupack_admission_reviews_total",
+                       "AdmissionReviews answered, by outcome.", "outcome=\"bad-request\"", 1);
+        GP_LOG(w->log, GP_LOG_WARN, "bad admission review", GP_LS("error", r.err.msg));
+        reply_json_error(resp, 400, r.err.msg);
+        return;
+    }
+    r.pol = gp_policy_holder_get(w->policy);
+    decide(&r);
+    reply(&r, resp);
+    record(&r, started);
+    cJSON_free(r.patch);
+    gp_cluster_unref(r.view);
+    gp_policy_unref(r.pol);
+    cJSON_Delete(r.root);
+    gp_arena_free(&r.arena);
+}
+
+void gp_webhook_route(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    gp_webhook_review(ctx, req->body, req->body_len, resp);
+}

@@ -1,0 +1,2 @@
+# Not a GPU pod: allowed, no patch, no warnings.
+.patch == null and .response.warnings == null and .response.allowed == true

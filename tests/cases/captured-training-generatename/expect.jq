@@ -1,0 +1,13 @@
+# Labelled training, checkpointing: spot tolerations and spot preferences; the user's GPU
+# toleration is kept and not duplicated; the class label is already right.
+([.patch[] | select(.path | startswith("/metadata/labels"))] | length) == 0
+and ([.pod.spec.tolerations[] | select(.key == "nvidia.com/gpu")] | length) == 1
+and ([.pod.spec.tolerations[] | select(.key == "cloud.google.com/gke-spot")] | length) == 1
+and ([.pod.spec.tolerations[] | select(.key == "karpenter.sh/capacity-type" and .value == "spot")] | length) == 1
+and ([.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[]
+      | .preference.matchExpressions[0] | select(.key == "karpenter.sh/capacity-type" and .values == ["spot"])] | length) == 1
+and (.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution | length) == 4
+and (.pod.spec.affinity.nodeAffinity | has("requiredDuringSchedulingIgnoredDuringExecution") | not)
+and .pod.spec.priorityClassName == "gpu-training"
+and (.pod.spec | has("priority") | not) and (.pod.spec | has("preemptionPolicy") | not)
+and .pod.spec.containers[0].resources.limits["nvidia.com/gpu"] == "4"

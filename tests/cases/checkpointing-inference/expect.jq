@@ -1,0 +1,3 @@
+# Inference does not allow spot: nothing spot-related.
+([.pod.spec.tolerations[] | select(.key == "cloud.google.com/gke-spot")] | length) == 0
+and (.pod.spec | has("affinity") | not)

@@ -1,0 +1,2 @@
+# dryRun reviews are answered exactly as real ones.
+.pod.metadata.labels["gpupack.io/class"] == "inference" and .pod.spec.priorityClassName == "gpu-inference"

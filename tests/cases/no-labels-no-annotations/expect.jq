@@ -1,0 +1,5 @@
+# Missing parents (labels, annotations, tolerations) are created whole.
+.pod.metadata.labels == {"gpupack.io/class": "inference"}
+and .pod.spec.tolerations == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+and (.pod.metadata.annotations | keys) == ["gpupack.io/mutated"]
+and ([.patch[] | select(.op == "remove")] | length) == 0

@@ -1,0 +1,1 @@
+.patch == null and .response.allowed == true

@@ -1,0 +1,2 @@
+# An old cluster's CPU pod (create) and a DELETE: allowed unchanged.
+.patch == null and .response.allowed == true

@@ -1,0 +1,1 @@
+.pod.spec.affinity == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "gpupack.io/pool", "operator": "In", "values": ["inference"]}]}]}}}

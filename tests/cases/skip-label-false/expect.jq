@@ -1,0 +1,2 @@
+# Only "true" skips.
+.pod.metadata.labels["gpupack.io/class"] == "inference"

@@ -1,0 +1,2 @@
+.pod.spec.activeDeadlineSeconds == 600
+and .pod.metadata.labels["gpupack.io/class"] == "interactive"

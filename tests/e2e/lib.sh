@@ -1,0 +1,40 @@
+# Shared helpers for the black-box tests (sourced). Each test prints "PASS name" or "FAIL name".
+set -u
+BIN=${BIN:-bin}
+BUILD=${BUILD:-build}
+VG=${VG:-}
+E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpupack-e2e.XXXXXX")
+E2E_PIDS=""
+e2e_cleanup() {
+    for p in $E2E_PIDS; do kill "$p" 2>/dev/null; done
+    for p in $E2E_PIDS; do wait "$p" 2>/dev/null; done
+    rm -rf "$E2E_TMP"
+}
+trap e2e_cleanup EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; }
+# check NAME CONDITION-COMMAND...: PASS when the command succeeds.
+check() { n=$1; shift; if "$@" >/dev/null 2>&1; then pass "$n"; else fail "$n"; fi; }
+
+# A free TCP port on loopback, chosen by the kernel.
+free_port() {
+    python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])' 2>/dev/null \
+      || echo $(( 20000 + $$ % 20000 ))
+}
+
+# wait_http URL [seconds]: waits until the URL answers (any HTTP status).
+wait_http() {
+    i=0; lim=$(( ${2:-10} * 10 ))
+    while [ $i -lt $lim ]; do
+        curl -sk -o /dev/null --max-time 1 "$1" && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
+
+# Development certificates for 127.0.0.1/localhost in DIR (uses bin/gpupack-certs).
+make_certs() {
+    "$BIN/gpupack-certs" --service gpupack-webhook --namespace gpupack-system --out "$1" \
+        --ip 127.0.0.1 --dns localhost --force >/dev/null
+}

@@ -1,0 +1,974 @@
+/* Unit tests of lib/policy.c: the default policy, the defaults of a minimal one, every validation
+ * error with its exact JSON path, globbing, lookups, the holder and file loading.
+ *
+ * Documents are written with single quotes for readability; doc() turns them into JSON. Built with
+ * AddressSanitizer, every test ends with a leak check of its own process (the harness leaves each
+ * test with _exit(), which skips LeakSanitizer's own check at exit). */
+#include "gptest.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpupack/policy.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LEAKS_FOUND() (__lsan_do_recoverable_leak_check() != 0)
+#else
+#define LEAKS_FOUND() 0
+#endif
+
+/* A GP_TEST whose body is followed by a leak check. */
+#define PTEST(name)                                                                             \
+    static void name##_body(void);                                                              \
+    GP_TEST(name)                                                                               \
+    {                                                                                           \
+        name##_body();                                                                          \
+        GP_CHECK(!LEAKS_FOUND());                                                               \
+    }                                                                                           \
+    static void name##_body(void)
+
+#define HEADER "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy'"
+
+/* A malloc'd JSON document: "{" header, then ", rest" when rest is not empty, then "}";
+ * single quotes become double quotes. */
+static char *doc(const char *rest)
+{
+    size_t n = strlen(HEADER) + strlen(rest) + 3;
+    char *s = malloc(n);
+
+    snprintf(s, n, "%s%s%s}", HEADER, rest[0] ? "," : "", rest);
+    for (char *c = s; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    return s;
+}
+
+/* Same, for a whole document given literally. */
+static char *quote(const char *text)
+{
+    char *s = strdup(text);
+
+    for (char *c = s; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    return s;
+}
+
+/* Parses text, which must fail with GP_EINVAL; returns the malloc'd error lines. */
+static char *errors_of_text(const char *text)
+{
+    gp_policy *p = (gp_policy *)1;
+    char *errs = NULL;
+    gp_status st = gp_policy_parse(text, strlen(text), &p, &errs);
+
+    GP_CHECK_INT(st, GP_EINVAL);
+    GP_CHECK(p == NULL);
+    GP_CHECK(errs != NULL);
+    if (errs == NULL)
+        errs = strdup("");
+    return errs;
+}
+
+static char *errors_of(const char *rest)
+{
+    char *text = doc(rest), *errs = errors_of_text(text);
+
+    free(text);
+    return errs;
+}
+
+static bool has_line(const char *errs, const char *line)
+{
+    size_t n = strlen(line);
+
+    for (const char *c = errs; c && *c;) {
+        const char *eol = strchr(c, '\n');
+        size_t len = eol ? (size_t)(eol - c) : strlen(c);
+
+        if (len == n && memcmp(c, line, n) == 0)
+            return true;
+        c = eol ? eol + 1 : c + len;
+    }
+    return false;
+}
+
+static bool has_prefix(const char *errs, const char *prefix)
+{
+    size_t n = strlen(prefix);
+
+    for (const char *c = errs; c && *c;) {
+        const char *eol = strchr(c, '\n');
+
+        if (strncmp(c, prefix, n) == 0)
+            return true;
+        if (eol == NULL)
+            break;
+        c = eol + 1;
+    }
+    return false;
+}
+
+static size_t count_lines(const char *errs)
+{
+    size_t n = 0;
+
+    for (; *errs; errs++)
+        n += *errs == '\n';
+    return n;
+}
+
+/* Checks that rest produces exactly the error line want (among possibly others). */
+#define EXPECT_ERROR(rest, want)                                                                \
+    do {                                                                                        \
+        char *e__ = errors_of(rest);                                                            \
+        if (!has_line(e__, want)) {                                                             \
+            printf("  %s:%d: missing error line \"%s\"; got:\n%s", __FILE__, __LINE__, want,    \
+                   e__);                                                                        \
+            gp_test_failed = 1;                                                                 \
+        }                                                                                       \
+        free(e__);                                                                              \
+    } while (0)
+
+/* Checks that rest produces an error at the JSON path (a line starting with "path: "). */
+#define EXPECT_PATH(rest, path)                                                                 \
+    do {                                                                                        \
+        char *e__ = errors_of(rest);                                                            \
+        if (!has_prefix(e__, path ": ")) {                                                      \
+            printf("  %s:%d: no error at \"%s\"; got:\n%s", __FILE__, __LINE__, path, e__);     \
+            gp_test_failed = 1;                                                                 \
+        }                                                                                       \
+        free(e__);                                                                              \
+    } while (0)
+
+static gp_policy *parse_ok(const char *rest)
+{
+    char *text = doc(rest), *errs = NULL;
+    gp_policy *p = NULL;
+    gp_status st = gp_policy_parse(text, strlen(text), &p, &errs);
+
+    GP_CHECK_INT(st, GP_OK);
+    GP_CHECK(p != NULL);
+    GP_CHECK(errs == NULL);
+    if (errs != NULL)
+        printf("  unexpected errors:\n%s", errs);
+    free(errs);
+    free(text);
+    return p;
+}
+
+#define CLASS_T "'classes':{'t':{}}"
+
+/* ------------------------------------------------------------------------------------------- */
+
+PTEST(default_policy_matches_contract)
+{
+    gp_policy *p = NULL;
+    char *errs = NULL;
+    const gp_class *c;
+    static const char *rule_names[] = {"kubeflow-notebook", "jupyterhub-singleuser", "batch-jobs",
+                                       "services", "bare-pods"};
+    static const char *rule_classes[] = {"interactive", "interactive", "training", "inference",
+                                         "interactive"};
+    static const char *mig_names[] = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"};
+    static const char *mig_mem[] = {"10Gi", "20Gi", "40Gi", "40Gi", "80Gi"};
+    static const int mig_slices[] = {1, 2, 3, 4, 7};
+
+    GP_CHECK_INT(gp_policy_default(&p, &errs), GP_OK);
+    GP_CHECK(errs == NULL);
+    if (p == NULL)
+        return;
+    GP_CHECK_INT(p->mode, GP_MODE_ENFORCE);
+    GP_CHECK_INT(atomic_load(&p->refs), 1);
+
+    GP_CHECK_INT(p->nclasses, 3);
+    c = gp_policy_class(p, "inference");
+    GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-inference") == 0);
+    GP_CHECK(c != NULL && c->mig_allowed && !c->spot_allowed && c->runtime_cap_seconds == 0);
+    GP_CHECK(c != NULL && c->pool.placement == GP_PLACE_NONE);
+    c = gp_policy_class(p, "training");
+    GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-training") == 0);
+    GP_CHECK(c != NULL && !c->mig_allowed && c->spot_allowed && c->runtime_cap_seconds == 0);
+    c = gp_policy_class(p, "interactive");
+    GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-interactive") == 0);
+    GP_CHECK(c != NULL && c->mig_allowed && !c->spot_allowed);
+    GP_CHECK(c != NULL && c->runtime_cap_seconds == 43200);
+    GP_CHECK(gp_policy_class(p, "batch") == NULL);
+
+    GP_CHECK_INT(p->ntolerations, 1);
+    GP_CHECK_STR(p->tolerations[0].key, "nvidia.com/gpu");
+    GP_CHECK_STR(p->tolerations[0].op, "Exists");
+    GP_CHECK_STR(p->tolerations[0].value, "");
+    GP_CHECK_STR(p->tolerations[0].effect, "NoSchedule");
+    GP_CHECK(!p->tolerations[0].has_seconds);
+
+    GP_CHECK_INT(p->nexcluded_namespaces, 4);
+    GP_CHECK(gp_policy_namespace_excluded(p, "kube-system"));
+    GP_CHECK(gp_policy_namespace_excluded(p, "kube-public"));
+    GP_CHECK(gp_policy_namespace_excluded(p, "kube-node-lease"));
+    GP_CHECK(gp_policy_namespace_excluded(p, "gpupack-system"));
+    GP_CHECK(!gp_policy_namespace_excluded(p, "default"));
+
+    GP_CHECK(gp_policy_is_gpu_resource(p, "nvidia.com/gpu"));
+    GP_CHECK(gp_policy_is_gpu_resource(p, "nvidia.com/mig-1g.10gb"));
+    GP_CHECK(!gp_policy_is_gpu_resource(p, "nvidia.com/gpu.shared"));
+    GP_CHECK(!gp_policy_is_gpu_resource(p, "cpu"));
+
+    GP_CHECK_INT(p->nrules, 5);
+    for (size_t i = 0; i < 5 && i < p->nrules; i++) {
+        GP_CHECK_STR(p->rules[i].name, rule_names[i]);
+        GP_CHECK_STR(p->rules[i].class_name, rule_classes[i]);
+    }
+    if (p->nrules == 5) {
+        GP_CHECK(p->rules[0].has_selector);
+        GP_CHECK_INT(p->rules[0].selector.nexprs, 1);
+        GP_CHECK_STR(p->rules[0].selector.exprs[0].key, "notebook-name");
+        GP_CHECK_STR(p->rules[0].selector.exprs[0].op, "Exists");
+        GP_CHECK_INT(p->rules[0].selector.exprs[0].nvalues, 0);
+        GP_CHECK_INT(p->rules[1].selector.nmatch_labels, 1);
+        GP_CHECK_STR(p->rules[1].selector.match_labels[0].key, "component");
+        GP_CHECK_STR(p->rules[1].selector.match_labels[0].value, "singleuser-server");
+        GP_CHECK_INT(p->rules[2].nowner_kinds, 9);
+        GP_CHECK_STR(p->rules[2].owner_kinds[0], "Job");
+        GP_CHECK_STR(p->rules[2].owner_kinds[8], "RayJob");
+        GP_CHECK_INT(p->rules[2].no_owner, -1);
+        GP_CHECK(!p->rules[2].has_selector);
+        GP_CHECK_INT(p->rules[3].nowner_kinds, 3);
+        GP_CHECK_INT(p->rules[4].no_owner, 1);
+    }
+    GP_CHECK(p->default_class == NULL);
+
+    GP_CHECK_INT(p->nmig_profiles, 5);
+    for (size_t i = 0; i < 5 && i < p->nmig_profiles; i++) {
+        gp_qty q;
+
+        GP_CHECK_STR(p->mig_profiles[i].name, mig_names[i]);
+        GP_CHECK_INT(p->mig_profiles[i].slices, mig_slices[i]);
+        GP_CHECK(gp_qty_parse_str(mig_mem[i], &q, NULL) == GP_OK);
+        GP_CHECK(gp_qty_cmp(p->mig_profiles[i].memory, q) == 0);
+    }
+
+    GP_CHECK_INT(p->spot.ntolerations, 3);
+    GP_CHECK_STR(p->spot.tolerations[0].key, "cloud.google.com/gke-spot");
+    GP_CHECK_STR(p->spot.tolerations[0].op, "Equal");
+    GP_CHECK_STR(p->spot.tolerations[0].value, "true");
+    GP_CHECK_INT(p->spot.nnode_labels, 4);
+    GP_CHECK_STR(p->spot.node_labels[2].key, "eks.amazonaws.com/capacityType");
+    GP_CHECK_STR(p->spot.node_labels[2].value, "SPOT");
+    GP_CHECK_INT(p->spot.weight, 50);
+    GP_CHECK_INT(strlen(p->digest), 16);
+    gp_policy_unref(p);
+}
+
+/* The golden defaults: what an empty policy means. */
+PTEST(minimal_policy_defaults)
+{
+    gp_policy *p = parse_ok("");
+
+    if (p == NULL)
+        return;
+    GP_CHECK_INT(p->mode, GP_MODE_ENFORCE);
+    GP_CHECK_INT(p->ngpu_resources, 2);
+    GP_CHECK_STR(p->gpu_resources[0], "nvidia.com/gpu");
+    GP_CHECK_STR(p->gpu_resources[1], "nvidia.com/mig-*");
+    GP_CHECK_INT(p->nexcluded_namespaces, 0);
+    GP_CHECK_INT(p->ntolerations, 0);
+    GP_CHECK_INT(p->nclasses, 0);
+    GP_CHECK_INT(p->nrules, 0);
+    GP_CHECK(p->default_class == NULL);
+    GP_CHECK_INT(p->nmig_profiles, 0);
+    GP_CHECK_INT(p->spot.ntolerations, 0);
+    GP_CHECK_INT(p->spot.nnode_labels, 0);
+    GP_CHECK_INT(p->spot.weight, 50);
+    GP_CHECK_INT(strspn(p->digest, "0123456789abcdef"), 16);
+    GP_CHECK(!gp_policy_namespace_excluded(p, "kube-system"));
+    gp_policy_unref(p);
+}
+
+/* The defaults inside each object. */
+PTEST(nested_defaults)
+{
+    gp_policy *p = parse_ok("'mode':'audit','tolerations':[{'key':'a','effect':'NoExecute',"
+                            "'tolerationSeconds':9007199254740993}],"
+                            "'classes':{'c':{'pool':{'nodeLabels':{'gpupack.io/pool':'a'}}}},"
+                            "'rules':[{'name':'r','class':'c'}],'defaultClass':'c'");
+    const gp_class *c;
+
+    if (p == NULL)
+        return;
+    GP_CHECK_INT(p->mode, GP_MODE_AUDIT);
+    GP_CHECK_STR(p->tolerations[0].op, "Equal");
+    GP_CHECK_STR(p->tolerations[0].value, "");
+    GP_CHECK(p->tolerations[0].has_seconds);
+    GP_CHECK(p->tolerations[0].seconds == INT64_C(9007199254740993)); /* not through a double */
+    c = gp_policy_class(p, "c");
+    GP_CHECK(c != NULL);
+    if (c != NULL) {
+        GP_CHECK_STR(c->name, "c");
+        GP_CHECK_STR(c->priority_class, "");
+        GP_CHECK(!c->mig_allowed && !c->spot_allowed);
+        GP_CHECK_INT(c->runtime_cap_seconds, 0);
+        GP_CHECK_INT(c->pool.placement, GP_PLACE_PREFERRED);
+        GP_CHECK_INT(c->pool.weight, 50);
+        GP_CHECK_INT(c->pool.nlabels, 1);
+        GP_CHECK_STR(c->pool.labels[0].key, "gpupack.io/pool");
+        GP_CHECK_STR(c->pool.labels[0].value, "a");
+    }
+    GP_CHECK_INT(p->rules[0].no_owner, -1);
+    GP_CHECK(!p->rules[0].has_selector);
+    GP_CHECK_INT(p->rules[0].nnamespaces, 0);
+    GP_CHECK_STR(p->default_class, "c");
+    gp_policy_unref(p);
+}
+
+PTEST(int64_extremes)
+{
+    gp_policy *p = parse_ok("'tolerations':[{'key':'a','effect':'NoExecute',"
+                            "'tolerationSeconds':-9223372036854775808},"
+                            "{'key':'b','effect':'NoExecute',"
+                            "'tolerationSeconds':9223372036854775807}]");
+
+    if (p == NULL)
+        return;
+    GP_CHECK(p->tolerations[0].seconds == INT64_MIN);
+    GP_CHECK(p->tolerations[1].seconds == INT64_MAX);
+    gp_policy_unref(p);
+    EXPECT_ERROR("'tolerations':[{'key':'a','effect':'NoExecute',"
+                 "'tolerationSeconds':9223372036854775808}]",
+                 "tolerations[0].tolerationSeconds: must be "
+                 "-9223372036854775808..9223372036854775807");
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+PTEST(err_bad_api_version)
+{
+    char *text = quote("{'apiVersion':'gpupack.io/v1','kind':'Policy'}");
+    char *errs = errors_of_text(text);
+
+    GP_CHECK(has_line(errs, "apiVersion: must be \"gpupack.io/v1alpha1\""));
+    free(errs);
+    free(text);
+}
+
+PTEST(err_missing_kind)
+{
+    char *text = quote("{'apiVersion':'gpupack.io/v1alpha1'}");
+    char *errs = errors_of_text(text);
+
+    GP_CHECK(has_line(errs, "kind: is required"));
+    GP_CHECK_INT(count_lines(errs), 1);
+    free(errs);
+    free(text);
+}
+
+PTEST(err_wrong_kind)
+{
+    EXPECT_ERROR("'kind':'Polciy'", "document: duplicate key \"kind\"");
+    {
+        char *text = quote("{'apiVersion':'gpupack.io/v1alpha1','kind':'Polcy'}");
+        char *errs = errors_of_text(text);
+
+        GP_CHECK(has_line(errs, "kind: must be \"Policy\""));
+        free(errs);
+        free(text);
+    }
+}
+
+PTEST(err_unknown_top_level_field)
+{
+    EXPECT_ERROR("'excludeNamespaces':['a']", "excludeNamespaces: unknown field");
+    EXPECT_ERROR("'Mode':'audit'", "Mode: unknown field"); /* keys are case-sensitive */
+}
+
+PTEST(err_unknown_nested_field)
+{
+    EXPECT_ERROR("'classes':{'inference':{'migAlowed':true}}",
+                 "classes.inference.migAlowed: unknown field");
+    EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'wieght':3}}}",
+                 "classes.c.pool.wieght: unknown field");
+    EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'owners':['Job']}}]",
+                 "rules[0].match.owners: unknown field");
+    EXPECT_ERROR("'spot':{'toleration':[]}", "spot.toleration: unknown field");
+    EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':'10Gi','computeSlices':1,'x':1}]",
+                 "migProfiles[0].x: unknown field");
+}
+
+PTEST(err_wrong_types)
+{
+    EXPECT_ERROR("'classes':{'training':{'migAllowed':'yes'}}",
+                 "classes.training.migAllowed: must be a boolean");
+    EXPECT_ERROR("'mode':1", "mode: must be a string");
+    EXPECT_ERROR("'mode':'dryrun'", "mode: must be one of \"enforce\", \"audit\"");
+    EXPECT_ERROR("'gpuResources':'nvidia.com/gpu'", "gpuResources: must be an array");
+    EXPECT_ERROR("'gpuResources':[7]", "gpuResources[0]: must be a string");
+    EXPECT_ERROR("'classes':[]", "classes: must be an object");
+    EXPECT_ERROR("'classes':{'c':true}", "classes.c: must be an object");
+    EXPECT_ERROR("'rules':{}", "rules: must be an array");
+    EXPECT_ERROR("'spot':[]", "spot: must be an object");
+    EXPECT_ERROR("'spot':{'weight':'50'}", "spot.weight: must be an integer");
+    EXPECT_ERROR("'defaultClass':null", "defaultClass: must be a string");
+    EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'noOwner':1}}]",
+                 "rules[0].match.noOwner: must be a boolean");
+    EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':10,'computeSlices':1}]",
+                 "migProfiles[0].memory: must be a string (a quantity such as \"20Gi\")");
+    EXPECT_ERROR("'tolerations':['nvidia.com/gpu']", "tolerations[0]: must be an object");
+}
+
+PTEST(err_runtime_cap_zero)
+{
+    EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':0}}",
+                 "classes.inference.runtimeCapSeconds: must be 1..2147483647");
+}
+
+PTEST(err_runtime_cap_too_big)
+{
+    EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':2147483648}}",
+                 "classes.inference.runtimeCapSeconds: must be 1..2147483647");
+    EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':99999999999999999999999}}",
+                 "classes.inference.runtimeCapSeconds: must be 1..2147483647");
+}
+
+PTEST(err_runtime_cap_fraction)
+{
+    EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':1.5}}",
+                 "classes.inference.runtimeCapSeconds: must be an integer");
+    EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':10.0}}",
+                 "classes.inference.runtimeCapSeconds: must be an integer");
+    EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':1e3}}",
+                 "classes.inference.runtimeCapSeconds: must be an integer");
+}
+
+PTEST(err_runtime_cap_string)
+{
+    EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':'10'}}",
+                 "classes.inference.runtimeCapSeconds: must be an integer");
+}
+
+PTEST(runtime_cap_bounds_accepted)
+{
+    gp_policy *p = parse_ok("'classes':{'a':{'runtimeCapSeconds':1},"
+                            "'b':{'runtimeCapSeconds':2147483647}}");
+
+    if (p == NULL)
+        return;
+    GP_CHECK_INT(gp_policy_class(p, "a")->runtime_cap_seconds, 1);
+    GP_CHECK_INT(gp_policy_class(p, "b")->runtime_cap_seconds, 2147483647);
+    gp_policy_unref(p);
+}
+
+PTEST(err_unknown_rule_class)
+{
+    EXPECT_ERROR("'classes':{'training':{}},'rules':[{'name':'a','class':'training'},"
+                 "{'name':'b','class':'training'},{'name':'c','class':'trainig'}]",
+                 "rules[2].class: unknown class \"trainig\"");
+}
+
+PTEST(err_rule_required_fields)
+{
+    EXPECT_ERROR(CLASS_T ",'rules':[{'class':'t'}]", "rules[0].name: is required");
+    EXPECT_ERROR(CLASS_T ",'rules':[{'name':'x'}]", "rules[0].class: is required");
+}
+
+PTEST(err_duplicate_rule_name)
+{
+    EXPECT_ERROR(CLASS_T ",'rules':[{'name':'a','class':'t'},{'name':'b','class':'t'},"
+                 "{'name':'a','class':'t'}]",
+                 "rules[2].name: duplicate name \"a\" (also at index 0)");
+}
+
+PTEST(err_default_class_unknown)
+{
+    EXPECT_ERROR(CLASS_T ",'defaultClass':'x'", "defaultClass: unknown class \"x\"");
+}
+
+PTEST(err_duplicate_key)
+{
+    EXPECT_ERROR("'mode':'audit','mode':'enforce'", "document: duplicate key \"mode\"");
+    EXPECT_ERROR("'classes':{'a':{'migAllowed':true,'migAllowed':false}}",
+                 "classes.a: duplicate key \"migAllowed\"");
+    EXPECT_ERROR("'classes':{'a':{},'a':{}}", "classes: duplicate key \"a\"");
+}
+
+PTEST(err_toleration_operator)
+{
+    EXPECT_ERROR("'tolerations':[{'key':'a','operator':'exists'}]",
+                 "tolerations[0].operator: must be one of \"Exists\", \"Equal\"");
+}
+
+PTEST(err_toleration_effect)
+{
+    EXPECT_ERROR("'tolerations':[{'key':'a'},{'key':'b','effect':'NoSchedul'}]",
+                 "tolerations[1].effect: must be one of \"\", \"NoSchedule\", "
+                 "\"PreferNoSchedule\", \"NoExecute\"");
+}
+
+PTEST(err_toleration_exists_with_value)
+{
+    EXPECT_ERROR("'tolerations':[{'key':'a','operator':'Exists','value':'x'}]",
+                 "tolerations[0].value: must be empty when operator is \"Exists\"");
+}
+
+PTEST(err_toleration_empty_key_needs_exists)
+{
+    EXPECT_ERROR("'tolerations':[{'value':'x'}]",
+                 "tolerations[0].operator: must be \"Exists\" when key is empty");
+}
+
+PTEST(err_toleration_seconds_without_noexecute)
+{
+    EXPECT_ERROR("'spot':{'tolerations':[{'key':'a','effect':'NoSchedule','tolerationSeconds':5}]}",
+                 "spot.tolerations[0].tolerationSeconds: only allowed with effect \"NoExecute\"");
+}
+
+PTEST(err_toleration_bad_key)
+{
+    EXPECT_PATH("'tolerations':[{'key':'bad key','operator':'Exists'}]", "tolerations[0].key");
+}
+
+PTEST(err_selector_operator)
+{
+    EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
+                 "{'matchExpressions':[{'key':'a','operator':'Exist'}]}}}]",
+                 "rules[0].match.labelSelector.matchExpressions[0].operator: must be one of "
+                 "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"");
+}
+
+PTEST(err_selector_in_without_values)
+{
+    EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
+                 "{'matchExpressions':[{'key':'a','operator':'In'}]}}}]",
+                 "rules[0].match.labelSelector.matchExpressions[0].values: must have at least 1 "
+                 "item when operator is \"In\" or \"NotIn\"");
+}
+
+PTEST(err_selector_exists_with_values)
+{
+    EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
+                 "{'matchExpressions':[{'key':'a','operator':'DoesNotExist','values':['x']}]}}}]",
+                 "rules[0].match.labelSelector.matchExpressions[0].values: must be empty when "
+                 "operator is \"Exists\" or \"DoesNotExist\"");
+}
+
+PTEST(err_selector_label_value)
+{
+    EXPECT_PATH(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
+                "{'matchLabels':{'app':'-bad'}}}}]",
+                "rules[0].match.labelSelector.matchLabels.app");
+}
+
+PTEST(err_mig_memory_quantity)
+{
+    EXPECT_PATH("'migProfiles':[{'name':'1g.10gb','memory':'10GB','computeSlices':1}]",
+                "migProfiles[0].memory");
+    EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':'0','computeSlices':1}]",
+                 "migProfiles[0].memory: must be positive");
+}
+
+PTEST(err_mig_duplicate)
+{
+    EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':'10Gi','computeSlices':1},"
+                 "{'name':'1g.10gb','memory':'10Gi','computeSlices':1}]",
+                 "migProfiles[1].name: duplicate name \"1g.10gb\" (also at index 0)");
+}
+
+PTEST(err_mig_slices_zero)
+{
+    EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':'10Gi','computeSlices':0}]",
+                 "migProfiles[0].computeSlices: must be 1..8");
+    EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':'10Gi'}]",
+                 "migProfiles[0].computeSlices: is required");
+}
+
+PTEST(err_mig_name)
+{
+    EXPECT_ERROR("'migProfiles':[{'name':'1G.10GB','memory':'10Gi','computeSlices':1}]",
+                 "migProfiles[0].name: must contain only lower-case letters, digits, '.', '+' "
+                 "and '-'");
+}
+
+PTEST(err_weight_0)
+{
+    EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'weight':0}}}",
+                 "classes.c.pool.weight: must be 1..100");
+    EXPECT_ERROR("'spot':{'weight':0}", "spot.weight: must be 1..100");
+}
+
+PTEST(err_weight_101)
+{
+    EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'weight':101}}}",
+                 "classes.c.pool.weight: must be 1..100");
+    EXPECT_ERROR("'spot':{'weight':101}", "spot.weight: must be 1..100");
+}
+
+PTEST(err_bad_placement)
+{
+    EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'placement':'Required'}}}",
+                 "classes.c.pool.placement: must be one of \"preferred\", \"required\"");
+}
+
+PTEST(err_pool_needs_labels)
+{
+    EXPECT_ERROR("'classes':{'c':{'pool':{}}}", "classes.c.pool.nodeLabels: is required");
+    EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{}}}}",
+                 "classes.c.pool.nodeLabels: must have at least 1 entry");
+}
+
+PTEST(err_dotted_key_in_path)
+{
+    EXPECT_PATH("'classes':{'inference':{'pool':{'nodeLabels':{'gpupack.io/pool':'bad value'}}}}",
+                "classes.inference.pool.nodeLabels.gpupack.io/pool");
+}
+
+PTEST(err_class_name_invalid)
+{
+    EXPECT_PATH("'classes':{'Inference':{}}", "classes.Inference");
+    EXPECT_PATH("'classes':{'-x':{}}", "classes.-x");
+    EXPECT_PATH("'classes':{'a_b':{}}", "classes.a_b");
+}
+
+PTEST(err_priority_class_name)
+{
+    EXPECT_PATH("'classes':{'c':{'priorityClassName':'High'}}", "classes.c.priorityClassName");
+}
+
+PTEST(err_gpu_resource_star)
+{
+    EXPECT_ERROR("'gpuResources':['nvidia.com/*-gpu']",
+                 "gpuResources[0]: '*' is only allowed as the last character");
+    EXPECT_ERROR("'gpuResources':['']", "gpuResources[0]: must not be empty");
+}
+
+PTEST(err_too_many_items)
+{
+    size_t n = 300 * 6 + 64;
+    char *rest = malloc(n), *o = rest;
+
+    o += snprintf(o, n, "'excludedNamespaces':[");
+    for (int i = 0; i < 300; i++)
+        o += snprintf(o, n - (size_t)(o - rest), "%s'a'", i ? "," : "");
+    snprintf(o, n - (size_t)(o - rest), "]");
+    EXPECT_ERROR(rest, "excludedNamespaces: too many items (more than 256)");
+    free(rest);
+}
+
+PTEST(err_string_too_long)
+{
+    char rest[600], name[300];
+
+    memset(name, 'a', 254);
+    name[254] = '\0';
+    snprintf(rest, sizeof(rest), "'gpuResources':['%s']", name);
+    EXPECT_ERROR(rest, "gpuResources[0]: too long (254 characters, at most 253)");
+}
+
+PTEST(err_syntax_position)
+{
+    char *text = quote("{\n  'apiVersion': 'gpupack.io/v1alpha1',\n  'kind' 'Policy'\n}");
+    char *errs = errors_of_text(text);
+
+    GP_CHECK_STR(errs, "document: invalid JSON at byte 50 (line 3, column 10)\n");
+    free(errs);
+    free(text);
+}
+
+PTEST(err_trailing_garbage)
+{
+    char *text = doc("");
+    size_t n = strlen(text);
+    char *more = malloc(n + 4);
+
+    snprintf(more, n + 4, "%s x", text);
+    {
+        char *errs = errors_of_text(more);
+
+        GP_CHECK(has_prefix(errs, "document: invalid JSON at byte"));
+        free(errs);
+    }
+    free(more);
+    free(text);
+}
+
+PTEST(err_empty_document)
+{
+    char *errs = errors_of_text("");
+
+    GP_CHECK_STR(errs, "document: empty document\n");
+    free(errs);
+    errs = errors_of_text(" \n\t ");
+    GP_CHECK_STR(errs, "document: empty document\n");
+    free(errs);
+}
+
+PTEST(err_non_object_root)
+{
+    char *errs = errors_of_text("[1,2]");
+
+    GP_CHECK_STR(errs, "document: must be an object\n");
+    free(errs);
+}
+
+PTEST(err_nul_in_document)
+{
+    const char text[] = "{\"kind\":\"Policy\"}\0{}";
+    char *errs = NULL;
+    gp_policy *p = NULL;
+
+    GP_CHECK_INT(gp_policy_parse(text, sizeof(text) - 1, &p, &errs), GP_EINVAL);
+    GP_CHECK(has_prefix(errs, "document: NUL byte at byte 17"));
+    free(errs);
+    errs = errors_of("'defaultClass':'a\\u0000b'");
+    GP_CHECK(has_prefix(errs, "document: \\u0000 is not allowed in strings"));
+    free(errs);
+}
+
+PTEST(err_document_too_big)
+{
+    size_t n = GP_POLICY_MAX_BYTES + 1;
+    char *big = malloc(n), *errs = NULL;
+    gp_policy *p = NULL;
+
+    memset(big, ' ', n);
+    GP_CHECK_INT(gp_policy_parse(big, n, &p, &errs), GP_ETOOBIG);
+    GP_CHECK(p == NULL);
+    GP_CHECK(has_prefix(errs, "document: larger than"));
+    free(errs);
+    free(big);
+}
+
+PTEST(control_characters_do_not_split_lines)
+{
+    char *errs = errors_of("'a\\nb':1");
+
+    GP_CHECK_STR(errs, "a?b: unknown field\n");
+    free(errs);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+PTEST(all_errors_in_one_pass)
+{
+    char *errs = errors_of("'mode':'strict','bogus':1,"
+                           "'classes':{'training':{'migAllowed':'no','runtimeCapSeconds':0}},"
+                           "'rules':[{'name':'r','class':'trainig'}],"
+                           "'migProfiles':[{'name':'x','memory':'lots','computeSlices':9}],"
+                           "'spot':{'weight':0}");
+
+    GP_CHECK(has_line(errs, "bogus: unknown field"));
+    GP_CHECK(has_line(errs, "mode: must be one of \"enforce\", \"audit\""));
+    GP_CHECK(has_line(errs, "classes.training.migAllowed: must be a boolean"));
+    GP_CHECK(has_line(errs, "classes.training.runtimeCapSeconds: must be 1..2147483647"));
+    GP_CHECK(has_line(errs, "rules[0].class: unknown class \"trainig\""));
+    GP_CHECK(has_prefix(errs, "migProfiles[0].memory: "));
+    GP_CHECK(has_line(errs, "migProfiles[0].computeSlices: must be 1..8"));
+    GP_CHECK(has_line(errs, "spot.weight: must be 1..100"));
+    GP_CHECK_INT(count_lines(errs), 8);
+    free(errs);
+}
+
+PTEST(errors_are_capped)
+{
+    size_t n = 100 * 12 + 16;
+    char *rest = malloc(n), *o = rest, *errs;
+
+    for (int i = 0; i < 100; i++)
+        o += snprintf(o, n - (size_t)(o - rest), "%s'x%d':1", i ? "," : "", i);
+    errs = errors_of(rest);
+    GP_CHECK_INT(count_lines(errs), GP_POLICY_MAX_ERRORS + 1);
+    GP_CHECK(has_line(errs, "x0: unknown field"));
+    GP_CHECK(has_line(errs, "... and 36 more errors"));
+    free(errs);
+    free(rest);
+}
+
+PTEST(errors_may_be_null)
+{
+    const char *text = "{}";
+    gp_policy *p = NULL;
+
+    GP_CHECK_INT(gp_policy_parse(text, strlen(text), &p, NULL), GP_EINVAL);
+    GP_CHECK(p == NULL);
+}
+
+PTEST(digest_follows_bytes)
+{
+    gp_policy *a = parse_ok(""), *b = parse_ok(""), *c = parse_ok("'mode':'audit'");
+
+    if (a && b && c) {
+        GP_CHECK_STR(a->digest, b->digest);
+        GP_CHECK(strcmp(a->digest, c->digest) != 0);
+    }
+    gp_policy_unref(a);
+    gp_policy_unref(b);
+    gp_policy_unref(c);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+PTEST(glob_matching)
+{
+    GP_CHECK(gp_glob_match("kube-system", "kube-system"));
+    GP_CHECK(!gp_glob_match("kube-system", "kube-systemx"));
+    GP_CHECK(!gp_glob_match("kube-system", "kube-syste"));
+    GP_CHECK(gp_glob_match("kube-*", "kube-"));
+    GP_CHECK(gp_glob_match("kube-*", "kube-public"));
+    GP_CHECK(!gp_glob_match("kube-*", "kub"));
+    GP_CHECK(gp_glob_match("*", ""));
+    GP_CHECK(gp_glob_match("*", "anything"));
+    GP_CHECK(gp_glob_match("", ""));
+    GP_CHECK(!gp_glob_match("", "a"));
+    GP_CHECK(gp_glob_match("team-?", "team-a"));
+    GP_CHECK(!gp_glob_match("team-?", "team-"));
+    GP_CHECK(!gp_glob_match("team-?", "team-ab"));
+    GP_CHECK(gp_glob_match("*-system", "gpupack-system"));
+    GP_CHECK(gp_glob_match("a*b*c", "axxbyyc"));
+    GP_CHECK(gp_glob_match("a*b*c", "abcbc"));
+    GP_CHECK(!gp_glob_match("a*b*c", "axxbyy"));
+    GP_CHECK(gp_glob_match("**a**", "bab"));
+    GP_CHECK(gp_glob_match("?*?", "ab"));
+    GP_CHECK(!gp_glob_match("?*?", "a"));
+    GP_CHECK(!gp_glob_match(NULL, "a"));
+    GP_CHECK(!gp_glob_match("a", NULL));
+}
+
+/* A pathological pattern must not take exponential time (the test has a time limit). */
+PTEST(glob_no_blowup)
+{
+    char pat[64], s[4096];
+
+    for (int i = 0; i < 30; i++) {
+        pat[2 * i] = '*';
+        pat[2 * i + 1] = 'a';
+    }
+    pat[60] = 'b';
+    pat[61] = '\0';
+    memset(s, 'a', sizeof(s) - 1);
+    s[sizeof(s) - 1] = '\0';
+    GP_CHECK(!gp_glob_match(pat, s));
+}
+
+PTEST(lookups)
+{
+    gp_policy *p = parse_ok("'gpuResources':['nvidia.com/gpu','amd.com/*'],"
+                            "'excludedNamespaces':['kube-*','team-?'],'classes':{'a':{},'b':{}}");
+
+    if (p == NULL)
+        return;
+    GP_CHECK(gp_policy_is_gpu_resource(p, "nvidia.com/gpu"));
+    GP_CHECK(!gp_policy_is_gpu_resource(p, "nvidia.com/mig-1g.10gb"));
+    GP_CHECK(gp_policy_is_gpu_resource(p, "amd.com/gpu"));
+    GP_CHECK(gp_policy_is_gpu_resource(p, "amd.com/"));
+    GP_CHECK(!gp_policy_is_gpu_resource(p, "amd.co"));
+    GP_CHECK(gp_policy_namespace_excluded(p, "kube-flow"));
+    GP_CHECK(gp_policy_namespace_excluded(p, "team-x"));
+    GP_CHECK(!gp_policy_namespace_excluded(p, "team-xy"));
+    GP_CHECK(gp_policy_class(p, "b") == &p->classes[1]);
+    GP_CHECK(gp_policy_class(p, "c") == NULL);
+    GP_CHECK(gp_policy_class(p, NULL) == NULL);
+    gp_policy_unref(p);
+}
+
+PTEST(holder_ref_and_swap)
+{
+    gp_policy *a = parse_ok(""), *b = parse_ok("'mode':'audit'"), *got, *got2;
+    gp_policy_holder h;
+
+    if (a == NULL || b == NULL)
+        return;
+    gp_policy_holder_init(&h, a); /* takes over a's reference */
+    got = gp_policy_holder_get(&h);
+    GP_CHECK(got == a);
+    GP_CHECK_INT(atomic_load(&a->refs), 2);
+
+    gp_policy_holder_set(&h, b); /* the holder drops its reference to a */
+    GP_CHECK_INT(atomic_load(&a->refs), 1);
+    GP_CHECK_INT(got->mode, GP_MODE_ENFORCE); /* a reader's snapshot stays valid */
+    got2 = gp_policy_holder_get(&h);
+    GP_CHECK(got2 == b);
+    GP_CHECK_INT(got2->mode, GP_MODE_AUDIT);
+    GP_CHECK_INT(atomic_load(&b->refs), 2);
+
+    gp_policy_unref(got); /* frees a */
+    gp_policy_unref(got2);
+    GP_CHECK_INT(atomic_load(&b->refs), 1);
+    gp_policy_holder_destroy(&h); /* frees b */
+    gp_policy_unref(NULL);
+    GP_CHECK(gp_policy_ref(NULL) == NULL);
+}
+
+PTEST(load_file_missing)
+{
+    const char *path = "/nonexistent/gpupack-policy.json";
+    gp_policy *p = (gp_policy *)1;
+    char *errs = NULL;
+
+    GP_CHECK(gp_policy_load_file(path, &p, &errs) != GP_OK);
+    GP_CHECK(p == NULL);
+    GP_CHECK(errs != NULL && strstr(errs, path) == errs);
+    GP_CHECK(errs != NULL && errs[strlen(errs) - 1] == '\n');
+    free(errs);
+}
+
+PTEST(load_file_prefixes_errors)
+{
+    char path[] = "/tmp/gpupack-test-policy-XXXXXX";
+    int fd = mkstemp(path);
+    char *text = doc("'mode':'x','bogus':true"), *errs = NULL, want[128];
+    gp_policy *p = NULL;
+
+    GP_CHECK(fd >= 0);
+    if (fd < 0) {
+        free(text);
+        return;
+    }
+    GP_CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    GP_CHECK_INT(gp_policy_load_file(path, &p, &errs), GP_EINVAL);
+    snprintf(want, sizeof(want), "%s: bogus: unknown field", path);
+    GP_CHECK(has_line(errs, want));
+    snprintf(want, sizeof(want), "%s: mode: must be one of \"enforce\", \"audit\"", path);
+    GP_CHECK(has_line(errs, want));
+    free(errs);
+
+    fd = open(path, O_WRONLY | O_TRUNC);
+    free(text);
+    text = doc("'mode':'audit'");
+    GP_CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    errs = NULL;
+    GP_CHECK_INT(gp_policy_load_file(path, &p, &errs), GP_OK);
+    GP_CHECK(errs == NULL);
+    GP_CHECK(p != NULL && p->mode == GP_MODE_AUDIT);
+    gp_policy_unref(p);
+    unlink(path);
+    free(text);
+}
+
+GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_defaults),
+        GP_CASE(nested_defaults), GP_CASE(int64_extremes), GP_CASE(err_bad_api_version),
+        GP_CASE(err_missing_kind), GP_CASE(err_wrong_kind), GP_CASE(err_unknown_top_level_field),
+        GP_CASE(err_unknown_nested_field), GP_CASE(err_wrong_types),
+        GP_CASE(err_runtime_cap_zero), GP_CASE(err_runtime_cap_too_big),
+        GP_CASE(err_runtime_cap_fraction), GP_CASE(err_runtime_cap_string),
+        GP_CASE(runtime_cap_bounds_accepted), GP_CASE(err_unknown_rule_class),
+        GP_CASE(err_rule_required_fields), GP_CASE(err_duplicate_rule_name),
+        GP_CASE(err_default_class_unknown), GP_CASE(err_duplicate_key),
+        GP_CASE(err_toleration_operator), GP_CASE(err_toleration_effect),
+        GP_CASE(err_toleration_exists_with_value), GP_CASE(err_toleration_empty_key_needs_exists),
+        GP_CASE(err_toleration_seconds_without_noexecute), GP_CASE(err_toleration_bad_key),
+        GP_CASE(err_selector_operator), GP_CASE(err_selector_in_without_values),
+        GP_CASE(err_selector_exists_with_values), GP_CASE(err_selector_label_value),
+        GP_CASE(err_mig_memory_quantity), GP_CASE(err_mig_duplicate),
+        GP_CASE(err_mig_slices_zero), GP_CASE(err_mig_name), GP_CASE(err_weight_0),
+        GP_CASE(err_weight_101), GP_CASE(err_bad_placement), GP_CASE(err_pool_needs_labels),
+        GP_CASE(err_dotted_key_in_path), GP_CASE(err_class_name_invalid),
+        GP_CASE(err_priority_class_name), GP_CASE(err_gpu_resource_star),
+        GP_CASE(err_too_many_items), GP_CASE(err_string_too_long), GP_CASE(err_syntax_position),
+        GP_CASE(err_trailing_garbage), GP_CASE(err_empty_document), GP_CASE(err_non_object_root),
+        GP_CASE(err_nul_in_document), GP_CASE(err_document_too_big),
+        GP_CASE(control_characters_do_not_split_lines), GP_CASE(all_errors_in_one_pass),
+        GP_CASE(errors_are_capped), GP_CASE(errors_may_be_null), GP_CASE(digest_follows_bytes),
+        GP_CASE(glob_matching), GP_CASE(glob_no_blowup), GP_CASE(lookups),
+        GP_CASE(holder_ref_and_swap), GP_CASE(load_file_missing),
+        GP_CASE(load_file_prefixes_errors))

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs the Debian packages gpupack needs to build and test, when they are missing.
+# As root: apt-get installs them. Otherwise: prints the exact command and fails.
+set -eu
+PKGS="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
+libgnutls28-dev curl jq openssl ca-certificates python3"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+# The tests apply patches with an independent implementation: kubectl. Debian ships it as
+# kubernetes-client; any kubectl already on PATH will do.
+command -v kubectl >/dev/null 2>&1 || missing="$missing kubernetes-client"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing:$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    exit 0
+fi
+echo "deps: missing packages:$missing" >&2
+echo "deps: run this, then retry:  sudo apt-get update && sudo apt-get install -y$missing" >&2
+exit 1

@@ -1,0 +1,413 @@
+/* gpupack-webhook: flags, policy, cluster view, routes. All behaviour lives in lib/. */
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpupack/admission.h"
+#include "gpupack/cluster.h"
+#include "gpupack/fileio.h"
+#include "gpupack/flags.h"
+#include "gpupack/log.h"
+#include "gpupack/metrics.h"
+#include "gpupack/policy.h"
+#include "gpupack/server.h"
+#include "gpupack/watchfs.h"
+#include "gpupack/webhook.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0.0.0"
+#endif
+
+typedef struct {
+    bool help, version, review;
+    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig;
+    const char *snap_nodes, *snap_pcs;
+    unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
+} options;
+
+typedef struct {
+    options opt;
+    gp_log log;
+    gp_metrics *metrics;
+    gp_policy_holder policy;
+    gp_webhook hook;
+    gp_server *server;
+    gp_watch *policy_watch;
+    gp_watch *snap_watch;
+    atomic_bool draining;
+} app;
+
+static volatile sig_atomic_t g_stop; /* set by the signal handler only */
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+static size_t flag_table(options *o, gp_flag *f)
+{
+    const gp_flag t[] = {
+        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", "address to serve HTTPS on (default 0.0.0.0:8443)" },
+        { "tls-cert", GP_FLAG_STRING, &o->cert, 0, 0, "FILE", "serving certificate (PEM), re-read when it changes" },
+        { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "serving private key (PEM), re-read when it changes" },
+        { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA" },
+        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, "FILE", "policy JSON (default: the embedded default), reloaded on change" },
+        { "log-level", GP_FLAG_STRING, &o->log_level, 0, 0, "LEVEL", "debug, info, warn or error (default info)" },
+        { "review", GP_FLAG_BOOL, &o->review, 0, 0, NULL, "read one AdmissionReview on stdin, write the response on stdout" },
+        { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
+        { "snapshot-priorityclasses", GP_FLAG_STRING, &o->snap_pcs, 0, 0, "FILE", "cluster view: `kubectl get priorityclasses -o json` output" },
+        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "live cluster view from the API (not in this version: see docs/webhook.md)" },
+        { "threads", GP_FLAG_UINT, &o->threads, 1, 256, "N", "HTTP worker threads (default 4)" },
+        { "idle-timeout", GP_FLAG_UINT, &o->idle_timeout, 1, 3600, "SECONDS", "keep-alive idle timeout (default 120, above kube-apiserver's 90)" },
+        { "request-timeout", GP_FLAG_UINT, &o->request_timeout, 1, 600, "SECONDS", "a request must arrive whole within this (default 10)" },
+        { "max-connections", GP_FLAG_UINT, &o->max_conns, 1, 100000, "N", "open connections at most (default 1024)" },
+        { "reload-interval", GP_FLAG_UINT, &o->reload_ms, 50, 600000, "MS", "poll interval for file changes (default 1000)" },
+        { "drain-seconds", GP_FLAG_UINT, &o->drain_s, 0, 600, "SECONDS", "on SIGTERM: not ready, keep serving this long, then stop (default 5)" },
+        { "help", GP_FLAG_BOOL, &o->help, 0, 0, NULL, "show this help" },
+        { "version", GP_FLAG_BOOL, &o->version, 0, 0, NULL, "show the version" },
+    };
+
+    memcpy(f, t, sizeof(t));
+    return sizeof(t) / sizeof(t[0]);
+}
+
+static const char *summary =
+    "gpupack-webhook: mutating admission webhook for GPU pods (HTTPS; POST /mutate, GET /healthz,\n"
+    "/readyz, /metrics). See docs/webhook.md.";
+
+static int parse_options(options *o, int argc, char **argv)
+{
+    gp_flag flags[32];
+    size_t n;
+    gp_err err = { { 0 } };
+
+    *o = (options){ .listen = "0.0.0.0:8443", .log_level = "info", .threads = 4,
+                    .idle_timeout = 120, .request_timeout = 10, .max_conns = 1024,
+                    .reload_ms = 1000, .drain_s = 5 };
+    n = flag_table(o, flags);
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
+        return 2;
+    }
+    if (o->help) {
+        gp_flags_usage(stdout, "gpupack-webhook", summary, flags, n);
+        return 0;
+    }
+    if (o->version) {
+        printf("gpupack-webhook %s\n", GP_VERSION);
+        return 0;
+    }
+    return -1;
+}
+
+static int check_options(const options *o)
+{
+    if (o->kubeconfig != NULL) {
+        fprintf(stderr, "gpupack-webhook: --kubeconfig: a live cluster view is not in this "
+                        "version; use --snapshot-nodes / --snapshot-priorityclasses\n");
+        return 2;
+    }
+    if (!o->review && (o->cert == NULL || o->key == NULL)) {
+        fprintf(stderr, "gpupack-webhook: --tls-cert and --tls-key are required (the webhook "
+                        "serves HTTPS only)\n");
+        return 2;
+    }
+    if ((o->client_ca || o->cert || o->key) && o->review) {
+        fprintf(stderr, "gpupack-webhook: --review reads stdin; TLS flags do not apply\n");
+        return 2;
+    }
+    return 0;
+}
+
+static int load_policy(app *a)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL;
+    gp_status st = a->opt.policy ? gp_policy_load_file(a->opt.policy, &p, &errors)
+                                 : gp_policy_default(&p, &errors);
+
+    if (st != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: --policy: invalid policy:\n%s%s",
+                errors ? errors : gp_status_str(st),
+                errors && errors[0] && errors[strlen(errors) - 1] == '\n' ? "" : "\n");
+        free(errors);
+        return 2;
+    }
+    gp_policy_holder_init(&a->policy, p);
+    return 0;
+}
+
+static gp_status read_snapshot(gp_cluster *c, const char *path, bool nodes, gp_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    gp_status st = gp_file_read(path, GP_CLUSTER_MAX_BYTES, &buf, &len, err);
+
+    if (st == GP_OK) {
+        st = nodes ? gp_cluster_set_nodes_json(c, buf, len, err)
+                   : gp_cluster_set_priority_classes_json(c, buf, len, err);
+        if (st != GP_OK)
+            gp_err_prefix(err, path);
+    }
+    free(buf);
+    return st;
+}
+
+/* Builds the cluster view from the snapshot files; NULL (and *err) on failure, NULL and no error
+ * when there are none. */
+static gp_cluster *load_cluster(const options *o, gp_err *err, gp_status *st)
+{
+    gp_cluster *c;
+
+    *st = GP_OK;
+    if (o->snap_nodes == NULL && o->snap_pcs == NULL)
+        return NULL;
+    c = gp_cluster_new();
+    if (c == NULL) {
+        *st = GP_ENOMEM;
+        return NULL;
+    }
+    if (o->snap_nodes)
+        *st = read_snapshot(c, o->snap_nodes, true, err);
+    if (*st == GP_OK && o->snap_pcs)
+        *st = read_snapshot(c, o->snap_pcs, false, err);
+    if (*st != GP_OK) {
+        gp_cluster_unref(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void on_policy_change(void *ctx)
+{
+    app *a = ctx;
+    gp_policy *p = NULL;
+    char *errors = NULL;
+    gp_status st = gp_policy_load_file(a->opt.policy, &p, &errors);
+
+    if (st != GP_OK) {
+        gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
+                       "result=\"failure\"", 1);
+        GP_LOG(&a->log, GP_LOG_ERROR, "policy reload failed; keeping the last good policy",
+               GP_LS("file", a->opt.policy), GP_LS("errors", errors ? errors : gp_status_str(st)));
+        free(errors);
+        return;
+    }
+    GP_LOG(&a->log, GP_LOG_INFO, "policy reloaded", GP_LS("file", a->opt.policy),
+           GP_LS("digest", p->digest));
+    gp_policy_holder_set(&a->policy, p);
+    gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
+                   "result=\"success\"", 1);
+    gp_metrics_set(a->metrics, "gpupack_policy_last_reload_timestamp_seconds",
+                   "When the policy in force was loaded (Unix seconds).", "", (double)time(NULL));
+}
+
+static void on_snapshot_change(void *ctx)
+{
+    app *a = ctx;
+    gp_err err = { { 0 } };
+    gp_status st;
+    gp_cluster *c = load_cluster(&a->opt, &err, &st);
+
+    if (st != GP_OK) {
+        GP_LOG(&a->log, GP_LOG_ERROR, "cluster snapshot reload failed; keeping the last view",
+               GP_LS("error", err.msg));
+        return;
+    }
+    gp_webhook_set_cluster(&a->hook, c);
+    GP_LOG(&a->log, GP_LOG_INFO, "cluster snapshot reloaded");
+}
+
+static int run_review(app *a)
+{
+    char *body = NULL;
+    size_t len = 0;
+    gp_err err = { { 0 } };
+    gp_http_response resp = { 0 };
+    int rc = 0;
+
+    if (gp_stream_read(stdin, GP_ADMISSION_MAX_BODY, &body, &len, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: --review: stdin: %s\n", err.msg);
+        return 1;
+    }
+    gp_webhook_review(&a->hook, body, len, &resp);
+    if (resp.status == 200) {
+        fwrite(resp.body, 1, resp.body_len, stdout);
+        fputc('\n', stdout);
+    } else {
+        fprintf(stderr, "gpupack-webhook: --review: %.*s\n", (int)resp.body_len,
+                resp.body ? resp.body : "internal error");
+        rc = 1;
+    }
+    free(resp.body);
+    free(body);
+    return rc;
+}
+
+static void reply_text(gp_http_response *resp, int status, const char *text)
+{
+    resp->status = status;
+    resp->body = strdup(text);
+    resp->body_len = resp->body ? strlen(text) : 0;
+    resp->content_type = "text/plain; charset=utf-8";
+}
+
+static void route_healthz(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    (void)ctx;
+    (void)req;
+    reply_text(resp, 200, "ok\n");
+}
+
+static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    app *a = ctx;
+
+    (void)req;
+    if (atomic_load(&a->draining))
+        reply_text(resp, 503, "not ready: shutting down\n");
+    else if (!gp_server_tls_ready(a->server))
+        reply_text(resp, 503, "not ready: no valid serving certificate\n");
+    else
+        reply_text(resp, 200, "ok\n");
+}
+
+static void route_metrics(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    app *a = ctx;
+
+    (void)req;
+    resp->body = gp_metrics_render(a->metrics, &resp->body_len);
+    resp->status = resp->body ? 200 : 500;
+    resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+}
+
+static gp_status start_watchers(app *a, gp_err *err)
+{
+    const char *snaps[2];
+    size_t n = 0;
+    gp_status st = GP_OK;
+
+    if (a->opt.policy != NULL)
+        st = gp_watch_start(&a->opt.policy, 1, a->opt.reload_ms, on_policy_change, a,
+                            &a->policy_watch, err);
+    if (a->opt.snap_nodes)
+        snaps[n++] = a->opt.snap_nodes;
+    if (a->opt.snap_pcs)
+        snaps[n++] = a->opt.snap_pcs;
+    if (st == GP_OK && n > 0)
+        st = gp_watch_start(snaps, n, a->opt.reload_ms, on_snapshot_change, a, &a->snap_watch,
+                            err);
+    return st;
+}
+
+static gp_status start_server(app *a, gp_err *err)
+{
+    char host[256];
+    int port;
+    gp_route routes[4] = {
+        { "/mutate", "POST", false, true, gp_webhook_route, &a->hook },
+        { "/healthz", "GET", false, false, route_healthz, a },
+        { "/readyz", "GET", false, false, route_readyz, a },
+        { "/metrics", "GET", false, false, route_metrics, a },
+    };
+    gp_server_config cfg;
+
+    if (gp_split_hostport(a->opt.listen, host, sizeof(host), &port, err) != GP_OK) {
+        gp_err_prefix(err, "--listen");
+        return GP_EINVAL;
+    }
+    cfg = (gp_server_config){ .host = host, .port = port, .cert_file = a->opt.cert,
+                              .key_file = a->opt.key, .client_ca_file = a->opt.client_ca,
+                              .max_body = GP_ADMISSION_MAX_BODY, .threads = a->opt.threads,
+                              .idle_timeout_s = a->opt.idle_timeout,
+                              .request_timeout_s = a->opt.request_timeout,
+                              .max_connections = a->opt.max_conns,
+                              .cert_reload_ms = a->opt.reload_ms, .routes = routes, .nroutes = 4,
+                              .metrics = a->metrics, .log = &a->log, .name = "webhook" };
+    return gp_server_start(&cfg, &a->server, err);
+}
+
+/* SIGTERM: report not ready at once, keep serving for the drain delay (kube-apiserver and the
+ * Service endpoints need that long to stop sending), then stop taking new connections and finish
+ * the requests in flight. */
+static void serve_until_signal(app *a)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    while (!g_stop)
+        pause();
+    atomic_store(&a->draining, true);
+    GP_LOG(&a->log, GP_LOG_INFO, "shutting down: draining", GP_LI("drain_seconds", a->opt.drain_s));
+    for (unsigned i = 0; i < a->opt.drain_s * 10; i++)
+        usleep(100000);
+    gp_server_quiesce(a->server);
+}
+
+static int serve(app *a)
+{
+    gp_err err = { { 0 } };
+
+    if (start_server(a, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
+        return 2;
+    }
+    if (start_watchers(a, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: watching files: %s\n", err.msg);
+        return 1;
+    }
+    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.listen),
+           GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
+    serve_until_signal(a);
+    gp_watch_stop(a->policy_watch);
+    gp_watch_stop(a->snap_watch);
+    gp_server_stop(a->server);
+    GP_LOG(&a->log, GP_LOG_INFO, "stopped");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static app a;
+    gp_log_level level;
+    gp_err err = { { 0 } };
+    gp_status st;
+    gp_cluster *cluster;
+    int rc = parse_options(&a.opt, argc, argv);
+
+    if (rc >= 0)
+        return rc;
+    if (gp_log_level_parse(a.opt.log_level, &level) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: --log-level: expected debug, info, warn or error, got "
+                        "\"%.32s\"\n", a.opt.log_level);
+        return 2;
+    }
+    rc = check_options(&a.opt);
+    if (rc != 0 || (rc = load_policy(&a)) != 0)
+        return rc;
+    cluster = load_cluster(&a.opt, &err, &st);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: --snapshot-*: %s\n", err.msg);
+        gp_policy_holder_destroy(&a.policy);
+        return 2;
+    }
+    gp_log_init(&a.log, level, stderr);
+    a.metrics = gp_metrics_new();
+    gp_webhook_init(&a.hook, &a.policy, cluster, a.metrics, &a.log);
+    rc = a.opt.review ? run_review(&a) : serve(&a);
+    gp_webhook_destroy(&a.hook);
+    gp_policy_holder_destroy(&a.policy);
+    gp_metrics_free(a.metrics);
+    gp_log_destroy(&a.log);
+    return rc;
+}
