@@ -36,5 +36,5 @@ wait_http() {
 # Development certificates for 127.0.0.1/localhost in DIR (uses bin/gpupack-certs).
 make_certs() {
     "$BIN/gpupack-certs" --service gpupack-webhook --namespace gpupack-system --out "$1" \
-        --ip 127.0.0.1 --dns localhost --force >/dev/null
+        --ip 127.0.0.1 --dns localhost --force >/dev/null 2>&1
 }
