@@ -313,7 +313,7 @@ static bool record_original(cJSON *root, const gp_container *k)
         g = cJSON_AddObjectToObject(root, group);
     if (ok && gp_container_request(k, GP_RES_GPU) != NULL)
         ok = cJSON_AddStringToObject(cJSON_AddObjectToObject(ent, "requests"), GP_RES_GPU, "1");
-    if (ok)
+    if (ok && gp_container_limit(k, GP_RES_GPU) != NULL)
         ok = cJSON_AddStringToObject(cJSON_AddObjectToObject(ent, "limits"), GP_RES_GPU, "1");
     if (!ok || g == NULL) {
         cJSON_Delete(ent);

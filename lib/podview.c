@@ -1,5 +1,6 @@
 #include "gpupack/podview.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -143,9 +144,12 @@ static gp_status decode_containers(const cJSON *spec, gp_arena *a, gp_pod *p, gp
     const cJSON *ics = cJSON_GetObjectItemCaseSensitive(spec, "initContainers");
     size_t total, i = 0;
 
-    if ((cs && !cJSON_IsArray(cs) && !cJSON_IsNull(cs)) ||
-        (ics && !cJSON_IsArray(ics) && !cJSON_IsNull(ics))) {
+    if (cs && !cJSON_IsArray(cs) && !cJSON_IsNull(cs)) {
         gp_err_set(err, "spec.containers: must be an array");
+        return GP_EINVAL;
+    }
+    if (ics && !cJSON_IsArray(ics) && !cJSON_IsNull(ics)) {
+        gp_err_set(err, "spec.initContainers: must be an array");
         return GP_EINVAL;
     }
     total = json_count(cJSON_IsArray(cs) ? cs : NULL) + json_count(cJSON_IsArray(ics) ? ics : NULL);
@@ -171,6 +175,20 @@ static gp_status decode_containers(const cJSON *spec, gp_arena *a, gp_pod *p, gp
     }
     p->ncontainers = i;
     return GP_OK;
+}
+
+/* cJSON holds numbers as doubles: values past +-2^63 saturate instead of overflowing the
+ * conversion. (Only ordering matters for tolerationSeconds, and 2^53 seconds is 285 million
+ * years, so the precision lost above 2^53 cannot change a decision.) */
+static int64_t clamp_int64(double d)
+{
+    if (d != d)
+        return 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
 }
 
 static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
@@ -200,7 +218,7 @@ static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, g
         o->value = (char *)(json_str(t, "value") ? json_str(t, "value") : "");
         o->effect = (char *)(json_str(t, "effect") ? json_str(t, "effect") : "");
         o->has_seconds = cJSON_IsNumber(secs);
-        o->seconds = o->has_seconds ? (int64_t)secs->valuedouble : 0;
+        o->seconds = o->has_seconds ? clamp_int64(secs->valuedouble) : 0;
         i++;
     }
     p->ntolerations = i;

@@ -1,8 +1,13 @@
 /* Structured logs: one JSON object per line on a stream (stderr by default).
  *
  * Every line has "ts" (RFC 3339, UTC, milliseconds), "level" and "msg", then the fields given.
- * String values are JSON-escaped and cut at GP_LOG_MAX_VALUE bytes (marked with "..."); a whole line
- * never exceeds GP_LOG_MAX_LINE bytes. Writing a line is atomic with respect to other threads. */
+ * String values (and keys) are JSON-escaped: quotes, backslashes, control characters and DEL
+ * become escapes, and bytes that are not valid UTF-8 become U+FFFD, so every line is valid JSON
+ * and valid UTF-8 whatever it is given. Values are cut at GP_LOG_MAX_VALUE input bytes on a
+ * character boundary (marked with "..."); a whole line never exceeds GP_LOG_MAX_LINE bytes: a
+ * field that would not fit is dropped, with those after it, and the line ends with
+ * "truncated":true. Non-finite doubles are written as null. Each line is written with one
+ * fwrite() under the log's mutex, so lines from different threads never interleave. */
 #ifndef GPUPACK_LOG_H
 #define GPUPACK_LOG_H
 
@@ -23,14 +28,16 @@ typedef struct {
     pthread_mutex_t mu;
 } gp_log;
 
+/* out NULL means stderr. The stream stays the caller's; gp_log_destroy() does not close it. */
 void gp_log_init(gp_log *log, gp_log_level level, FILE *out);
-void gp_log_destroy(gp_log *log);
+void gp_log_destroy(gp_log *log); /* NULL is harmless */
 
-/* Parses "debug", "info", "warn" (or "warning"), "error". */
+/* Parses "debug", "info", "warn" (or "warning"), "error" (lower case). GP_EINVAL otherwise. */
 gp_status gp_log_level_parse(const char *s, gp_log_level *out) GP_WUR;
 
 /* A log line's fields. Kinds: 's' string (s), 'i' integer (i), 'f' double (f), 'j' raw JSON (s,
- * written as is: the caller guarantees it is valid JSON and short). */
+ * written as is: the caller guarantees it is valid JSON; one longer than GP_LOG_MAX_VALUE is
+ * replaced by a note). */
 typedef struct {
     const char *key;
     char kind;

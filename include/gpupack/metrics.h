@@ -1,11 +1,13 @@
 /* A small Prometheus registry: counters, gauges and histograms with label sets.
  *
  * Series are created on first use and live until gp_metrics_free(). Label sets are passed
- * pre-rendered ("route=\"/mutate\",code=\"200\"", or "" for none); callers only pass label values
- * from a bounded set (routes, status codes, kinds), never user input. All calls are thread-safe.
- * GP_METRICS_MAX_SERIES bounds memory: past it, new series are dropped and counted in
- * gpupack_metrics_dropped_series_total. Histograms use GP_METRICS_BUCKETS (seconds), which start
- * well below one millisecond. */
+ * pre-rendered ("route=\"/mutate\",code=\"200\"", or "" for none; NULL counts as ""); callers
+ * only pass label values from a bounded set (routes, status codes, kinds), never user input, and
+ * escape them. All calls are thread-safe (one mutex). GP_METRICS_MAX_SERIES bounds memory: past
+ * it, new series are dropped and counted in gpupack_metrics_dropped_series_total, which is always
+ * rendered. The first use of a name fixes its kind and # HELP text; using the name later as
+ * another kind, an invalid name, or a label set over 512 bytes is dropped and counted the same
+ * way. Histograms use GP_METRICS_BUCKETS (seconds), which start well below one millisecond. */
 #ifndef GPUPACK_METRICS_H
 #define GPUPACK_METRICS_H
 
@@ -32,11 +34,14 @@ void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const cha
 void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const char *labels,
                         double seconds);
 
-/* The current value of a counter or gauge series (0 when absent), for tests and readiness. */
+/* The current value of a counter or gauge series (0 when absent), for tests and readiness; for
+ * a histogram, its observation count. labels NULL counts as "". */
 double gp_metrics_value(gp_metrics *m, const char *name, const char *labels);
 
-/* Renders the Prometheus text exposition format (version 0.0.4). Returns a malloc'd string the
- * caller frees and its length in *len, or NULL on allocation failure. */
+/* Renders the Prometheus text exposition format (version 0.0.4): per name one # HELP and one
+ * # TYPE line, then its series in creation order; histograms as cumulative _bucket{...,le="..."}
+ * lines ending with le="+Inf", then _sum and _count. Returns a malloc'd string the caller frees
+ * and its length in *len (len may be NULL), or NULL on allocation failure or when m is NULL. */
 char *gp_metrics_render(gp_metrics *m, size_t *len);
 
 #endif

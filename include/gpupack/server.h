@@ -7,7 +7,32 @@
  * complete body to the route's handler. Certificates are read from files, checked with
  * gp_tls_check_pair(), and swapped without dropping connections when the files change: each new
  * TLS handshake uses the pair in force at that moment (GnuTLS certificate callback). A pair that
- * fails the checks is refused and the old one stays in force. */
+ * fails the checks is refused and the old one stays in force.
+ *
+ * Details of the contract:
+ * - Routing: exact path, or for suffix routes any path ending in "/" + the route's last segment;
+ *   the query string never takes part. Error bodies are {"error":"<what went wrong>"}.
+ * - Errors found from the request line and headers (404, 405, 415, 413 by Content-Length) are
+ *   answered without reading the body: at once, then closing the connection, when the request
+ *   announced a body; keeping the connection otherwise. A chunked body is collected up to
+ *   max_body; past it the rest is read and thrown away, then answered with 413 when it ends
+ *   (libmicrohttpd 0.9.75 cannot answer in the middle of a body), or the connection is closed
+ *   once 4 MiB more have been thrown away.
+ * - The server never answers 5xx by itself; a handler's status outside 100-599 becomes 500.
+ * - Timeouts: idle_timeout_s closes a connection with no traffic (also during the handshake and
+ *   headers); request_timeout_s, counted from the end of the headers, closes a connection whose
+ *   body has not arrived whole in time (no response). Headers over about 60 KiB get 431 from
+ *   libmicrohttpd.
+ * - TLS: 1.2 and 1.3 only. With client_ca_file, every handshake requires a client certificate
+ *   that verifies against that CA (a client without one fails the handshake), and each request
+ *   checks it again (403 otherwise).
+ * - Metrics (when metrics is set): gpupack_http_requests_total{server,route,code} and
+ *   gpupack_http_request_duration_seconds{server,route}, where route is the route's path or
+ *   "unknown" (never the raw path) and code is "none" when no response was sent;
+ *   gpupack_tls_certificate_expiry_timestamp_seconds (notAfter in force) and
+ *   gpupack_tls_reloads_total{result="success|failure"}.
+ * - Logs (when log is set): one access line per request (debug for < 400, info for 4xx, warn
+ *   otherwise), certificate loads and refusals, libmicrohttpd's own messages. */
 #ifndef GPUPACK_SERVER_H
 #define GPUPACK_SERVER_H
 
@@ -47,43 +72,54 @@ typedef struct {
 } gp_route;
 
 typedef struct {
-    const char *host;             /* "127.0.0.1", "0.0.0.0", "::" */
+    const char *host;             /* numeric: "127.0.0.1", "0.0.0.0", "::" (dual stack), "::1";
+                                     NULL means "0.0.0.0" */
     int port;                     /* 0: pick a free port (see gp_server_port) */
     const char *cert_file;        /* NULL with key_file NULL: plain HTTP */
     const char *key_file;
-    const char *client_ca_file;   /* NULL: no client certificates asked */
-    size_t max_body;              /* bytes */
-    unsigned threads;             /* thread pool size, >= 1 */
-    unsigned idle_timeout_s;      /* keep-alive idle connection timeout */
-    unsigned request_timeout_s;   /* a request must arrive whole within this */
-    unsigned max_connections;
-    unsigned cert_reload_ms;      /* poll interval for certificate changes */
-    const gp_route *routes;       /* copied */
+    const char *client_ca_file;   /* NULL: no client certificates asked; else required */
+    size_t max_body;              /* bytes, 1 to 1 GiB */
+    unsigned threads;             /* thread pool size; 0 means 1 */
+    unsigned idle_timeout_s;      /* keep-alive idle connection timeout; 0: none */
+    unsigned request_timeout_s;   /* a request must arrive whole within this; 0: no limit */
+    unsigned max_connections;     /* 0: libmicrohttpd's default */
+    unsigned cert_reload_ms;      /* poll interval for certificate changes (inotify is
+                                     immediate); 0 means 1000 */
+    const gp_route *routes;       /* copied, with their path and method strings; at most 64;
+                                     paths must start with '/' and hold no quote or backslash */
     size_t nroutes;
     gp_metrics *metrics;          /* may be NULL; not owned */
     gp_log *log;                  /* may be NULL; not owned */
-    const char *name;             /* "webhook" or "extender", for logs */
+    const char *name;             /* "webhook" or "extender", for logs and metric labels;
+                                     NULL means "server" */
 } gp_server_config;
 
 typedef struct gp_server gp_server;
 
-/* Binds and starts serving. Returns GP_EIO with the address and reason when it cannot bind,
- * GP_EINVAL when the certificate pair fails its checks. */
+/* Binds and starts serving; all strings and routes in cfg are copied. Returns GP_EIO with the
+ * address and reason when it cannot bind, GP_EINVAL when the configuration is invalid or the
+ * certificate pair fails its checks, the file read error when a certificate file cannot be
+ * read. On failure *out is NULL. The caller stops the server with gp_server_stop(). */
 gp_status gp_server_start(const gp_server_config *cfg, gp_server **out, gp_err *err) GP_WUR;
 
-/* The port actually bound. */
+/* The port actually bound (the kernel's pick when cfg.port was 0); -1 for NULL. */
 int gp_server_port(const gp_server *s);
 
-/* Re-reads the certificate files now (also done automatically when they change). */
+/* Re-reads the certificate files now (also done automatically when they change). On success the
+ * new pair serves every later handshake; open connections keep theirs. On failure the old pair
+ * stays in force and the error says why. Either way the result is logged and counted. GP_OK and
+ * nothing else for a plain-HTTP server. Thread-safe. */
 gp_status gp_server_reload_certs(gp_server *s, gp_err *err) GP_WUR;
 
 /* True when serving plain HTTP, or when the pair in force is valid now. */
 bool gp_server_tls_ready(gp_server *s);
 
-/* Stops accepting new connections (quiesce) but keeps serving in-flight requests. */
+/* Stops accepting new connections (quiesce: new connection attempts are refused) but keeps
+ * serving the open ones, keep-alive included. Calling it again is harmless. */
 void gp_server_quiesce(gp_server *s);
 
-/* Stops and frees the server. NULL is harmless. */
+/* Stops the watcher and the daemon (closing every connection) and frees the server, certificate
+ * pairs included. NULL is harmless. */
 void gp_server_stop(gp_server *s);
 
 #endif

@@ -20,6 +20,10 @@
 extern int gp_test_failed;
 int gp_test_failed;
 
+/* Under LeakSanitizer the child's _exit() skips the exit-time leak check, so the harness runs it
+ * itself after each test (a no-op symbol-less build otherwise). */
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
 #define GP_TEST(name) static void name(void)
 
 #define GP_CHECK(cond)                                                                          \
@@ -65,6 +69,10 @@ static int gp_test_run_one(const gp_test_case *tc, const char *prog)
         alarm(GP_TEST_TIMEOUT_S);
         gp_test_failed = 0;
         tc->fn();
+        if (__lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0) {
+            printf("  leaks found (see the LeakSanitizer report above)\n");
+            gp_test_failed = 1;
+        }
         fflush(stdout);
         _exit(gp_test_failed ? 1 : 0);
     }

@@ -1,0 +1,420 @@
+/* The Prometheus registry.
+ *
+ * Series are found through an open-addressing hash table keyed by (name, labels) and grouped in
+ * families (one per metric name) so that rendering writes # HELP and # TYPE once per name. One
+ * mutex guards everything: updates are a hash lookup and an add, far cheaper than the requests
+ * they measure. The first use of a name fixes its kind and help text; a later use of the same name
+ * with another kind is dropped (and counted) rather than rendered as an invalid exposition. */
+#include "gpupack/metrics.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define METRICS_TABLE_SIZE (GP_METRICS_MAX_SERIES * 2) /* a power of two, at most half full */
+#define METRICS_MAX_NAME 128
+#define METRICS_MAX_LABELS 512
+#define METRICS_MAX_HELP 512
+#define METRICS_DROPPED "gpupack_metrics_dropped_series_total"
+
+static const double bucket_bounds[] = GP_METRICS_BUCKETS;
+#define NBUCKETS (sizeof(bucket_bounds) / sizeof(bucket_bounds[0]))
+
+typedef enum { KIND_COUNTER, KIND_GAUGE, KIND_HISTOGRAM } metric_kind;
+
+typedef struct family family;
+
+typedef struct series {
+    family *fam;
+    char *labels;
+    uint64_t count;             /* counter value, or histogram observation count */
+    double value;               /* gauge value, or histogram sum */
+    uint64_t buckets[NBUCKETS]; /* histogram: observations per bucket, not cumulative */
+    struct series *next;        /* next series of the same family, in creation order */
+} series;
+
+struct family {
+    char *name;
+    char *help;
+    metric_kind kind;
+    series *first, *last;
+    family *next;
+};
+
+struct gp_metrics {
+    pthread_mutex_t mu;
+    series *table[METRICS_TABLE_SIZE];
+    size_t nseries;
+    family *families, *families_last;
+    uint64_t dropped;
+};
+
+/* A growable output buffer for rendering; on allocation failure it sets failed and stops. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    bool failed;
+} out_buf;
+
+gp_metrics *gp_metrics_new(void)
+{
+    gp_metrics *m = calloc(1, sizeof(*m));
+
+    if (m == NULL)
+        return NULL;
+    pthread_mutex_init(&m->mu, NULL);
+    return m;
+}
+
+void gp_metrics_free(gp_metrics *m)
+{
+    family *f, *fnext;
+
+    if (m == NULL)
+        return;
+    for (f = m->families; f != NULL; f = fnext) {
+        series *s, *snext;
+
+        fnext = f->next;
+        for (s = f->first; s != NULL; s = snext) {
+            snext = s->next;
+            free(s->labels);
+            free(s);
+        }
+        free(f->name);
+        free(f->help);
+        free(f);
+    }
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}
+
+static uint64_t hash_key(const char *name, const char *labels)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0xFFu) * 1099511628211ULL;
+    for (const char *p = labels; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
+static bool name_valid(const char *name)
+{
+    size_t n = name != NULL ? strlen(name) : 0;
+
+    if (n == 0 || n > METRICS_MAX_NAME || (name[0] >= '0' && name[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == ':'))
+            return false;
+    }
+    return true;
+}
+
+/* The slot holding (name, labels), or the empty slot where it would go. */
+static series **table_slot(gp_metrics *m, const char *name, const char *labels)
+{
+    size_t i = (size_t)hash_key(name, labels) & (METRICS_TABLE_SIZE - 1);
+
+    for (;;) {
+        series *s = m->table[i];
+
+        if (s == NULL || (strcmp(s->fam->name, name) == 0 && strcmp(s->labels, labels) == 0))
+            return &m->table[i];
+        i = (i + 1) & (METRICS_TABLE_SIZE - 1);
+    }
+}
+
+static family *family_find(gp_metrics *m, const char *name)
+{
+    for (family *f = m->families; f != NULL; f = f->next)
+        if (strcmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}
+
+static family *family_new(gp_metrics *m, const char *name, const char *help, metric_kind kind)
+{
+    family *f = calloc(1, sizeof(*f));
+
+    if (f == NULL)
+        return NULL;
+    f->name = strdup(name);
+    f->help = strndup(help != NULL ? help : "", METRICS_MAX_HELP);
+    f->kind = kind;
+    if (f->name == NULL || f->help == NULL) {
+        free(f->name);
+        free(f->help);
+        free(f);
+        return NULL;
+    }
+    if (m->families_last != NULL)
+        m->families_last->next = f;
+    else
+        m->families = f;
+    m->families_last = f;
+    return f;
+}
+
+/* Creates the series in *slot. Returns NULL (and counts a dropped series) past the limit, on a
+ * kind mismatch, or when memory runs out. */
+static series *series_new(gp_metrics *m, series **slot, const char *name, const char *help,
+                          const char *labels, metric_kind kind)
+{
+    family *f = family_find(m, name);
+    series *s;
+
+    if (m->nseries >= GP_METRICS_MAX_SERIES || (f != NULL && f->kind != kind))
+        goto drop;
+    if (f == NULL && (f = family_new(m, name, help, kind)) == NULL)
+        goto drop;
+    s = calloc(1, sizeof(*s));
+    if (s == NULL || (s->labels = strdup(labels)) == NULL) {
+        free(s);
+        goto drop;
+    }
+    s->fam = f;
+    if (f->last != NULL)
+        f->last->next = s;
+    else
+        f->first = s;
+    f->last = s;
+    *slot = s;
+    m->nseries++;
+    return s;
+drop:
+    m->dropped++;
+    return NULL;
+}
+
+/* Finds or creates a series; call with m->mu held. */
+static series *series_get(gp_metrics *m, const char *name, const char *help, const char *labels,
+                          metric_kind kind)
+{
+    series **slot;
+
+    if (labels == NULL)
+        labels = "";
+    if (!name_valid(name) || strlen(labels) > METRICS_MAX_LABELS) {
+        m->dropped++;
+        return NULL;
+    }
+    slot = table_slot(m, name, labels);
+    if (*slot != NULL) {
+        if ((*slot)->fam->kind == kind)
+            return *slot;
+        m->dropped++;
+        return NULL;
+    }
+    return series_new(m, slot, name, help, labels, kind);
+}
+
+void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const char *labels,
+                    uint64_t by)
+{
+    series *s;
+
+    if (m == NULL)
+        return;
+    pthread_mutex_lock(&m->mu);
+    s = series_get(m, name, help, labels, KIND_COUNTER);
+    if (s != NULL)
+        s->count += by;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const char *labels,
+                    double value)
+{
+    series *s;
+
+    if (m == NULL)
+        return;
+    pthread_mutex_lock(&m->mu);
+    s = series_get(m, name, help, labels, KIND_GAUGE);
+    if (s != NULL)
+        s->value = value;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const char *labels,
+                        double seconds)
+{
+    series *s;
+    size_t b = 0;
+
+    if (m == NULL || isnan(seconds))
+        return;
+    while (b < NBUCKETS && seconds > bucket_bounds[b])
+        b++;
+    pthread_mutex_lock(&m->mu);
+    s = series_get(m, name, help, labels, KIND_HISTOGRAM);
+    if (s != NULL) {
+        if (b < NBUCKETS)
+            s->buckets[b]++;
+        s->count++;
+        s->value += seconds;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+double gp_metrics_value(gp_metrics *m, const char *name, const char *labels)
+{
+    series **slot;
+    double v = 0;
+
+    if (m == NULL || !name_valid(name))
+        return 0;
+    pthread_mutex_lock(&m->mu);
+    if (strcmp(name, METRICS_DROPPED) == 0) {
+        v = (double)m->dropped;
+        pthread_mutex_unlock(&m->mu);
+        return v;
+    }
+    slot = table_slot(m, name, labels != NULL ? labels : "");
+    if (*slot != NULL)
+        v = (*slot)->fam->kind == KIND_GAUGE ? (*slot)->value : (double)(*slot)->count;
+    pthread_mutex_unlock(&m->mu);
+    return v;
+}
+
+static void out_printf(out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out_printf(out_buf *o, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (o->failed)
+        return;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            o->failed = true;
+            return;
+        }
+        if ((size_t)n < o->cap - o->len) {
+            o->len += (size_t)n;
+            return;
+        }
+        char *nb = realloc(o->buf, o->cap * 2 + (size_t)n);
+
+        if (nb == NULL) {
+            o->failed = true;
+            return;
+        }
+        o->buf = nb;
+        o->cap = o->cap * 2 + (size_t)n;
+    }
+}
+
+/* Formats a sample value the way Prometheus parses it (NaN, +Inf, -Inf for the specials). */
+static const char *fmt_double(double v, char *buf, size_t bufsz)
+{
+    if (isnan(v))
+        return "NaN";
+    if (isinf(v))
+        return v > 0 ? "+Inf" : "-Inf";
+    snprintf(buf, bufsz, "%.15g", v);
+    return buf;
+}
+
+/* # HELP text with backslash and newline escaped, as the text format requires. */
+static void render_header(out_buf *o, const family *f)
+{
+    static const char *const types[] = { "counter", "gauge", "histogram" };
+
+    out_printf(o, "# HELP %s ", f->name);
+    for (const char *p = f->help; *p; p++) {
+        if (*p == '\\')
+            out_printf(o, "\\\\");
+        else if (*p == '\n')
+            out_printf(o, "\\n");
+        else
+            out_printf(o, "%c", *p);
+    }
+    out_printf(o, "\n# TYPE %s %s\n", f->name, types[f->kind]);
+}
+
+/* name{labels} or name when there are none. */
+static void render_name(out_buf *o, const char *name, const char *suffix, const char *labels)
+{
+    if (labels[0] != '\0')
+        out_printf(o, "%s%s{%s} ", name, suffix, labels);
+    else
+        out_printf(o, "%s%s ", name, suffix);
+}
+
+static void render_histogram(out_buf *o, const family *f, const series *s)
+{
+    const char *sep = s->labels[0] != '\0' ? "," : "";
+    uint64_t cum = 0;
+    char num[64];
+
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        cum += s->buckets[b];
+        out_printf(o, "%s_bucket{%s%sle=\"%g\"} %" PRIu64 "\n", f->name, s->labels, sep,
+                   bucket_bounds[b], cum);
+    }
+    out_printf(o, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", f->name, s->labels, sep, s->count);
+    render_name(o, f->name, "_sum", s->labels);
+    out_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
+    render_name(o, f->name, "_count", s->labels);
+    out_printf(o, "%" PRIu64 "\n", s->count);
+}
+
+static void render_family(out_buf *o, const family *f)
+{
+    char num[64];
+
+    render_header(o, f);
+    for (const series *s = f->first; s != NULL; s = s->next) {
+        if (f->kind == KIND_HISTOGRAM) {
+            render_histogram(o, f, s);
+            continue;
+        }
+        render_name(o, f->name, "", s->labels);
+        if (f->kind == KIND_COUNTER)
+            out_printf(o, "%" PRIu64 "\n", s->count);
+        else
+            out_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
+    }
+}
+
+char *gp_metrics_render(gp_metrics *m, size_t *len)
+{
+    out_buf o = { .cap = 4096 };
+
+    if (m == NULL || (o.buf = malloc(o.cap)) == NULL)
+        return NULL;
+    o.buf[0] = '\0';
+    pthread_mutex_lock(&m->mu);
+    for (const family *f = m->families; f != NULL; f = f->next)
+        render_family(&o, f);
+    out_printf(&o,
+               "# HELP " METRICS_DROPPED " Series not recorded because the registry was full or "
+               "the name was misused.\n# TYPE " METRICS_DROPPED " counter\n" METRICS_DROPPED
+               " %" PRIu64 "\n",
+               m->dropped);
+    pthread_mutex_unlock(&m->mu);
+    if (o.failed) {
+        free(o.buf);
+        return NULL;
+    }
+    if (len != NULL)
+        *len = o.len;
+    return o.buf;
+}

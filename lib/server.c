@@ -1,0 +1,1161 @@
+/* The HTTP(S) server (the contract is in include/gpupack/server.h).
+ *
+ * Threads: libmicrohttpd runs a pool of cfg.threads polling threads (epoll); the access handler,
+ * the request-completed callback and the TLS certificate callback run on them. The certificate
+ * watcher (gp_watch) runs on its own thread and reloads through gp_server_reload_certs().
+ *
+ * A request's life: the first call of the access handler routes it and decides the transport
+ * errors (404, 405, 415, 413 from Content-Length, 403 without a valid client certificate); later
+ * calls append the body to a growable buffer capped at max_body; the last call hands the complete
+ * body to the route's handler, or sends the error decided earlier. Everything the request owns is
+ * freed in on_completed(), which also records its metrics and its access-log line.
+ *
+ * TLS: the pair in force is an immutable snapshot (tls_pair) swapped under tls_mu. GnuTLS keeps
+ * using the pcert and private key it got from the certificate callback while the handshake runs,
+ * and the callback cannot take a reference it could later drop, so a swapped-out pair is retired,
+ * not freed: retired pairs are freed once they have been out of force for longer than any
+ * handshake can last (see retire_grace_s()), or at stop. */
+#include "gpupack/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <gnutls/abstract.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpupack/fileio.h"
+#include "gpupack/tlsfiles.h"
+#include "gpupack/watchfs.h"
+
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:%SERVER_PRECEDENCE"
+#define TLS_MAX_CHAIN 8                 /* certificates in the served chain */
+#define TLS_RETIRE_MIN_S 60             /* a retired pair lives at least this long */
+#define CONN_MEMORY_LIMIT (64 * 1024)   /* per connection; larger headers get a 431 from MHD */
+#define MAX_DRAIN (4u * 1024 * 1024)    /* body bytes discarded before closing instead of a 413 */
+#define MAX_ROUTES 64
+#define MAX_NAME 64                     /* server name and route paths, used in metric labels */
+#define MHD_MSG_MAX 256
+
+#define M_REQUESTS "gpupack_http_requests_total"
+#define M_REQUESTS_HELP "HTTP requests answered, by server, route and status code."
+#define M_DURATION "gpupack_http_request_duration_seconds"
+#define M_DURATION_HELP "Time from a request's headers to its completion."
+#define M_EXPIRY "gpupack_tls_certificate_expiry_timestamp_seconds"
+#define M_EXPIRY_HELP "notAfter of the serving certificate in force, Unix seconds."
+#define M_RELOADS "gpupack_tls_reloads_total"
+#define M_RELOADS_HELP "Certificate reloads, by result; a failed reload keeps the old pair."
+
+/* One certificate chain and its key, immutable once built. refs counts its holders: the server
+ * while the pair is current or retired, plus readers between tls_current() and tls_pair_unref(). */
+typedef struct tls_pair {
+    unsigned refs; /* guarded by the owning server's tls_mu */
+    gnutls_pcert_st pcert[TLS_MAX_CHAIN];
+    unsigned npcert;
+    gnutls_privkey_t key;
+    gp_cert_info info;
+    time_t retired_at;     /* CLOCK_MONOTONIC seconds */
+    struct tls_pair *next; /* in the retired list */
+} tls_pair;
+
+struct gp_server {
+    gp_server_config cfg; /* strings and routes point into this struct's own copies */
+    gp_route routes[MAX_ROUTES];
+    char *strings;        /* one block holding every copied string */
+    struct MHD_Daemon *daemon;
+    int port;
+    MHD_socket quiesced; /* the listen socket after gp_server_quiesce, closed at stop */
+    union {
+        struct sockaddr_in v4;
+        struct sockaddr_in6 v6;
+    } addr;
+    bool wildcard, dual_stack;
+
+    bool tls;
+    char *client_ca; /* PEM, for MHD_OPTION_HTTPS_MEM_TRUST */
+    pthread_mutex_t tls_mu;
+    tls_pair *cur;
+    tls_pair *retired;
+    pthread_mutex_t reload_mu; /* one reload at a time */
+    gp_watch *watch;
+
+    pthread_mutex_t msg_mu;
+    char mhd_msg[MHD_MSG_MAX]; /* libmicrohttpd's last log message, for start errors */
+
+    struct gp_server *reg_next;
+};
+
+/* Per-request state, created on the first call of the access handler. */
+typedef struct {
+    const gp_route *route; /* NULL when no route matched the path */
+    const char *route_label;
+    struct timespec t0;
+    int error;             /* a status decided before the handler, or 0 */
+    int code;              /* the status queued, or 0 */
+    bool queued;
+    char *body;
+    size_t len, cap;
+    size_t drained;        /* bytes discarded after the body passed max_body */
+    char method[16];       /* for the access log */
+    char path[160];
+} req_ctx;
+
+/* ---------------------------------------------------------------------------------------------
+ * The server registry.
+ *
+ * GnuTLS calls the certificate callback with the session only: libmicrohttpd passes no user
+ * pointer (MHD_OPTION_HTTPS_CERT_CALLBACK takes a bare gnutls_certificate_retrieve_function2).
+ * libmicrohttpd sets the session's transport to the connection's socket, so the callback finds
+ * its server from the socket's local address (public GnuTLS and socket calls only; the session
+ * leads to the MHD_Connection, and so to the daemon, only through libmicrohttpd internals). This list, guarded by its mutex, is the one piece
+ * of mutable static state in the library; it holds no data of its own, only which running server
+ * owns which listening address. Lock order: registry_mu, then a server's tls_mu.
+ * ------------------------------------------------------------------------------------------- */
+
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static gp_server *registry;
+
+static void registry_add(gp_server *s)
+{
+    pthread_mutex_lock(&registry_mu);
+    s->reg_next = registry;
+    registry = s;
+    pthread_mutex_unlock(&registry_mu);
+}
+
+/* The port is read by the certificate callback under registry_mu, so it is written under it. */
+static void registry_set_port(gp_server *s, int port)
+{
+    pthread_mutex_lock(&registry_mu);
+    s->port = port;
+    pthread_mutex_unlock(&registry_mu);
+}
+
+static void registry_remove(gp_server *s)
+{
+    pthread_mutex_lock(&registry_mu);
+    for (gp_server **p = &registry; *p != NULL; p = &(*p)->reg_next) {
+        if (*p == s) {
+            *p = s->reg_next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_mu);
+}
+
+static bool v4_mapped_equal(const struct in6_addr *a6, const struct in_addr *a4)
+{
+    return IN6_IS_ADDR_V4MAPPED(a6) && memcmp(&a6->s6_addr[12], &a4->s_addr, 4) == 0;
+}
+
+/* Whether a connection whose local address is `local` was accepted by s. */
+static bool server_owns(const gp_server *s, const struct sockaddr_storage *local)
+{
+    const struct sockaddr_in *l4 = (const struct sockaddr_in *)local;
+    const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)local;
+    bool s6 = s->addr.v4.sin_family == AF_INET6;
+
+    if (local->ss_family == AF_INET) {
+        if (ntohs(l4->sin_port) != s->port || (s6 && !s->dual_stack))
+            return false;
+        return s->wildcard || (!s6 && l4->sin_addr.s_addr == s->addr.v4.sin_addr.s_addr);
+    }
+    if (local->ss_family != AF_INET6 || ntohs(l6->sin6_port) != s->port)
+        return false;
+    if (!s6)
+        return false;
+    if (s->wildcard)
+        return true;
+    return memcmp(&l6->sin6_addr, &s->addr.v6.sin6_addr, sizeof(struct in6_addr)) == 0 ||
+           v4_mapped_equal(&l6->sin6_addr, &s->addr.v4.sin_addr);
+}
+
+static gp_server *registry_find_locked(gnutls_session_t session)
+{
+    struct sockaddr_storage local;
+    socklen_t len = sizeof(local);
+    int fd = gnutls_transport_get_int(session);
+
+    if (fd < 0 || getsockname(fd, (struct sockaddr *)&local, &len) != 0)
+        return NULL;
+    for (gp_server *s = registry; s != NULL; s = s->reg_next)
+        if (s->tls && server_owns(s, &local))
+            return s;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Certificate pairs.
+ * ------------------------------------------------------------------------------------------- */
+
+static time_t mono_now(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec;
+}
+
+static void tls_pair_destroy(tls_pair *p)
+{
+    for (unsigned i = 0; i < p->npcert; i++)
+        gnutls_pcert_deinit(&p->pcert[i]);
+    if (p->key != NULL)
+        gnutls_privkey_deinit(p->key);
+    free(p);
+}
+
+/* Drops one reference; call with tls_mu held. */
+static void tls_pair_unref_locked(tls_pair *p)
+{
+    if (p != NULL && --p->refs == 0)
+        tls_pair_destroy(p);
+}
+
+static void tls_pair_unref(gp_server *s, tls_pair *p)
+{
+    pthread_mutex_lock(&s->tls_mu);
+    tls_pair_unref_locked(p);
+    pthread_mutex_unlock(&s->tls_mu);
+}
+
+/* The pair in force with a reference the caller drops with tls_pair_unref(), or NULL. */
+static tls_pair *tls_current(gp_server *s)
+{
+    tls_pair *p;
+
+    pthread_mutex_lock(&s->tls_mu);
+    p = s->cur;
+    if (p != NULL)
+        p->refs++;
+    pthread_mutex_unlock(&s->tls_mu);
+    return p;
+}
+
+/* How long a retired pair is kept: a handshake that was handed a pair either completes or is
+ * closed by the idle timeout, so the grace period outlasts both. */
+static time_t retire_grace_s(const gp_server *s)
+{
+    return TLS_RETIRE_MIN_S + (time_t)s->cfg.idle_timeout_s;
+}
+
+/* Frees retired pairs whose grace period is over (all of them when force); tls_mu held. */
+static void tls_sweep_locked(gp_server *s, bool force)
+{
+    time_t now = mono_now();
+    tls_pair **pp = &s->retired;
+
+    while (*pp != NULL) {
+        tls_pair *p = *pp;
+
+        if (force || now - p->retired_at >= retire_grace_s(s)) {
+            *pp = p->next;
+            tls_pair_unref_locked(p);
+        } else {
+            pp = &p->next;
+        }
+    }
+}
+
+/* Puts fresh in force (taking over the caller's reference) and retires the old pair. */
+static void tls_swap(gp_server *s, tls_pair *fresh)
+{
+    pthread_mutex_lock(&s->tls_mu);
+    if (s->cur != NULL) {
+        s->cur->retired_at = mono_now();
+        s->cur->next = s->retired;
+        s->retired = s->cur;
+    }
+    s->cur = fresh;
+    tls_sweep_locked(s, false);
+    pthread_mutex_unlock(&s->tls_mu);
+}
+
+static gp_status tls_import(tls_pair *p, const char *cert, size_t clen, const char *key,
+                            size_t klen, gp_err *err)
+{
+    gnutls_datum_t cd = { (unsigned char *)cert, (unsigned)clen };
+    gnutls_datum_t kd = { (unsigned char *)key, (unsigned)klen };
+    unsigned n = TLS_MAX_CHAIN;
+    int rc = gnutls_pcert_list_import_x509_raw(p->pcert, &n, &cd, GNUTLS_X509_FMT_PEM, 0);
+
+    if (rc < 0) {
+        gp_err_set(err, "GnuTLS cannot load the certificate chain (at most %d): %s",
+                   TLS_MAX_CHAIN, gnutls_strerror(rc));
+        return GP_EINVAL;
+    }
+    p->npcert = n;
+    if ((rc = gnutls_privkey_init(&p->key)) < 0 ||
+        (rc = gnutls_privkey_import_x509_raw(p->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0) {
+        gp_err_set(err, "GnuTLS cannot load the private key: %s", gnutls_strerror(rc));
+        return GP_EINVAL;
+    }
+    return GP_OK;
+}
+
+static void free_secret(char *buf, size_t len)
+{
+    if (buf != NULL)
+        explicit_bzero(buf, len);
+    free(buf);
+}
+
+/* Reads, checks and imports the configured pair into a new snapshot (one reference). */
+static gp_status tls_load(const gp_server *s, tls_pair **out, gp_err *err)
+{
+    char *cert = NULL, *key = NULL;
+    size_t clen = 0, klen = 0;
+    tls_pair *p = NULL;
+    gp_status st;
+
+    if ((st = gp_file_read(s->cfg.cert_file, GP_TLS_MAX_PEM, &cert, &clen, err)) != GP_OK ||
+        (st = gp_file_read(s->cfg.key_file, GP_TLS_MAX_PEM, &key, &klen, err)) != GP_OK)
+        goto fail;
+    if ((p = calloc(1, sizeof(*p))) == NULL) {
+        st = GP_ENOMEM;
+        gp_err_set(err, "out of memory");
+        goto fail;
+    }
+    st = gp_tls_check_pair(cert, clen, key, klen, (int64_t)time(NULL), &p->info, err);
+    if (st != GP_OK || (st = tls_import(p, cert, clen, key, klen, err)) != GP_OK) {
+        st = st == GP_ENOMEM ? st : GP_EINVAL;
+        goto fail;
+    }
+    p->refs = 1;
+    *out = p;
+    p = NULL;
+fail:
+    if (p != NULL)
+        tls_pair_destroy(p);
+    free(cert);
+    free_secret(key, klen);
+    return st;
+}
+
+/* The GnuTLS certificate callback: hands out the pair in force for this handshake. With a client
+ * CA configured it also makes the handshake require a client certificate and verify it against
+ * that CA (a client without one fails the handshake). */
+static int cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
+                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+                         gnutls_pcert_st **pcert, unsigned int *pcert_length,
+                         gnutls_privkey_t *pkey)
+{
+    gp_server *s;
+    int rc = -1;
+
+    (void)req_ca_dn;
+    (void)nreqs;
+    (void)pk_algos;
+    (void)pk_algos_length;
+    pthread_mutex_lock(&registry_mu);
+    s = registry_find_locked(session);
+    if (s != NULL) {
+        pthread_mutex_lock(&s->tls_mu);
+        if (s->cur != NULL) {
+            *pcert = s->cur->pcert;
+            *pcert_length = s->cur->npcert;
+            *pkey = s->cur->key;
+            rc = 0;
+        }
+        pthread_mutex_unlock(&s->tls_mu);
+        if (rc == 0 && s->client_ca != NULL) {
+            gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE);
+            gnutls_session_set_verify_cert(session, NULL, 0);
+        }
+    }
+    pthread_mutex_unlock(&registry_mu);
+    return rc;
+}
+
+static void record_reload(gp_server *s, const char *result)
+{
+    char labels[32];
+
+    snprintf(labels, sizeof(labels), "result=\"%s\"", result);
+    gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, labels, 1);
+}
+
+static void log_pair(gp_server *s, const char *msg, const tls_pair *p)
+{
+    char nb[32], na[32];
+
+    gp_tls_format_time(p->info.not_before, nb, sizeof(nb));
+    gp_tls_format_time(p->info.not_after, na, sizeof(na));
+    GP_LOG(s->cfg.log, GP_LOG_INFO, msg, GP_LS("server", s->cfg.name),
+           GP_LS("cert_file", s->cfg.cert_file), GP_LS("subject", p->info.subject),
+           GP_LS("issuer", p->info.issuer), GP_LS("sans", p->info.sans),
+           GP_LS("key_type", p->info.key_type), GP_LS("not_before", nb), GP_LS("not_after", na));
+}
+
+gp_status gp_server_reload_certs(gp_server *s, gp_err *err)
+{
+    gp_err local = { { 0 } };
+    tls_pair *fresh = NULL;
+    gp_status st;
+
+    if (s == NULL || !s->tls)
+        return GP_OK;
+    if (err == NULL)
+        err = &local;
+    pthread_mutex_lock(&s->reload_mu);
+    st = tls_load(s, &fresh, err);
+    if (st == GP_OK) {
+        gp_metrics_set(s->cfg.metrics, M_EXPIRY, M_EXPIRY_HELP, "",
+                       (double)fresh->info.not_after);
+        log_pair(s, "tls certificate loaded", fresh);
+        tls_swap(s, fresh);
+        record_reload(s, "success");
+    } else {
+        GP_LOG(s->cfg.log, GP_LOG_ERROR, "tls certificate reload failed; keeping the old pair",
+               GP_LS("server", s->cfg.name), GP_LS("cert_file", s->cfg.cert_file),
+               GP_LS("key_file", s->cfg.key_file), GP_LS("error", err->msg));
+        record_reload(s, "failure");
+    }
+    pthread_mutex_unlock(&s->reload_mu);
+    return st;
+}
+
+static void on_cert_files_changed(void *ctx)
+{
+    gp_err err = { { 0 } };
+
+    if (gp_server_reload_certs(ctx, &err) != GP_OK)
+        return; /* logged and counted inside; the old pair stays in force */
+}
+
+bool gp_server_tls_ready(gp_server *s)
+{
+    tls_pair *p;
+    int64_t now = (int64_t)time(NULL);
+    bool ok;
+
+    if (s == NULL)
+        return false;
+    if (!s->tls)
+        return true;
+    p = tls_current(s);
+    ok = p != NULL && now >= p->info.not_before && now <= p->info.not_after;
+    if (p != NULL)
+        tls_pair_unref(s, p);
+    return ok;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Routing and request checks.
+ * ------------------------------------------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+static bool route_matches(const gp_route *r, const char *path)
+{
+    if (strcmp(r->path, path) == 0)
+        return true;
+    return r->suffix && ends_with(path, strrchr(r->path, '/'));
+}
+
+/* The route for (path, method). When the path is known under other methods only, returns NULL
+ * and sets *known to the first route of that path. */
+static const gp_route *route_find(const gp_server *s, const char *path, const char *method,
+                                  const gp_route **known)
+{
+    *known = NULL;
+    for (size_t i = 0; i < s->cfg.nroutes; i++) {
+        const gp_route *r = &s->routes[i];
+
+        if (!route_matches(r, path))
+            continue;
+        if (strcmp(r->method, method) == 0)
+            return r;
+        if (*known == NULL)
+            *known = r;
+    }
+    return NULL;
+}
+
+/* The Allow header value: every method the path is served under, without repeats. */
+static void allow_methods(const gp_server *s, const char *path, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->cfg.nroutes; i++) {
+        const gp_route *r = &s->routes[i];
+        bool seen = false;
+
+        if (!route_matches(r, path))
+            continue;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = route_matches(&s->routes[j], path) &&
+                   strcmp(s->routes[j].method, r->method) == 0;
+        if (!seen) {
+            size_t used = strlen(buf);
+
+            snprintf(buf + used, n - used, "%s%s", used ? ", " : "", r->method);
+        }
+    }
+}
+
+/* application/json, any case, optionally followed by parameters ("; charset=utf-8"). */
+static bool is_json_type(const char *ct)
+{
+    static const char want[] = "application/json";
+    const size_t n = sizeof(want) - 1;
+
+    if (ct == NULL)
+        return false;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    if (strncasecmp(ct, want, n) != 0)
+        return false;
+    ct += n;
+    return *ct == '\0' || *ct == ';' || *ct == ' ' || *ct == '\t';
+}
+
+/* The declared Content-Length, or -1 when absent or overridden by Transfer-Encoding. Values
+ * past LLONG_MAX saturate (they are far over any cap); libmicrohttpd has already refused
+ * malformed ones. */
+static long long content_length(struct MHD_Connection *conn)
+{
+    const char *v =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    unsigned long long n = 0;
+
+    if (v == NULL || MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL)
+        return -1;
+    for (; *v == ' ' || *v == '\t'; v++)
+        ;
+    for (; *v >= '0' && *v <= '9'; v++) {
+        if (n > (unsigned long long)(LLONG_MAX / 10 - 10))
+            return LLONG_MAX;
+        n = n * 10 + (unsigned)(*v - '0');
+    }
+    return (long long)n;
+}
+
+/* Whether the request announces a body (chunked, or a non-zero Content-Length). */
+static bool has_body(struct MHD_Connection *conn)
+{
+    return content_length(conn) > 0 ||
+           MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) !=
+               NULL;
+}
+
+/* With a client CA, a request is served only on a connection whose peer certificate verified
+ * (the handshake already requires one; this is the same check, made where the request is). */
+static bool client_cert_ok(const gp_server *s, struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci;
+    unsigned status = 0, npeers = 0;
+
+    if (s->client_ca == NULL)
+        return true;
+    ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (ci == NULL || ci->tls_session == NULL)
+        return false;
+    if (gnutls_certificate_type_get(ci->tls_session) != GNUTLS_CRT_X509 ||
+        gnutls_certificate_get_peers(ci->tls_session, &npeers) == NULL || npeers == 0)
+        return false;
+    return gnutls_certificate_verify_peers2(ci->tls_session, &status) == 0 && status == 0;
+}
+
+/* The transport error for a request, decided from its line and headers alone, or 0. */
+static int early_error(const gp_server *s, struct MHD_Connection *conn, const req_ctx *r,
+                       const gp_route *known)
+{
+    long long cl;
+
+    if (!client_cert_ok(s, conn))
+        return MHD_HTTP_FORBIDDEN;
+    if (r->route == NULL)
+        return known != NULL ? MHD_HTTP_METHOD_NOT_ALLOWED : MHD_HTTP_NOT_FOUND;
+    if (r->route->json_body &&
+        !is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_CONTENT_TYPE)))
+        return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
+    cl = content_length(conn);
+    if (cl >= 0 && (unsigned long long)cl > s->cfg.max_body)
+        return MHD_HTTP_CONTENT_TOO_LARGE;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Responses.
+ * ------------------------------------------------------------------------------------------- */
+
+static enum MHD_Result queue(struct MHD_Connection *conn, req_ctx *r, int status,
+                             struct MHD_Response *resp)
+{
+    enum MHD_Result ret;
+
+    if (resp == NULL)
+        return MHD_NO;
+    ret = MHD_queue_response(conn, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    if (ret == MHD_YES) {
+        r->queued = true;
+        r->code = status;
+    }
+    return ret;
+}
+
+static const char *error_message(int status)
+{
+    switch (status) {
+    case MHD_HTTP_FORBIDDEN: return "a client certificate signed by the client CA is required";
+    case MHD_HTTP_NOT_FOUND: return "no route for this path";
+    case MHD_HTTP_METHOD_NOT_ALLOWED: return "method not allowed for this path; see Allow";
+    case MHD_HTTP_UNSUPPORTED_MEDIA_TYPE: return "Content-Type must be application/json";
+    default: return "request failed";
+    }
+}
+
+/* Sends {"error":"..."} for status. Sent on the first call (before any body was read), it makes
+ * libmicrohttpd skip the body and close the connection after the response. */
+static enum MHD_Result send_error(gp_server *s, struct MHD_Connection *conn, const char *url,
+                                  req_ctx *r, int status)
+{
+    char msg[160], allow[128];
+    struct MHD_Response *resp;
+    int n;
+
+    if (status == MHD_HTTP_CONTENT_TOO_LARGE)
+        n = snprintf(msg, sizeof(msg), "{\"error\":\"request body larger than %zu bytes\"}",
+                     s->cfg.max_body);
+    else
+        n = snprintf(msg, sizeof(msg), "{\"error\":\"%s\"}", error_message(status));
+    resp = MHD_create_response_from_buffer((size_t)n, msg, MHD_RESPMEM_MUST_COPY);
+    if (resp == NULL)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED) {
+        allow_methods(s, url, allow, sizeof(allow));
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    }
+    return queue(conn, r, status, resp);
+}
+
+/* Wraps a handler's reply, taking its body (freed by libmicrohttpd after sending, or here). */
+static struct MHD_Response *handler_response(gp_http_response *out)
+{
+    struct MHD_Response *resp;
+
+    if (out->body != NULL && out->body_len > 0) {
+        resp = MHD_create_response_from_buffer_with_free_callback(out->body_len, out->body, free);
+        if (resp == NULL)
+            free(out->body);
+    } else {
+        free(out->body);
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    }
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                out->content_type ? out->content_type : "application/json");
+    return resp;
+}
+
+/* Runs the route's handler on the complete body and sends what it returns. */
+static enum MHD_Result dispatch(gp_server *s, struct MHD_Connection *conn, const char *url,
+                                const char *method, req_ctx *r)
+{
+    gp_http_request req = {
+        .method = method,
+        .path = url,
+        .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_CONTENT_TYPE),
+        .body = r->body != NULL ? r->body : "",
+        .body_len = r->len,
+    };
+    gp_http_response out = { 0 };
+
+    r->route->fn(r->route->ctx, &req, &out);
+    if (out.status < 100 || out.status > 599) {
+        if (out.status != 0)
+            GP_LOG(s->cfg.log, GP_LOG_ERROR, "handler returned an invalid status",
+                   GP_LS("route", r->route_label), GP_LI("status", out.status));
+        out.status = out.status == 0 ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return queue(conn, r, out.status, handler_response(&out));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The access handler and the request-completed callback.
+ * ------------------------------------------------------------------------------------------- */
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static enum MHD_Result request_begin(gp_server *s, struct MHD_Connection *conn, const char *url,
+                                     const char *method, void **con_cls)
+{
+    req_ctx *r = calloc(1, sizeof(*r));
+    const gp_route *known;
+
+    if (r == NULL)
+        return MHD_NO;
+    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    *con_cls = r;
+    r->route = route_find(s, url, method, &known);
+    r->route_label = r->route ? r->route->path : known ? known->path : "unknown";
+    snprintf(r->path, sizeof(r->path), "%s", url);
+    snprintf(r->method, sizeof(r->method), "%s", method);
+    r->error = early_error(s, conn, r, known);
+    if (r->error != 0 && (has_body(conn) || r->error == MHD_HTTP_FORBIDDEN))
+        return send_error(s, conn, url, r, r->error); /* now, without reading the body */
+    return MHD_YES; /* without a body, the last call answers and keeps the connection */
+}
+
+/* Grows the body buffer to hold need bytes plus a NUL, never past max_body + 1. */
+static bool body_reserve(gp_server *s, req_ctx *r, size_t need)
+{
+    size_t cap = r->cap ? r->cap : 4096;
+    char *nb;
+
+    if (need + 1 <= r->cap)
+        return true;
+    while (cap < need + 1)
+        cap *= 2;
+    if (cap > s->cfg.max_body + 1)
+        cap = s->cfg.max_body + 1;
+    if ((nb = realloc(r->body, cap)) == NULL)
+        return false;
+    r->body = nb;
+    r->cap = cap;
+    return true;
+}
+
+/* Takes one piece of the body. Past max_body the request becomes a 413 and the rest is
+ * discarded (libmicrohttpd 0.9.75 cannot answer before the body ends); past MAX_DRAIN more bytes
+ * the connection is closed instead. */
+static enum MHD_Result request_absorb(gp_server *s, req_ctx *r, const char *data, size_t n)
+{
+    if (r->error == 0 && n > s->cfg.max_body - r->len)
+        r->error = MHD_HTTP_CONTENT_TOO_LARGE;
+    if (r->error != 0) {
+        r->drained += n;
+        return r->drained > MAX_DRAIN ? MHD_NO : MHD_YES;
+    }
+    if (!body_reserve(s, r, r->len + n))
+        return MHD_NO;
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    gp_server *s = cls;
+    req_ctx *r = *con_cls;
+    size_t n = *upload_data_size;
+
+    (void)version;
+    if (r == NULL)
+        return request_begin(s, conn, url, method, con_cls);
+    *upload_data_size = 0;
+    if (r->queued)
+        return MHD_YES;
+    if (s->cfg.request_timeout_s > 0 && seconds_since(&r->t0) > s->cfg.request_timeout_s) {
+        GP_LOG(s->cfg.log, GP_LOG_WARN, "request timed out before its body arrived",
+               GP_LS("server", s->cfg.name), GP_LS("route", r->route_label),
+               GP_LI("received", r->len + r->drained));
+        return MHD_NO;
+    }
+    if (n > 0)
+        return request_absorb(s, r, upload_data, n);
+    if (r->error != 0)
+        return send_error(s, conn, url, r, r->error);
+    return dispatch(s, conn, url, method, r);
+}
+
+static void record_request(gp_server *s, const req_ctx *r, double secs)
+{
+    char labels[3 * MAX_NAME + 64];
+
+    if (r->code > 0)
+        snprintf(labels, sizeof(labels), "server=\"%s\",route=\"%s\",code=\"%d\"", s->cfg.name,
+                 r->route_label, r->code);
+    else
+        snprintf(labels, sizeof(labels), "server=\"%s\",route=\"%s\",code=\"none\"", s->cfg.name,
+                 r->route_label);
+    gp_metrics_add(s->cfg.metrics, M_REQUESTS, M_REQUESTS_HELP, labels, 1);
+    snprintf(labels, sizeof(labels), "server=\"%s\",route=\"%s\"", s->cfg.name, r->route_label);
+    gp_metrics_observe(s->cfg.metrics, M_DURATION, M_DURATION_HELP, labels, secs);
+}
+
+/* The access log: successes at debug level, client errors at info, the rest at warn. */
+static void log_request(gp_server *s, const req_ctx *r, double secs,
+                        enum MHD_RequestTerminationCode toe)
+{
+    gp_log_level level = r->code > 0 && r->code < 400 ? GP_LOG_DEBUG
+                         : r->code >= 400 && r->code < 500 ? GP_LOG_INFO
+                                                            : GP_LOG_WARN;
+
+    GP_LOG(s->cfg.log, level, "http request", GP_LS("server", s->cfg.name),
+           GP_LS("method", r->method), GP_LS("path", r->path), GP_LS("route", r->route_label),
+           GP_LI("code", r->code), GP_LI("body_bytes", r->len + r->drained),
+           GP_LF("duration_ms", secs * 1000.0),
+           GP_LJ("completed", toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "true" : "false"));
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    gp_server *s = cls;
+    req_ctx *r = *con_cls;
+    double secs;
+
+    (void)conn;
+    if (r == NULL)
+        return;
+    secs = seconds_since(&r->t0);
+    record_request(s, r, secs);
+    log_request(s, r, secs, toe);
+    free(r->body);
+    free(r);
+    *con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+/* libmicrohttpd's own messages: kept (the last one explains a failed start) and logged. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    gp_server *s = cls;
+    char msg[MHD_MSG_MAX];
+    size_t n;
+
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    pthread_mutex_lock(&s->msg_mu);
+    memcpy(s->mhd_msg, msg, sizeof(msg));
+    pthread_mutex_unlock(&s->msg_mu);
+    GP_LOG(s->cfg.log, GP_LOG_WARN, "libmicrohttpd", GP_LS("server", s->cfg.name),
+           GP_LS("detail", msg));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Start and stop.
+ * ------------------------------------------------------------------------------------------- */
+
+static bool label_safe(const char *v)
+{
+    return v != NULL && strlen(v) < MAX_NAME && strpbrk(v, "\"\\\n") == NULL;
+}
+
+static gp_status config_check(const gp_server_config *cfg, gp_err *err)
+{
+    if (cfg->max_body == 0 || cfg->max_body > ((size_t)1 << 30))
+        gp_err_set(err, "server: max_body must be 1 byte to 1 GiB, not %zu", cfg->max_body);
+    else if ((cfg->cert_file == NULL) != (cfg->key_file == NULL))
+        gp_err_set(err, "server: cert_file and key_file go together");
+    else if (cfg->client_ca_file != NULL && cfg->cert_file == NULL)
+        gp_err_set(err, "server: client_ca_file needs cert_file and key_file");
+    else if (cfg->nroutes > MAX_ROUTES || (cfg->nroutes > 0 && cfg->routes == NULL))
+        gp_err_set(err, "server: at most %d routes", MAX_ROUTES);
+    else if (cfg->name != NULL && !label_safe(cfg->name))
+        gp_err_set(err, "server: name must be short, without quotes or backslashes");
+    else
+        return GP_OK;
+    return GP_EINVAL;
+}
+
+static gp_status routes_check(const gp_server_config *cfg, gp_err *err)
+{
+    for (size_t i = 0; i < cfg->nroutes; i++) {
+        const gp_route *r = &cfg->routes[i];
+
+        if (r->path == NULL || r->path[0] != '/' || !label_safe(r->path) || r->method == NULL ||
+            r->fn == NULL) {
+            gp_err_set(err, "server: route %zu needs a short path starting with '/', a method "
+                            "and a handler", i);
+            return GP_EINVAL;
+        }
+    }
+    return GP_OK;
+}
+
+/* Copies a string into the block at *pos; NULL stays NULL. */
+static const char *copy_str(char **pos, const char *v)
+{
+    char *dst = *pos;
+
+    if (v == NULL)
+        return NULL;
+    memcpy(dst, v, strlen(v) + 1);
+    *pos += strlen(v) + 1;
+    return dst;
+}
+
+static size_t str_size(const char *v)
+{
+    return v != NULL ? strlen(v) + 1 : 0;
+}
+
+/* Makes the server's own copy of the configuration, its strings and its routes. */
+static gp_status config_copy(gp_server *s, const gp_server_config *cfg)
+{
+    size_t total = str_size(cfg->host) + str_size(cfg->cert_file) + str_size(cfg->key_file) +
+                   str_size(cfg->client_ca_file) + str_size(cfg->name) + 16;
+    char *pos;
+
+    for (size_t i = 0; i < cfg->nroutes; i++)
+        total += str_size(cfg->routes[i].path) + str_size(cfg->routes[i].method);
+    if ((s->strings = pos = malloc(total)) == NULL)
+        return GP_ENOMEM;
+    s->cfg = *cfg;
+    s->cfg.host = copy_str(&pos, cfg->host != NULL ? cfg->host : "0.0.0.0");
+    s->cfg.cert_file = copy_str(&pos, cfg->cert_file);
+    s->cfg.key_file = copy_str(&pos, cfg->key_file);
+    s->cfg.client_ca_file = copy_str(&pos, cfg->client_ca_file);
+    s->cfg.name = copy_str(&pos, cfg->name != NULL ? cfg->name : "server");
+    for (size_t i = 0; i < cfg->nroutes; i++) {
+        s->routes[i] = cfg->routes[i];
+        s->routes[i].path = copy_str(&pos, cfg->routes[i].path);
+        s->routes[i].method = copy_str(&pos, cfg->routes[i].method);
+    }
+    s->cfg.routes = s->routes;
+    s->cfg.threads = cfg->threads > 0 ? cfg->threads : 1;
+    return GP_OK;
+}
+
+/* Fills s->addr from host ("127.0.0.1", "::", "[::1]") and port. */
+static gp_status parse_host(gp_server *s, gp_err *err)
+{
+    char host[INET6_ADDRSTRLEN + 2];
+    size_t n = strlen(s->cfg.host);
+    const char *h = s->cfg.host;
+
+    if (n >= 2 && h[0] == '[' && h[n - 1] == ']' && n - 2 < sizeof(host)) {
+        memcpy(host, h + 1, n - 2);
+        host[n - 2] = '\0';
+    } else {
+        snprintf(host, sizeof(host), "%s", h);
+    }
+    if (s->cfg.port < 0 || s->cfg.port > 65535) {
+        gp_err_set(err, "server: port %d out of range 0-65535", s->cfg.port);
+        return GP_EINVAL;
+    }
+    if (inet_pton(AF_INET, host, &s->addr.v4.sin_addr) == 1) {
+        s->addr.v4.sin_family = AF_INET;
+        s->addr.v4.sin_port = htons((uint16_t)s->cfg.port);
+        s->wildcard = s->addr.v4.sin_addr.s_addr == htonl(INADDR_ANY);
+        return GP_OK;
+    }
+    if (inet_pton(AF_INET6, host, &s->addr.v6.sin6_addr) == 1) {
+        s->addr.v6.sin6_family = AF_INET6;
+        s->addr.v6.sin6_port = htons((uint16_t)s->cfg.port);
+        s->wildcard = s->dual_stack = IN6_IS_ADDR_UNSPECIFIED(&s->addr.v6.sin6_addr);
+        return GP_OK;
+    }
+    gp_err_set(err, "server: host \"%s\" is not a numeric IPv4 or IPv6 address", s->cfg.host);
+    return GP_EINVAL;
+}
+
+static gp_status tls_setup(gp_server *s, gp_err *err)
+{
+    size_t len;
+    gp_status st;
+
+    s->tls = true;
+    if ((st = tls_load(s, &s->cur, err)) != GP_OK) {
+        gp_err_prefix(err, "server: certificate pair refused");
+        return st;
+    }
+    gp_metrics_set(s->cfg.metrics, M_EXPIRY, M_EXPIRY_HELP, "", (double)s->cur->info.not_after);
+    gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"success\"", 0);
+    gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"failure\"", 0);
+    log_pair(s, "tls certificate loaded", s->cur);
+    if (s->cfg.client_ca_file != NULL &&
+        (st = gp_file_read(s->cfg.client_ca_file, GP_TLS_MAX_PEM, &s->client_ca, &len, err)) !=
+            GP_OK) {
+        gp_err_prefix(err, "server: client CA");
+        return st;
+    }
+    return GP_OK;
+}
+
+static unsigned daemon_flags(const gp_server *s)
+{
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG; /* ITC: MHD_quiesce_daemon needs it with a pool */
+
+    if (s->tls)
+        flags |= MHD_USE_TLS;
+    if (s->addr.v4.sin_family == AF_INET6)
+        flags |= s->dual_stack ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
+    return flags;
+}
+
+typedef struct {
+    struct MHD_OptionItem items[16];
+    size_t n;
+} mhd_opts;
+
+/* Adds an option: v for numbers and callbacks (cast to intptr_t), p for pointers and closures. */
+static void opt(mhd_opts *o, enum MHD_OPTION option, intptr_t v, void *p)
+{
+    o->items[o->n++] = (struct MHD_OptionItem){ option, v, p };
+    o->items[o->n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+}
+
+static void daemon_options(gp_server *s, mhd_opts *o)
+{
+    o->n = 0;
+    opt(o, MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, s); /* first, as MHD asks */
+    opt(o, MHD_OPTION_SOCK_ADDR, 0, &s->addr);
+    opt(o, MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)s->cfg.threads, NULL);
+    opt(o, MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.idle_timeout_s, NULL);
+    opt(o, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)CONN_MEMORY_LIMIT, NULL);
+    opt(o, MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s);
+    if (s->cfg.max_connections > 0)
+        opt(o, MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->cfg.max_connections, NULL);
+    if (!s->tls)
+        return;
+    opt(o, MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES);
+    opt(o, MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)cert_callback);
+    if (s->client_ca != NULL)
+        opt(o, MHD_OPTION_HTTPS_MEM_TRUST, 0, s->client_ca);
+}
+
+static gp_status daemon_start(gp_server *s, gp_err *err)
+{
+    mhd_opts o;
+    const union MHD_DaemonInfo *di;
+
+    daemon_options(s, &o);
+    s->daemon = MHD_start_daemon(daemon_flags(s), (uint16_t)s->cfg.port, NULL, NULL, on_request,
+                                 s, MHD_OPTION_ARRAY, o.items, MHD_OPTION_END);
+    if (s->daemon == NULL) {
+        pthread_mutex_lock(&s->msg_mu);
+        gp_err_set(err, "server: cannot listen on %s port %d: %s", s->cfg.host, s->cfg.port,
+                   s->mhd_msg[0] ? s->mhd_msg : strerror(errno));
+        pthread_mutex_unlock(&s->msg_mu);
+        return GP_EIO;
+    }
+    di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    registry_set_port(s, di != NULL && di->port != 0 ? di->port : s->cfg.port);
+    return GP_OK;
+}
+
+static gp_status watch_certs(gp_server *s, gp_err *err)
+{
+    const char *paths[2] = { s->cfg.cert_file, s->cfg.key_file };
+    gp_status st = gp_watch_start(paths, 2, s->cfg.cert_reload_ms, on_cert_files_changed, s,
+                                  &s->watch, err);
+
+    if (st != GP_OK)
+        gp_err_prefix(err, "server: cannot watch the certificate files");
+    return st;
+}
+
+static gp_server *server_alloc(void)
+{
+    gp_server *s = calloc(1, sizeof(*s));
+
+    if (s == NULL)
+        return NULL;
+    s->quiesced = MHD_INVALID_SOCKET;
+    pthread_mutex_init(&s->tls_mu, NULL);
+    pthread_mutex_init(&s->reload_mu, NULL);
+    pthread_mutex_init(&s->msg_mu, NULL);
+    return s;
+}
+
+gp_status gp_server_start(const gp_server_config *cfg, gp_server **out, gp_err *err)
+{
+    gp_server *s;
+    gp_status st;
+
+    *out = NULL;
+    if ((st = config_check(cfg, err)) != GP_OK || (st = routes_check(cfg, err)) != GP_OK)
+        return st;
+    if ((s = server_alloc()) == NULL || config_copy(s, cfg) != GP_OK) {
+        gp_server_stop(s);
+        gp_err_set(err, "server: out of memory");
+        return GP_ENOMEM;
+    }
+    if ((st = parse_host(s, err)) != GP_OK ||
+        (s->cfg.cert_file != NULL && (st = tls_setup(s, err)) != GP_OK))
+        goto fail;
+    s->port = s->cfg.port; /* the real one once bound, for port 0 */
+    registry_add(s); /* before the daemon: a handshake may come as soon as it listens */
+    if ((st = daemon_start(s, err)) != GP_OK || (s->tls && (st = watch_certs(s, err)) != GP_OK))
+        goto fail;
+    GP_LOG(s->cfg.log, GP_LOG_INFO, "listening", GP_LS("server", s->cfg.name),
+           GP_LS("host", s->cfg.host), GP_LI("port", s->port),
+           GP_LJ("tls", s->tls ? "true" : "false"),
+           GP_LJ("client_certs", s->client_ca != NULL ? "true" : "false"),
+           GP_LI("threads", s->cfg.threads));
+    *out = s;
+    return GP_OK;
+fail:
+    gp_server_stop(s);
+    return st;
+}
+
+int gp_server_port(const gp_server *s)
+{
+    return s != NULL ? s->port : -1;
+}
+
+void gp_server_quiesce(gp_server *s)
+{
+    if (s == NULL || s->daemon == NULL || s->quiesced != MHD_INVALID_SOCKET)
+        return;
+    s->quiesced = MHD_quiesce_daemon(s->daemon);
+    /* libmicrohttpd stops accepting but leaves the socket listening, so the kernel would still
+     * complete handshakes that nobody serves. shutdown() makes it refuse them at once; the
+     * descriptor itself stays open until MHD_stop_daemon() is done with it. */
+    if (s->quiesced != MHD_INVALID_SOCKET)
+        (void)shutdown(s->quiesced, SHUT_RDWR);
+    GP_LOG(s->cfg.log, GP_LOG_INFO, "no longer accepting connections",
+           GP_LS("server", s->cfg.name), GP_LI("port", s->port));
+}
+
+void gp_server_stop(gp_server *s)
+{
+    if (s == NULL)
+        return;
+    gp_watch_stop(s->watch); /* first: its callback reloads into s */
+    if (s->daemon != NULL)
+        MHD_stop_daemon(s->daemon); /* closes every connection; no callback runs after this */
+    if (s->quiesced != MHD_INVALID_SOCKET)
+        close(s->quiesced);
+    registry_remove(s);
+    pthread_mutex_lock(&s->tls_mu);
+    tls_pair_unref_locked(s->cur);
+    s->cur = NULL;
+    tls_sweep_locked(s, true);
+    pthread_mutex_unlock(&s->tls_mu);
+    free(s->client_ca);
+    free(s->strings);
+    pthread_mutex_destroy(&s->tls_mu);
+    pthread_mutex_destroy(&s->reload_mu);
+    pthread_mutex_destroy(&s->msg_mu);
+    free(s);
+}

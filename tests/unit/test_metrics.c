@@ -1,0 +1,174 @@
+/* Unit tests of lib/metrics.c: the Prometheus text format and the registry's bounds. */
+#include "gpupack/metrics.h"
+
+#include <math.h>
+#include <pthread.h>
+
+#include "gptest.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LEAK_CHECK() GP_CHECK(__lsan_do_recoverable_leak_check() == 0)
+#else
+#define LEAK_CHECK() ((void)0)
+#endif
+
+static int count_occurrences(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+GP_TEST(counter_and_gauge_render)
+{
+    gp_metrics *m = gp_metrics_new();
+    char *out;
+    size_t len = 0;
+
+    gp_metrics_add(m, "gpupack_x_total", "Things.", "code=\"200\"", 2);
+    gp_metrics_add(m, "gpupack_x_total", "Ignored later help.", "code=\"404\"", 1);
+    gp_metrics_add(m, "gpupack_x_total", "Things.", "code=\"200\"", 3);
+    gp_metrics_set(m, "gpupack_expiry_seconds", "When.", "", 1767225600);
+    gp_metrics_set(m, "gpupack_ratio", "Ratio.", "", 0.25);
+    out = gp_metrics_render(m, &len);
+    GP_CHECK(out != NULL);
+    GP_CHECK_INT(len, strlen(out));
+    GP_CHECK(strstr(out, "# HELP gpupack_x_total Things.\n# TYPE gpupack_x_total counter\n"
+                         "gpupack_x_total{code=\"200\"} 5\ngpupack_x_total{code=\"404\"} 1\n") !=
+             NULL);
+    GP_CHECK_INT(count_occurrences(out, "# TYPE gpupack_x_total"), 1);
+    GP_CHECK(strstr(out, "# TYPE gpupack_expiry_seconds gauge\ngpupack_expiry_seconds "
+                         "1767225600\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_ratio 0.25\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_metrics_dropped_series_total 0\n") != NULL);
+    GP_CHECK(gp_metrics_value(m, "gpupack_x_total", "code=\"200\"") == 5);
+    GP_CHECK(gp_metrics_value(m, "gpupack_x_total", "code=\"500\"") == 0);
+    GP_CHECK(gp_metrics_value(m, "gpupack_ratio", "") == 0.25);
+    GP_CHECK(gp_metrics_value(m, "gpupack_ratio", NULL) == 0.25);
+    free(out);
+    gp_metrics_free(m);
+    LEAK_CHECK();
+}
+
+GP_TEST(histogram_cumulative_with_inf_sum_count)
+{
+    gp_metrics *m = gp_metrics_new();
+    const char *lbl = "server=\"webhook\",route=\"/mutate\"";
+    char *out;
+
+    gp_metrics_observe(m, "gpupack_d_seconds", "Latency.", lbl, 0.00003); /* first bucket */
+    gp_metrics_observe(m, "gpupack_d_seconds", "Latency.", lbl, 0.001);   /* exactly on le */
+    gp_metrics_observe(m, "gpupack_d_seconds", "Latency.", lbl, 0.3);
+    gp_metrics_observe(m, "gpupack_d_seconds", "Latency.", lbl, 10);      /* only +Inf */
+    gp_metrics_observe(m, "gpupack_d_seconds", "Latency.", "", 0.002);
+    out = gp_metrics_render(m, NULL);
+    GP_CHECK(out != NULL);
+    GP_CHECK_INT(count_occurrences(out, "# HELP gpupack_d_seconds"), 1);
+    GP_CHECK(strstr(out, "# TYPE gpupack_d_seconds histogram\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_d_seconds_bucket{server=\"webhook\",route=\"/mutate\","
+                         "le=\"5e-05\"} 1\n") != NULL);
+    GP_CHECK(strstr(out, "route=\"/mutate\",le=\"0.0005\"} 1\n") != NULL);
+    GP_CHECK(strstr(out, "route=\"/mutate\",le=\"0.001\"} 2\n") != NULL);
+    GP_CHECK(strstr(out, "route=\"/mutate\",le=\"0.25\"} 2\n") != NULL);
+    GP_CHECK(strstr(out, "route=\"/mutate\",le=\"0.5\"} 3\n") != NULL);
+    GP_CHECK(strstr(out, "route=\"/mutate\",le=\"2.5\"} 3\n") != NULL);
+    GP_CHECK(strstr(out, "route=\"/mutate\",le=\"+Inf\"} 4\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_d_seconds_sum{server=\"webhook\",route=\"/mutate\"} 10.30103\n")
+             != NULL);
+    GP_CHECK(strstr(out, "gpupack_d_seconds_count{server=\"webhook\",route=\"/mutate\"} 4\n") !=
+             NULL);
+    GP_CHECK(strstr(out, "gpupack_d_seconds_bucket{le=\"0.0025\"} 1\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_d_seconds_bucket{le=\"+Inf\"} 1\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_d_seconds_sum 0.002\ngpupack_d_seconds_count 1\n") != NULL);
+    GP_CHECK(gp_metrics_value(m, "gpupack_d_seconds", lbl) == 4);
+    free(out);
+    gp_metrics_free(m);
+    LEAK_CHECK();
+}
+
+GP_TEST(help_escaped_and_specials)
+{
+    gp_metrics *m = gp_metrics_new();
+    char *out;
+
+    gp_metrics_set(m, "gpupack_g", "Line one\nback\\slash", "", INFINITY);
+    gp_metrics_set(m, "gpupack_h", "h", "", -INFINITY);
+    gp_metrics_set(m, "gpupack_i", "i", "", NAN);
+    out = gp_metrics_render(m, NULL);
+    GP_CHECK(strstr(out, "# HELP gpupack_g Line one\\nback\\\\slash\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_g +Inf\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_h -Inf\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_i NaN\n") != NULL);
+    free(out);
+    gp_metrics_free(m);
+    LEAK_CHECK();
+}
+
+GP_TEST(series_bounded_and_misuse_dropped)
+{
+    gp_metrics *m = gp_metrics_new();
+    char lbl[64], *out;
+
+    for (int i = 0; i < GP_METRICS_MAX_SERIES + 10; i++) {
+        snprintf(lbl, sizeof(lbl), "n=\"%d\"", i);
+        gp_metrics_add(m, "gpupack_many_total", "Many.", lbl, 1);
+    }
+    GP_CHECK(gp_metrics_value(m, "gpupack_metrics_dropped_series_total", "") == 10);
+    GP_CHECK(gp_metrics_value(m, "gpupack_many_total", "n=\"0\"") == 1);
+    GP_CHECK(gp_metrics_value(m, "gpupack_many_total", "n=\"1030\"") == 0);
+    gp_metrics_add(m, "gpupack_many_total", "Many.", "n=\"0\"", 1); /* existing still counts */
+    GP_CHECK(gp_metrics_value(m, "gpupack_many_total", "n=\"0\"") == 2);
+    gp_metrics_set(m, "gpupack_many_total", "Wrong kind.", "n=\"0\"", 7); /* kind mismatch */
+    gp_metrics_add(m, "bad name", "x", "", 1);
+    gp_metrics_add(m, "9starts_with_digit", "x", "", 1);
+    gp_metrics_add(m, NULL, "x", "", 1);
+    GP_CHECK(gp_metrics_value(m, "gpupack_metrics_dropped_series_total", "") == 14);
+    out = gp_metrics_render(m, NULL);
+    GP_CHECK(strstr(out, "gpupack_metrics_dropped_series_total 14\n") != NULL);
+    GP_CHECK(strstr(out, "bad name") == NULL);
+    free(out);
+    gp_metrics_free(m);
+    LEAK_CHECK();
+}
+
+GP_TEST(null_registry_harmless)
+{
+    gp_metrics_add(NULL, "gpupack_a_total", "a", "", 1);
+    gp_metrics_set(NULL, "gpupack_a", "a", "", 1);
+    gp_metrics_observe(NULL, "gpupack_a_seconds", "a", "", 1);
+    GP_CHECK(gp_metrics_value(NULL, "gpupack_a_total", "") == 0);
+    GP_CHECK(gp_metrics_render(NULL, NULL) == NULL);
+    gp_metrics_free(NULL);
+    LEAK_CHECK();
+}
+
+static void *bump(void *arg)
+{
+    for (int i = 0; i < 10000; i++) {
+        gp_metrics_add(arg, "gpupack_c_total", "c", "k=\"a\"", 1);
+        gp_metrics_observe(arg, "gpupack_c_seconds", "c", "k=\"a\"", 0.001);
+    }
+    return NULL;
+}
+
+GP_TEST(concurrent_updates_counted)
+{
+    gp_metrics *m = gp_metrics_new();
+    pthread_t t[8];
+
+    for (int i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, bump, m);
+    for (int i = 0; i < 8; i++)
+        pthread_join(t[i], NULL);
+    GP_CHECK(gp_metrics_value(m, "gpupack_c_total", "k=\"a\"") == 80000);
+    GP_CHECK(gp_metrics_value(m, "gpupack_c_seconds", "k=\"a\"") == 80000);
+    gp_metrics_free(m);
+    LEAK_CHECK();
+}
+
+GP_MAIN(GP_CASE(counter_and_gauge_render), GP_CASE(histogram_cumulative_with_inf_sum_count),
+        GP_CASE(help_escaped_and_specials), GP_CASE(series_bounded_and_misuse_dropped),
+        GP_CASE(null_registry_harmless), GP_CASE(concurrent_updates_counted))
