@@ -24,6 +24,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test unit asan valgrind run certs clean help lint
+.SECONDARY:
 all: deps-check $(PROGS) $(UNIT_BIN)
 
 help:

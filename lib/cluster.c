@@ -152,7 +152,8 @@ gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len,
         free_names(s.v, s.n);
         return st;
     }
-    qsort(s.v, s.n, sizeof(char *), cmp_str);
+    if (s.n > 1)
+        qsort(s.v, s.n, sizeof(char *), cmp_str);
     free_names(c->mig_profiles, c->nmig_profiles);
     c->mig_profiles = s.v;
     c->nmig_profiles = s.n;
@@ -186,7 +187,8 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
         free_names(s.v, s.n);
         return st;
     }
-    qsort(s.v, s.n, sizeof(char *), cmp_str);
+    if (s.n > 1)
+        qsort(s.v, s.n, sizeof(char *), cmp_str);
     free_names(c->priority_classes, c->npriority_classes);
     c->priority_classes = s.v;
     c->npriority_classes = s.n;

@@ -1,6 +1,7 @@
 #include "gpupack/flags.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,14 +120,19 @@ gp_status gp_split_hostport(const char *s, char *host, size_t hostsz, int *port,
             goto bad;
         he = colon;
     }
-    if (he == hs || (size_t)(he - hs) >= hostsz)
+    if ((he == hs && *s == '[') || (size_t)(he - hs) >= hostsz)
         goto bad;
     errno = 0;
     p = strtol(colon + 1, &end, 10);
     if (colon[1] < '0' || colon[1] > '9' || errno || *end || p < 0 || p > 65535)
         goto bad;
-    memcpy(host, hs, (size_t)(he - hs));
-    host[he - hs] = '\0';
+    if (he == hs) {
+        /* ":8443", as Go's net.SplitHostPort accepts it: every IPv4 address. */
+        snprintf(host, hostsz, "0.0.0.0");
+    } else {
+        memcpy(host, hs, (size_t)(he - hs));
+        host[he - hs] = '\0';
+    }
     *port = (int)p;
     return GP_OK;
 bad:

@@ -86,8 +86,9 @@ static gp_status add_tolerations(mctx *m, const gp_toleration *tols, size_t n, c
             return GP_ENOMEM;
         c->tol = &tols[i];
         if (why != NULL) {
-            c->reason = gp_arena_printf(m->a, "toleration %s (%s)",
-                                        toleration_text(m->a, &tols[i]), why);
+            const char *text = toleration_text(m->a, &tols[i]);
+
+            c->reason = text ? gp_arena_printf(m->a, "toleration %s (%s)", text, why) : NULL;
             if (c->reason == NULL)
                 return GP_ENOMEM;
         }
@@ -192,13 +193,17 @@ static gp_status decide_pool(mctx *m)
 
     if (p->placement == GP_PLACE_NONE || p->nlabels == 0 || m->pod->node_name != NULL)
         return GP_OK;
+    const char *text;
+
     if (required ? required_satisfied(m->pod, p->labels, p->nlabels)
                  : has_preferred(m->pod, p->labels, p->nlabels))
         return GP_OK;
+    text = labels_text(m->a, p->labels, p->nlabels);
+    if (text == NULL)
+        return GP_ENOMEM;
     c = add_change(m, required ? GP_CH_ADD_REQUIRED : GP_CH_ADD_PREFERRED, "placement",
                    gp_arena_printf(m->a, "%s node affinity %s (class %s pool)",
-                                   required ? "required" : "preferred",
-                                   labels_text(m->a, p->labels, p->nlabels), m->cls->name));
+                                   required ? "required" : "preferred", text, m->cls->name));
     if (c == NULL || c->reason == NULL)
         return GP_ENOMEM;
     c->labels = p->labels;
@@ -361,13 +366,17 @@ static gp_status rewrite_containers(mctx *m, const gp_mig_profile *prof, const c
         return GP_ENOMEM;
     for (size_t i = 0; i < m->pod->ncontainers; i++) {
         const gp_container *k = &m->pod->containers[i];
+        const char *label;
         gp_change *c;
 
         if (!wants_one_gpu(k))
             continue;
+        label = container_label(m->a, k);
+        if (label == NULL)
+            return GP_ENOMEM;
         c = add_change(m, GP_CH_REPLACE_RESOURCE, "mig",
-                       gp_arena_printf(m->a, "%s: " GP_RES_GPU " 1 -> %s (needs %s)",
-                                       container_label(m->a, k), res, hint));
+                       gp_arena_printf(m->a, "%s: " GP_RES_GPU " 1 -> %s (needs %s)", label, res,
+                                       hint));
         if (c == NULL || c->reason == NULL)
             return GP_ENOMEM;
         c->container = k;

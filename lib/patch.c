@@ -403,6 +403,8 @@ static gp_status replace_resource(builder *b, const gp_change *c)
     tok[1] = c->container->init ? "initContainers" : "containers";
     tok[2] = idx;
     tok[3] = "resources";
+    if (!cJSON_IsObject(get(b->doc, tok, 3)))
+        return GP_EINTERNAL; /* the decision names a container the pod does not have */
     for (size_t i = 0; i < 2; i++) {
         gp_status st;
 

@@ -178,8 +178,8 @@ static gp_status decode_containers(const cJSON *spec, gp_arena *a, gp_pod *p, gp
 }
 
 /* cJSON holds numbers as doubles: values past +-2^63 saturate instead of overflowing the
- * conversion. (Only ordering matters for tolerationSeconds, and 2^53 seconds is 285 million
- * years, so the precision lost above 2^53 cannot change a decision.) */
+ * conversion, and integers above 2^53 arrive rounded to the nearest double. That is why
+ * gp_toleration_covers() compares tolerationSeconds at double precision. */
 static int64_t clamp_int64(double d)
 {
     if (d != d)
@@ -447,7 +447,9 @@ bool gp_toleration_covers(const gp_toleration *have, const gp_toleration *want)
         return false;
     if (!have_exists && (want_exists || strcmp(have->value, want->value) != 0))
         return false;
-    if (have->has_seconds && (!want->has_seconds || have->seconds < want->seconds))
+    /* Compared at the precision the pod's JSON was read with (see clamp_int64), so a pod that
+     * carries exactly the policy's toleration is covered even above 2^53 seconds. */
+    if (have->has_seconds && (!want->has_seconds || (double)have->seconds < (double)want->seconds))
         return false;
     return true;
 }

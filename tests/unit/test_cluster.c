@@ -1,0 +1,327 @@
+/* Unit tests of lib/cluster.c: the MIG profiles a NodeList offers (allocatable > 0 only, unique,
+ * sorted, non-MIG resources ignored), the PriorityClass list, error messages for input that is
+ * not a `kubectl get -o json` list, lookups, the name limit and reference counting.
+ *
+ * JSON is written with single quotes; q() turns it into JSON. Every test ends with a leak check
+ * when built with AddressSanitizer (a reference-counting mistake shows up as a leak or a
+ * use-after-free). */
+#include "gptest.h"
+
+#include <stdbool.h>
+
+#include "gpupack/cluster.h"
+
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+static bool leaks_found(void)
+{
+    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
+}
+
+#define LTEST(name)                                                                             \
+    static void name##_body(void);                                                              \
+    GP_TEST(name)                                                                               \
+    {                                                                                           \
+        name##_body();                                                                          \
+        GP_CHECK(!leaks_found());                                                               \
+    }                                                                                           \
+    static void name##_body(void)
+
+/* A malloc'd copy of text with every single quote turned into a double quote. */
+static char *q(const char *text)
+{
+    char *s = strdup(text);
+
+    for (char *c = s; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    return s;
+}
+
+static gp_status set_nodes(gp_cluster *c, const char *text, gp_err *err)
+{
+    char *s = q(text);
+    gp_status st = gp_cluster_set_nodes_json(c, s, strlen(s), err);
+
+    free(s);
+    return st;
+}
+
+static gp_status set_pcs(gp_cluster *c, const char *text, gp_err *err)
+{
+    char *s = q(text);
+    gp_status st = gp_cluster_set_priority_classes_json(c, s, strlen(s), err);
+
+    free(s);
+    return st;
+}
+
+/* The names joined by ",". */
+static const char *joined(char **names, size_t n)
+{
+    static char buf[1024];
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "," : "", names[i]);
+    return buf;
+}
+
+#define NODE(alloc) "{'metadata':{'name':'n'},'status':{'allocatable':" alloc "}}"
+
+/* --- nodes --------------------------------------------------------------------------------- */
+
+LTEST(new_view_knows_nothing)
+{
+    gp_cluster *c = gp_cluster_new();
+
+    GP_CHECK(c != NULL);
+    if (c == NULL)
+        return;
+    GP_CHECK_INT(atomic_load(&c->refs), 1);
+    GP_CHECK(!c->has_nodes);
+    GP_CHECK(!c->has_priority_classes);
+    GP_CHECK_INT(c->nmig_profiles, 0);
+    GP_CHECK_INT(c->npriority_classes, 0);
+    GP_CHECK(!gp_cluster_offers_mig(c, "1g.10gb"));
+    GP_CHECK(!gp_cluster_has_priority_class(c, "gpu-inference"));
+    gp_cluster_unref(c);
+}
+
+LTEST(nodes_profiles_positive_unique_sorted)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_nodes(c, "{'kind':'NodeList','items':["
+                              NODE("{'cpu':'64','nvidia.com/gpu':'8',"
+                                   "'nvidia.com/mig-3g.40gb':'2','nvidia.com/mig-1g.10gb':'0'}") ","
+                              NODE("{'nvidia.com/mig-1g.10gb':'7','nvidia.com/mig-3g.40gb':'1',"
+                                   "'nvidia.com/mig-2g.20gb':'500m'}") ","
+                              "{'metadata':{'name':'no-status'}},"
+                              "{'status':{}},"
+                              NODE("{'nvidia.com/mig-7g.80gb':'0'}") "]}",
+                          &err),
+                 GP_OK);
+    GP_CHECK(c->has_nodes);
+    GP_CHECK_STR(joined(c->mig_profiles, c->nmig_profiles), "1g.10gb,2g.20gb,3g.40gb");
+    GP_CHECK(gp_cluster_offers_mig(c, "1g.10gb"));
+    GP_CHECK(gp_cluster_offers_mig(c, "2g.20gb"));
+    GP_CHECK(gp_cluster_offers_mig(c, "3g.40gb"));
+    GP_CHECK(!gp_cluster_offers_mig(c, "7g.80gb")); /* allocatable 0 everywhere */
+    GP_CHECK(!gp_cluster_offers_mig(c, "gpu"));
+    GP_CHECK(!gp_cluster_offers_mig(c, "nvidia.com/mig-1g.10gb"));
+    GP_CHECK(!gp_cluster_offers_mig(c, ""));
+    gp_cluster_unref(c);
+}
+
+LTEST(nodes_ignore_non_mig_and_bad_values)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_nodes(c, "{'items':[" NODE("{'nvidia.com/gpu':'8','amd.com/gpu':'1',"
+                                                "'nvidia.com/mig-':'1','nvidia.com/mig-a':2,"
+                                                "'nvidia.com/mig-b':'lots','nvidia.com/mig-c':'-1',"
+                                                "'nvidia.com/mig-d':null,"
+                                                "'example.com/nvidia.com/mig-e':'1',"
+                                                "'nvidia.com/MIG-f':'1',"
+                                                "'nvidia.com/mig-1g.5gb+me':'1'}") "]}",
+                          &err),
+                 GP_OK);
+    GP_CHECK(c->has_nodes);
+    GP_CHECK_STR(joined(c->mig_profiles, c->nmig_profiles), "1g.5gb+me");
+    gp_cluster_unref(c);
+}
+
+LTEST(nodes_missing_items_is_an_error)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_nodes(c, "{'kind':'NodeList'}", &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "node list has no \"items\" array (expected `kubectl get ... -o json`)");
+    GP_CHECK(!c->has_nodes);
+    GP_CHECK_INT(set_nodes(c, "{'items':{}}", &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "node list has no \"items\" array (expected `kubectl get ... -o json`)");
+    GP_CHECK_INT(set_nodes(c, "[]", &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "node list has no \"items\" array (expected `kubectl get ... -o json`)");
+    GP_CHECK(!c->has_nodes);
+    gp_cluster_unref(c);
+}
+
+LTEST(nodes_invalid_json_is_an_error)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_nodes(c, "{'items':[", &err), GP_EINVAL);
+    GP_CHECK(strncmp(err.msg, "node list is not valid JSON (near byte ", 39) == 0);
+    GP_CHECK_INT(set_nodes(c, "", &err), GP_EINVAL);
+    GP_CHECK(strncmp(err.msg, "node list is not valid JSON (near byte ", 39) == 0);
+    GP_CHECK(!c->has_nodes);
+    GP_CHECK_INT(c->nmig_profiles, 0);
+    gp_cluster_unref(c);
+}
+
+LTEST(nodes_only_len_bytes_are_read)
+{
+    static const char text[] = "{\"items\":[]}GARBAGE";
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_cluster_set_nodes_json(c, text, 12, &err), GP_OK);
+    GP_CHECK(c->has_nodes);
+    GP_CHECK_INT(c->nmig_profiles, 0);
+    gp_cluster_unref(c);
+}
+
+LTEST(nodes_replaced_on_success_kept_on_failure)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_nodes(c, "{'items':[" NODE("{'nvidia.com/mig-1g.10gb':'1'}") "]}", &err),
+                 GP_OK);
+    GP_CHECK_INT(set_nodes(c, "{'items':[" NODE("{'nvidia.com/mig-2g.20gb':'1',"
+                                                "'nvidia.com/mig-1g.20gb':'3'}") "]}",
+                           &err),
+                 GP_OK);
+    GP_CHECK_STR(joined(c->mig_profiles, c->nmig_profiles), "1g.20gb,2g.20gb");
+    GP_CHECK(!gp_cluster_offers_mig(c, "1g.10gb"));
+    GP_CHECK_INT(set_nodes(c, "not json", &err), GP_EINVAL);
+    GP_CHECK(c->has_nodes);
+    GP_CHECK_STR(joined(c->mig_profiles, c->nmig_profiles), "1g.20gb,2g.20gb");
+    gp_cluster_unref(c);
+}
+
+LTEST(nodes_too_large)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    /* The length is checked before the bytes are read. */
+    GP_CHECK_INT(gp_cluster_set_nodes_json(c, "{}", (size_t)GP_CLUSTER_MAX_BYTES + 1, &err),
+                 GP_ETOOBIG);
+    GP_CHECK_STR(err.msg, "node list larger than 268435456 bytes");
+    GP_CHECK(!c->has_nodes);
+    gp_cluster_unref(c);
+}
+
+/* An empty list is known and empty (has_nodes / has_priority_classes true, no names). Under
+ * -fsanitize=undefined this also guards against qsort(NULL, 0, ...) (regression: both setters
+ * used to call it for a list without names). */
+LTEST(empty_lists_are_known_and_empty)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_nodes(c, "{'items':[]}", &err), GP_OK);
+    GP_CHECK(c->has_nodes);
+    GP_CHECK_INT(c->nmig_profiles, 0);
+    GP_CHECK(!gp_cluster_offers_mig(c, "1g.10gb"));
+    GP_CHECK_INT(set_pcs(c, "{'items':[]}", &err), GP_OK);
+    GP_CHECK(c->has_priority_classes);
+    GP_CHECK_INT(c->npriority_classes, 0);
+    GP_CHECK(!gp_cluster_has_priority_class(c, "gpu-inference"));
+    gp_cluster_unref(c);
+}
+
+/* --- priority classes ---------------------------------------------------------------------- */
+
+LTEST(priority_classes_list)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_pcs(c, "{'apiVersion':'v1','kind':'List','items':["
+                            "{'metadata':{'name':'gpu-training'},'value':100},"
+                            "{'metadata':{'name':'gpu-inference'},'value':1000},"
+                            "{'metadata':{'name':'system-node-critical'}},"
+                            "{'metadata':{'name':'gpu-inference'}},"
+                            "{'metadata':{'name':5}},{'metadata':{}},{},'junk']}",
+                        &err),
+                 GP_OK);
+    GP_CHECK(c->has_priority_classes);
+    GP_CHECK(!c->has_nodes);
+    GP_CHECK_STR(joined(c->priority_classes, c->npriority_classes),
+                 "gpu-inference,gpu-training,system-node-critical");
+    GP_CHECK(gp_cluster_has_priority_class(c, "gpu-inference"));
+    GP_CHECK(gp_cluster_has_priority_class(c, "gpu-training"));
+    GP_CHECK(gp_cluster_has_priority_class(c, "system-node-critical"));
+    GP_CHECK(!gp_cluster_has_priority_class(c, "gpu-interactive"));
+    GP_CHECK(!gp_cluster_has_priority_class(c, "gpu-inferenc"));
+    GP_CHECK(!gp_cluster_has_priority_class(c, "GPU-INFERENCE"));
+    gp_cluster_unref(c);
+}
+
+LTEST(priority_classes_errors)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_pcs(c, "{'kind':'PriorityClassList'}", &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "PriorityClass list has no \"items\" array (expected `kubectl get ... "
+                          "-o json`)");
+    GP_CHECK_INT(set_pcs(c, "{'items':[}", &err), GP_EINVAL);
+    GP_CHECK(strncmp(err.msg, "PriorityClass list is not valid JSON (near byte ", 48) == 0);
+    GP_CHECK(!c->has_priority_classes);
+    gp_cluster_unref(c);
+}
+
+LTEST(priority_classes_name_limit)
+{
+    size_t n = GP_CLUSTER_MAX_NAMES + 1, cap = 32 + n * 40;
+    char *s = malloc(cap);
+    size_t o = (size_t)snprintf(s, cap, "{\"items\":[");
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)snprintf(s + o, cap - o, "%s{\"metadata\":{\"name\":\"pc-%zu\"}}",
+                              i ? "," : "", i);
+    snprintf(s + o, cap - o, "]}");
+    GP_CHECK_INT(gp_cluster_set_priority_classes_json(c, s, strlen(s), &err), GP_ETOOBIG);
+    GP_CHECK_STR(err.msg, "more than 4096 distinct names");
+    GP_CHECK(!c->has_priority_classes);
+    GP_CHECK_INT(c->npriority_classes, 0);
+    free(s);
+    gp_cluster_unref(c);
+}
+
+/* --- lookups and references ---------------------------------------------------------------- */
+
+LTEST(lookups_on_null_view)
+{
+    GP_CHECK(!gp_cluster_offers_mig(NULL, "1g.10gb"));
+    GP_CHECK(!gp_cluster_has_priority_class(NULL, "gpu-inference"));
+    GP_CHECK(gp_cluster_ref(NULL) == NULL);
+    gp_cluster_unref(NULL); /* harmless */
+}
+
+LTEST(refcount)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(set_nodes(c, "{'items':[" NODE("{'nvidia.com/mig-1g.10gb':'1'}") "]}", &err),
+                 GP_OK);
+    GP_CHECK(gp_cluster_ref(c) == c);
+    GP_CHECK_INT(atomic_load(&c->refs), 2);
+    GP_CHECK(gp_cluster_ref(c) == c);
+    GP_CHECK_INT(atomic_load(&c->refs), 3);
+    gp_cluster_unref(c);
+    gp_cluster_unref(c);
+    GP_CHECK_INT(atomic_load(&c->refs), 1);
+    /* Still alive and usable with one reference left. */
+    GP_CHECK(gp_cluster_offers_mig(c, "1g.10gb"));
+    gp_cluster_unref(c); /* frees; a leak or a double free would fail under ASan */
+}
+
+GP_MAIN(GP_CASE(new_view_knows_nothing), GP_CASE(nodes_profiles_positive_unique_sorted),
+        GP_CASE(nodes_ignore_non_mig_and_bad_values), GP_CASE(nodes_missing_items_is_an_error),
+        GP_CASE(nodes_invalid_json_is_an_error), GP_CASE(nodes_only_len_bytes_are_read),
+        GP_CASE(nodes_replaced_on_success_kept_on_failure), GP_CASE(nodes_too_large),
+        GP_CASE(empty_lists_are_known_and_empty), GP_CASE(priority_classes_list),
+        GP_CASE(priority_classes_errors), GP_CASE(priority_classes_name_limit),
+        GP_CASE(lookups_on_null_view), GP_CASE(refcount))

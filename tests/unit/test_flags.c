@@ -1,0 +1,308 @@
+/* Unit tests of lib/flags.c: gp_flags_parse() ("--x v", "--x=v", booleans, unknown flags, missing
+ * values, unsigned bounds and trailing garbage, positional arguments), each error with its exact
+ * message, and gp_split_hostport() over IPv4, bracketed IPv6 and malformed input.
+ *
+ * Every test ends with a leak check when built with AddressSanitizer. */
+#include "gptest.h"
+
+#include <stdbool.h>
+
+#include "gpupack/flags.h"
+
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+static bool leaks_found(void)
+{
+    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
+}
+
+#define LTEST(name)                                                                             \
+    static void name##_body(void);                                                              \
+    GP_TEST(name)                                                                               \
+    {                                                                                           \
+        name##_body();                                                                          \
+        GP_CHECK(!leaks_found());                                                               \
+    }                                                                                           \
+    static void name##_body(void)
+
+typedef struct {
+    bool verbose;
+    const char *listen;
+    const char *policy;
+    unsigned port;
+} opts;
+
+#define NFLAGS 4
+
+static void table(opts *o, gp_flag f[NFLAGS])
+{
+    gp_flag t[NFLAGS] = {
+        { "verbose", GP_FLAG_BOOL, &o->verbose, 0, 0, NULL, "log more" },
+        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", "where to listen" },
+        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, NULL, "the policy file" },
+        { "port", GP_FLAG_UINT, &o->port, 1, 65535, "N", "a port" },
+    };
+
+    memcpy(f, t, sizeof(t));
+    o->verbose = false;
+    o->listen = "default";
+    o->policy = NULL;
+    o->port = 7;
+}
+
+/* Parses the NULL-terminated arguments (after a program name) into o. */
+static gp_status parse(opts *o, gp_err *err, const char *const *args)
+{
+    char *argv[16];
+    int argc = 0;
+    gp_flag f[NFLAGS];
+
+    table(o, f);
+    memset(err, 0, sizeof(*err));
+    argv[argc++] = (char *)"prog";
+    while (*args != NULL && argc < 15)
+        argv[argc++] = (char *)*args++;
+    argv[argc] = NULL;
+    return gp_flags_parse(f, NFLAGS, argc, argv, err);
+}
+
+/* Expects GP_EINVAL with exactly want. */
+static void check_fails(const char *const *args, const char *want, int line)
+{
+    opts o;
+    gp_err err;
+    gp_status st = parse(&o, &err, args);
+
+    if (st != GP_EINVAL || strcmp(err.msg, want) != 0) {
+        printf("  %s:%d: status %d message \"%s\", want GP_EINVAL \"%s\"\n", __FILE__, line, st,
+               err.msg, want);
+        gp_test_failed = 1;
+    }
+}
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define CHECK_FAILS(args, want) check_fails(args, want, __LINE__)
+
+/* --- gp_flags_parse ------------------------------------------------------------------------ */
+
+LTEST(no_arguments_keep_defaults)
+{
+    opts o;
+    gp_err err;
+    const char *const none[] = { NULL };
+
+    GP_CHECK_INT(parse(&o, &err, none), GP_OK);
+    GP_CHECK(!o.verbose);
+    GP_CHECK_STR(o.listen, "default");
+    GP_CHECK(o.policy == NULL);
+    GP_CHECK_INT(o.port, 7);
+}
+
+LTEST(value_as_next_argument_or_after_equals)
+{
+    opts o;
+    gp_err err;
+
+    GP_CHECK_INT(parse(&o, &err, ARGS("--listen", "1.2.3.4:80", "--policy=/etc/p.json", "--port",
+                                      "8443", "--verbose")),
+                 GP_OK);
+    GP_CHECK_STR(o.listen, "1.2.3.4:80");
+    GP_CHECK_STR(o.policy, "/etc/p.json");
+    GP_CHECK_INT(o.port, 8443);
+    GP_CHECK(o.verbose);
+
+    GP_CHECK_INT(parse(&o, &err, ARGS("--port=1", "--listen=[::]:8443")), GP_OK);
+    GP_CHECK_INT(o.port, 1);
+    GP_CHECK_STR(o.listen, "[::]:8443");
+    /* Only the first '=' separates; the rest belongs to the value. */
+    GP_CHECK_INT(parse(&o, &err, ARGS("--policy=a=b")), GP_OK);
+    GP_CHECK_STR(o.policy, "a=b");
+    /* The last one wins. */
+    GP_CHECK_INT(parse(&o, &err, ARGS("--port", "10", "--port=20")), GP_OK);
+    GP_CHECK_INT(o.port, 20);
+}
+
+LTEST(bool_with_value_is_an_error)
+{
+    CHECK_FAILS(ARGS("--verbose=true"), "--verbose: takes no value");
+    CHECK_FAILS(ARGS("--verbose="), "--verbose: takes no value");
+}
+
+LTEST(unknown_flag_is_named)
+{
+    CHECK_FAILS(ARGS("--nope"), "--nope: unknown flag (see --help)");
+    CHECK_FAILS(ARGS("--nope=3"), "--nope: unknown flag (see --help)");
+    CHECK_FAILS(ARGS("--list", "x"), "--list: unknown flag (see --help)"); /* no prefixes */
+    CHECK_FAILS(ARGS("--listenx", "x"), "--listenx: unknown flag (see --help)");
+    CHECK_FAILS(ARGS("--Verbose"), "--Verbose: unknown flag (see --help)");
+    CHECK_FAILS(ARGS("--verbose", "--nope"), "--nope: unknown flag (see --help)");
+}
+
+LTEST(unknown_flag_name_is_bounded)
+{
+    char arg[300], want[128];
+
+    memset(arg, 'x', sizeof(arg) - 1);
+    arg[0] = arg[1] = '-';
+    arg[sizeof(arg) - 1] = '\0';
+    snprintf(want, sizeof(want), "--%.64s: unknown flag (see --help)", arg + 2);
+    CHECK_FAILS(ARGS(arg), want);
+}
+
+LTEST(missing_value)
+{
+    CHECK_FAILS(ARGS("--listen"), "--listen: needs a value (HOST:PORT)");
+    CHECK_FAILS(ARGS("--policy"), "--policy: needs a value (value)");
+    CHECK_FAILS(ARGS("--verbose", "--port"), "--port: needs a value (N)");
+    CHECK_FAILS(ARGS("--listen="), "--listen: needs a non-empty HOST:PORT");
+    CHECK_FAILS(ARGS("--policy", ""), "--policy: needs a non-empty value");
+}
+
+LTEST(uint_bounds_and_garbage)
+{
+    opts o;
+    gp_err err;
+
+    GP_CHECK_INT(parse(&o, &err, ARGS("--port", "65535")), GP_OK);
+    GP_CHECK_INT(o.port, 65535);
+    CHECK_FAILS(ARGS("--port", "0"), "--port: must be a whole number 1..65535, got \"0\"");
+    CHECK_FAILS(ARGS("--port", "65536"), "--port: must be a whole number 1..65535, got \"65536\"");
+    CHECK_FAILS(ARGS("--port=12abc"), "--port: must be a whole number 1..65535, got \"12abc\"");
+    CHECK_FAILS(ARGS("--port", "12 "), "--port: must be a whole number 1..65535, got \"12 \"");
+    CHECK_FAILS(ARGS("--port", "4294967297"),
+                "--port: must be a whole number 1..65535, got \"4294967297\"");
+    CHECK_FAILS(ARGS("--port", "99999999999999999999999"),
+                "--port: must be a whole number 1..65535, got \"99999999999999999999999\"");
+    CHECK_FAILS(ARGS("--port", "abc"), "--port: expected a number, got \"abc\"");
+    CHECK_FAILS(ARGS("--port", "-1"), "--port: expected a number, got \"-1\"");
+    CHECK_FAILS(ARGS("--port", "+5"), "--port: expected a number, got \"+5\"");
+    CHECK_FAILS(ARGS("--port", " 5"), "--port: expected a number, got \" 5\"");
+    CHECK_FAILS(ARGS("--port="), "--port: expected a number, got \"\"");
+    /* A failed flag leaves the destination alone. */
+    GP_CHECK_INT(parse(&o, &err, ARGS("--port", "70000")), GP_EINVAL);
+    GP_CHECK_INT(o.port, 7);
+}
+
+LTEST(positional_argument_is_an_error)
+{
+    CHECK_FAILS(ARGS("foo"), "unexpected argument \"foo\" (flags start with --)");
+    CHECK_FAILS(ARGS("-v"), "unexpected argument \"-v\" (flags start with --)");
+    CHECK_FAILS(ARGS("--verbose", "extra"), "unexpected argument \"extra\" (flags start with --)");
+    CHECK_FAILS(ARGS("--port", "5", "6"), "unexpected argument \"6\" (flags start with --)");
+    CHECK_FAILS(ARGS(""), "unexpected argument \"\" (flags start with --)");
+}
+
+LTEST(usage_lists_every_flag)
+{
+    opts o;
+    gp_flag f[NFLAGS];
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+
+    table(&o, f);
+    gp_flags_usage(out, "prog", "does things", f, NFLAGS);
+    fclose(out);
+    GP_CHECK(strncmp(text, "usage: prog [flags]\ndoes things\n\nflags:\n", 40) == 0);
+    GP_CHECK(strstr(text, "  --verbose ") != NULL);
+    GP_CHECK(strstr(text, "  --listen HOST:PORT ") != NULL);
+    GP_CHECK(strstr(text, "where to listen\n") != NULL);
+    GP_CHECK(strstr(text, "  --port N ") != NULL);
+    free(text);
+}
+
+/* --- gp_split_hostport --------------------------------------------------------------------- */
+
+static void check_hp(const char *s, const char *want_host, int want_port, int line)
+{
+    char host[64] = "unset";
+    int port = -5;
+    gp_err err = { { 0 } };
+    gp_status st = gp_split_hostport(s, host, sizeof(host), &port, &err);
+
+    if (st != GP_OK || strcmp(host, want_host) != 0 || port != want_port) {
+        printf("  %s:%d: \"%s\": status %d host \"%s\" port %d (%s), want \"%s\" %d\n", __FILE__,
+               line, s, st, host, port, err.msg, want_host, want_port);
+        gp_test_failed = 1;
+    }
+}
+#define CHECK_HP(s, h, p) check_hp(s, h, p, __LINE__)
+
+static void check_hp_bad(const char *s, size_t hostsz, int line)
+{
+    char host[64] = "unset", want[160];
+    int port = -5;
+    gp_err err = { { 0 } };
+    gp_status st = gp_split_hostport(s, host, hostsz, &port, &err);
+
+    snprintf(want, sizeof(want),
+             "expected HOST:PORT (e.g. 0.0.0.0:8443 or [::]:8443), got \"%.64s\"", s);
+    if (st != GP_EINVAL || strcmp(err.msg, want) != 0 || port != -5 ||
+        strcmp(host, "unset") != 0) {
+        printf("  %s:%d: \"%s\": status %d host \"%s\" port %d message \"%s\"\n", __FILE__, line,
+               s, st, host, port, err.msg);
+        gp_test_failed = 1;
+    }
+}
+#define CHECK_HP_BAD(s) check_hp_bad(s, 64, __LINE__)
+
+LTEST(hostport_ipv4_and_names)
+{
+    CHECK_HP("0.0.0.0:8443", "0.0.0.0", 8443);
+    CHECK_HP("127.0.0.1:0", "127.0.0.1", 0);
+    CHECK_HP("localhost:65535", "localhost", 65535);
+    CHECK_HP("webhook.gpupack-system.svc:443", "webhook.gpupack-system.svc", 443);
+}
+
+LTEST(hostport_ipv6)
+{
+    CHECK_HP("[::1]:8443", "::1", 8443);
+    CHECK_HP("[::]:80", "::", 80);
+    CHECK_HP("[fe80::1%eth0]:9", "fe80::1%eth0", 9);
+    CHECK_HP_BAD("::1:8443"); /* IPv6 needs brackets */
+    CHECK_HP_BAD("[::1]");
+    CHECK_HP_BAD("[::1]:");
+    CHECK_HP_BAD("[::1]8443");
+    CHECK_HP_BAD("[::1:8443");
+    CHECK_HP_BAD("[]:8443");
+}
+
+LTEST(hostport_bad_ports)
+{
+    CHECK_HP_BAD("localhost");
+    CHECK_HP_BAD("host:70000");
+    CHECK_HP_BAD("host:65536");
+    CHECK_HP_BAD("host:");
+    CHECK_HP_BAD("host:-1");
+    CHECK_HP_BAD("host:+80");
+    CHECK_HP_BAD("host: 80");
+    CHECK_HP_BAD("host:80x");
+    CHECK_HP_BAD("host:99999999999999999999");
+    CHECK_HP_BAD("");
+}
+
+LTEST(hostport_empty_host_is_an_error)
+{
+    /* ":8443" means every IPv4 address, as Go's net.SplitHostPort reads it; a port is still
+     * required. */
+    CHECK_HP(":8443", "0.0.0.0", 8443);
+    CHECK_HP_BAD(":");
+}
+
+LTEST(hostport_host_buffer_bound)
+{
+    char host[8] = "";
+    int port = 0;
+
+    check_hp_bad("abcdefgh:80", 8, __LINE__); /* 8 characters need 9 bytes */
+    GP_CHECK_INT(gp_split_hostport("abcdefg:80", host, sizeof(host), &port, NULL), GP_OK);
+    GP_CHECK_STR(host, "abcdefg");
+    GP_CHECK_INT(port, 80);
+}
+
+GP_MAIN(GP_CASE(no_arguments_keep_defaults), GP_CASE(value_as_next_argument_or_after_equals),
+        GP_CASE(bool_with_value_is_an_error), GP_CASE(unknown_flag_is_named),
+        GP_CASE(unknown_flag_name_is_bounded), GP_CASE(missing_value),
+        GP_CASE(uint_bounds_and_garbage), GP_CASE(positional_argument_is_an_error),
+        GP_CASE(usage_lists_every_flag), GP_CASE(hostport_ipv4_and_names), GP_CASE(hostport_ipv6),
+        GP_CASE(hostport_bad_ports), GP_CASE(hostport_empty_host_is_an_error),
+        GP_CASE(hostport_host_buffer_bound))

@@ -1,0 +1,1356 @@
+/* Unit tests of lib/mutate.c: which changes gp_mutate() decides for a pod, in which order and
+ * why, each only when the pod lacks it; gp_mig_pick() ordering over the policy and the cluster
+ * view; and idempotence: decide, build the patch, apply it (tests/unit/jsonpatch_apply.h), decide
+ * again, and expect no change.
+ *
+ * A decision is checked as one string, one item per change in order ("tol nvidia.com/gpu; label
+ * gpupack.io/class=interactive; ..."), so a missing, extra or reordered change fails the test.
+ * Pods and policies are written with single quotes; q() turns them into JSON. Every test ends
+ * with a leak check when built with AddressSanitizer. */
+#include "gptest.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/arena.h"
+#include "gpupack/cluster.h"
+#include "gpupack/mutate.h"
+#include "gpupack/patch.h"
+#include "gpupack/podview.h"
+#include "gpupack/policy.h"
+
+#include "jsonpatch_apply.h"
+
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+static bool leaks_found(void)
+{
+    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
+}
+
+#define LTEST(name)                                                                             \
+    static void name##_body(void);                                                              \
+    GP_TEST(name)                                                                               \
+    {                                                                                           \
+        name##_body();                                                                          \
+        GP_CHECK(!leaks_found());                                                               \
+    }                                                                                           \
+    static void name##_body(void)
+
+/* A malloc'd copy of text with every single quote turned into a double quote. */
+static char *q(const char *text)
+{
+    char *s = strdup(text);
+
+    for (char *c = s; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    return s;
+}
+
+static gp_policy *default_policy(void)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL;
+
+    if (gp_policy_default(&p, &errors) != GP_OK) {
+        printf("  default policy: %s\n", errors ? errors : "?");
+        gp_test_failed = 1;
+    }
+    free(errors);
+    return p;
+}
+
+static gp_policy *policy_of(const char *text)
+{
+    char *s = q(text);
+    gp_policy *p = NULL;
+    char *errors = NULL;
+
+    if (gp_policy_parse(s, strlen(s), &p, &errors) != GP_OK) {
+        printf("  policy %s:\n%s\n", s, errors ? errors : "?");
+        gp_test_failed = 1;
+    }
+    free(errors);
+    free(s);
+    return p;
+}
+
+/* A cluster view whose nodes offer the given allocatable map (single-quoted JSON object). */
+static gp_cluster *cluster_offering(const char *alloc)
+{
+    gp_cluster *c = gp_cluster_new();
+    size_t n = strlen(alloc) + 64;
+    char *text = malloc(n), *s;
+    gp_err err = { { 0 } };
+
+    snprintf(text, n, "{'items':[{'status':{'allocatable':%s}}]}", alloc);
+    s = q(text);
+    if (c == NULL || gp_cluster_set_nodes_json(c, s, strlen(s), &err) != GP_OK) {
+        printf("  cluster view: %s\n", err.msg);
+        gp_test_failed = 1;
+    }
+    free(text);
+    free(s);
+    return c;
+}
+
+/* --- a decision and its description -------------------------------------------------------- */
+
+typedef struct {
+    cJSON *json;
+    gp_arena a;
+    gp_pod pod;
+    gp_decision d;
+    gp_status st;
+    char desc[4096];
+} mfx;
+
+static void app(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void app(char *buf, size_t sz, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sz - n, fmt, ap);
+    va_end(ap);
+}
+
+static void describe_labels(char *buf, size_t sz, const gp_label *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        app(buf, sz, "%s%s=%s", i ? "," : "", l[i].key, l[i].value);
+}
+
+/* One item per change: "tol KEY", "label K=V", "ann K", "pc NAME", "-priority", "-preemption",
+ * "pref W K=V,...", "req K=V,...", "res c0|i0 KEY->VALUE", "deadline N"; joined by "; ". */
+static void describe(const gp_decision *d, char *buf, size_t sz)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < d->nchanges; i++) {
+        const gp_change *c = &d->changes[i];
+
+        if (i)
+            app(buf, sz, "; ");
+        switch (c->kind) {
+        case GP_CH_SET_LABEL:
+            app(buf, sz, "label %s=%s", c->key, c->value);
+            break;
+        case GP_CH_SET_ANNOTATION:
+            app(buf, sz, "ann %s", c->key);
+            break;
+        case GP_CH_ADD_TOLERATION:
+            app(buf, sz, "tol %s", c->tol ? c->tol->key : "(null)");
+            break;
+        case GP_CH_SET_PRIORITY_CLASS:
+            app(buf, sz, "pc %s", c->value);
+            break;
+        case GP_CH_REMOVE_PRIORITY:
+            app(buf, sz, "-priority");
+            break;
+        case GP_CH_REMOVE_PREEMPTION:
+            app(buf, sz, "-preemption");
+            break;
+        case GP_CH_ADD_PREFERRED:
+            app(buf, sz, "pref %d ", c->weight);
+            describe_labels(buf, sz, c->labels, c->nlabels);
+            break;
+        case GP_CH_ADD_REQUIRED:
+            app(buf, sz, "req ");
+            describe_labels(buf, sz, c->labels, c->nlabels);
+            break;
+        case GP_CH_REPLACE_RESOURCE:
+            app(buf, sz, "res %c%d %s->%s", c->container->init ? 'i' : 'c', c->container->index,
+                c->key, c->value);
+            break;
+        case GP_CH_SET_ACTIVE_DEADLINE:
+            app(buf, sz, "deadline %lld", c->seconds);
+            break;
+        default:
+            app(buf, sz, "?%d", (int)c->kind);
+        }
+    }
+}
+
+/* Decodes the pod (namespace fallback "default") and decides. Returns false (and fails the
+ * test) when the pod does not decode. */
+static bool mfx_run(mfx *f, const gp_policy *pol, const gp_cluster *view, const char *pod_text)
+{
+    char *s = q(pod_text);
+    gp_err err = { { 0 } };
+
+    memset(f, 0, sizeof(*f));
+    gp_arena_init(&f->a, 0);
+    f->json = cJSON_Parse(s);
+    free(s);
+    f->st = GP_EINVAL;
+    if (pol == NULL || gp_pod_from_json(f->json, "default", &f->a, &f->pod, &err) != GP_OK) {
+        printf("  no policy or pod does not decode: %s\n", err.msg);
+        gp_test_failed = 1;
+        return false;
+    }
+    f->st = gp_mutate(&f->pod, pol, view, &f->a, &f->d);
+    describe(&f->d, f->desc, sizeof(f->desc));
+    return f->st == GP_OK;
+}
+
+static void mfx_free(mfx *f)
+{
+    gp_arena_free(&f->a);
+    cJSON_Delete(f->json);
+}
+
+static const gp_change *find_change(const gp_decision *d, gp_change_kind kind, const char *key)
+{
+    for (size_t i = 0; i < d->nchanges; i++)
+        if (d->changes[i].kind == kind &&
+            (key == NULL || (d->changes[i].key && strcmp(d->changes[i].key, key) == 0)))
+            return &d->changes[i];
+    return NULL;
+}
+
+static const char *ann_value(const gp_decision *d, const char *key)
+{
+    const gp_change *c = find_change(d, GP_CH_SET_ANNOTATION, key);
+
+    return c ? c->value : NULL;
+}
+
+/* Decides for the pod and checks the description of the changes. */
+static void check_changes(const gp_policy *pol, const gp_cluster *view, const char *pod,
+                          const char *want, int line)
+{
+    mfx f;
+
+    if (mfx_run(&f, pol, view, pod) && strcmp(f.desc, want) != 0) {
+        printf("  %s:%d: changes\n    \"%s\"\n  want\n    \"%s\"\n", __FILE__, line, f.desc, want);
+        gp_test_failed = 1;
+    } else if (f.st != GP_OK) {
+        printf("  %s:%d: gp_mutate status %d\n", __FILE__, line, f.st);
+        gp_test_failed = 1;
+    }
+    mfx_free(&f);
+}
+#define CHECK_CHANGES(pol, view, pod, want) check_changes(pol, view, pod, want, __LINE__)
+
+#define OWNER(kind) "'ownerReferences':[{'kind':'" kind "','name':'x','controller':true}]"
+#define GPU_LIMIT(n) "'resources':{'limits':{'nvidia.com/gpu':'" n "'}}"
+#define GPU1 "'containers':[{'name':'main'," GPU_LIMIT("1") "}]"
+#define TOL "tol nvidia.com/gpu"
+#define MUTATED "ann gpupack.io/mutated"
+#define INTERACTIVE "label gpupack.io/class=interactive; pc gpu-interactive"
+#define INFERENCE "label gpupack.io/class=inference; pc gpu-inference"
+#define TRAINING "label gpupack.io/class=training; pc gpu-training"
+
+/* --- the basic decision -------------------------------------------------------------------- */
+
+LTEST(bare_gpu_pod_gets_everything_in_order)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{'name':'p'},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+        GP_CHECK(f.d.gpu);
+        GP_CHECK(!f.d.skipped);
+        GP_CHECK(f.d.skip_reason == NULL);
+        GP_CHECK_STR(f.d.class_name, "interactive");
+        GP_CHECK_STR(f.d.class_why, "rule bare-pods: no owner");
+        GP_CHECK_INT(f.d.nwarnings, 0);
+        GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); "
+                                  "class interactive (rule bare-pods: no owner); "
+                                  "priorityClassName gpu-interactive (class interactive); "
+                                  "activeDeadlineSeconds 43200 (class interactive runtime cap)");
+        GP_CHECK_STR(ann_value(&f.d, GP_ANN_MUTATED), f.d.summary);
+        GP_CHECK_INT(f.d.nchanges, 5);
+        if (f.d.nchanges == 5) {
+            GP_CHECK_STR(f.d.changes[0].metric, "toleration");
+            GP_CHECK(f.d.changes[0].tol == &pol->tolerations[0]);
+            GP_CHECK_STR(f.d.changes[1].metric, "class-label");
+            GP_CHECK_STR(f.d.changes[2].metric, "priority-class");
+            GP_CHECK_STR(f.d.changes[3].metric, "runtime-cap");
+            GP_CHECK_INT(f.d.changes[3].seconds, 43200);
+            GP_CHECK_STR(f.d.changes[4].metric, "annotation");
+        }
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(non_gpu_pod_is_left_alone)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL,
+                "{'spec':{'containers':[{'resources':{'limits':{'cpu':'1'}}},"
+                "{'resources':{'limits':{'nvidia.com/gpu':'0'}}}]}}")) {
+        GP_CHECK(!f.d.gpu);
+        GP_CHECK(!f.d.skipped);
+        GP_CHECK(f.d.class_name == NULL);
+        GP_CHECK_INT(f.d.nchanges, 0);
+        GP_CHECK_INT(f.d.nwarnings, 0);
+        GP_CHECK(f.d.summary == NULL);
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(skip_label_true_skips)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{'labels':{'gpupack.io/skip':'true'}},'spec':{" GPU1
+                               "}}")) {
+        GP_CHECK(f.d.gpu);
+        GP_CHECK(f.d.skipped);
+        GP_CHECK_STR(f.d.skip_reason, "label gpupack.io/skip=true");
+        GP_CHECK(f.d.class_name == NULL);
+        GP_CHECK_INT(f.d.nchanges, 0);
+        GP_CHECK(f.d.summary == NULL);
+    }
+    mfx_free(&f);
+    /* Only "true" skips. */
+    CHECK_CHANGES(pol, NULL,
+                  "{'metadata':{'labels':{'gpupack.io/skip':'false'}},'spec':{" GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL,
+                  "{'metadata':{'labels':{'gpupack.io/skip':'True'}},'spec':{" GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(excluded_namespaces_skip)
+{
+    static const char *const nss[] = { "kube-system", "kube-public", "kube-node-lease",
+                                       "gpupack-system" };
+    gp_policy *pol = default_policy();
+    char pod[256];
+    mfx f;
+
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(pod, sizeof(pod), "{'metadata':{'namespace':'%s'},'spec':{" GPU1 "}}", nss[i]);
+        if (mfx_run(&f, pol, NULL, pod)) {
+            GP_CHECK(f.d.skipped);
+            GP_CHECK_STR(f.d.skip_reason, "namespace excluded by policy");
+            GP_CHECK_INT(f.d.nchanges, 0);
+        }
+        mfx_free(&f);
+    }
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'kube-systems'},'spec':{" GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(excluded_namespace_from_fallback)
+{
+    gp_policy *pol = default_policy();
+    char *s = q("{'spec':{" GPU1 "}}");
+    cJSON *json = cJSON_Parse(s);
+    gp_arena a;
+    gp_pod pod;
+    gp_decision d;
+
+    gp_arena_init(&a, 0);
+    GP_CHECK_INT(gp_pod_from_json(json, "kube-system", &a, &pod, NULL), GP_OK);
+    GP_CHECK_INT(gp_mutate(&pod, pol, NULL, &a, &d), GP_OK);
+    GP_CHECK(d.skipped);
+    GP_CHECK_INT(d.nchanges, 0);
+    gp_arena_free(&a);
+    cJSON_Delete(json);
+    free(s);
+    gp_policy_unref(pol);
+}
+
+/* --- toleration ---------------------------------------------------------------------------- */
+
+LTEST(toleration_only_when_not_covered)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{'spec':{'tolerations':[{'operator':'Exists'}]," GPU1 "}}",
+                  INTERACTIVE "; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL,
+                  "{'spec':{'tolerations':[{'key':'nvidia.com/gpu','operator':'Exists'}]," GPU1
+                  "}}",
+                  INTERACTIVE "; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL,
+                  "{'spec':{'tolerations':[{'key':'nvidia.com/gpu','operator':'Exists',"
+                  "'effect':'NoSchedule'}]," GPU1 "}}",
+                  INTERACTIVE "; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL,
+                  "{'spec':{'tolerations':[{'key':'nvidia.com/gpu','operator':'Exists',"
+                  "'effect':'NoExecute'}]," GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL,
+                  "{'spec':{'tolerations':[{'key':'nvidia.com/gpu','value':'present',"
+                  "'effect':'NoSchedule'}]," GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+/* --- class, priority, runtime cap ---------------------------------------------------------- */
+
+LTEST(class_label_only_when_different)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{'labels':{'gpupack.io/class':'interactive'}},"
+                               "'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; pc gpu-interactive; deadline 43200; " MUTATED);
+        GP_CHECK_STR(f.d.class_why, "label gpupack.io/class");
+    }
+    mfx_free(&f);
+    /* A label naming another class than the rules would give is kept (the label wins). */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'labels':{'gpupack.io/class':'training'}," OWNER(
+                                 "ReplicaSet") "},'spec':{" GPU1 "}}",
+                  TOL "; pc gpu-training; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(unknown_class_label_warns_and_skips_class_changes)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{'labels':{'gpupack.io/class':'bogus'}},"
+                               "'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " MUTATED);
+        GP_CHECK(f.d.class_name == NULL);
+        GP_CHECK_STR(f.d.class_why, "unknown class label");
+        GP_CHECK_INT(f.d.nwarnings, 1);
+        if (f.d.nwarnings == 1)
+            GP_CHECK_STR(f.d.warnings[0], "label gpupack.io/class \"bogus\" names no class of the "
+                                          "policy; class changes skipped");
+        GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod)");
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(no_class_gets_only_the_toleration)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("DaemonSet") "},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " MUTATED);
+        GP_CHECK(f.d.class_name == NULL);
+        GP_CHECK(f.d.class_why == NULL);
+        GP_CHECK_INT(f.d.nwarnings, 0);
+    }
+    mfx_free(&f);
+    /* Nothing at all when the pod already tolerates the taint. */
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("DaemonSet") "},'spec':{'tolerations':"
+                               "[{'operator':'Exists'}]," GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, "");
+        GP_CHECK(f.d.summary == NULL);
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(priority_class_only_when_none)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{'spec':{'priorityClassName':'mine','priority':7," GPU1 "}}",
+                  TOL "; label gpupack.io/class=interactive; deadline 43200; " MUTATED);
+    /* An empty name counts as none. */
+    CHECK_CHANGES(pol, NULL, "{'spec':{'priorityClassName':''," GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(priority_fields_removed_only_when_present)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{'spec':{'priority':0,'preemptionPolicy':'PreemptLowerPriority',"
+                             GPU1 "}}",
+                  TOL "; " INTERACTIVE "; -priority; -preemption; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'spec':{'priority':0," GPU1 "}}",
+                  TOL "; " INTERACTIVE "; -priority; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'spec':{'preemptionPolicy':'Never'," GPU1 "}}",
+                  TOL "; " INTERACTIVE "; -preemption; deadline 43200; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(priority_class_missing_from_cluster_warns)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = gp_cluster_new();
+    static const char pcs[] = "{\"items\":[{\"metadata\":{\"name\":\"gpu-training\"}},"
+                              "{\"metadata\":{\"name\":\"gpu-inference\"}}]}";
+    mfx f;
+
+    GP_CHECK_INT(gp_cluster_set_priority_classes_json(view, pcs, strlen(pcs), NULL), GP_OK);
+    if (mfx_run(&f, pol, view, "{'spec':{'priority':0," GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; label gpupack.io/class=interactive; deadline 43200; " MUTATED);
+        GP_CHECK_INT(f.d.nwarnings, 1);
+        if (f.d.nwarnings == 1)
+            GP_CHECK_STR(f.d.warnings[0], "PriorityClass gpu-interactive does not exist; "
+                                          "priorityClassName left unset");
+    }
+    mfx_free(&f);
+    /* A class the cluster has is set as usual. */
+    CHECK_CHANGES(pol, view, "{'metadata':{" OWNER("Job") "},'spec':{" GPU1 "}}",
+                  TOL "; " TRAINING "; " MUTATED);
+    /* A view that knows no PriorityClasses does not restrict. */
+    {
+        gp_cluster *empty = gp_cluster_new();
+
+        CHECK_CHANGES(pol, empty, "{'spec':{" GPU1 "}}",
+                      TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+        gp_cluster_unref(empty);
+    }
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+LTEST(runtime_cap_only_when_unset)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{'spec':{'activeDeadlineSeconds':60," GPU1 "}}",
+                  TOL "; " INTERACTIVE "; " MUTATED);
+    /* inference has no cap */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("ReplicaSet") "},'spec':{" GPU1 "}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(existing_mutated_annotation_is_extended)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("ReplicaSet") ",'annotations':"
+                               "{'gpupack.io/mutated':'earlier'}},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(ann_value(&f.d, GP_ANN_MUTATED),
+                     "earlier; toleration nvidia.com/gpu:NoSchedule (GPU pod); class inference "
+                     "(rule services: owner ReplicaSet); priorityClassName gpu-inference "
+                     "(class inference)");
+        GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); class "
+                                  "inference (rule services: owner ReplicaSet); "
+                                  "priorityClassName gpu-inference (class inference)");
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+/* --- MIG ----------------------------------------------------------------------------------- */
+
+#define DEPLOY_HINT(h) "'metadata':{" OWNER("ReplicaSet") ",'annotations':" \
+                       "{'gpupack.io/gpu-memory':'" h "'}}"
+
+static void check_mig(const gp_policy *pol, const gp_cluster *view, const char *hint,
+                      const char *want_profile, int line)
+{
+    char pod[512];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{" DEPLOY_HINT("%s") ",'spec':{" GPU1 "}}", hint);
+    if (mfx_run(&f, pol, view, pod)) {
+        const gp_change *c = find_change(&f.d, GP_CH_REPLACE_RESOURCE, NULL);
+        const char *got = c ? c->value : NULL;
+
+        if ((want_profile == NULL) != (got == NULL) ||
+            (got && strcmp(got, want_profile) != 0)) {
+            printf("  %s:%d: hint %s: got %s, want %s\n", __FILE__, line, hint,
+                   got ? got : "no rewrite", want_profile ? want_profile : "no rewrite");
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+#define CHECK_MIG(pol, view, hint, want) check_mig(pol, view, hint, want, __LINE__)
+
+LTEST(mig_rewrite_for_one_gpu_with_hint)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{" GPU1 "}}")) {
+        const gp_change *c = find_change(&f.d, GP_CH_REPLACE_RESOURCE, NULL);
+
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+        GP_CHECK(c != NULL && c->container == &f.pod.containers[0]);
+        GP_CHECK(c != NULL && strcmp(c->metric, "mig") == 0);
+        GP_CHECK_STR(c ? c->reason : NULL,
+                     "container main: nvidia.com/gpu 1 -> nvidia.com/mig-1g.10gb (needs 5Gi)");
+        GP_CHECK_STR(ann_value(&f.d, GP_ANN_ORIGINAL),
+                     "{\"containers\":{\"main\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
+        GP_CHECK_INT(f.d.nwarnings, 0);
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_rewrite_records_request_and_limit)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("20Gi") ",'spec':{'containers':[{'name':'main',"
+                               "'resources':{'requests':{'nvidia.com/gpu':'1','cpu':'1'},"
+                               "'limits':{'nvidia.com/gpu':'1'}}}]}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-2g.20gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+        GP_CHECK_STR(ann_value(&f.d, GP_ANN_ORIGINAL),
+                     "{\"containers\":{\"main\":{\"requests\":{\"nvidia.com/gpu\":\"1\"},"
+                     "\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+/* A container that has only a request (no limits map) is rewritten in its requests, and
+ * gpupack.io/original-resources records only what it had: no invented limit. (Regression test:
+ * record_original() used to write "limits" for every rewritten container.) */
+LTEST(mig_original_resources_request_only)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'name':'main',"
+                               "'resources':{'requests':{'nvidia.com/gpu':'1'}}}]}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+        GP_CHECK_STR(ann_value(&f.d, GP_ANN_ORIGINAL),
+                     "{\"containers\":{\"main\":{\"requests\":{\"nvidia.com/gpu\":\"1\"}}}}");
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_hint_sizes_pick_smallest_fit)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_MIG(pol, NULL, "1Mi", "nvidia.com/mig-1g.10gb");
+    CHECK_MIG(pol, NULL, "10Gi", "nvidia.com/mig-1g.10gb");
+    CHECK_MIG(pol, NULL, "10737418241", "nvidia.com/mig-2g.20gb"); /* 10Gi + 1 byte */
+    CHECK_MIG(pol, NULL, "20Gi", "nvidia.com/mig-2g.20gb");
+    CHECK_MIG(pol, NULL, "21Gi", "nvidia.com/mig-3g.40gb"); /* 3 slices beat 4 at 40Gi */
+    CHECK_MIG(pol, NULL, "40Gi", "nvidia.com/mig-3g.40gb");
+    CHECK_MIG(pol, NULL, "80Gi", "nvidia.com/mig-7g.80gb");
+    CHECK_MIG(pol, NULL, "81Gi", NULL);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_only_for_exactly_one_gpu)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{" GPU_LIMIT("2")
+                             "}]}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'resources':{"
+                             "'requests':{'nvidia.com/gpu':'2'},'limits':{'nvidia.com/gpu':'1'}}}"
+                             "]}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'resources':{"
+                             "'requests':{'nvidia.com/gpu':'1'},'limits':{'cpu':'1'}}}]}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{" GPU_LIMIT("1500m")
+                             "}]}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    /* Already a MIG request: nothing to rewrite. */
+    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'resources':{"
+                             "'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_only_for_classes_that_allow_it)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("Job") ",'annotations':"
+                             "{'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}",
+                  TOL "; " TRAINING "; " MUTATED);
+    /* interactive allows it */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'annotations':{'gpupack.io/gpu-memory':'5Gi'}},"
+                             "'spec':{" GPU1 "}}",
+                  TOL "; " INTERACTIVE "; res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                  "ann gpupack.io/original-resources; deadline 43200; " MUTATED);
+    /* no hint, no rewrite and no warning */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("ReplicaSet") "},'spec':{" GPU1 "}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+static void check_hint_warning(const gp_policy *pol, const gp_cluster *view, const char *hint,
+                               const char *want, int line)
+{
+    char pod[512];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{" DEPLOY_HINT("%s") ",'spec':{" GPU1 "}}", hint);
+    if (mfx_run(&f, pol, view, pod)) {
+        if (strcmp(f.desc, TOL "; " INFERENCE "; " MUTATED) != 0 || f.d.nwarnings != 1 ||
+            strcmp(f.d.warnings[0], want) != 0) {
+            printf("  %s:%d: hint %s: changes \"%s\", %zu warnings (first \"%s\"), want \"%s\"\n",
+                   __FILE__, line, hint, f.desc, f.d.nwarnings,
+                   f.d.nwarnings ? f.d.warnings[0] : "", want);
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+
+LTEST(mig_bad_hint_and_no_fit_warn)
+{
+    gp_policy *pol = default_policy();
+
+    check_hint_warning(pol, NULL, "lots",
+                       "annotation gpupack.io/gpu-memory \"lots\" is not a positive quantity; "
+                       "no MIG rewrite",
+                       __LINE__);
+    check_hint_warning(pol, NULL, "0",
+                       "annotation gpupack.io/gpu-memory \"0\" is not a positive quantity; "
+                       "no MIG rewrite",
+                       __LINE__);
+    check_hint_warning(pol, NULL, "-5Gi",
+                       "annotation gpupack.io/gpu-memory \"-5Gi\" is not a positive quantity; "
+                       "no MIG rewrite",
+                       __LINE__);
+    check_hint_warning(pol, NULL, "100Gi", "no MIG profile offers 100Gi; keeps nvidia.com/gpu",
+                       __LINE__);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_several_containers_and_init)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':["
+                               "{'name':'side','resources':{'limits':{'cpu':'1'}}},"
+                               "{'name':'two'," GPU_LIMIT("2") "},"
+                               "{'name':'main'," GPU_LIMIT("1") "}],"
+                               "'initContainers':[{'name':'init'," GPU_LIMIT("1") "}]}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c2 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "res i0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+        GP_CHECK_STR(ann_value(&f.d, GP_ANN_ORIGINAL),
+                     "{\"containers\":{\"main\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},"
+                     "\"initContainers\":{\"init\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
+        GP_CHECK_STR(f.d.changes[4].reason, "init container init: nvidia.com/gpu 1 -> "
+                                            "nvidia.com/mig-1g.10gb (needs 5Gi)");
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_original_annotation_not_overwritten)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("ReplicaSet") ",'annotations':{"
+                             "'gpupack.io/gpu-memory':'5Gi','gpupack.io/original-resources':'{}'}},"
+                             "'spec':{" GPU1 "}}",
+                  TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+/* --- gp_mig_pick --------------------------------------------------------------------------- */
+
+/* Profiles listed worst-first, so that list order never decides. */
+static const char mig_policy[] =
+    "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','migProfiles':["
+    "{'name':'2g.10gb','memory':'10Gi','computeSlices':2},"
+    "{'name':'1g.20gb','memory':'20Gi','computeSlices':1},"
+    "{'name':'1g.10gb+me','memory':'10Gi','computeSlices':1},"
+    "{'name':'1g.10gb','memory':'10Gi','computeSlices':1},"
+    "{'name':'1g.5gb','memory':'5Gi','computeSlices':1}]}";
+
+static const char *pick(const gp_policy *pol, const gp_cluster *view, const char *need)
+{
+    gp_qty q;
+    gp_arena a;
+    const gp_mig_profile *p;
+    static char name[64];
+
+    if (gp_qty_parse_str(need, &q, NULL) != GP_OK)
+        return "(bad quantity)";
+    gp_arena_init(&a, 0);
+    p = gp_mig_pick(pol, view, q, &a);
+    snprintf(name, sizeof(name), "%s", p ? p->name : "NULL");
+    gp_arena_free(&a);
+    return name;
+}
+
+LTEST(mig_pick_fewest_slices_then_memory_then_name)
+{
+    gp_policy *pol = policy_of(mig_policy);
+
+    if (pol == NULL)
+        return;
+    GP_CHECK_STR(pick(pol, NULL, "1Gi"), "1g.5gb");  /* least memory among 1 slice */
+    GP_CHECK_STR(pick(pol, NULL, "5Gi"), "1g.5gb");  /* exactly enough is enough */
+    GP_CHECK_STR(pick(pol, NULL, "6Gi"), "1g.10gb"); /* name breaks the tie with 1g.10gb+me */
+    GP_CHECK_STR(pick(pol, NULL, "10Gi"), "1g.10gb");
+    GP_CHECK_STR(pick(pol, NULL, "11Gi"), "1g.20gb"); /* fewest slices */
+    GP_CHECK_STR(pick(pol, NULL, "20Gi"), "1g.20gb");
+    GP_CHECK_STR(pick(pol, NULL, "21Gi"), "NULL");
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_pick_fewer_slices_beats_less_memory)
+{
+    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','migProfiles':["
+                               "{'name':'2g.10gb','memory':'10Gi','computeSlices':2},"
+                               "{'name':'1g.40gb','memory':'40Gi','computeSlices':1}]}");
+
+    if (pol == NULL)
+        return;
+    GP_CHECK_STR(pick(pol, NULL, "8Gi"), "1g.40gb");
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_pick_no_profiles)
+{
+    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy'}");
+
+    if (pol == NULL)
+        return;
+    GP_CHECK_STR(pick(pol, NULL, "1"), "NULL");
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_cluster_view_restricts_profiles)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = cluster_offering("{'nvidia.com/mig-3g.40gb':'2','nvidia.com/mig-7g.80gb':"
+                                        "'1','nvidia.com/mig-1g.10gb':'0'}");
+
+    GP_CHECK_STR(pick(pol, view, "5Gi"), "3g.40gb");
+    GP_CHECK_STR(pick(pol, view, "41Gi"), "7g.80gb");
+    GP_CHECK_STR(pick(pol, view, "81Gi"), "NULL");
+    CHECK_MIG(pol, view, "5Gi", "nvidia.com/mig-3g.40gb");
+    /* The view without nodes falls back to the policy. */
+    {
+        gp_cluster *pcs_only = gp_cluster_new();
+
+        GP_CHECK_STR(pick(pol, pcs_only, "5Gi"), "1g.10gb");
+        gp_cluster_unref(pcs_only);
+    }
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_cluster_offering_nothing_means_no_rewrite)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = cluster_offering("{'nvidia.com/gpu':'8'}");
+
+    GP_CHECK(view != NULL && view->has_nodes && view->nmig_profiles == 0);
+    GP_CHECK_STR(pick(pol, view, "5Gi"), "NULL");
+    check_hint_warning(pol, view, "5Gi", "no MIG profile offers 5Gi; keeps nvidia.com/gpu",
+                       __LINE__);
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+LTEST(mig_profile_parsed_from_name_when_not_in_policy)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = cluster_offering("{'nvidia.com/mig-1g.20gb':'1',"
+                                        "'nvidia.com/mig-2g.20gb':'1',"
+                                        "'nvidia.com/mig-weird':'1','nvidia.com/mig-0g.5gb':'1',"
+                                        "'nvidia.com/mig-1g.5gb+me':'1'}");
+    gp_qty need;
+    gp_arena a;
+    const gp_mig_profile *p;
+
+    gp_arena_init(&a, 0);
+    GP_CHECK_INT(gp_qty_parse_str("15Gi", &need, NULL), GP_OK);
+    p = gp_mig_pick(pol, view, need, &a);
+    GP_CHECK(p != NULL);
+    if (p != NULL) {
+        GP_CHECK_STR(p->name, "1g.20gb");
+        GP_CHECK_INT(p->slices, 1);
+        GP_CHECK(p->memory.nano == (__int128)20 * 1073741824 * 1000000000);
+    }
+    /* "1g.5gb+me", "0g.5gb" and "weird" cannot be parsed and are not in the policy: ignored. */
+    GP_CHECK_INT(gp_qty_parse_str("1Gi", &need, NULL), GP_OK);
+    p = gp_mig_pick(pol, view, need, &a);
+    GP_CHECK_STR(p ? p->name : "NULL", "1g.20gb");
+    GP_CHECK_STR(pick(pol, view, "21Gi"), "NULL");
+    gp_arena_free(&a);
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* --- spot ---------------------------------------------------------------------------------- */
+
+#define SPOT_TOLS "tol cloud.google.com/gke-spot; tol kubernetes.azure.com/scalesetpriority; " \
+                  "tol karpenter.sh/capacity-type"
+#define SPOT_PREFS "pref 50 karpenter.sh/capacity-type=spot; pref 50 cloud.google.com/gke-spot=" \
+                   "true; pref 50 eks.amazonaws.com/capacityType=SPOT; pref 50 "                 \
+                   "kubernetes.azure.com/scalesetpriority=spot"
+#define JOB_CP(v) "'metadata':{" OWNER("Job") ",'annotations':{'gpupack.io/checkpointing':'" v "'}}"
+
+LTEST(spot_for_checkpointing_training)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{" JOB_CP("true") ",'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " TRAINING "; " SPOT_TOLS "; " SPOT_PREFS "; " MUTATED);
+        GP_CHECK_INT(f.d.nchanges, 11);
+        if (f.d.nchanges == 11) {
+            GP_CHECK_STR(f.d.changes[3].reason, "spot tolerations and preferred spot nodes "
+                                                "(checkpointing, class training)");
+            GP_CHECK_STR(f.d.changes[3].metric, "spot");
+            for (size_t i = 4; i < 10; i++) {
+                GP_CHECK(f.d.changes[i].reason == NULL);
+                GP_CHECK_STR(f.d.changes[i].metric, "spot");
+            }
+        }
+        GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); class training "
+                                  "(rule batch-jobs: owner Job); priorityClassName gpu-training "
+                                  "(class training); spot tolerations and preferred spot nodes "
+                                  "(checkpointing, class training)");
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+LTEST(spot_only_with_true_and_spot_class)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{" JOB_CP("True") ",'spec':{" GPU1 "}}",
+                  TOL "; " TRAINING "; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{" JOB_CP("yes") ",'spec':{" GPU1 "}}",
+                  TOL "; " TRAINING "; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("Job") "},'spec':{" GPU1 "}}",
+                  TOL "; " TRAINING "; " MUTATED);
+    /* inference is not spotAllowed */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("ReplicaSet") ",'annotations':"
+                             "{'gpupack.io/checkpointing':'true'}},'spec':{" GPU1 "}}",
+                  TOL "; " INFERENCE "; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(spot_skips_what_the_pod_has)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_CHANGES(pol, NULL, "{" JOB_CP("true") ",'spec':{'tolerations':[{'key':"
+                             "'cloud.google.com/gke-spot','operator':'Exists'}],'affinity':{"
+                             "'nodeAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':["
+                             "{'weight':1,'preference':{'matchExpressions':[{'key':"
+                             "'karpenter.sh/capacity-type','operator':'In',"
+                             "'values':['spot']}]}}]}},"
+                             GPU1 "}}",
+                  TOL "; " TRAINING "; tol kubernetes.azure.com/scalesetpriority; "
+                  "tol karpenter.sh/capacity-type; pref 50 cloud.google.com/gke-spot=true; "
+                  "pref 50 eks.amazonaws.com/capacityType=SPOT; "
+                  "pref 50 kubernetes.azure.com/scalesetpriority=spot; " MUTATED);
+    /* A pod bound to a node gets the tolerations but no affinity. */
+    CHECK_CHANGES(pol, NULL, "{" JOB_CP("true") ",'spec':{'nodeName':'n1'," GPU1 "}}",
+                  TOL "; " TRAINING "; " SPOT_TOLS "; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+/* --- pools --------------------------------------------------------------------------------- */
+
+static const char pool_policy[] =
+    "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+    "'tolerations':[{'key':'nvidia.com/gpu','operator':'Exists','effect':'NoSchedule'}],"
+    "'classes':{"
+    "'pref':{'pool':{'nodeLabels':{'gpupack.io/pool':'a100','zone':'z1'},'placement':'preferred',"
+    "'weight':80}},"
+    "'req':{'spotAllowed':true,'pool':{'nodeLabels':{'gpupack.io/pool':'h100'},"
+    "'placement':'required'}}},"
+    "'rules':[{'name':'p','class':'pref','match':{'namespaces':['pref']}},"
+    "{'name':'r','class':'req','match':{'namespaces':['req']}}],"
+    "'spot':{'tolerations':[{'key':'spot','operator':'Exists','effect':'NoSchedule'}],"
+    "'nodeLabels':[{'key':'spot','value':'true'}],'weight':10}}";
+
+#define IN(k, v) "{'key':'" k "','operator':'In','values':['" v "']}"
+#define PREF_TERM(w, exprs) "{'weight':" #w ",'preference':{'matchExpressions':[" exprs "]}}"
+#define AFF_PREF(terms) "'affinity':{'nodeAffinity':{'preferredDuringSchedulingIgnoredDuring" \
+                        "Execution':[" terms "]}}"
+#define AFF_REQ(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuring" \
+                       "Execution':{'nodeSelectorTerms':[" terms "]}}}"
+
+LTEST(pool_preferred)
+{
+    gp_policy *pol = policy_of(pool_policy);
+
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'pref'},'spec':{" GPU1 "}}",
+                  TOL "; label gpupack.io/class=pref; pref 80 gpupack.io/pool=a100,zone=z1; "
+                  MUTATED);
+    /* An equivalent term (with more expressions) is enough. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'pref'},'spec':{" AFF_PREF(PREF_TERM(
+                                 3, IN("zone", "z1") "," IN("x", "y") "," IN("gpupack.io/pool",
+                                                                          "a100"))) "," GPU1 "}}",
+                  TOL "; label gpupack.io/class=pref; " MUTATED);
+    /* Half of the labels is not. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'pref'},'spec':{" AFF_PREF(PREF_TERM(
+                                 3, IN("zone", "z1"))) "," GPU1 "}}",
+                  TOL "; label gpupack.io/class=pref; pref 80 gpupack.io/pool=a100,zone=z1; "
+                  MUTATED);
+    /* Bound to a node: no affinity. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'pref'},'spec':{'nodeName':'n'," GPU1 "}}",
+                  TOL "; label gpupack.io/class=pref; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+LTEST(pool_required)
+{
+    gp_policy *pol = policy_of(pool_policy);
+
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{" GPU1 "}}",
+                  TOL "; label gpupack.io/class=req; req gpupack.io/pool=h100; " MUTATED);
+    /* Every term already requires the pool. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{" AFF_REQ(
+                                 "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]},"
+                                 "{'matchExpressions':[" IN("a", "b") "," IN("gpupack.io/pool",
+                                                                             "h100") "]}") ","
+                                 GPU1 "}}",
+                  TOL "; label gpupack.io/class=req; " MUTATED);
+    /* One term does not. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{" AFF_REQ(
+                                 "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]},"
+                                 "{'matchFields':[" IN("metadata.name", "n1") "]}") "," GPU1 "}}",
+                  TOL "; label gpupack.io/class=req; req gpupack.io/pool=h100; " MUTATED);
+    /* In with two values is not the same requirement. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{" AFF_REQ(
+                                 "{'matchExpressions':[{'key':'gpupack.io/pool','operator':'In',"
+                                 "'values':['h100','a100']}]}") "," GPU1 "}}",
+                  TOL "; label gpupack.io/class=req; req gpupack.io/pool=h100; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{'nodeName':'n'," GPU1 "}}",
+                  TOL "; label gpupack.io/class=req; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+/* --- memory exhaustion --------------------------------------------------------------------- */
+
+LTEST(arena_exhaustion_is_enomem)
+{
+    static const char *const pods[] = {
+        "{'spec':{" GPU1 "}}",
+        "{" DEPLOY_HINT("5Gi") ",'spec':{" GPU1 "}}",
+        "{" JOB_CP("true") ",'spec':{" GPU1 "}}",
+    };
+    gp_policy *pol = default_policy();
+
+    for (size_t i = 0; pol != NULL && i < 3; i++) {
+        char *s = q(pods[i]);
+        cJSON *json = cJSON_Parse(s);
+        gp_arena pa, ma;
+        gp_pod pod;
+        gp_decision d;
+
+        gp_arena_init(&pa, 0);
+        gp_arena_init(&ma, 1); /* nothing fits */
+        GP_CHECK_INT(gp_pod_from_json(json, "default", &pa, &pod, NULL), GP_OK);
+        GP_CHECK_INT(gp_mutate(&pod, pol, NULL, &ma, &d), GP_ENOMEM);
+        gp_arena_free(&ma);
+        gp_arena_free(&pa);
+        cJSON_Delete(json);
+        free(s);
+    }
+    gp_policy_unref(pol);
+}
+
+/* Runs gp_mutate() with the arena running out at every point (a one-block arena pre-filled by
+ * pad bytes, for every pad): it must fail with GP_ENOMEM or give a decision whose texts are whole.
+ * A text with "(null)" in it means an inner gp_arena_printf() failed and its NULL was passed on
+ * to "%s" (undefined behaviour; glibc happens to print "(null)"). */
+static void check_exhaustion(const gp_policy *pol, const char *pod_text, int line)
+{
+    char *s = q(pod_text);
+    size_t bad = 0;
+
+    for (size_t pad = 16; pol != NULL && pad < 8192; pad += 16) {
+        cJSON *json = cJSON_Parse(s);
+        gp_arena pa, ma;
+        gp_pod p;
+        gp_decision d;
+        gp_status st;
+
+        gp_arena_init(&pa, 0);
+        gp_arena_init(&ma, 8192);
+        (void)gp_arena_alloc(&ma, pad);
+        GP_CHECK_INT(gp_pod_from_json(json, "default", &pa, &p, NULL), GP_OK);
+        st = gp_mutate(&p, pol, NULL, &ma, &d);
+        GP_CHECK(st == GP_OK || st == GP_ENOMEM);
+        for (size_t i = 0; st == GP_OK && i < d.nchanges; i++) {
+            const gp_change *c = &d.changes[i];
+            const char *r = c->reason ? c->reason : "", *v = c->value ? c->value : "";
+
+            if ((strstr(r, "(null)") || strstr(v, "(null)")) && bad++ == 0)
+                printf("  %s:%d: pad %zu: GP_OK with change %zu: reason \"%s\" value \"%s\"\n",
+                       __FILE__, line, pad, i, r, v);
+        }
+        gp_arena_free(&ma);
+        gp_arena_free(&pa);
+        cJSON_Delete(json);
+    }
+    if (bad > 0) {
+        printf("  %s:%d: %zu texts with (null)\n", __FILE__, line, bad);
+        gp_test_failed = 1;
+    }
+    free(s);
+}
+
+LTEST(arena_exhaustion_at_every_point_mig)
+{
+    char name[201], pod[1024];
+    gp_policy *pol = default_policy();
+
+    memset(name, 'n', 200);
+    name[200] = '\0';
+    snprintf(pod, sizeof(pod),
+             "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'name':'%s'," GPU_LIMIT("1") "}]}}",
+             name);
+    check_exhaustion(pol, pod, __LINE__);
+    check_exhaustion(pol, "{" JOB_CP("true") ",'spec':{" GPU1 "}}", __LINE__);
+    gp_policy_unref(pol);
+}
+
+/* Regression (was a bug): lib/mutate.c add_tolerations() formats the reason as
+ * gp_arena_printf(a, "toleration %s (%s)", toleration_text(a, tol), why) without checking that
+ * toleration_text() succeeded. When the arena runs out exactly there (a long toleration key needs
+ * more room than the short outer text), NULL is passed to "%s" (undefined behaviour) and gp_mutate
+ * returns GP_OK with the reason and gpupack.io/mutated "toleration (null) (GPU pod)". The same
+ * pattern is in rewrite_containers() (container_label()) and decide_pool() (labels_text()).
+ * Input: a policy whose only toleration has a 190-character key, a DaemonSet-owned GPU pod, an
+ * 8192-byte arena already holding about 7.3 KiB. */
+LTEST(arena_exhaustion_at_every_point_long_toleration)
+{
+    char key[256], doc[1024];
+    gp_policy *pol;
+
+    snprintf(key, sizeof(key), "%.60s.%.60s.%.60s.io/gpu",
+             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+             "ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc");
+    snprintf(doc, sizeof(doc), "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+             "'tolerations':[{'key':'%s','operator':'Exists','effect':'NoSchedule'}]}", key);
+    pol = policy_of(doc);
+    check_exhaustion(pol, "{'metadata':{" OWNER("DaemonSet") "},'spec':{" GPU1 "}}", __LINE__);
+    gp_policy_unref(pol);
+}
+
+/* --- idempotence --------------------------------------------------------------------------- */
+
+LTEST(jsonpatch_applier_is_strict)
+{
+    cJSON *doc = cJSON_Parse("{\"a\":{\"b~c/d\":1},\"l\":[1,2]}");
+    cJSON *want = cJSON_Parse("{\"a\":{\"b~c/d\":2,\"n\":{\"x\":true}},\"l\":[0,1,2,3]}");
+    char msg[256];
+
+    GP_CHECK_INT(jp_apply(doc, "[{\"op\":\"replace\",\"path\":\"/a/b~0c~1d\",\"value\":2},"
+                               "{\"op\":\"add\",\"path\":\"/a/n\",\"value\":{\"x\":true}},"
+                               "{\"op\":\"add\",\"path\":\"/l/-\",\"value\":3},"
+                               "{\"op\":\"add\",\"path\":\"/l/0\",\"value\":0}]",
+                          msg, sizeof(msg)),
+                 0);
+    GP_CHECK(cJSON_Compare(doc, want, 1));
+    GP_CHECK_INT(jp_apply(doc, "[{\"op\":\"add\",\"path\":\"/missing/x\",\"value\":1}]", msg,
+                          sizeof(msg)),
+                 -1);
+    GP_CHECK_INT(jp_apply(doc, "[{\"op\":\"replace\",\"path\":\"/a/zz\",\"value\":1}]", msg,
+                          sizeof(msg)),
+                 -1);
+    GP_CHECK_INT(jp_apply(doc, "[{\"op\":\"remove\",\"path\":\"/a/zz\"}]", msg, sizeof(msg)), -1);
+    GP_CHECK_INT(jp_apply(doc, "[{\"op\":\"add\",\"path\":\"/l/9\",\"value\":1}]", msg,
+                          sizeof(msg)),
+                 -1);
+    GP_CHECK_INT(jp_apply(doc, "[{\"op\":\"move\",\"from\":\"/a\",\"path\":\"/b\"}]", msg,
+                          sizeof(msg)),
+                 -1);
+    GP_CHECK_INT(jp_apply(doc, "[{\"op\":\"remove\",\"path\":\"/a/b~0c~1d\"}]", msg, sizeof(msg)),
+                 0);
+    GP_CHECK(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "a"),
+                                              "b~c/d") == NULL);
+    cJSON_Delete(doc);
+    cJSON_Delete(want);
+}
+
+/* Decides, patches, applies, decides again: the second decision must have no change. Returns
+ * the first decision's description in desc. */
+static void check_idempotent(const gp_policy *pol, const gp_cluster *view, const char *pod_text,
+                             int line)
+{
+    mfx f1, f2;
+    char *patch = NULL, *after = NULL;
+    size_t len = 0;
+    char msg[256] = "";
+    gp_status st;
+
+    if (!mfx_run(&f1, pol, view, pod_text)) {
+        printf("  %s:%d: first decision failed\n", __FILE__, line);
+        gp_test_failed = 1;
+        mfx_free(&f1);
+        return;
+    }
+    if (f1.d.nchanges == 0) {
+        printf("  %s:%d: the first decision changes nothing; not a useful case\n", __FILE__, line);
+        gp_test_failed = 1;
+    }
+    st = gp_patch_build(f1.json, &f1.d, &patch, &len);
+    if (st != GP_OK || patch == NULL) {
+        printf("  %s:%d: gp_patch_build: %d\n", __FILE__, line, st);
+        gp_test_failed = 1;
+        mfx_free(&f1);
+        return;
+    }
+    if (jp_apply(f1.json, patch, msg, sizeof(msg)) != 0) {
+        printf("  %s:%d: patch does not apply: %s\n    %s\n", __FILE__, line, msg, patch);
+        gp_test_failed = 1;
+    }
+    after = cJSON_PrintUnformatted(f1.json);
+    memset(&f2, 0, sizeof(f2));
+    gp_arena_init(&f2.a, 0);
+    f2.json = cJSON_Parse(after);
+    if (gp_pod_from_json(f2.json, "default", &f2.a, &f2.pod, NULL) != GP_OK ||
+        gp_mutate(&f2.pod, pol, view, &f2.a, &f2.d) != GP_OK) {
+        printf("  %s:%d: patched pod does not decode or decide:\n    %s\n", __FILE__, line, after);
+        gp_test_failed = 1;
+    } else if (f2.d.nchanges != 0) {
+        describe(&f2.d, f2.desc, sizeof(f2.desc));
+        printf("  %s:%d: second decision is not empty: \"%s\"\n    first: \"%s\"\n"
+               "    patch: %s\n    pod after: %s\n",
+               __FILE__, line, f2.desc, f1.desc, patch, after);
+        gp_test_failed = 1;
+    } else if (f2.d.skipped || !f2.d.gpu ||
+               (f1.d.class_name && (!f2.d.class_name ||
+                                    strcmp(f1.d.class_name, f2.d.class_name) != 0))) {
+        printf("  %s:%d: second decision differs in gpu/skipped/class\n", __FILE__, line);
+        gp_test_failed = 1;
+    }
+    cJSON_free(patch);
+    cJSON_free(after);
+    mfx_free(&f1);
+    mfx_free(&f2);
+}
+#define CHECK_IDEMPOTENT(pol, view, pod) check_idempotent(pol, view, pod, __LINE__)
+
+LTEST(idempotent_default_policy)
+{
+    gp_policy *pol = default_policy();
+
+    CHECK_IDEMPOTENT(pol, NULL, "{'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'name':'p','labels':{'app':'x'},'annotations':{}},"
+                                "'spec':{'tolerations':null,'priority':0,'preemptionPolicy':"
+                                "'PreemptLowerPriority'," GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{" DEPLOY_HINT("20Gi") ",'spec':{'containers':[{'name':'main',"
+                                "'resources':{'requests':{'nvidia.com/gpu':'1','cpu':'2'},"
+                                "'limits':{'nvidia.com/gpu':'1','memory':'1Gi'}}}]}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':["
+                                "{'name':'side','resources':{'limits':{'cpu':'1'}}},"
+                                "{'name':'a/b~c'," GPU_LIMIT("1") "}],"
+                                "'initContainers':[{'name':'init'," GPU_LIMIT("1") "}]}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{" JOB_CP("true") ",'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{" JOB_CP("true") ",'spec':{'affinity':{}," GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{" JOB_CP("true") ",'spec':{'affinity':{'nodeAffinity':{"
+                                "'preferredDuringSchedulingIgnoredDuringExecution':[]}},"
+                                "'tolerations':[]," GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'labels':{'gpupack.io/class':'bogus'},"
+                                "'annotations':{'gpupack.io/mutated':'earlier'}},'spec':{" GPU1
+                                "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{" OWNER("DaemonSet") "},'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'labels':null,'annotations':null},'spec':{" GPU1
+                                "}}");
+    gp_policy_unref(pol);
+}
+
+LTEST(idempotent_with_cluster_view)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = cluster_offering("{'nvidia.com/mig-1g.20gb':'4'}");
+    static const char pcs[] = "{\"items\":[{\"metadata\":{\"name\":\"gpu-inference\"}}]}";
+
+    GP_CHECK_INT(gp_cluster_set_priority_classes_json(view, pcs, strlen(pcs), NULL), GP_OK);
+    CHECK_IDEMPOTENT(pol, view, "{" DEPLOY_HINT("5Gi") ",'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, view, "{'metadata':{'annotations':{'gpupack.io/gpu-memory':'5Gi'}},"
+                                "'spec':{'priority':0," GPU1 "}}");
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+LTEST(idempotent_pools)
+{
+    gp_policy *pol = policy_of(pool_policy);
+
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'namespace':'pref'},'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'namespace':'pref'},'spec':{" AFF_PREF(PREF_TERM(
+                                    3, IN("zone", "z1"))) "," GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'namespace':'req','annotations':{"
+                                "'gpupack.io/checkpointing':'true'}},'spec':{" AFF_REQ(
+                                    "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]},"
+                                    "{'matchFields':[" IN("metadata.name", "n1") "]},"
+                                    "{'matchExpressions':[" IN("a", "b") "]}") "," GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{'affinity':{"
+                                "'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
+                                "{'nodeSelectorTerms':[]}}}," GPU1 "}}");
+    gp_policy_unref(pol);
+}
+
+/* Regression: the pod's tolerationSeconds is read through a double, the policy's exactly; a pod
+ * carrying exactly the policy's toleration (9007199254740993 s) must count as covered, or every
+ * reinvocation would add it again. */
+LTEST(large_toleration_seconds_already_present)
+{
+    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','tolerations':"
+                               "[{'key':'k','operator':'Exists','effect':'NoExecute',"
+                               "'tolerationSeconds':9007199254740993}]}");
+
+    if (pol == NULL)
+        return;
+    GP_CHECK_INT(pol->tolerations[0].seconds, 9007199254740993LL);
+    CHECK_CHANGES(pol, NULL, "{'spec':{'tolerations':[{'key':'k','operator':'Exists','effect':"
+                             "'NoExecute','tolerationSeconds':9007199254740993}]," GPU1 "}}",
+                  "");
+    /* A longer one covers it; a shorter one does not (these hold today). */
+    CHECK_CHANGES(pol, NULL, "{'spec':{'tolerations':[{'key':'k','operator':'Exists','effect':"
+                             "'NoExecute','tolerationSeconds':9007199254750000}]," GPU1 "}}",
+                  "");
+    CHECK_CHANGES(pol, NULL, "{'spec':{'tolerations':[{'key':'k','operator':'Exists','effect':"
+                             "'NoExecute','tolerationSeconds':9007199254700000}]," GPU1 "}}",
+                  "tol k; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order), GP_CASE(non_gpu_pod_is_left_alone),
+        GP_CASE(skip_label_true_skips), GP_CASE(excluded_namespaces_skip),
+        GP_CASE(excluded_namespace_from_fallback), GP_CASE(toleration_only_when_not_covered),
+        GP_CASE(class_label_only_when_different),
+        GP_CASE(unknown_class_label_warns_and_skips_class_changes),
+        GP_CASE(no_class_gets_only_the_toleration), GP_CASE(priority_class_only_when_none),
+        GP_CASE(priority_fields_removed_only_when_present),
+        GP_CASE(priority_class_missing_from_cluster_warns), GP_CASE(runtime_cap_only_when_unset),
+        GP_CASE(existing_mutated_annotation_is_extended),
+        GP_CASE(mig_rewrite_for_one_gpu_with_hint), GP_CASE(mig_rewrite_records_request_and_limit),
+        GP_CASE(mig_original_resources_request_only), GP_CASE(mig_hint_sizes_pick_smallest_fit),
+        GP_CASE(mig_only_for_exactly_one_gpu), GP_CASE(mig_only_for_classes_that_allow_it),
+        GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init),
+        GP_CASE(mig_original_annotation_not_overwritten),
+        GP_CASE(mig_pick_fewest_slices_then_memory_then_name),
+        GP_CASE(mig_pick_fewer_slices_beats_less_memory), GP_CASE(mig_pick_no_profiles),
+        GP_CASE(mig_cluster_view_restricts_profiles),
+        GP_CASE(mig_cluster_offering_nothing_means_no_rewrite),
+        GP_CASE(mig_profile_parsed_from_name_when_not_in_policy),
+        GP_CASE(spot_for_checkpointing_training), GP_CASE(spot_only_with_true_and_spot_class),
+        GP_CASE(spot_skips_what_the_pod_has), GP_CASE(pool_preferred), GP_CASE(pool_required),
+        GP_CASE(arena_exhaustion_is_enomem), GP_CASE(arena_exhaustion_at_every_point_mig),
+        GP_CASE(arena_exhaustion_at_every_point_long_toleration),
+        GP_CASE(jsonpatch_applier_is_strict), GP_CASE(idempotent_default_policy),
+        GP_CASE(idempotent_with_cluster_view), GP_CASE(idempotent_pools),
+        GP_CASE(large_toleration_seconds_already_present))
