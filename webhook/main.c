@@ -1,5 +1,4 @@
 /* gpupack-webhook: flags, policy, cluster view, routes. All behaviour lives in lib/. */
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 
 #include "gpupack/admission.h"
 #include "gpupack/cluster.h"
+#include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
 #include "gpupack/log.h"
@@ -40,14 +40,6 @@ typedef struct {
     gp_watch *snap_watch;
     atomic_bool draining;
 } app;
-
-static volatile sig_atomic_t g_stop; /* set by the signal handler only */
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
 
 static size_t flag_table(options *o, gp_flag *f)
 {
@@ -249,42 +241,17 @@ static int run_review(app *a)
     return rc;
 }
 
-static void reply_text(gp_http_response *resp, int status, const char *text)
-{
-    resp->status = status;
-    resp->body = strdup(text);
-    resp->body_len = resp->body ? strlen(text) : 0;
-    resp->content_type = "text/plain; charset=utf-8";
-}
-
-static void route_healthz(void *ctx, const gp_http_request *req, gp_http_response *resp)
-{
-    (void)ctx;
-    (void)req;
-    reply_text(resp, 200, "ok\n");
-}
-
 static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response *resp)
 {
     app *a = ctx;
 
     (void)req;
     if (atomic_load(&a->draining))
-        reply_text(resp, 503, "not ready: shutting down\n");
+        gp_reply_text(resp, 503, "not ready: shutting down\n");
     else if (!gp_server_tls_ready(a->server))
-        reply_text(resp, 503, "not ready: no valid serving certificate\n");
+        gp_reply_text(resp, 503, "not ready: no valid serving certificate\n");
     else
-        reply_text(resp, 200, "ok\n");
-}
-
-static void route_metrics(void *ctx, const gp_http_request *req, gp_http_response *resp)
-{
-    app *a = ctx;
-
-    (void)req;
-    resp->body = gp_metrics_render(a->metrics, &resp->body_len);
-    resp->status = resp->body ? 200 : 500;
-    resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+        gp_reply_text(resp, 200, "ok\n");
 }
 
 static gp_status start_watchers(app *a, gp_err *err)
@@ -312,9 +279,9 @@ static gp_status start_server(app *a, gp_err *err)
     int port;
     gp_route routes[4] = {
         { "/mutate", "POST", false, true, gp_webhook_route, &a->hook },
-        { "/healthz", "GET", false, false, route_healthz, a },
+        { "/healthz", "GET", false, false, gp_route_healthz, NULL },
         { "/readyz", "GET", false, false, route_readyz, a },
-        { "/metrics", "GET", false, false, route_metrics, a },
+        { "/metrics", "GET", false, false, gp_route_metrics, a->metrics },
     };
     gp_server_config cfg;
 
@@ -333,31 +300,11 @@ static gp_status start_server(app *a, gp_err *err)
     return gp_server_start(&cfg, &a->server, err);
 }
 
-/* SIGTERM: report not ready at once, keep serving for the drain delay (kube-apiserver and the
- * Service endpoints need that long to stop sending), then stop taking new connections and finish
- * the requests in flight. */
-static void serve_until_signal(app *a)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    while (!g_stop)
-        pause();
-    atomic_store(&a->draining, true);
-    GP_LOG(&a->log, GP_LOG_INFO, "shutting down: draining", GP_LI("drain_seconds", a->opt.drain_s));
-    for (unsigned i = 0; i < a->opt.drain_s * 10; i++)
-        usleep(100000);
-    gp_server_quiesce(a->server);
-}
-
 static int serve(app *a)
 {
     gp_err err = { { 0 } };
 
+    gp_block_stop_signals();
     if (start_server(a, &err) != GP_OK) {
         fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
         return 2;
@@ -368,7 +315,7 @@ static int serve(app *a)
     }
     GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.listen),
            GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
-    serve_until_signal(a);
+    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.drain_s, &a->log);
     gp_watch_stop(a->policy_watch);
     gp_watch_stop(a->snap_watch);
     gp_server_stop(a->server);
