@@ -28,6 +28,8 @@
 
 #define GP_PATH_MAX 2048 /* bytes of a JSON path in an error message; longer paths are cut */
 #define GP_LINE_MAX 4096 /* bytes of one error line */
+#define GP_PRICE_MAX_DECIMALS 6                 /* prices are held in micro-dollars */
+#define GP_PRICE_MAX_MICRO INT64_C(1000000000000) /* $1,000,000 an hour */
 
 _Static_assert(GP_POLICY_MAX_BYTES < INT_MAX, "number offsets are stored in cJSON's int valueint");
 _Static_assert(sizeof(gp_mode) == sizeof(int) && sizeof(gp_placement) == sizeof(int),
@@ -260,6 +262,13 @@ static const char *check_rule_name(const char *s)
     return check_chars(s, "._-", "must contain only letters, digits, '.', '_' and '-'");
 }
 
+/* A glob over nvidia.com/gpu.product values: a label value's characters plus '*' and '?'. */
+static const char *check_model_glob(const char *s)
+{
+    return check_chars(s, "-_.*?",
+                       "must be a GPU model glob (letters, digits, '-', '_', '.', '*' and '?')");
+}
+
 static const char *check_mig_name(const char *s)
 {
     for (; *s; s++)
@@ -279,6 +288,9 @@ typedef enum {
     FK_I64,     /* int64_t, within min..max */
     FK_ENUM,    /* int (or an int-sized enum), one of choices */
     FK_QTY,     /* gp_qty, from a quantity string */
+    FK_QTY_I64, /* int64_t, a positive quantity string in units (or milli-units when milli),
+                 * rounded up; the default and the example in messages is def_str */
+    FK_PRICE,   /* int64_t micro-dollars, from a decimal-dollar string ("2.50"); default def_str */
     FK_OBJECT,  /* a nested struct (or more fields of the same struct, at off 0), per spec */
     FK_ARRAY,   /* an array of elem_size elements (void *) and a count (size_t) */
     FK_MAP      /* a JSON object of key -> value, as an array of elements holding the key */
@@ -301,10 +313,12 @@ struct vfield {
     bool discard;          /* FK_STR: validate, do not store */
     bool fill_absent;      /* FK_OBJECT: apply the nested defaults when the object is absent */
     bool unique;           /* FK_ARRAY: the element's "name" (at key_off) must be unique */
+    bool milli;            /* FK_QTY_I64: store milli-units */
     int64_t min, max;      /* FK_INT, FK_I64: value; FK_STR: length (max 0: GP_POLICY_MAX_STR);
                             * FK_ARRAY, FK_MAP: min is the least number of entries */
     int64_t def;           /* FK_BOOL, FK_TRIBOOL, FK_INT, FK_I64, FK_ENUM: the default */
-    const char *def_str;   /* FK_STR: the default (NULL: stays NULL) */
+    const char *def_str;   /* FK_STR: the default (NULL: stays NULL); FK_QTY_I64, FK_PRICE:
+                            * the default as the document would write it */
     const choice *choices; /* FK_STR, FK_ENUM: the allowed values, ended by {NULL} */
     str_check check;       /* FK_STR: further validation; FK_MAP: validation of the keys */
     const objspec *spec;   /* FK_OBJECT */
@@ -479,7 +493,14 @@ static const vfield pool_fields[] = {
 };
 static const objspec pool_spec = SPEC(pool_fields, NULL);
 
+static const vfield model_glob_str = {.kind = FK_STR, .min = 1, .max = 63,
+                                      .check = check_model_glob};
+
 static const vfield class_fields[] = {
+    {.name = "gpuModels", .kind = FK_ARRAY, AT(gp_class, gpu_models), COUNT(gp_class, ngpu_models),
+     .elem = &model_glob_str, .elem_size = sizeof(char *)},
+    {.name = "excludeGpuModels", .kind = FK_ARRAY, AT(gp_class, exclude_gpu_models),
+     COUNT(gp_class, nexclude_gpu_models), .elem = &model_glob_str, .elem_size = sizeof(char *)},
     {.name = "priorityClassName", .kind = FK_STR, AT(gp_class, priority_class), .def_str = "",
      .check = check_dns_subdomain},
     {.name = "migAllowed", .kind = FK_BOOL, AT(gp_class, mig_allowed)},
@@ -511,6 +532,65 @@ static const vfield spot_fields[] = {
 };
 static const objspec spot_spec = SPEC(spot_fields, NULL);
 
+static void price_post(vctx *v, const objspec *spec, void *dst, uint32_t seen)
+{
+    gp_price *pr = dst;
+
+    (void)v;
+    pr->has_spot = was_seen(spec, seen, "spot");
+}
+
+static const vfield price_fields[] = {
+    {.name = "onDemand", .kind = FK_PRICE, AT(gp_price, on_demand_micro), .required = true},
+    {.name = "spot", .kind = FK_PRICE, AT(gp_price, spot_micro)},
+};
+static const objspec price_spec = SPEC(price_fields, price_post);
+static const vfield price_value = {.kind = FK_OBJECT, .spec = &price_spec};
+
+/* scoring.prices: both maps live in gp_scoring itself. Keys are label values, as the labels
+ * they are matched against. */
+static const vfield prices_fields[] = {
+    {.name = "instanceTypes", .kind = FK_MAP, AT(gp_scoring, instance_prices),
+     COUNT(gp_scoring, ninstance_prices), .check = check_label_value, .elem = &price_value,
+     .elem_size = sizeof(gp_price), .key_off = offsetof(gp_price, match)},
+    {.name = "gpuProducts", .kind = FK_MAP, AT(gp_scoring, gpu_prices),
+     COUNT(gp_scoring, ngpu_prices), .check = check_label_value, .elem = &price_value,
+     .elem_size = sizeof(gp_price), .key_off = offsetof(gp_price, match)},
+};
+static const objspec prices_spec = SPEC(prices_fields, NULL);
+
+static const vfield weights_fields[] = {
+    {.name = "cost", .kind = FK_INT, AT(gp_scoring, weight_cost), .min = 0, .max = 1000,
+     .def = 100},
+    {.name = "fit", .kind = FK_INT, AT(gp_scoring, weight_fit), .min = 0, .max = 1000, .def = 10},
+    {.name = "stranding", .kind = FK_INT, AT(gp_scoring, weight_stranding), .min = 0,
+     .max = 1000, .def = 3},
+    {.name = "gpuNodePenalty", .kind = FK_INT, AT(gp_scoring, weight_gpu_node_penalty),
+     .min = 0, .max = 1000, .def = 50},
+};
+static const objspec weights_spec = SPEC(weights_fields, NULL);
+
+static const vfield typical_fields[] = {
+    {.name = "cpuPerGpu", .kind = FK_QTY_I64, AT(gp_scoring, typical_cpu_milli_per_gpu),
+     .milli = true, .def_str = "4"},
+    {.name = "memoryPerGpu", .kind = FK_QTY_I64, AT(gp_scoring, typical_memory_per_gpu),
+     .def_str = "32Gi"},
+};
+static const objspec typical_spec = SPEC(typical_fields, NULL);
+
+/* The extender's scoring (docs/scoring.md). The nested objects hold more fields of gp_scoring. */
+static const vfield scoring_fields[] = {
+    {.name = "weights", .kind = FK_OBJECT, .off = 0, .spec = &weights_spec, .fill_absent = true},
+    {.name = "spotDiscountPercent", .kind = FK_INT, AT(gp_scoring, spot_discount_pct), .min = 0,
+     .max = 99, .def = 60},
+    {.name = "defaultGpuHourlyPrice", .kind = FK_PRICE, AT(gp_scoring, default_gpu_price_micro),
+     .def_str = "2.50"},
+    {.name = "typicalGpuPod", .kind = FK_OBJECT, .off = 0, .spec = &typical_spec,
+     .fill_absent = true},
+    {.name = "prices", .kind = FK_OBJECT, .off = 0, .spec = &prices_spec},
+};
+static const objspec scoring_spec = SPEC(scoring_fields, NULL);
+
 static const vfield resource_str = {.kind = FK_STR, .min = 1, .check = check_resource};
 
 static void policy_post(vctx *v, const objspec *spec, void *dst, uint32_t seen);
@@ -539,6 +619,8 @@ static const vfield policy_fields[] = {
      COUNT(gp_policy, nmig_profiles), .elem = &mig_elem, .elem_size = sizeof(gp_mig_profile),
      .unique = true, .key_off = offsetof(gp_mig_profile, name)},
     {.name = "spot", .kind = FK_OBJECT, AT(gp_policy, spot), .spec = &spot_spec,
+     .fill_absent = true},
+    {.name = "scoring", .kind = FK_OBJECT, AT(gp_policy, scoring), .spec = &scoring_spec,
      .fill_absent = true},
 };
 static const objspec policy_spec = SPEC(policy_fields, policy_post);
@@ -710,6 +792,86 @@ static void decode_quantity(vctx *v, const vfield *f, void *base, const cJSON *i
     *FIELD_PTR(gp_qty, base, f->off) = q;
 }
 
+/* A positive quantity as whole units or milli-units, rounded up. Returns NULL or the problem. */
+static const char *qty_to_i64(const char *s, bool milli, int64_t *out, gp_err *err)
+{
+    gp_qty q;
+
+    if (gp_qty_parse_str(s, &q, err) != GP_OK)
+        return "invalid";
+    if (gp_qty_cmp(q, gp_qty_from_units(0)) <= 0)
+        return "positive";
+    *out = milli ? gp_qty_ceil_milli(q) : gp_qty_ceil_units(q);
+    return NULL;
+}
+
+static void decode_qty_i64(vctx *v, const vfield *f, void *base, const cJSON *item)
+{
+    gp_err err = {{0}};
+    const char *why;
+
+    if (!cJSON_IsString(item) || item->valuestring == NULL) {
+        verr(v, "must be a string (a quantity such as \"%s\")", f->def_str);
+        return;
+    }
+    why = qty_to_i64(item->valuestring, f->milli, FIELD_PTR(int64_t, base, f->off), &err);
+    if (why != NULL && strcmp(why, "positive") == 0)
+        verr(v, "must be positive");
+    else if (why != NULL)
+        verr(v, "must be a quantity such as \"%s\" (%s)", f->def_str,
+             err.msg[0] ? err.msg : "invalid");
+}
+
+/* Parses a price in dollars: digits, optionally "." and 1..GP_PRICE_MAX_DECIMALS digits, at
+ * most GP_PRICE_MAX_MICRO. No sign, exponent or spaces: the value is exact in micro-dollars.
+ * Returns NULL, or what to add to the message ("" for a syntax error). */
+static const char *parse_price(const char *s, int64_t *out)
+{
+    int64_t micro = 0;
+    int decimals = 0;
+    const char *p = s;
+
+    if (*p < '0' || *p > '9')
+        return "";
+    for (; *p >= '0' && *p <= '9'; p++) {
+        micro = micro * 10 + (*p - '0');
+        if (micro > GP_PRICE_MAX_MICRO / 1000000)
+            return " (at most 1000000)";
+    }
+    micro *= 1000000;
+    if (*p == '.') {
+        int64_t scale = 100000;
+
+        if (p[1] < '0' || p[1] > '9')
+            return "";
+        for (p++; *p >= '0' && *p <= '9'; p++, decimals++) {
+            if (decimals == GP_PRICE_MAX_DECIMALS)
+                return " (at most 6 decimal places)";
+            micro += (*p - '0') * scale;
+            scale /= 10;
+        }
+    }
+    if (*p != '\0')
+        return "";
+    if (micro > GP_PRICE_MAX_MICRO)
+        return " (at most 1000000)";
+    *out = micro;
+    return NULL;
+}
+
+static void decode_price(vctx *v, const vfield *f, void *base, const cJSON *item)
+{
+    const char *why;
+
+    if (!cJSON_IsString(item) || item->valuestring == NULL) {
+        verr(v, "must be a string (a price in dollars like \"2.50\")");
+        return;
+    }
+    why = parse_price(item->valuestring, FIELD_PTR(int64_t, base, f->off));
+    if (why != NULL)
+        verr(v, "must be a price in dollars like \"2.50\"%s", why);
+}
+
 /* Counts an object's or array's children, up to limit + 1. */
 static size_t count_children(const cJSON *item, size_t limit)
 {
@@ -836,6 +998,8 @@ static void decode_value(vctx *v, const vfield *f, void *base, const cJSON *item
     case FK_I64: decode_integer(v, f, base, item); break;
     case FK_ENUM: decode_enum(v, f, base, item); break;
     case FK_QTY: decode_quantity(v, f, base, item); break;
+    case FK_QTY_I64: decode_qty_i64(v, f, base, item); break;
+    case FK_PRICE: decode_price(v, f, base, item); break;
     case FK_OBJECT: decode_object(v, f->spec, (char *)base + f->off, item); break;
     case FK_ARRAY: decode_array(v, f, base, item); break;
     case FK_MAP: decode_map(v, f, base, item); break;
@@ -863,6 +1027,15 @@ static void apply_default(vctx *v, const vfield *f, void *base)
     case FK_OBJECT:
         if (f->fill_absent)
             decode_object(v, f->spec, (char *)base + f->off, NULL);
+        break;
+    case FK_QTY_I64:
+        if (f->def_str != NULL &&
+            qty_to_i64(f->def_str, f->milli, FIELD_PTR(int64_t, base, f->off), NULL) != NULL)
+            verr(v, "internal error: bad default \"%s\"", f->def_str);
+        break;
+    case FK_PRICE:
+        if (f->def_str != NULL && parse_price(f->def_str, FIELD_PTR(int64_t, base, f->off)))
+            verr(v, "internal error: bad default \"%s\"", f->def_str);
         break;
     case FK_QTY:
     case FK_ARRAY:

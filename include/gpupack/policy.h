@@ -70,6 +70,10 @@ typedef struct {
 
 typedef struct {
     char *name;
+    char **gpu_models;          /* globs over nvidia.com/gpu.product a pod may use; empty: any */
+    size_t ngpu_models;
+    char **exclude_gpu_models;  /* globs it must not use */
+    size_t nexclude_gpu_models;
     char *priority_class;   /* "" when the class sets none */
     bool mig_allowed;
     bool spot_allowed;
@@ -106,6 +110,33 @@ typedef struct {
     int weight;            /* 1..100, preferred affinity weight */
 } gp_spot;
 
+/* A price in the policy's table: $/hour for a node matched by its instance type
+ * (node.kubernetes.io/instance-type) or, when no instance type matches, by its GPU product
+ * (nvidia.com/gpu.product, then per GPU). Held in micro-dollars to stay in integers. */
+typedef struct {
+    char *match;             /* the label value (exact) */
+    int64_t on_demand_micro; /* $/hour x 1e6 (for gpu products: per GPU) */
+    int64_t spot_micro;      /* the spot price when has_spot (may be 0) */
+    bool has_spot;           /* false: spot = on_demand x (100 - spotDiscountPercent) / 100 */
+} gp_price;
+
+/* The extender's scoring knobs (docs/scoring.md). Weights are 0..1000; the defaults make the
+ * components count in the order cost > fit > stranding. */
+typedef struct {
+    int weight_cost;         /* default 100 */
+    int weight_fit;          /* default 10 */
+    int weight_stranding;    /* default 3 */
+    int weight_gpu_node_penalty; /* non-GPU pod on a GPU node, default 50 */
+    int spot_discount_pct;   /* spot price = on-demand x (100 - this) / 100 when not listed; 60 */
+    int64_t default_gpu_price_micro; /* per GPU-hour when nothing matches; default 2.5 $/h */
+    int64_t typical_cpu_milli_per_gpu; /* a typical GPU pod's CPU per GPU; default 4000 */
+    int64_t typical_memory_per_gpu;    /* bytes; default 32 GiB */
+    gp_price *instance_prices;
+    size_t ninstance_prices;
+    gp_price *gpu_prices;
+    size_t ngpu_prices;
+} gp_scoring;
+
 typedef struct gp_policy {
     atomic_int refs;
     gp_mode mode;
@@ -123,6 +154,7 @@ typedef struct gp_policy {
     gp_mig_profile *mig_profiles;
     size_t nmig_profiles;
     gp_spot spot;
+    gp_scoring scoring;
     char digest[17]; /* 16 hex digits of a hash of the source bytes, for logs and metrics */
 } gp_policy;
 

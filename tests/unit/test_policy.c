@@ -945,6 +945,274 @@ PTEST(load_file_prefixes_errors)
     free(text);
 }
 
+/* ------------------------------------------------------------------------------------------- */
+/* Scoring and GPU models (the extender's part of the policy). */
+
+static const gp_price *price_of(const gp_price *t, size_t n, const char *match)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].match, match) == 0)
+            return &t[i];
+    return NULL;
+}
+
+/* Every price the shipped policy lists, parsed exactly into micro-dollars. */
+PTEST(default_policy_scoring)
+{
+    static const struct {
+        const char *match;
+        int64_t micro;
+    } inst[] = {{"p4d.24xlarge", 32770000},         {"p5.48xlarge", 98320000},
+                {"g5.xlarge", 1006000},             {"g5.12xlarge", 5672000},
+                {"g6.xlarge", 805000},              {"a2-highgpu-1g", 3673000},
+                {"a2-highgpu-8g", 29387000},        {"g2-standard-4", 707000},
+                {"Standard_ND96asr_v4", 27197000}, {"Standard_NC24ads_A100_v4", 3673000}},
+      gpu[] = {{"NVIDIA-A100-SXM4-80GB", 4100000}, {"NVIDIA-A100-SXM4-40GB", 3670000},
+               {"NVIDIA-H100-80GB-HBM3", 12290000}, {"NVIDIA-L4", 810000},
+               {"NVIDIA-A10G", 1010000},            {"Tesla-T4", 530000}};
+    gp_policy *p = NULL;
+    char *errs = NULL;
+    const gp_scoring *s;
+
+    GP_CHECK_INT(gp_policy_default(&p, &errs), GP_OK);
+    GP_CHECK(errs == NULL);
+    if (p == NULL)
+        return;
+    s = &p->scoring;
+    GP_CHECK_INT(s->weight_cost, 100);
+    GP_CHECK_INT(s->weight_fit, 10);
+    GP_CHECK_INT(s->weight_stranding, 3);
+    GP_CHECK_INT(s->weight_gpu_node_penalty, 50);
+    GP_CHECK_INT(s->spot_discount_pct, 60);
+    GP_CHECK_INT(s->default_gpu_price_micro, 2500000);
+    GP_CHECK_INT(s->typical_cpu_milli_per_gpu, 4000);
+    GP_CHECK_INT(s->typical_memory_per_gpu, INT64_C(32) << 30);
+    GP_CHECK_INT(s->ninstance_prices, sizeof(inst) / sizeof(inst[0]));
+    GP_CHECK_INT(s->ngpu_prices, sizeof(gpu) / sizeof(gpu[0]));
+    for (size_t i = 0; i < sizeof(inst) / sizeof(inst[0]); i++) {
+        const gp_price *pr = price_of(s->instance_prices, s->ninstance_prices, inst[i].match);
+
+        GP_CHECK(pr != NULL);
+        if (pr == NULL)
+            continue;
+        GP_CHECK_INT(pr->on_demand_micro, inst[i].micro);
+        GP_CHECK(!pr->has_spot);
+    }
+    for (size_t i = 0; i < sizeof(gpu) / sizeof(gpu[0]); i++) {
+        const gp_price *pr = price_of(s->gpu_prices, s->ngpu_prices, gpu[i].match);
+
+        GP_CHECK(pr != NULL);
+        if (pr != NULL)
+            GP_CHECK_INT(pr->on_demand_micro, gpu[i].micro);
+    }
+    for (size_t i = 0; i < p->nclasses; i++) {
+        GP_CHECK_INT(p->classes[i].ngpu_models, 0);
+        GP_CHECK_INT(p->classes[i].nexclude_gpu_models, 0);
+    }
+    gp_policy_unref(p);
+}
+
+/* The golden scoring defaults, with "scoring" absent and with it empty. */
+PTEST(scoring_defaults_golden)
+{
+    const char *docs[] = {"", "'scoring':{}", "'scoring':{'weights':{},'typicalGpuPod':{},"
+                                              "'prices':{}}"};
+
+    for (size_t i = 0; i < 3; i++) {
+        gp_policy *p = parse_ok(docs[i]);
+        const gp_scoring *s;
+
+        if (p == NULL)
+            continue;
+        s = &p->scoring;
+        GP_CHECK_INT(s->weight_cost, 100);
+        GP_CHECK_INT(s->weight_fit, 10);
+        GP_CHECK_INT(s->weight_stranding, 3);
+        GP_CHECK_INT(s->weight_gpu_node_penalty, 50);
+        GP_CHECK_INT(s->spot_discount_pct, 60);
+        GP_CHECK_INT(s->default_gpu_price_micro, 2500000);
+        GP_CHECK_INT(s->typical_cpu_milli_per_gpu, 4000);
+        GP_CHECK_INT(s->typical_memory_per_gpu, INT64_C(34359738368));
+        GP_CHECK_INT(s->ninstance_prices, 0);
+        GP_CHECK(s->instance_prices == NULL);
+        GP_CHECK_INT(s->ngpu_prices, 0);
+        GP_CHECK(s->gpu_prices == NULL);
+        gp_policy_unref(p);
+    }
+}
+
+PTEST(scoring_values_parsed)
+{
+    gp_policy *p = parse_ok(
+        "'scoring':{'weights':{'cost':0,'fit':1000,'stranding':7,'gpuNodePenalty':0},"
+        "'spotDiscountPercent':0,'defaultGpuHourlyPrice':'0.000001',"
+        "'typicalGpuPod':{'cpuPerGpu':'1500m','memoryPerGpu':'0.5Gi'},"
+        "'prices':{'instanceTypes':{'a.b':{'onDemand':'1000000','spot':'0'},"
+        "'c_d':{'onDemand':'00.5'}},"
+        "'gpuProducts':{'NVIDIA-L4':{'onDemand':'999999.999999','spot':'0.25'}}}}");
+    const gp_price *pr;
+
+    if (p == NULL)
+        return;
+    GP_CHECK_INT(p->scoring.weight_cost, 0);
+    GP_CHECK_INT(p->scoring.weight_fit, 1000);
+    GP_CHECK_INT(p->scoring.weight_stranding, 7);
+    GP_CHECK_INT(p->scoring.weight_gpu_node_penalty, 0);
+    GP_CHECK_INT(p->scoring.spot_discount_pct, 0);
+    GP_CHECK_INT(p->scoring.default_gpu_price_micro, 1);
+    GP_CHECK_INT(p->scoring.typical_cpu_milli_per_gpu, 1500);
+    GP_CHECK_INT(p->scoring.typical_memory_per_gpu, INT64_C(536870912));
+    pr = price_of(p->scoring.instance_prices, p->scoring.ninstance_prices, "a.b");
+    GP_CHECK(pr != NULL && pr->on_demand_micro == INT64_C(1000000000000));
+    GP_CHECK(pr != NULL && pr->has_spot && pr->spot_micro == 0); /* a listed spot price of 0 */
+    pr = price_of(p->scoring.instance_prices, p->scoring.ninstance_prices, "c_d");
+    GP_CHECK(pr != NULL && pr->on_demand_micro == 500000 && !pr->has_spot);
+    pr = price_of(p->scoring.gpu_prices, p->scoring.ngpu_prices, "NVIDIA-L4");
+    GP_CHECK(pr != NULL && pr->on_demand_micro == INT64_C(999999999999));
+    GP_CHECK(pr != NULL && pr->has_spot && pr->spot_micro == 250000);
+    gp_policy_unref(p);
+}
+
+PTEST(class_gpu_models_parsed)
+{
+    gp_policy *p = parse_ok("'classes':{'c':{'gpuModels':['NVIDIA-A100*','*H100?80GB*'],"
+                            "'excludeGpuModels':['Tesla-T4']}}");
+    const gp_class *c;
+
+    if (p == NULL)
+        return;
+    c = gp_policy_class(p, "c");
+    GP_CHECK(c != NULL);
+    if (c != NULL) {
+        GP_CHECK_INT(c->ngpu_models, 2);
+        GP_CHECK_STR(c->gpu_models[0], "NVIDIA-A100*");
+        GP_CHECK_STR(c->gpu_models[1], "*H100?80GB*");
+        GP_CHECK_INT(c->nexclude_gpu_models, 1);
+        GP_CHECK_STR(c->exclude_gpu_models[0], "Tesla-T4");
+    }
+    gp_policy_unref(p);
+}
+
+PTEST(err_class_gpu_models)
+{
+    EXPECT_ERROR("'classes':{'c':{'gpuModels':'A100'}}", "classes.c.gpuModels: must be an array");
+    EXPECT_ERROR("'classes':{'c':{'gpuModels':['A100 80GB']}}",
+                 "classes.c.gpuModels[0]: must be a GPU model glob (letters, digits, '-', '_', "
+                 "'.', '*' and '?')");
+    EXPECT_ERROR("'classes':{'c':{'excludeGpuModels':['T4','']}}",
+                 "classes.c.excludeGpuModels[1]: must not be empty");
+    EXPECT_ERROR("'classes':{'c':{'excludeGpuModels':[4]}}",
+                 "classes.c.excludeGpuModels[0]: must be a string");
+    EXPECT_ERROR("'classes':{'c':{'gpuModel':['A100']}}", "classes.c.gpuModel: unknown field");
+}
+
+PTEST(err_scoring_unknown_fields)
+{
+    EXPECT_ERROR("'scoring':{'weight':{}}", "scoring.weight: unknown field");
+    EXPECT_ERROR("'scoring':{'weights':{'price':1}}", "scoring.weights.price: unknown field");
+    EXPECT_ERROR("'scoring':{'typicalGpuPod':{'gpuPerPod':'1'}}",
+                 "scoring.typicalGpuPod.gpuPerPod: unknown field");
+    EXPECT_ERROR("'scoring':{'prices':{'instances':{}}}", "scoring.prices.instances: unknown field");
+    EXPECT_ERROR("'scoring':{'prices':{'instanceTypes':{'x':{'onDemand':'1','onDemnad':'1'}}}}",
+                 "scoring.prices.instanceTypes.x.onDemnad: unknown field");
+    EXPECT_ERROR("'scoring':[]", "scoring: must be an object");
+    EXPECT_ERROR("'scoring':{'weights':5}", "scoring.weights: must be an object");
+}
+
+PTEST(err_scoring_weights)
+{
+    EXPECT_ERROR("'scoring':{'weights':{'cost':1001}}", "scoring.weights.cost: must be 0..1000");
+    EXPECT_ERROR("'scoring':{'weights':{'fit':-1}}", "scoring.weights.fit: must be 0..1000");
+    EXPECT_ERROR("'scoring':{'weights':{'stranding':2.5}}",
+                 "scoring.weights.stranding: must be an integer");
+    EXPECT_ERROR("'scoring':{'weights':{'gpuNodePenalty':'50'}}",
+                 "scoring.weights.gpuNodePenalty: must be an integer");
+    EXPECT_ERROR("'scoring':{'spotDiscountPercent':100}",
+                 "scoring.spotDiscountPercent: must be 0..99");
+    EXPECT_ERROR("'scoring':{'spotDiscountPercent':-5}",
+                 "scoring.spotDiscountPercent: must be 0..99");
+}
+
+PTEST(err_scoring_price)
+{
+    static const char *bad[] = {"-1", "abc", "", "2.", ".5", " 2.50", "2.50 ", "1e3", "+2",
+                                "2,50", "$2.50", "0x10", "1.2.3"};
+    const char *want = "scoring.defaultGpuHourlyPrice: must be a price in dollars like \"2.50\"";
+    char rest[128];
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(rest, sizeof(rest), "'scoring':{'defaultGpuHourlyPrice':'%s'}", bad[i]);
+        EXPECT_ERROR(rest, want);
+    }
+    EXPECT_ERROR("'scoring':{'defaultGpuHourlyPrice':'2.5000001'}",
+                 "scoring.defaultGpuHourlyPrice: must be a price in dollars like \"2.50\" (at "
+                 "most 6 decimal places)");
+    EXPECT_ERROR("'scoring':{'defaultGpuHourlyPrice':'1000000.000001'}",
+                 "scoring.defaultGpuHourlyPrice: must be a price in dollars like \"2.50\" (at "
+                 "most 1000000)");
+    EXPECT_ERROR("'scoring':{'defaultGpuHourlyPrice':'99999999999999999999999'}",
+                 "scoring.defaultGpuHourlyPrice: must be a price in dollars like \"2.50\" (at "
+                 "most 1000000)");
+    EXPECT_ERROR("'scoring':{'defaultGpuHourlyPrice':2.5}",
+                 "scoring.defaultGpuHourlyPrice: must be a string (a price in dollars like "
+                 "\"2.50\")");
+    EXPECT_ERROR("'scoring':{'prices':{'gpuProducts':{'Tesla-T4':{'onDemand':'0.53',"
+                 "'spot':'-0.2'}}}}",
+                 "scoring.prices.gpuProducts.Tesla-T4.spot: must be a price in dollars like "
+                 "\"2.50\"");
+}
+
+PTEST(err_scoring_price_table)
+{
+    EXPECT_ERROR("'scoring':{'prices':{'instanceTypes':{'p4d.24xlarge':{'spot':'12.00'}}}}",
+                 "scoring.prices.instanceTypes.p4d.24xlarge.onDemand: is required");
+    EXPECT_PATH("'scoring':{'prices':{'instanceTypes':{'bad type':{'onDemand':'1'}}}}",
+                "scoring.prices.instanceTypes.bad type");
+    EXPECT_ERROR("'scoring':{'prices':{'gpuProducts':{'NVIDIA-L4':'0.81'}}}",
+                 "scoring.prices.gpuProducts.NVIDIA-L4: must be an object");
+    EXPECT_ERROR("'scoring':{'prices':{'gpuProducts':[]}}",
+                 "scoring.prices.gpuProducts: must be an object");
+    EXPECT_ERROR("'scoring':{'prices':{'gpuProducts':{'a':{'onDemand':'1'},'a':{'onDemand':'2'}}}}",
+                 "scoring.prices.gpuProducts: duplicate key \"a\"");
+}
+
+PTEST(err_scoring_typical_pod)
+{
+    EXPECT_ERROR("'scoring':{'typicalGpuPod':{'cpuPerGpu':'0'}}",
+                 "scoring.typicalGpuPod.cpuPerGpu: must be positive");
+    EXPECT_ERROR("'scoring':{'typicalGpuPod':{'memoryPerGpu':'-1Gi'}}",
+                 "scoring.typicalGpuPod.memoryPerGpu: must be positive");
+    EXPECT_ERROR("'scoring':{'typicalGpuPod':{'cpuPerGpu':4}}",
+                 "scoring.typicalGpuPod.cpuPerGpu: must be a string (a quantity such as \"4\")");
+    EXPECT_PATH("'scoring':{'typicalGpuPod':{'memoryPerGpu':'32GB'}}",
+                "scoring.typicalGpuPod.memoryPerGpu");
+    {
+        char *e = errors_of("'scoring':{'typicalGpuPod':{'memoryPerGpu':'lots'}}");
+
+        GP_CHECK(has_prefix(e, "scoring.typicalGpuPod.memoryPerGpu: must be a quantity such as "
+                               "\"32Gi\" ("));
+        free(e);
+    }
+}
+
+/* One pass reports every scoring error. */
+PTEST(scoring_errors_in_one_pass)
+{
+    char *errs = errors_of("'scoring':{'weights':{'cost':2000,'fit':-3},'spotDiscountPercent':99,"
+                           "'defaultGpuHourlyPrice':'x','typicalGpuPod':{'cpuPerGpu':'0'},"
+                           "'prices':{'instanceTypes':{'t':{}}},'extra':true}");
+
+    GP_CHECK(has_line(errs, "scoring.weights.cost: must be 0..1000"));
+    GP_CHECK(has_line(errs, "scoring.weights.fit: must be 0..1000"));
+    GP_CHECK(has_line(errs, "scoring.defaultGpuHourlyPrice: must be a price in dollars like "
+                            "\"2.50\""));
+    GP_CHECK(has_line(errs, "scoring.typicalGpuPod.cpuPerGpu: must be positive"));
+    GP_CHECK(has_line(errs, "scoring.prices.instanceTypes.t.onDemand: is required"));
+    GP_CHECK(has_line(errs, "scoring.extra: unknown field"));
+    GP_CHECK_INT(count_lines(errs), 6);
+    free(errs);
+}
+
 GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_defaults),
         GP_CASE(nested_defaults), GP_CASE(int64_extremes), GP_CASE(err_bad_api_version),
         GP_CASE(err_missing_kind), GP_CASE(err_wrong_kind), GP_CASE(err_unknown_top_level_field),
@@ -971,4 +1239,9 @@ GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_default
         GP_CASE(errors_are_capped), GP_CASE(errors_may_be_null), GP_CASE(digest_follows_bytes),
         GP_CASE(glob_matching), GP_CASE(glob_no_blowup), GP_CASE(lookups),
         GP_CASE(holder_ref_and_swap), GP_CASE(load_file_missing),
-        GP_CASE(load_file_prefixes_errors))
+        GP_CASE(load_file_prefixes_errors), GP_CASE(default_policy_scoring),
+        GP_CASE(scoring_defaults_golden), GP_CASE(scoring_values_parsed),
+        GP_CASE(class_gpu_models_parsed), GP_CASE(err_class_gpu_models),
+        GP_CASE(err_scoring_unknown_fields), GP_CASE(err_scoring_weights),
+        GP_CASE(err_scoring_price), GP_CASE(err_scoring_price_table),
+        GP_CASE(err_scoring_typical_pod), GP_CASE(scoring_errors_in_one_pass))

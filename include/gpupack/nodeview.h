@@ -1,0 +1,79 @@
+/* Nodes and pod usage as the extender scores them: small fixed-size structs, no JSON trees.
+ *
+ * A gp_node holds what scoring needs from a Node (allocatable GPUs, MIG slices per profile, CPU,
+ * memory, pods; labels for price, GPU model and spot; cordon) plus the sum of what the pods bound
+ * to it use. A gp_usage is one pod's effective request (Kubernetes semantics: the larger of the
+ * sum over containers and the largest init container; pod overhead is not counted), small enough to keep one
+ * per cached pod. The same decoding serves the live cache, snapshot files and the full Node
+ * objects kube-scheduler sends when nodeCacheCapable is false. */
+#ifndef GPUPACK_NODEVIEW_H
+#define GPUPACK_NODEVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/podview.h"
+#include "gpupack/policy.h"
+#include "gpupack/status.h"
+
+#define GP_NODE_MAX_MIG 8       /* distinct MIG profiles one node advertises */
+#define GP_MIG_NAME_MAX 24      /* "7g.80gb", "1g.10gb+me" */
+#define GP_NODE_NAME_MAX 253
+#define GP_USAGE_MAX_MIG 2      /* distinct MIG profiles one pod asks for (more: GP_EINVAL) */
+
+typedef struct {
+    char profile[GP_MIG_NAME_MAX]; /* without the "nvidia.com/mig-" prefix */
+    int32_t alloc;
+    int32_t used;
+} gp_mig_count;
+
+typedef struct {
+    char name[GP_NODE_NAME_MAX + 1];
+    char *instance_type;   /* node.kubernetes.io/instance-type, or NULL (malloc'd) */
+    char *gpu_product;     /* nvidia.com/gpu.product, or NULL (malloc'd) */
+    bool spot;             /* any of the policy's spot labels (karpenter, GKE, EKS, AKS) */
+    bool unschedulable;    /* spec.unschedulable (cordoned) */
+    int32_t gpu_alloc;     /* allocatable nvidia.com/gpu */
+    int32_t gpu_used;
+    gp_mig_count mig[GP_NODE_MAX_MIG];
+    uint8_t nmig;
+    int64_t cpu_alloc_m, cpu_used_m;
+    int64_t mem_alloc, mem_used; /* bytes */
+    int32_t pods_alloc, pods_used;
+    int32_t gpu_pods;      /* bound, non-terminated pods that use GPU resources */
+} gp_node;
+
+typedef struct {
+    int32_t gpu;                                  /* whole nvidia.com/gpu */
+    char mig_profile[GP_USAGE_MAX_MIG][GP_MIG_NAME_MAX];
+    int32_t mig[GP_USAGE_MAX_MIG];
+    uint8_t nmig;
+    int64_t cpu_m;
+    int64_t mem;                                  /* bytes */
+} gp_usage;
+
+/* Decodes a Node object. Strings are copied; gp_node_clear() frees them. */
+gp_status gp_node_from_json(const cJSON *node, const gp_policy *pol, gp_node *out,
+                            gp_err *err) GP_WUR;
+void gp_node_clear(gp_node *n);
+
+/* A pod's effective request. GP_EINVAL for more than GP_USAGE_MAX_MIG MIG profiles. */
+gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err) GP_WUR;
+
+/* True when the usage asks for any GPU or MIG resource. */
+bool gp_usage_is_gpu(const gp_usage *u);
+
+/* Adds (sign +1) or removes (sign -1) a bound pod's usage on its node. Unknown MIG profiles are
+ * added as entries with alloc 0 (while room lasts) so that removal balances. */
+void gp_node_apply_usage(gp_node *n, const gp_usage *u, int sign);
+
+/* The node's MIG entry for a profile, or NULL. */
+const gp_mig_count *gp_node_mig(const gp_node *n, const char *profile);
+
+/* True when the node has any GPU or MIG capacity. */
+bool gp_node_is_gpu(const gp_node *n);
+
+#endif

@@ -1,0 +1,73 @@
+/* The extender's decisions: which nodes can take a pod (filter) and how good each is (prioritize).
+ *
+ * Pure: a pod's demand + node views + policy in, per-node verdicts out. No clock, no I/O.
+ * docs/scoring.md explains the components and the 0..10 mapping with worked examples. */
+#ifndef GPUPACK_SCORE_H
+#define GPUPACK_SCORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpupack/arena.h"
+#include "gpupack/nodeview.h"
+#include "gpupack/podview.h"
+#include "gpupack/policy.h"
+#include "gpupack/status.h"
+
+#define GP_ANN_GPU_MODELS "gpupack.io/gpu-models" /* "A100*,H100*" allow; "!T4*" exclude */
+#define GP_SCORE_MAX 10
+#define GP_REASON_MAX 160
+
+/* What a pod needs and allows. */
+typedef struct {
+    gp_usage usage;
+    bool gpu;            /* asks for GPU resources */
+    bool never_filter;   /* DaemonSet-owned or pinned to a node (spec.nodeName): filter passes all */
+    bool spot_ok;        /* checkpointing "true" and its class allows spot */
+    const char *class_name; /* from label gpupack.io/class, NULL when none or unknown */
+    const char **allow_models; /* globs (class gpuModels, then the annotation's); empty: any */
+    size_t nallow;
+    const char **deny_models;
+    size_t ndeny;
+} gp_demand;
+
+/* Builds the demand. Strings borrow from pod and pol; arrays come from a. */
+gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
+                             gp_demand *out, gp_err *err) GP_WUR;
+
+typedef enum {
+    GP_FILTER_PASS = 0,
+    GP_FILTER_FULL = 1,         /* FailedNodes: only full now; preemption may help */
+    GP_FILTER_UNRESOLVABLE = 2  /* FailedAndUnresolvableNodes: no such resource or model at all,
+                                   or cordoned */
+} gp_filter_verdict;
+
+/* Decides one node. reason (GP_REASON_MAX bytes) names the resource and the numbers, e.g.
+ * "nvidia.com/mig-2g.20gb: 0 of 3 free", "GPU model Tesla-T4 excluded by class inference". */
+gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
+                                 char *reason);
+
+/* A typical GPU pod of the cluster, per GPU, for the stranding component. */
+typedef struct {
+    int64_t cpu_m_per_gpu;
+    int64_t mem_per_gpu;
+} gp_typical;
+
+/* One node's score and the parts it came from (for --explain and logs). */
+typedef struct {
+    double marginal_cost;   /* $/hour this placement adds (0 on a node already running GPU work) */
+    double cost;            /* 0..1, 1 = cheapest */
+    double fit;             /* 0..1, 1 = exact fit */
+    double stranding;       /* 0..1, 1 = worst stranding (or a CPU pod on a GPU node) */
+    double raw;             /* weighted sum */
+    int score;              /* 0..10 */
+    bool feasible;          /* the node could take the pod (filter would pass) */
+} gp_score_parts;
+
+/* Scores every node (n >= 0): out[i] for nodes[i]. Deterministic: the same input gives the same
+ * output. The best tier always scores 10; infeasible nodes score 0. */
+void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
+                   const gp_policy *pol, const gp_typical *typ, gp_score_parts *out);
+
+#endif

@@ -1,0 +1,577 @@
+/* The extender's decisions: a pod's demand, the filter verdict per node, and the prioritize
+ * score per node. Pure: plain structs in, plain structs out (docs/scoring.md).
+ *
+ * Prioritize runs in two phases. First every node gets its components on its own (price,
+ * marginal cost, fit, stranding), except that the cost component compares a node's price per
+ * useful unit with the cheapest among the candidate empty nodes. Then the weighted sums are
+ * ranked into tiers and the tiers spread over 0..10, so that the order survives the scheduler's
+ * coarse scale. Every step depends on the multiset of nodes only, never on their order. */
+#include "gpupack/score.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_CLASS "gpupack.io/class"
+#define ANN_CHECKPOINTING "gpupack.io/checkpointing"
+#define MAX_ANN_MODELS 32     /* globs in one gpupack.io/gpu-models annotation */
+#define MIG_FULL_SLICES 7     /* compute slices of a whole A100/H100 */
+#define TIER_EPS 1e-9         /* raw scores closer than this are one tier */
+#define TIER_STACK 256        /* nodes ranked without a heap allocation */
+
+/* ---------------------------------------------------------------------------------------------
+ * Demand. */
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Splits the annotation into globs: comma-separated, spaces trimmed, "!glob" denies. */
+static gp_status parse_model_annotation(const char *ann, gp_arena *a, const char **allow,
+                                        size_t *nallow, const char **deny, size_t *ndeny,
+                                        gp_err *err)
+{
+    size_t count = 0;
+
+    for (const char *p = ann; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        bool neg;
+        char *g;
+
+        while (len > 0 && is_space(*p))
+            p++, len--;
+        neg = len > 0 && *p == '!';
+        if (neg)
+            p++, len--;
+        while (len > 0 && is_space(*p))
+            p++, len--;
+        while (len > 0 && is_space(p[len - 1]))
+            len--;
+        if (len > 0) {
+            if (++count > MAX_ANN_MODELS) {
+                gp_err_set(err, "metadata.annotations.%s: more than %d globs", GP_ANN_GPU_MODELS,
+                           MAX_ANN_MODELS);
+                return GP_EINVAL;
+            }
+            g = gp_arena_alloc(a, len + 1);
+            if (g == NULL)
+                return GP_ENOMEM;
+            memcpy(g, p, len);
+            if (neg)
+                deny[(*ndeny)++] = g;
+            else
+                allow[(*nallow)++] = g;
+        }
+        p = end ? end + 1 : p + len;
+        if (end == NULL)
+            break;
+    }
+    return GP_OK;
+}
+
+static gp_status demand_models(const gp_pod *pod, const gp_class *cls, gp_arena *a,
+                               gp_demand *out, gp_err *err)
+{
+    size_t ca = cls ? cls->ngpu_models : 0, cd = cls ? cls->nexclude_gpu_models : 0;
+    const char **allow = gp_arena_alloc(a, (ca + MAX_ANN_MODELS) * sizeof(char *));
+    const char **deny = gp_arena_alloc(a, (cd + MAX_ANN_MODELS) * sizeof(char *));
+
+    if (allow == NULL || deny == NULL) {
+        gp_err_set(err, "out of memory");
+        return GP_ENOMEM;
+    }
+    for (size_t i = 0; i < ca; i++)
+        allow[out->nallow++] = cls->gpu_models[i];
+    for (size_t i = 0; i < cd; i++)
+        deny[out->ndeny++] = cls->exclude_gpu_models[i];
+    out->allow_models = allow;
+    out->deny_models = deny;
+    return parse_model_annotation(gp_pod_annotation(pod, GP_ANN_GPU_MODELS), a, allow,
+                                  &out->nallow, deny, &out->ndeny, err);
+}
+
+gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
+                             gp_demand *out, gp_err *err)
+{
+    const char *ck = gp_pod_annotation(pod, ANN_CHECKPOINTING);
+    const gp_class *cls = gp_policy_class(pol, gp_pod_label(pod, LABEL_CLASS));
+    gp_status st;
+
+    memset(out, 0, sizeof(*out));
+    st = gp_usage_from_pod(pod, &out->usage, err);
+    if (st != GP_OK)
+        return st;
+    out->gpu = gp_usage_is_gpu(&out->usage);
+    out->never_filter = (pod->owner_kind != NULL && strcmp(pod->owner_kind, "DaemonSet") == 0) ||
+                        pod->node_name != NULL;
+    out->class_name = cls ? cls->name : NULL;
+    out->spot_ok = cls != NULL && cls->spot_allowed && ck != NULL && strcmp(ck, "true") == 0;
+    return demand_models(pod, cls, a, out, err);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Filter. */
+
+static gp_filter_verdict verdict(gp_filter_verdict v, char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static gp_filter_verdict verdict(gp_filter_verdict v, char *reason, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(reason, GP_REASON_MAX, fmt, ap);
+    va_end(ap);
+    return v;
+}
+
+/* True when glob g is one of the class's own (as opposed to the annotation's). */
+static bool from_class(const char *g, char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == g)
+            return true;
+    return false;
+}
+
+static gp_filter_verdict check_denied(const gp_demand *d, const gp_class *cls, const char *model,
+                                      char *reason)
+{
+    for (size_t i = 0; i < d->ndeny; i++) {
+        if (!gp_glob_match(d->deny_models[i], model))
+            continue;
+        if (cls != NULL && from_class(d->deny_models[i], cls->exclude_gpu_models,
+                                      cls->nexclude_gpu_models))
+            return verdict(GP_FILTER_UNRESOLVABLE, reason,
+                           "GPU model %s excluded by class %s (excludeGpuModels \"%s\")", model,
+                           cls->name, d->deny_models[i]);
+        return verdict(GP_FILTER_UNRESOLVABLE, reason,
+                       "GPU model %s excluded by annotation %s (\"!%s\")", model,
+                       GP_ANN_GPU_MODELS, d->deny_models[i]);
+    }
+    return GP_FILTER_PASS;
+}
+
+/* Who restricts the models: "class X", "annotation A" or both. */
+static void allow_source(const gp_demand *d, const gp_class *cls, char *buf, size_t n)
+{
+    size_t from_cls = 0;
+
+    for (size_t i = 0; cls != NULL && i < d->nallow; i++)
+        from_cls += from_class(d->allow_models[i], cls->gpu_models, cls->ngpu_models);
+    if (from_cls == d->nallow)
+        snprintf(buf, n, "class %s (gpuModels)", cls ? cls->name : "?");
+    else if (from_cls == 0)
+        snprintf(buf, n, "annotation %s", GP_ANN_GPU_MODELS);
+    else
+        snprintf(buf, n, "class %s (gpuModels) or annotation %s", cls->name, GP_ANN_GPU_MODELS);
+}
+
+static gp_filter_verdict check_models(const gp_demand *d, const gp_node *n, const gp_policy *pol,
+                                      char *reason)
+{
+    const gp_class *cls = gp_policy_class(pol, d->class_name);
+    const char *model = n->gpu_product;
+    char src[96];
+
+    if (model != NULL && check_denied(d, cls, model, reason) != GP_FILTER_PASS)
+        return GP_FILTER_UNRESOLVABLE;
+    bool has_cls = false, has_ann = false, cls_ok = false, ann_ok = false;
+
+    if (d->nallow == 0)
+        return GP_FILTER_PASS;
+    /* The class's list and the annotation's list must each allow the model: an annotation can
+     * narrow what a class allows, never widen it. */
+    for (size_t i = 0; i < d->nallow; i++) {
+        bool is_cls = cls != NULL && from_class(d->allow_models[i], cls->gpu_models,
+                                                cls->ngpu_models);
+        bool match = model != NULL && gp_glob_match(d->allow_models[i], model);
+
+        has_cls |= is_cls;
+        has_ann |= !is_cls;
+        cls_ok |= is_cls && match;
+        ann_ok |= !is_cls && match;
+    }
+    if ((!has_cls || cls_ok) && (!has_ann || ann_ok))
+        return GP_FILTER_PASS;
+    allow_source(d, cls, src, sizeof(src));
+    if (model == NULL)
+        return verdict(GP_FILTER_UNRESOLVABLE, reason,
+                       "node has no nvidia.com/gpu.product label; GPU models are restricted by %s",
+                       src);
+    return verdict(GP_FILTER_UNRESOLVABLE, reason, "GPU model %s not allowed by %s", model, src);
+}
+
+static int32_t free_of(int32_t alloc, int32_t used)
+{
+    return alloc > used ? alloc - used : 0;
+}
+
+/* Resources the node does not have at all, or not in the amount asked. */
+static gp_filter_verdict check_capacity(const gp_usage *u, const gp_node *n, char *reason)
+{
+    if (u->gpu > 0 && n->gpu_alloc < u->gpu)
+        return verdict(GP_FILTER_UNRESOLVABLE, reason, "nvidia.com/gpu: node has %d, pod needs %d",
+                       (int)n->gpu_alloc, (int)u->gpu);
+    for (uint8_t i = 0; i < u->nmig; i++) {
+        const gp_mig_count *m = gp_node_mig(n, u->mig_profile[i]);
+
+        if (u->mig[i] <= 0)
+            continue;
+        if (m == NULL || m->alloc <= 0)
+            return verdict(GP_FILTER_UNRESOLVABLE, reason, "nvidia.com/mig-%s: node has none",
+                           u->mig_profile[i]);
+        if (m->alloc < u->mig[i])
+            return verdict(GP_FILTER_UNRESOLVABLE, reason,
+                           "nvidia.com/mig-%s: node has %d, pod needs %d", u->mig_profile[i],
+                           (int)m->alloc, (int)u->mig[i]);
+    }
+    return GP_FILTER_PASS;
+}
+
+/* Resources the node has, but not free now. */
+static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, char *reason)
+{
+    int32_t f = free_of(n->gpu_alloc, n->gpu_used);
+
+    if (u->gpu > 0 && f < u->gpu)
+        return verdict(GP_FILTER_FULL, reason, "nvidia.com/gpu: %d of %d free, pod needs %d",
+                       (int)f, (int)n->gpu_alloc, (int)u->gpu);
+    for (uint8_t i = 0; i < u->nmig; i++) {
+        const gp_mig_count *m = gp_node_mig(n, u->mig_profile[i]);
+
+        if (u->mig[i] <= 0 || m == NULL)
+            continue;
+        f = free_of(m->alloc, m->used);
+        if (f >= u->mig[i])
+            continue;
+        if (u->mig[i] == 1)
+            return verdict(GP_FILTER_FULL, reason, "nvidia.com/mig-%s: %d of %d free",
+                           m->profile, (int)f, (int)m->alloc);
+        return verdict(GP_FILTER_FULL, reason, "nvidia.com/mig-%s: %d of %d free, pod needs %d",
+                       m->profile, (int)f, (int)m->alloc, (int)u->mig[i]);
+    }
+    return GP_FILTER_PASS;
+}
+
+gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
+                                 char *reason)
+{
+    char local[GP_REASON_MAX];
+    gp_filter_verdict v;
+
+    if (reason == NULL)
+        reason = local;
+    reason[0] = '\0';
+    if (!d->gpu || d->never_filter)
+        return GP_FILTER_PASS;
+    if (n->unschedulable)
+        return verdict(GP_FILTER_UNRESOLVABLE, reason, "node is cordoned (spec.unschedulable)");
+    v = check_models(d, n, pol, reason);
+    if (v == GP_FILTER_PASS)
+        v = check_capacity(&d->usage, n, reason);
+    if (v == GP_FILTER_PASS)
+        v = check_free(&d->usage, n, reason);
+    return v;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Price. */
+
+static const gp_price *find_price(const gp_price *table, size_t n, const char *match)
+{
+    for (size_t i = 0; match != NULL && i < n; i++)
+        if (strcmp(table[i].match, match) == 0)
+            return &table[i];
+    return NULL;
+}
+
+/* Compute slices of one instance of a MIG profile: the policy's table, else the "<N>g" of the
+ * name, else 1. */
+static int mig_slices(const gp_policy *pol, const char *profile)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < pol->nmig_profiles; i++)
+        if (strcmp(pol->mig_profiles[i].name, profile) == 0)
+            return pol->mig_profiles[i].slices;
+    for (const char *p = profile; *p >= '0' && *p <= '9' && n < MIG_FULL_SLICES; p++)
+        n = n * 10 + (*p - '0');
+    if (n < 1 || n > MIG_FULL_SLICES || profile[strspn(profile, "0123456789")] != 'g')
+        return 1;
+    return n;
+}
+
+/* The physical GPUs a node's price covers: whole GPUs plus its MIG slices in whole GPUs (7
+ * slices each, rounded up); at least 1 on a GPU node. */
+static int64_t node_gpus(const gp_node *n, const gp_policy *pol)
+{
+    int64_t slices = 0, gpus;
+
+    for (uint8_t i = 0; i < n->nmig; i++)
+        if (n->mig[i].alloc > 0)
+            slices += (int64_t)n->mig[i].alloc * mig_slices(pol, n->mig[i].profile);
+    gpus = n->gpu_alloc + (slices + MIG_FULL_SLICES - 1) / MIG_FULL_SLICES;
+    return gpus < 1 && gp_node_is_gpu(n) ? 1 : gpus;
+}
+
+/* $/hour of one price entry (or the default when pr is NULL) on a spot or on-demand node. */
+static double entry_price(const gp_scoring *s, const gp_price *pr, bool spot)
+{
+    double on_demand = (double)(pr ? pr->on_demand_micro : s->default_gpu_price_micro) / 1e6;
+
+    if (!spot)
+        return on_demand;
+    if (pr != NULL && pr->has_spot)
+        return (double)pr->spot_micro / 1e6;
+    return on_demand * (100 - s->spot_discount_pct) / 100.0;
+}
+
+/* The node's $/hour: its instance type, else its GPU product per GPU, else the default per GPU
+ * on a GPU node, else 0. */
+static double node_price(const gp_node *n, const gp_policy *pol)
+{
+    const gp_scoring *s = &pol->scoring;
+    const gp_price *pr = find_price(s->instance_prices, s->ninstance_prices, n->instance_type);
+
+    if (pr != NULL)
+        return entry_price(s, pr, n->spot);
+    if (!gp_node_is_gpu(n))
+        return 0;
+    pr = find_price(s->gpu_prices, s->ngpu_prices, n->gpu_product);
+    return entry_price(s, pr, n->spot) * (double)node_gpus(n, pol);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Components. */
+
+/* $/hour this placement adds: an idle GPU node's whole price when the pod opens it (a GPU pod)
+ * or keeps it from scaling down (a CPU pod), else nothing. */
+static double marginal_cost(const gp_demand *d, const gp_node *n, double price)
+{
+    bool idle_gpu = gp_node_is_gpu(n) && n->gpu_pods <= 0;
+
+    if (d->gpu)
+        return n->gpu_pods > 0 ? 0 : price;
+    return idle_gpu ? price : 0;
+}
+
+/* The node's capacity of what the pod asks for, the denominator of its price per useful unit. */
+static double useful_units(const gp_demand *d, const gp_node *n)
+{
+    int64_t units = 0;
+
+    if (!d->gpu)
+        return 1;
+    if (d->usage.gpu > 0)
+        units += n->gpu_alloc;
+    for (uint8_t i = 0; i < d->usage.nmig; i++) {
+        const gp_mig_count *m = gp_node_mig(n, d->usage.mig_profile[i]);
+
+        units += m ? m->alloc : 0;
+    }
+    return units > 0 ? (double)units : 1;
+}
+
+/* 1 - free_after / alloc of what the pod asks for (CPU for a CPU pod); 0 when it does not fit. */
+static double fit_of(const gp_demand *d, const gp_node *n)
+{
+    const gp_usage *u = &d->usage;
+    double alloc = 0, free_after = 0;
+
+    if (!d->gpu) {
+        alloc = (double)n->cpu_alloc_m;
+        free_after = (double)n->cpu_alloc_m - (double)n->cpu_used_m - (double)u->cpu_m;
+    }
+    if (d->gpu && u->gpu > 0) {
+        alloc += n->gpu_alloc;
+        free_after += free_of(n->gpu_alloc, n->gpu_used) - u->gpu;
+    }
+    for (uint8_t i = 0; d->gpu && i < u->nmig; i++) {
+        const gp_mig_count *m = gp_node_mig(n, u->mig_profile[i]);
+
+        alloc += m ? m->alloc : 0;
+        free_after += (m ? free_of(m->alloc, m->used) : 0) - u->mig[i];
+    }
+    if (alloc <= 0 || free_after < 0)
+        return 0;
+    return 1 - (free_after > alloc ? alloc : free_after) / alloc;
+}
+
+static int64_t left_after(int64_t alloc, int64_t used, int64_t asked)
+{
+    int64_t l = alloc - used - asked;
+
+    return l > 0 ? l : 0;
+}
+
+/* The share of the node's GPUs left free after placement that a typical GPU pod could not use
+ * for lack of CPU or memory. Only CPU and memory the node reports constrain. */
+static double stranding_of(const gp_demand *d, const gp_node *n, const gp_typical *typ)
+{
+    const gp_usage *u = &d->usage;
+    int64_t f, usable;
+
+    if (n->gpu_alloc <= 0)
+        return 0;
+    f = left_after(n->gpu_alloc, n->gpu_used, u->gpu);
+    usable = f;
+    if (typ->cpu_m_per_gpu > 0 && n->cpu_alloc_m > 0) {
+        int64_t by_cpu = left_after(n->cpu_alloc_m, n->cpu_used_m, u->cpu_m) / typ->cpu_m_per_gpu;
+
+        usable = by_cpu < usable ? by_cpu : usable;
+    }
+    if (typ->mem_per_gpu > 0 && n->mem_alloc > 0) {
+        int64_t by_mem = left_after(n->mem_alloc, n->mem_used, u->mem) / typ->mem_per_gpu;
+
+        usable = by_mem < usable ? by_mem : usable;
+    }
+    return (double)(f - usable) / (double)n->gpu_alloc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Prioritize. */
+
+/* Ranked nodes take part in the tiers: feasible, and not a spot node for a pod that may not
+ * use spot (such a node stays feasible but scores 0). */
+static bool is_ranked(const gp_demand *d, const gp_node *n, const gp_score_parts *p)
+{
+    return p->feasible && !(n->spot && !d->spot_ok);
+}
+
+/* The cheapest price per useful unit among the ranked nodes the pod would open; 0 when none. */
+static double cheapest_unit(const gp_demand *d, const gp_node *const *nodes, size_t n,
+                            const gp_score_parts *out)
+{
+    double best = 0;
+    bool any = false;
+
+    for (size_t i = 0; i < n; i++) {
+        double unit;
+
+        if (!is_ranked(d, nodes[i], &out[i]) || out[i].marginal_cost <= 0)
+            continue;
+        unit = out[i].marginal_cost / useful_units(d, nodes[i]);
+        if (!any || unit < best)
+            best = unit;
+        any = true;
+    }
+    return best;
+}
+
+static void components(const gp_demand *d, const gp_node *n, const gp_policy *pol,
+                       const gp_typical *typ, gp_score_parts *p)
+{
+    char reason[GP_REASON_MAX];
+
+    memset(p, 0, sizeof(*p));
+    p->feasible = gp_filter_node(d, n, pol, reason) == GP_FILTER_PASS;
+    p->marginal_cost = marginal_cost(d, n, node_price(n, pol));
+    p->fit = fit_of(d, n);
+    p->stranding = stranding_of(d, n, typ);
+}
+
+static void weigh(const gp_demand *d, const gp_node *n, const gp_scoring *s, double cheapest,
+                  gp_score_parts *p)
+{
+    double unit = p->marginal_cost / useful_units(d, n);
+
+    if (n->spot && !d->spot_ok)
+        p->cost = 0; /* capacity the pod may not use: the worst cost, whatever the price */
+    else
+        p->cost = p->marginal_cost <= 0 ? 1 : unit > 0 ? 0.5 * (cheapest / unit) : 0;
+    if (p->cost > 1)
+        p->cost = 1; /* an infeasible node cheaper than every candidate */
+    p->raw = s->weight_cost * p->cost + s->weight_fit * p->fit -
+             s->weight_stranding * p->stranding -
+             (!d->gpu && gp_node_is_gpu(n) ? s->weight_gpu_node_penalty : 0);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Collapses sorted (descending) raws into tier heads in place; returns the number of tiers. */
+static size_t tier_heads(double *v, size_t n)
+{
+    size_t t = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (t == 0 || v[t - 1] - v[i] >= TIER_EPS)
+            v[t++] = v[i];
+    return t;
+}
+
+/* The tier of raw r: the first head closer than TIER_EPS (heads are descending). */
+static size_t tier_of(const double *heads, size_t t, double r)
+{
+    size_t lo = 0, hi = t;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (heads[mid] - r >= TIER_EPS)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t ? lo : t - 1;
+}
+
+static int tier_score(size_t t, size_t tiers)
+{
+    size_t span = tiers - 1;
+
+    if (tiers <= 1)
+        return GP_SCORE_MAX;
+    return (int)((2 * GP_SCORE_MAX * (span - t) + span) / (2 * span));
+}
+
+/* Ranks the ranked nodes into tiers of equal raw and spreads the tiers over 0..10. When the
+ * scratch array cannot be allocated, every ranked node scores 10: gpupack abstains rather than
+ * guess. */
+static void map_scores(const gp_demand *d, const gp_node *const *nodes, size_t n,
+                       gp_score_parts *out)
+{
+    double stack[TIER_STACK], *raws = stack;
+    size_t k = 0, tiers;
+
+    if (n > TIER_STACK && (raws = malloc(n * sizeof(*raws))) == NULL) {
+        for (size_t i = 0; i < n; i++)
+            out[i].score = is_ranked(d, nodes[i], &out[i]) ? GP_SCORE_MAX : 0;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (is_ranked(d, nodes[i], &out[i]))
+            raws[k++] = out[i].raw;
+    qsort(raws, k, sizeof(*raws), cmp_desc);
+    tiers = tier_heads(raws, k);
+    for (size_t i = 0; i < n; i++)
+        out[i].score = is_ranked(d, nodes[i], &out[i])
+                           ? tier_score(tier_of(raws, tiers, out[i].raw), tiers)
+                           : 0;
+    if (raws != stack)
+        free(raws);
+}
+
+void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
+                   const gp_policy *pol, const gp_typical *typ, gp_score_parts *out)
+{
+    gp_typical def = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu};
+    double cheapest;
+
+    if (typ == NULL)
+        typ = &def;
+    for (size_t i = 0; i < n; i++)
+        components(d, nodes[i], pol, typ, &out[i]);
+    cheapest = cheapest_unit(d, nodes, n, out);
+    for (size_t i = 0; i < n; i++)
+        weigh(d, nodes[i], &pol->scoring, cheapest, &out[i]);
+    map_scores(d, nodes, n, out);
+}

@@ -1,0 +1,1042 @@
+/* Unit tests of lib/score.c: the demand, the filter verdicts and their reasons, every
+ * prioritize component (price, marginal cost, cost, fit, stranding), the 0..10 mapping, and the
+ * scenarios a scheduler engineer checks first (docs/scoring.md).
+ *
+ * Nodes are built as structs; pods are written as JSON with single quotes. Prices come from the
+ * shipped default policy (manifests/base/policy.json) unless a test parses its own. */
+#include "gptest.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/arena.h"
+#include "gpupack/nodeview.h"
+#include "gpupack/podview.h"
+#include "gpupack/policy.h"
+#include "gpupack/score.h"
+
+#define GIB (INT64_C(1) << 30)
+#define NEAR(a, b) (fabs((double)(a) - (double)(b)) < 1e-9)
+#define CHECK_NEAR(a, b)                                                                        \
+    do {                                                                                        \
+        double x__ = (a), y__ = (b);                                                            \
+        if (!NEAR(x__, y__)) {                                                                  \
+            printf("  %s:%d: %s == %.12g, want %.12g\n", __FILE__, __LINE__, #a, x__, y__);     \
+            gp_test_failed = 1;                                                                 \
+        }                                                                                       \
+    } while (0)
+
+static char *quoted(const char *text)
+{
+    char *s = strdup(text);
+
+    for (char *c = s; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    return s;
+}
+
+static gp_policy *policy_q(const char *text)
+{
+    char *s = quoted(text), *errs = NULL;
+    gp_policy *p = NULL;
+
+    if (gp_policy_parse(s, strlen(s), &p, &errs) != GP_OK) {
+        printf("  policy: %s\n", errs ? errs : "?");
+        gp_test_failed = 1;
+    }
+    free(errs);
+    free(s);
+    return p;
+}
+
+static gp_policy *default_policy(void)
+{
+    gp_policy *p = NULL;
+    char *errs = NULL;
+
+    if (gp_policy_default(&p, &errs) != GP_OK) {
+        printf("  default policy: %s\n", errs ? errs : "?");
+        gp_test_failed = 1;
+    }
+    free(errs);
+    return p;
+}
+
+/* A pod and its demand; the JSON tree and the arena stay alive until fx_done(). */
+typedef struct {
+    cJSON *json;
+    gp_arena a;
+    gp_pod pod;
+    gp_demand d;
+    gp_err err;
+    gp_status st;
+} fx;
+
+/* meta is the inside of metadata after name and namespace (may be ""); spec the whole spec. */
+static void fx_pod(fx *f, const gp_policy *pol, const char *meta, const char *spec)
+{
+    char text[4096], *s;
+
+    memset(f, 0, sizeof(*f));
+    snprintf(text, sizeof(text), "{'metadata':{'name':'p','namespace':'d'%s%s},'spec':%s}",
+             meta[0] ? "," : "", meta, spec);
+    s = quoted(text);
+    f->json = cJSON_Parse(s);
+    free(s);
+    gp_arena_init(&f->a, 0);
+    f->st = gp_pod_from_json(f->json, NULL, &f->a, &f->pod, &f->err);
+    if (f->st == GP_OK)
+        f->st = gp_demand_from_pod(&f->pod, pol, &f->a, &f->d, &f->err);
+}
+
+static void fx_done(fx *f)
+{
+    gp_arena_free(&f->a);
+    cJSON_Delete(f->json);
+}
+
+#define GPU1 "{'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}"
+#define GPUS(n) "{'containers':[{'resources':{'limits':{'nvidia.com/gpu':'" n "'}}}]}"
+#define MIG2G "{'containers':[{'resources':{'limits':{'nvidia.com/mig-2g.20gb':'1'}}}]}"
+#define CPU2 "{'containers':[{'resources':{'requests':{'cpu':'2','memory':'4Gi'}}}]}"
+#define GPU1_CPU4 "{'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'},"              \
+                  "'requests':{'cpu':'4','memory':'16Gi'}}}]}"
+
+/* A node: gpus whole GPUs of which used are taken by gpu_pods pods; 96 CPUs, 1 TiB. */
+static gp_node mk(const char *name, int32_t gpus, int32_t used, int32_t gpu_pods,
+                  const char *instance_type, const char *product)
+{
+    gp_node n;
+
+    memset(&n, 0, sizeof(n));
+    snprintf(n.name, sizeof(n.name), "%s", name);
+    n.instance_type = (char *)instance_type;
+    n.gpu_product = (char *)product;
+    n.gpu_alloc = gpus;
+    n.gpu_used = used;
+    n.gpu_pods = gpu_pods;
+    n.cpu_alloc_m = 96000;
+    n.mem_alloc = 1024 * GIB;
+    n.pods_alloc = 110;
+    n.pods_used = gpu_pods;
+    return n;
+}
+
+static void add_mig(gp_node *n, const char *profile, int32_t alloc, int32_t used)
+{
+    gp_mig_count *m = &n->mig[n->nmig++];
+
+    snprintf(m->profile, sizeof(m->profile), "%s", profile);
+    m->alloc = alloc;
+    m->used = used;
+}
+
+/* Scores nodes[0..n) into out. */
+static void score(const gp_demand *d, gp_node *nodes, size_t n, const gp_policy *pol,
+                  gp_score_parts *out)
+{
+    const gp_node *ptrs[64];
+    gp_typical typ = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu};
+
+    for (size_t i = 0; i < n; i++)
+        ptrs[i] = &nodes[i];
+    gp_prioritize(d, ptrs, n, pol, &typ, out);
+}
+
+static gp_filter_verdict filt(const fx *f, const gp_node *n, const gp_policy *pol, char *reason)
+{
+    return gp_filter_node(&f->d, n, pol, reason);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Demand. */
+
+GP_TEST(demand_basics)
+{
+    gp_policy *pol = default_policy();
+    fx f;
+
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'training'},"
+                    "'annotations':{'gpupack.io/checkpointing':'true'}", GPUS("2"));
+    GP_CHECK_INT(f.st, GP_OK);
+    GP_CHECK(f.d.gpu && !f.d.never_filter && f.d.spot_ok);
+    GP_CHECK_INT(f.d.usage.gpu, 2);
+    GP_CHECK_STR(f.d.class_name, "training");
+    GP_CHECK(f.d.class_name == gp_policy_class(pol, "training")->name); /* borrowed */
+    GP_CHECK_INT(f.d.nallow + f.d.ndeny, 0);
+    fx_done(&f);
+
+    /* spot needs both the annotation and a class that allows spot */
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'},"
+                    "'annotations':{'gpupack.io/checkpointing':'true'}", GPU1);
+    GP_CHECK(!f.d.spot_ok);
+    fx_done(&f);
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'training'},"
+                    "'annotations':{'gpupack.io/checkpointing':'True'}", GPU1);
+    GP_CHECK(!f.d.spot_ok);
+    fx_done(&f);
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'nosuch'},"
+                    "'annotations':{'gpupack.io/checkpointing':'true'}", CPU2);
+    GP_CHECK(f.d.class_name == NULL && !f.d.spot_ok && !f.d.gpu);
+    GP_CHECK_INT(f.d.usage.cpu_m, 2000);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_TEST(demand_never_filter)
+{
+    gp_policy *pol = default_policy();
+    fx f;
+
+    fx_pod(&f, pol, "'ownerReferences':[{'kind':'DaemonSet','name':'dcgm','controller':true}]",
+           GPU1);
+    GP_CHECK(f.d.gpu && f.d.never_filter);
+    fx_done(&f);
+    fx_pod(&f, pol, "", "{'nodeName':'gpu-1','containers':[{'resources':{'limits':{"
+                        "'nvidia.com/gpu':'1'}}}]}");
+    GP_CHECK(f.d.never_filter);
+    fx_done(&f);
+    fx_pod(&f, pol, "'ownerReferences':[{'kind':'ReplicaSet','name':'r','controller':true}]",
+           GPU1);
+    GP_CHECK(!f.d.never_filter);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_TEST(demand_model_globs)
+{
+    gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','classes':{"
+                              "'c':{'gpuModels':['NVIDIA-A100*'],'excludeGpuModels':['*-MIG-*']}}}");
+    fx f;
+
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'c'},'annotations':{'gpupack.io/gpu-models':"
+                    "' NVIDIA-H100* ,, ! Tesla-T4 ,!NVIDIA-L4,NVIDIA-A10G'}", GPU1);
+    GP_CHECK_INT(f.st, GP_OK);
+    GP_CHECK_INT(f.d.nallow, 3);
+    GP_CHECK_INT(f.d.ndeny, 3);
+    if (f.d.nallow == 3 && f.d.ndeny == 3) {
+        GP_CHECK_STR(f.d.allow_models[0], "NVIDIA-A100*");
+        GP_CHECK_STR(f.d.allow_models[1], "NVIDIA-H100*");
+        GP_CHECK_STR(f.d.allow_models[2], "NVIDIA-A10G");
+        GP_CHECK_STR(f.d.deny_models[0], "*-MIG-*");
+        GP_CHECK_STR(f.d.deny_models[1], "Tesla-T4");
+        GP_CHECK_STR(f.d.deny_models[2], "NVIDIA-L4");
+    }
+    fx_done(&f);
+
+    fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,"
+                    "r,s,t,u,v,w,x,y,z,aa,bb,cc,dd,ee,ff,gg'}", GPU1);
+    GP_CHECK_INT(f.st, GP_EINVAL);
+    GP_CHECK_STR(f.err.msg, "metadata.annotations.gpupack.io/gpu-models: more than 32 globs");
+    fx_done(&f);
+    fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':' , ! ,'}", GPU1);
+    GP_CHECK_INT(f.st, GP_OK);
+    GP_CHECK_INT(f.d.nallow + f.d.ndeny, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_TEST(demand_bad_usage)
+{
+    gp_policy *pol = default_policy();
+    fx f;
+
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':'1',"
+                        "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.40gb':'1'}}}]}");
+    GP_CHECK_INT(f.st, GP_EINVAL);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Filter. */
+
+GP_TEST(filter_whole_gpu_reasons)
+{
+    gp_policy *pol = default_policy();
+    gp_node cpu = mk("cpu", 0, 0, 0, NULL, NULL), busy = mk("busy", 8, 6, 2, NULL, NULL);
+    gp_node four = mk("four", 8, 4, 1, NULL, NULL);
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    fx_pod(&f, pol, "", GPU1);
+    GP_CHECK_INT(filt(&f, &cpu, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "nvidia.com/gpu: node has 0, pod needs 1");
+    GP_CHECK_INT(filt(&f, &busy, pol, reason), GP_FILTER_PASS);
+    GP_CHECK_STR(reason, "");
+    fx_done(&f);
+
+    fx_pod(&f, pol, "", GPUS("4"));
+    GP_CHECK_INT(filt(&f, &busy, pol, reason), GP_FILTER_FULL);
+    GP_CHECK_STR(reason, "nvidia.com/gpu: 2 of 8 free, pod needs 4");
+    GP_CHECK_INT(filt(&f, &four, pol, reason), GP_FILTER_PASS); /* exactly enough */
+    busy.gpu_used = 9; /* more used than allocatable (a shrunk node) reads as 0 free */
+    GP_CHECK_INT(filt(&f, &busy, pol, reason), GP_FILTER_FULL);
+    GP_CHECK_STR(reason, "nvidia.com/gpu: 0 of 8 free, pod needs 4");
+    fx_done(&f);
+
+    fx_pod(&f, pol, "", GPUS("16"));
+    GP_CHECK_INT(filt(&f, &four, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "nvidia.com/gpu: node has 8, pod needs 16");
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_TEST(filter_mig_reasons)
+{
+    gp_policy *pol = default_policy();
+    gp_node whole = mk("whole", 8, 0, 0, NULL, NULL), mig = mk("mig", 0, 0, 0, NULL, NULL);
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    add_mig(&mig, "2g.20gb", 3, 3);
+    add_mig(&mig, "1g.10gb", 1, 0);
+    fx_pod(&f, pol, "", MIG2G);
+    GP_CHECK_INT(filt(&f, &whole, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "nvidia.com/mig-2g.20gb: node has none");
+    GP_CHECK_INT(filt(&f, &mig, pol, reason), GP_FILTER_FULL);
+    GP_CHECK_STR(reason, "nvidia.com/mig-2g.20gb: 0 of 3 free");
+    mig.mig[0].used = 2;
+    GP_CHECK_INT(filt(&f, &mig, pol, reason), GP_FILTER_PASS);
+    fx_done(&f);
+
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-2g.20gb':'2'}}}]}");
+    GP_CHECK_INT(filt(&f, &mig, pol, reason), GP_FILTER_FULL);
+    GP_CHECK_STR(reason, "nvidia.com/mig-2g.20gb: 1 of 3 free, pod needs 2");
+    fx_done(&f);
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':'2'}}}]}");
+    GP_CHECK_INT(filt(&f, &mig, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "nvidia.com/mig-1g.10gb: node has 1, pod needs 2");
+    fx_done(&f);
+
+    /* An entry with alloc 0 (usage of a profile the node no longer offers) is "none". */
+    mig.mig[1].alloc = 0;
+    mig.mig[1].used = 1;
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]}");
+    GP_CHECK_INT(filt(&f, &mig, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "nvidia.com/mig-1g.10gb: node has none");
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* A node that is full now but lacks another resource entirely is unresolvable: preempting
+ * pods would not help. */
+GP_TEST(filter_unresolvable_wins_over_full)
+{
+    gp_policy *pol = default_policy();
+    gp_node n = mk("n", 8, 8, 4, NULL, NULL);
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1',"
+                        "'nvidia.com/mig-2g.20gb':'1'}}}]}");
+    GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "nvidia.com/mig-2g.20gb: node has none");
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_TEST(filter_cordoned)
+{
+    gp_policy *pol = default_policy();
+    gp_node n = mk("n", 8, 0, 0, NULL, NULL);
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    n.unschedulable = true;
+    fx_pod(&f, pol, "", GPU1);
+    GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "node is cordoned (spec.unschedulable)");
+    GP_CHECK_INT(filt(&f, &n, pol, NULL), GP_FILTER_UNRESOLVABLE); /* reason may be NULL */
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_TEST(filter_gpu_models)
+{
+    gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','classes':{"
+                              "'inference':{'gpuModels':['NVIDIA-A100*','NVIDIA-L4'],"
+                              "'excludeGpuModels':['*-40GB']},'any':{}}}");
+    gp_node a80 = mk("a80", 8, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
+    gp_node a40 = mk("a40", 8, 0, 0, NULL, "NVIDIA-A100-SXM4-40GB");
+    gp_node t4 = mk("t4", 1, 0, 0, NULL, "Tesla-T4"), bare = mk("bare", 1, 0, 0, NULL, NULL);
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
+    GP_CHECK_INT(filt(&f, &a80, pol, reason), GP_FILTER_PASS);
+    GP_CHECK_INT(filt(&f, &a40, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "GPU model NVIDIA-A100-SXM4-40GB excluded by class inference "
+                         "(excludeGpuModels \"*-40GB\")");
+    GP_CHECK_INT(filt(&f, &t4, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "GPU model Tesla-T4 not allowed by class inference (gpuModels)");
+    GP_CHECK_INT(filt(&f, &bare, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "node has no nvidia.com/gpu.product label; GPU models are restricted "
+                         "by class inference (gpuModels)");
+    fx_done(&f);
+
+    /* The annotation can narrow the class's models, never widen them; reasons say where a rule
+     * came from. */
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'},"
+                    "'annotations':{'gpupack.io/gpu-models':'Tesla-*,!NVIDIA-A100-SXM4-80GB'}",
+           GPU1);
+    GP_CHECK_INT(filt(&f, &t4, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_INT(filt(&f, &a80, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "GPU model NVIDIA-A100-SXM4-80GB excluded by annotation "
+                         "gpupack.io/gpu-models (\"!NVIDIA-A100-SXM4-80GB\")");
+    GP_CHECK_INT(filt(&f, &bare, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "node has no nvidia.com/gpu.product label; GPU models are restricted "
+                         "by class inference (gpuModels) or annotation gpupack.io/gpu-models");
+    fx_done(&f);
+
+    fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':'NVIDIA-H100*'}", GPU1);
+    GP_CHECK_INT(filt(&f, &t4, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "GPU model Tesla-T4 not allowed by annotation gpupack.io/gpu-models");
+    fx_done(&f);
+
+    /* Only exclusions: a node without the label passes. */
+    fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':'!Tesla-T4'}", GPU1);
+    GP_CHECK_INT(filt(&f, &bare, pol, reason), GP_FILTER_PASS);
+    GP_CHECK_INT(filt(&f, &t4, pol, reason), GP_FILTER_UNRESOLVABLE);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* DaemonSet pods, pinned pods and CPU pods pass every node, even cordoned full ones. */
+GP_TEST(filter_never_restricts_some_pods)
+{
+    gp_policy *pol = default_policy();
+    gp_node n = mk("n", 0, 0, 0, NULL, "Tesla-T4");
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    n.unschedulable = true;
+    fx_pod(&f, pol, "'ownerReferences':[{'kind':'DaemonSet','name':'x','controller':true}]", GPU1);
+    GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_PASS);
+    fx_done(&f);
+    fx_pod(&f, pol, "", "{'nodeName':'n','containers':[{'resources':{'limits':{"
+                        "'nvidia.com/mig-7g.80gb':'1'}}}]}");
+    GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_PASS);
+    fx_done(&f);
+    fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':'NVIDIA-H100*'}", CPU2);
+    GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_PASS);
+    GP_CHECK_STR(reason, "");
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* Reasons stay within GP_REASON_MAX however long the names. */
+GP_TEST(filter_reason_bounded)
+{
+    char glob[64], product[64], ann[160], meta[256], reason[GP_REASON_MAX + 16];
+    gp_policy *pol = default_policy();
+    gp_node n;
+    fx f;
+
+    memset(glob, 'G', 63);
+    glob[63] = '\0';
+    memset(product, 'P', 63);
+    product[63] = '\0';
+    memcpy(glob, product, 63); /* the glob matches the product exactly */
+    snprintf(ann, sizeof(ann), "!%s", glob);
+    snprintf(meta, sizeof(meta), "'annotations':{'gpupack.io/gpu-models':'%s'}", ann);
+    n = mk("n", 1, 0, 0, NULL, product);
+    fx_pod(&f, pol, meta, GPU1);
+    memset(reason, 'x', sizeof(reason));
+    GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK(strlen(reason) < GP_REASON_MAX);
+    GP_CHECK(reason[GP_REASON_MAX] == 'x');
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Components. */
+
+/* Price by instance type, else GPU product x GPUs, else the default x GPUs; spot discounted. */
+GP_TEST(price_and_marginal_cost)
+{
+    gp_policy *pol = policy_q(
+        "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','spot':{'nodeLabels':[]},"
+        "'scoring':{'defaultGpuHourlyPrice':'2','spotDiscountPercent':75,'prices':{"
+        "'instanceTypes':{'big':{'onDemand':'40','spot':'12.5'},'plain':{'onDemand':'8'}},"
+        "'gpuProducts':{'NVIDIA-L4':{'onDemand':'0.8'},'Tesla-T4':{'onDemand':'0.5',"
+        "'spot':'0.1'}}}}}");
+    gp_node n[8];
+    gp_score_parts out[8];
+    fx f;
+
+    n[0] = mk("big", 8, 0, 0, "big", "NVIDIA-L4");   /* instance type wins over product */
+    n[1] = mk("big-spot", 8, 0, 0, "big", NULL);
+    n[2] = mk("plain-spot", 8, 0, 0, "plain", NULL); /* 8 x 25% */
+    n[3] = mk("l4", 4, 0, 0, "unlisted", "NVIDIA-L4"); /* 4 x 0.8 */
+    n[4] = mk("t4-spot", 2, 0, 0, NULL, "Tesla-T4");  /* 2 x 0.1 */
+    n[5] = mk("default", 3, 0, 0, NULL, "NVIDIA-B200"); /* 3 x 2 */
+    n[6] = mk("default-spot", 1, 0, 0, NULL, NULL);   /* 1 x 2 x 25% */
+    n[7] = mk("busy", 8, 1, 1, "big", NULL);
+    n[1].spot = n[2].spot = n[4].spot = n[6].spot = true;
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 8, pol, out);
+    CHECK_NEAR(out[0].marginal_cost, 40);
+    CHECK_NEAR(out[1].marginal_cost, 12.5);
+    CHECK_NEAR(out[2].marginal_cost, 2);
+    CHECK_NEAR(out[3].marginal_cost, 3.2);
+    CHECK_NEAR(out[4].marginal_cost, 0.2);
+    CHECK_NEAR(out[5].marginal_cost, 6);
+    CHECK_NEAR(out[6].marginal_cost, 0.5);
+    CHECK_NEAR(out[7].marginal_cost, 0); /* already runs GPU work */
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* A MIG-only node costs its physical GPUs: slices / 7, rounded up, at least 1; profiles the
+ * policy does not list count by their name's "<N>g". */
+GP_TEST(price_of_mig_node)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[3];
+    gp_score_parts out[3];
+    fx f;
+
+    n[0] = mk("a", 0, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
+    add_mig(&n[0], "1g.10gb", 7, 0);  /* 7 slices: 1 GPU */
+    add_mig(&n[0], "3g.40gb", 2, 0);  /* 6 slices: 13 in all, 2 GPUs */
+    n[1] = mk("b", 0, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
+    add_mig(&n[1], "1g.10gb", 1, 0);  /* 1 slice: still 1 GPU */
+    n[2] = mk("c", 2, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
+    add_mig(&n[2], "2g.24gb", 3, 0);  /* unlisted: 6 slices by name, + 2 whole = 3 GPUs */
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]}");
+    score(&f.d, n, 3, pol, out);
+    CHECK_NEAR(out[0].marginal_cost, 2 * 4.10);
+    CHECK_NEAR(out[1].marginal_cost, 4.10);
+    CHECK_NEAR(out[2].marginal_cost, 3 * 4.10);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* cost = 1 at zero marginal cost, else 0.5 x cheapest unit price / this node's unit price. */
+GP_TEST(cost_component)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[4];
+    gp_score_parts out[4];
+    fx f;
+
+    n[0] = mk("p4d", 8, 0, 0, "p4d.24xlarge", NULL);         /* 32.77 / 8 per GPU */
+    n[1] = mk("a2", 8, 0, 0, "a2-highgpu-8g", NULL);          /* 29.387 / 8 */
+    n[2] = mk("busy", 8, 2, 1, "p5.48xlarge", NULL);
+    n[3] = mk("cordoned", 8, 0, 0, "g6.xlarge", NULL);        /* cheap but infeasible */
+    n[3].unschedulable = true;
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 4, pol, out);
+    CHECK_NEAR(out[1].cost, 0.5);
+    CHECK_NEAR(out[0].cost, 0.5 * (29.387 / 8) / (32.77 / 8));
+    CHECK_NEAR(out[2].cost, 1);
+    GP_CHECK(!out[3].feasible);
+    GP_CHECK_INT(out[3].score, 0);
+    GP_CHECK(out[0].feasible && out[1].feasible && out[2].feasible);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* fit = 1 - free_after / alloc of the demanded resource; CPU for a CPU pod. */
+GP_TEST(fit_component)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[3];
+    gp_score_parts out[3];
+    fx f;
+
+    n[0] = mk("a", 8, 6, 2, NULL, NULL);
+    n[1] = mk("b", 8, 7, 3, NULL, NULL);
+    n[2] = mk("c", 8, 0, 0, NULL, NULL);
+    add_mig(&n[0], "2g.20gb", 3, 1);
+    n[0].cpu_used_m = 48000;
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 3, pol, out);
+    CHECK_NEAR(out[0].fit, 1 - 1.0 / 8);
+    CHECK_NEAR(out[1].fit, 1);
+    CHECK_NEAR(out[2].fit, 1.0 / 8);
+    fx_done(&f);
+    fx_pod(&f, pol, "", MIG2G);
+    score(&f.d, n, 3, pol, out);
+    CHECK_NEAR(out[0].fit, 1 - 1.0 / 3);
+    CHECK_NEAR(out[1].fit, 0); /* does not fit at all */
+    fx_done(&f);
+    fx_pod(&f, pol, "", CPU2);
+    score(&f.d, n, 3, pol, out);
+    CHECK_NEAR(out[0].fit, 1 - 46000.0 / 96000);
+    CHECK_NEAR(out[2].fit, 1 - 94000.0 / 96000);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* stranding = (F - usable) / gpu_alloc after placement, where usable is limited by the CPU and
+ * memory a typical GPU pod needs (4 CPUs and 32 GiB per GPU by default). */
+GP_TEST(stranding_component)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[4];
+    gp_score_parts out[4];
+    fx f;
+
+    n[0] = mk("roomy", 8, 4, 1, NULL, NULL);
+    n[1] = mk("cpu-short", 8, 4, 1, NULL, NULL);
+    n[1].cpu_used_m = 96000 - 8000; /* 8 CPUs left, 4 after the pod: 1 more GPU pod fits */
+    n[2] = mk("mem-short", 8, 4, 1, NULL, NULL);
+    n[2].mem_used = 1024 * GIB - 80 * GIB; /* 64 GiB after the pod: 2 GPU pods fit */
+    n[3] = mk("cpu-node", 0, 0, 0, NULL, NULL);
+    fx_pod(&f, pol, "", GPU1_CPU4);
+    score(&f.d, n, 4, pol, out);
+    CHECK_NEAR(out[0].stranding, 0);
+    CHECK_NEAR(out[1].stranding, (3 - 1) / 8.0);
+    CHECK_NEAR(out[2].stranding, (3 - 2) / 8.0);
+    CHECK_NEAR(out[3].stranding, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* raw = w_cost cost + w_fit fit - w_stranding stranding - (CPU pod on GPU node ? penalty : 0). */
+GP_TEST(raw_weighted_sum)
+{
+    gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','scoring':{"
+                              "'weights':{'cost':7,'fit':5,'stranding':11,'gpuNodePenalty':13}}}");
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    n[0] = mk("gpu", 8, 4, 1, NULL, NULL);
+    n[0].cpu_used_m = 96000 - 6000;
+    n[1] = mk("cpu", 0, 0, 0, NULL, NULL);
+    fx_pod(&f, pol, "", CPU2);
+    score(&f.d, n, 2, pol, out);
+    CHECK_NEAR(out[0].cost, 1);
+    /* 4 CPUs left after the pod feed 1 of the 4 free GPUs: 3 of 8 stranded */
+    CHECK_NEAR(out[0].stranding, 3 / 8.0);
+    CHECK_NEAR(out[0].fit, 1 - 4000.0 / 96000);
+    CHECK_NEAR(out[0].raw, 7 * 1 + 5 * out[0].fit - 11 * 3 / 8.0 - 13);
+    CHECK_NEAR(out[1].raw, 7 * 1 + 5 * (1 - 94000.0 / 96000));
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[0].score, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* The mapping. */
+
+/* Busy nodes with distinct fits; free[i] GPUs free of 16. */
+static void tiers_of(size_t count, gp_node *n, const int32_t *free_gpus)
+{
+    for (size_t i = 0; i < count; i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "n%02zu", i);
+        n[i] = mk(name, 16, 16 - free_gpus[i], 1, NULL, NULL);
+    }
+}
+
+GP_TEST(mapping_spreads_tiers)
+{
+    static const int32_t free3[] = {3, 1, 2}, free5[] = {5, 1, 4, 2, 3};
+    gp_policy *pol = default_policy();
+    gp_node n[5];
+    gp_score_parts out[5];
+    fx f;
+
+    fx_pod(&f, pol, "", GPU1);
+    tiers_of(3, n, free3);
+    score(&f.d, n, 3, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[2].score, 5);
+    GP_CHECK_INT(out[0].score, 0);
+    tiers_of(5, n, free5); /* 10 x 4/4, 3/4, 2/4, 1/4, 0 = 10, 7.5, 5, 2.5, 0 rounded half up */
+    score(&f.d, n, 5, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[3].score, 8);
+    GP_CHECK_INT(out[4].score, 5);
+    GP_CHECK_INT(out[2].score, 3);
+    GP_CHECK_INT(out[0].score, 0);
+    tiers_of(1, n, free5);
+    score(&f.d, n, 1, pol, out);
+    GP_CHECK_INT(out[0].score, 10);
+    score(&f.d, n, 0, pol, out); /* no nodes: nothing to do */
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_TEST(mapping_all_equal_all_ten)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[6];
+    gp_score_parts out[6];
+    fx f;
+
+    for (int i = 0; i < 6; i++)
+        n[i] = mk("same", 8, 2, 1, "p4d.24xlarge", NULL);
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 6, pol, out);
+    for (int i = 0; i < 6; i++)
+        GP_CHECK_INT(out[i].score, 10);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* Raws closer than 1e-9 are one tier. */
+GP_TEST(mapping_near_ties_are_one_tier)
+{
+    gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','scoring':{"
+                              "'weights':{'cost':0,'fit':0,'stranding':0,'gpuNodePenalty':1}}}");
+    gp_node n[3];
+    gp_score_parts out[3];
+    fx f;
+
+    n[0] = mk("a", 8, 0, 0, NULL, NULL);
+    n[1] = mk("b", 4, 0, 0, NULL, NULL);
+    n[2] = mk("cpu", 0, 0, 0, NULL, NULL);
+    fx_pod(&f, pol, "", CPU2);
+    score(&f.d, n, 3, pol, out); /* raws -1, -1, 0 */
+    GP_CHECK_INT(out[2].score, 10);
+    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[1].score, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* 13 tiers on 11 levels: the best is 10, the worst 0, and the order never inverts. */
+GP_TEST(mapping_many_tiers_monotonic)
+{
+    static const int32_t free13[] = {7, 1, 13, 4, 10, 2, 12, 5, 3, 11, 6, 9, 8};
+    gp_policy *pol = default_policy();
+    gp_node n[13];
+    gp_score_parts out[13];
+    fx f;
+
+    tiers_of(13, n, free13);
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 13, pol, out);
+    for (size_t i = 0; i < 13; i++) {
+        GP_CHECK(out[i].score >= 0 && out[i].score <= 10);
+        if (free13[i] == 1)
+            GP_CHECK_INT(out[i].score, 10);
+        if (free13[i] == 13)
+            GP_CHECK_INT(out[i].score, 0);
+        for (size_t j = 0; j < 13; j++) {
+            if (out[i].raw > out[j].raw)
+                GP_CHECK(out[i].score >= out[j].score);
+            if (free13[i] + 2 <= free13[j]) /* two tiers apart: strictly better */
+                GP_CHECK(out[i].score > out[j].score);
+        }
+    }
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* More nodes than the mapping ranks on the stack. */
+GP_TEST(mapping_large_input)
+{
+    gp_policy *pol = default_policy();
+    enum { N = 600 };
+    gp_node *n = calloc(N, sizeof(*n));
+    const gp_node **ptrs = calloc(N, sizeof(*ptrs));
+    gp_score_parts *out = calloc(N, sizeof(*out));
+    fx f;
+
+    for (int i = 0; i < N; i++) {
+        n[i] = mk("n", 1000, 1000 - (1 + i % 300), 1, NULL, NULL); /* 300 distinct fits */
+        ptrs[i] = &n[i];
+    }
+    fx_pod(&f, pol, "", GPU1);
+    gp_prioritize(&f.d, ptrs, N, pol, NULL, out); /* typ NULL: the policy's typical pod */
+    GP_CHECK_INT(out[0].score, 10);
+    GP_CHECK_INT(out[300].score, 10);
+    GP_CHECK_INT(out[299].score, 0);
+    for (int i = 1; i < 300; i++)
+        GP_CHECK(out[i].score <= out[i - 1].score);
+    fx_done(&f);
+    free(n);
+    free(ptrs);
+    free(out);
+    gp_policy_unref(pol);
+}
+
+/* The same nodes in any order get the same scores and parts. */
+GP_TEST(deterministic_under_permutation)
+{
+    gp_policy *pol = default_policy();
+    gp_node base[7], perm[7];
+    gp_score_parts a[7], b[7];
+    static const int orders[3][7] = {{6, 5, 4, 3, 2, 1, 0}, {3, 0, 6, 1, 5, 2, 4},
+                                     {1, 2, 3, 4, 5, 6, 0}};
+    fx f;
+
+    base[0] = mk("p4d-empty", 8, 0, 0, "p4d.24xlarge", NULL);
+    base[1] = mk("a2-empty", 8, 0, 0, "a2-highgpu-8g", NULL);
+    base[2] = mk("busy-6", 8, 6, 3, "p4d.24xlarge", NULL);
+    base[3] = mk("busy-4", 8, 4, 2, "p4d.24xlarge", NULL);
+    base[4] = mk("busy-4b", 8, 4, 2, "p4d.24xlarge", NULL);
+    base[5] = mk("full", 8, 8, 4, "p4d.24xlarge", NULL);
+    base[6] = mk("spot", 8, 0, 0, "p4d.24xlarge", NULL);
+    base[6].spot = true;
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, base, 7, pol, a);
+    for (int o = 0; o < 3; o++) {
+        for (int i = 0; i < 7; i++)
+            perm[i] = base[orders[o][i]];
+        score(&f.d, perm, 7, pol, b);
+        for (int i = 0; i < 7; i++) {
+            const gp_score_parts *x = &a[orders[o][i]], *y = &b[i];
+
+            GP_CHECK_INT(y->score, x->score);
+            GP_CHECK(y->raw == x->raw && y->cost == x->cost && y->fit == x->fit);
+            GP_CHECK(y->stranding == x->stranding && y->marginal_cost == x->marginal_cost);
+            GP_CHECK(y->feasible == x->feasible);
+        }
+    }
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Scenarios. */
+
+/* A node with 6 of 8 GPUs in use beats an empty node for a 1-GPU pod: no new node opens. */
+GP_TEST(scenario_busy_node_beats_empty)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    n[0] = mk("empty", 8, 0, 0, "p4d.24xlarge", NULL);
+    n[1] = mk("six-used", 8, 6, 3, "p4d.24xlarge", NULL);
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[0].score, 0);
+    CHECK_NEAR(out[1].marginal_cost, 0);
+    CHECK_NEAR(out[0].marginal_cost, 32.77);
+    GP_CHECK(out[1].raw > out[0].raw);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* A node already running MIG work with a free 2g.20gb slice beats an idle MIG node (which the
+ * pod would open) and a node of whole GPUs (which has no such slice at all). */
+GP_TEST(scenario_free_mig_slice_beats_new_gpu)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[3];
+    gp_score_parts out[3];
+    fx f;
+
+    n[0] = mk("idle-mig", 0, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
+    add_mig(&n[0], "2g.20gb", 3, 0);
+    n[1] = mk("busy-mig", 0, 0, 2, NULL, "NVIDIA-A100-SXM4-80GB");
+    add_mig(&n[1], "2g.20gb", 3, 2);
+    n[2] = mk("whole", 8, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", MIG2G);
+    score(&f.d, n, 3, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK(out[1].raw > out[0].raw);
+    GP_CHECK(out[0].feasible && !out[2].feasible);
+    GP_CHECK_INT(out[2].score, 0);
+    CHECK_NEAR(out[1].fit, 1); /* the last free slice: exact fit */
+    CHECK_NEAR(out[0].marginal_cost, 4.10);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* Spot capacity only for pods that checkpoint and whose class allows spot. */
+GP_TEST(scenario_spot_only_for_checkpointing)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    n[0] = mk("on-demand", 8, 0, 0, "p4d.24xlarge", NULL);
+    n[1] = mk("spot", 8, 0, 0, "p4d.24xlarge", NULL);
+    n[1].spot = true;
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'training'},"
+                    "'annotations':{'gpupack.io/checkpointing':'true'}", GPUS("8"));
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[0].score, 0);
+    CHECK_NEAR(out[1].marginal_cost, 32.77 * 0.4);
+    CHECK_NEAR(out[1].cost, 0.5);
+    CHECK_NEAR(out[0].cost, 0.5 * 0.4);
+    fx_done(&f);
+
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK_INT(out[0].score, 10);
+    GP_CHECK_INT(out[1].score, 0);
+    GP_CHECK(out[1].feasible); /* still feasible: only the score says no */
+    CHECK_NEAR(out[1].cost, 0);  /* and --explain shows the worst cost */
+    CHECK_NEAR(out[0].cost, 0.5); /* the cheaper spot node is no candidate for the cheapest */
+    fx_done(&f);
+
+    /* A training pod that does not checkpoint is kept off spot too. */
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'training'}", GPU1);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK_INT(out[1].score, 0);
+    GP_CHECK_INT(out[0].score, 10);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* A CPU pod goes to CPU nodes first, then to GPU nodes already busy, idle GPU nodes last. */
+GP_TEST(scenario_cpu_pod_prefers_non_gpu_nodes)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[4];
+    gp_score_parts out[4];
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    n[0] = mk("gpu-idle", 8, 0, 0, "p4d.24xlarge", NULL);
+    n[1] = mk("gpu-busy", 8, 4, 2, "p4d.24xlarge", NULL);
+    n[2] = mk("cpu-a", 0, 0, 0, "m5.large", NULL);
+    n[2].cpu_alloc_m = 2000;
+    n[3] = mk("cpu-b", 0, 0, 0, "m5.24xlarge", NULL);
+    fx_pod(&f, pol, "'ownerReferences':[{'kind':'ReplicaSet','name':'web','controller':true}]",
+           CPU2);
+    for (int i = 0; i < 4; i++)
+        GP_CHECK_INT(filt(&f, &n[i], pol, reason), GP_FILTER_PASS);
+    score(&f.d, n, 4, pol, out);
+    GP_CHECK_INT(out[2].score, 10); /* exact CPU fit */
+    GP_CHECK(out[3].score > out[1].score);
+    GP_CHECK(out[1].score > out[0].score);
+    GP_CHECK_INT(out[0].score, 0);
+    CHECK_NEAR(out[0].marginal_cost, 32.77); /* it would keep the GPU node from scaling down */
+    CHECK_NEAR(out[1].marginal_cost, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* Equal free GPUs after placement, but one node would be left with too little CPU for the GPUs
+ * it still has free: the other wins. */
+GP_TEST(scenario_stranding_avoided)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    n[0] = mk("cpu-starved", 8, 4, 2, "p4d.24xlarge", NULL);
+    n[0].cpu_used_m = 96000 - 6000; /* 2 CPUs left after the pod for 3 free GPUs */
+    n[1] = mk("balanced", 8, 4, 2, "p4d.24xlarge", NULL);
+    fx_pod(&f, pol, "", GPU1_CPU4);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[0].score, 0);
+    CHECK_NEAR(out[0].fit, out[1].fit);
+    CHECK_NEAR(out[0].stranding, 3 / 8.0);
+    CHECK_NEAR(out[1].stranding, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* Among empty nodes the cheaper per useful GPU wins, whatever the whole node costs. */
+GP_TEST(scenario_cheaper_per_useful_gpu)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    n[0] = mk("p4d", 8, 0, 0, "p4d.24xlarge", NULL);  /* $4.10 per GPU */
+    n[1] = mk("a2", 8, 0, 0, "a2-highgpu-8g", NULL);  /* $3.67 per GPU */
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[0].score, 0);
+    fx_done(&f);
+
+    /* A 4 x T4 node ($2.12) is worth more per GPU than a 1 x A100 node ($4.10), although the
+     * A100 node would be an exact fit. */
+    n[0] = mk("t4x4", 4, 0, 0, NULL, "Tesla-T4");
+    n[1] = mk("a100x1", 1, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK_INT(out[0].score, 10);
+    GP_CHECK_INT(out[1].score, 0);
+    CHECK_NEAR(out[1].cost, 0.5 * 0.53 / 4.10);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* Among busy nodes the tighter leftover wins; an exact fit is best. */
+GP_TEST(scenario_exact_fit_beats_loose_fit)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[3];
+    gp_score_parts out[3];
+    fx f;
+
+    n[0] = mk("loose", 8, 2, 1, "p4d.24xlarge", NULL);
+    n[1] = mk("exact", 8, 6, 2, "p4d.24xlarge", NULL);
+    n[2] = mk("tight", 8, 5, 2, "p4d.24xlarge", NULL);
+    fx_pod(&f, pol, "", GPUS("2"));
+    score(&f.d, n, 3, pol, out);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[2].score, 5);
+    GP_CHECK_INT(out[0].score, 0);
+    CHECK_NEAR(out[1].fit, 1);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* The filter verdicts kube-scheduler turns into FailedNodes and FailedAndUnresolvableNodes. */
+GP_TEST(scenario_full_vs_unresolvable)
+{
+    gp_policy *pol = default_policy();
+    gp_node full = mk("full", 8, 6, 3, NULL, NULL), cpu = mk("cpu", 0, 0, 0, NULL, NULL);
+    gp_node mig = mk("mig", 0, 0, 3, NULL, NULL), ok = mk("ok", 8, 0, 0, NULL, NULL);
+    gp_node nodes[4];
+    gp_score_parts out[4];
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    add_mig(&mig, "2g.20gb", 3, 3);
+    fx_pod(&f, pol, "", GPUS("4"));
+    GP_CHECK_INT(filt(&f, &full, pol, reason), GP_FILTER_FULL);
+    GP_CHECK_STR(reason, "nvidia.com/gpu: 2 of 8 free, pod needs 4");
+    GP_CHECK_INT(filt(&f, &cpu, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, "nvidia.com/gpu: node has 0, pod needs 4");
+    nodes[0] = full;
+    nodes[1] = cpu;
+    nodes[2] = mig;
+    nodes[3] = ok;
+    score(&f.d, nodes, 4, pol, out);
+    GP_CHECK(!out[0].feasible && !out[1].feasible && !out[2].feasible && out[3].feasible);
+    GP_CHECK_INT(out[0].score + out[1].score + out[2].score, 0);
+    GP_CHECK_INT(out[3].score, 10);
+    fx_done(&f);
+    fx_pod(&f, pol, "", MIG2G);
+    GP_CHECK_INT(filt(&f, &mig, pol, reason), GP_FILTER_FULL);
+    GP_CHECK_STR(reason, "nvidia.com/mig-2g.20gb: 0 of 3 free");
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+GP_MAIN(GP_CASE(demand_basics), GP_CASE(demand_never_filter), GP_CASE(demand_model_globs),
+        GP_CASE(demand_bad_usage), GP_CASE(filter_whole_gpu_reasons), GP_CASE(filter_mig_reasons),
+        GP_CASE(filter_unresolvable_wins_over_full), GP_CASE(filter_cordoned),
+        GP_CASE(filter_gpu_models), GP_CASE(filter_never_restricts_some_pods),
+        GP_CASE(filter_reason_bounded), GP_CASE(price_and_marginal_cost),
+        GP_CASE(price_of_mig_node), GP_CASE(cost_component), GP_CASE(fit_component),
+        GP_CASE(stranding_component), GP_CASE(raw_weighted_sum), GP_CASE(mapping_spreads_tiers),
+        GP_CASE(mapping_all_equal_all_ten), GP_CASE(mapping_near_ties_are_one_tier),
+        GP_CASE(mapping_many_tiers_monotonic), GP_CASE(mapping_large_input),
+        GP_CASE(deterministic_under_permutation), GP_CASE(scenario_busy_node_beats_empty),
+        GP_CASE(scenario_free_mig_slice_beats_new_gpu),
+        GP_CASE(scenario_spot_only_for_checkpointing),
+        GP_CASE(scenario_cpu_pod_prefers_non_gpu_nodes), GP_CASE(scenario_stranding_avoided),
+        GP_CASE(scenario_cheaper_per_useful_gpu), GP_CASE(scenario_exact_fit_beats_loose_fit),
+        GP_CASE(scenario_full_vs_unresolvable))
