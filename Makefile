@@ -4,7 +4,7 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 
                -Iinclude -MMD -MP
 OPT     ?= -O2 -g
 SAN     ?=
-PKGS    := libmicrohttpd libcjson libcurl openssl gnutls
+PKGS    := libmicrohttpd libcjson libcurl openssl gnutls yaml-0.1
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)
@@ -19,7 +19,7 @@ CFLAGS  += -DGP_VERSION='"$(VERSION)"'
 LIB_SRC  := $(wildcard lib/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_policy.o
 LIBA     := $(BUILD)/libgpupack.a
-PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-certs
+PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -67,6 +67,9 @@ $(LIBA): $(LIB_OBJ)
 $(BIN)/gpupack-webhook: $(BUILD)/webhook/main.o $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BIN)/gpupack-extender: $(BUILD)/extender/main.o $(LIBA)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 $(BIN)/gpupack-certs: $(BUILD)/certs/main.o $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
@@ -95,7 +98,7 @@ run: all certs
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	  -Iinclude lib webhook certs
+	  -Iinclude lib webhook extender certs
 
 clean:
 	rm -rf build build-asan bin

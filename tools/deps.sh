@@ -3,7 +3,7 @@
 # As root: apt-get installs them. Otherwise: prints the exact command and fails.
 set -eu
 PKGS="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
-libgnutls28-dev curl jq openssl ca-certificates python3"
+libgnutls28-dev libyaml-dev curl jq openssl ca-certificates python3"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
