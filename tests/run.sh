@@ -13,10 +13,12 @@ if [ "${GP_VALGRIND:-0}" = 1 ]; then
     VG="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --trace-children=no"
 fi
 export VG
+LIMIT=600
+[ -n "$VG" ] && LIMIT=3000 # everything runs ~20x slower under valgrind
 
 run_part() { # name command...
     name=$1; shift
-    timeout 600 "$@" > "$LOG/$name.out" 2>&1
+    timeout "$LIMIT" "$@" > "$LOG/$name.out" 2>&1
     rc=$?
     cat "$LOG/$name.out"
     if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$LOG/$name.out"; then

@@ -1,0 +1,461 @@
+/* gpupack-extender: flags, policy, cluster view (API, in-cluster or snapshots), routes. All
+ * behaviour lives in lib/. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpupack/cache.h"
+#include "gpupack/daemon.h"
+#include "gpupack/extargs.h"
+#include "gpupack/extender.h"
+#include "gpupack/fileio.h"
+#include "gpupack/flags.h"
+#include "gpupack/kube.h"
+#include "gpupack/log.h"
+#include "gpupack/metrics.h"
+#include "gpupack/policy.h"
+#include "gpupack/server.h"
+#include "gpupack/watchfs.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0.0.0"
+#endif
+
+#define POD_FIELD_SELECTOR "status.phase!=Succeeded,status.phase!=Failed"
+
+typedef struct {
+    bool help, version, explain;
+    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig, *context;
+    const char *snap_nodes, *snap_pods, *once;
+    unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
+    unsigned assume_s, max_staleness_s, sync_timeout_s;
+} options;
+
+typedef struct {
+    options opt;
+    gp_log log;
+    gp_metrics *metrics;
+    gp_policy_holder policy;
+    gp_cache *cache;
+    gp_kube_config *kube;
+    gp_informer *nodes_inf, *pods_inf;
+    gp_extender ext;
+    gp_server *server;
+    gp_watch *policy_watch;
+    atomic_bool draining;
+} app;
+
+static size_t flag_table(options *o, gp_flag *f)
+{
+    const gp_flag t[] = {
+        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", "address to serve on (default 0.0.0.0:8888)" },
+        { "tls-cert", GP_FLAG_STRING, &o->cert, 0, 0, "FILE", "serve HTTPS with this certificate (PEM), re-read when it changes" },
+        { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "the certificate's private key (PEM)" },
+        { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA (HTTPS only)" },
+        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, "FILE", "policy JSON (default: the embedded default), reloaded on change" },
+        { "log-level", GP_FLAG_STRING, &o->log_level, 0, 0, "LEVEL", "debug, info, warn or error (default info)" },
+        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "watch the cluster through this kubeconfig" },
+        { "context", GP_FLAG_STRING, &o->context, 0, 0, "NAME", "kubeconfig context (default: current-context)" },
+        { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view from `kubectl get nodes -o json` output" },
+        { "snapshot-pods", GP_FLAG_STRING, &o->snap_pods, 0, 0, "FILE", "cluster view from `kubectl get pods -A -o json` output" },
+        { "once", GP_FLAG_STRING, &o->once, 0, 0, "VERB", "filter or prioritize: one ExtenderArgs (or a bare Pod) from stdin, the result on stdout" },
+        { "explain", GP_FLAG_BOOL, &o->explain, 0, 0, NULL, "with --once: a table of each node's components on stderr" },
+        { "assume-seconds", GP_FLAG_UINT, &o->assume_s, 0, 600, "SECONDS", "count a prioritized GPU pod on its best node until bound, at most this long (default 30, 0: off)" },
+        { "max-staleness", GP_FLAG_UINT, &o->max_staleness_s, 0, 86400, "SECONDS", "/readyz fails when the watch has been silent longer (default 600, 0: off)" },
+        { "sync-timeout", GP_FLAG_UINT, &o->sync_timeout_s, 1, 3600, "SECONDS", "with --once and --kubeconfig: wait this long for the first list (default 60)" },
+        { "threads", GP_FLAG_UINT, &o->threads, 1, 256, "N", "HTTP worker threads (default 4)" },
+        { "idle-timeout", GP_FLAG_UINT, &o->idle_timeout, 1, 3600, "SECONDS", "keep-alive idle timeout (default 120)" },
+        { "request-timeout", GP_FLAG_UINT, &o->request_timeout, 1, 600, "SECONDS", "a request must arrive whole within this (default 30)" },
+        { "max-connections", GP_FLAG_UINT, &o->max_conns, 1, 100000, "N", "open connections at most (default 1024)" },
+        { "reload-interval", GP_FLAG_UINT, &o->reload_ms, 50, 600000, "MS", "poll interval for file changes (default 1000)" },
+        { "drain-seconds", GP_FLAG_UINT, &o->drain_s, 0, 600, "SECONDS", "on SIGTERM: not ready, keep serving this long, then stop (default 5)" },
+        { "help", GP_FLAG_BOOL, &o->help, 0, 0, NULL, "show this help" },
+        { "version", GP_FLAG_BOOL, &o->version, 0, 0, NULL, "show the version" },
+    };
+
+    memcpy(f, t, sizeof(t));
+    return sizeof(t) / sizeof(t[0]);
+}
+
+static const char *summary =
+    "gpupack-extender: kube-scheduler extender that filters and scores nodes by packing and\n"
+    "marginal cost (POST /filter, /prioritize, also under any prefix; GET /healthz, /readyz,\n"
+    "/metrics). See docs/extender.md and docs/scoring.md.";
+
+static int parse_options(options *o, int argc, char **argv)
+{
+    gp_flag flags[32];
+    size_t n;
+    gp_err err = { { 0 } };
+
+    *o = (options){ .listen = "0.0.0.0:8888", .log_level = "info", .threads = 4,
+                    .idle_timeout = 120, .request_timeout = 30, .max_conns = 1024,
+                    .reload_ms = 1000, .drain_s = 5, .assume_s = 30, .max_staleness_s = 600,
+                    .sync_timeout_s = 60 };
+    n = flag_table(o, flags);
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-extender: %s\n", err.msg);
+        return 2;
+    }
+    if (o->help) {
+        gp_flags_usage(stdout, "gpupack-extender", summary, flags, n);
+        return 0;
+    }
+    if (o->version) {
+        printf("gpupack-extender %s\n", GP_VERSION);
+        return 0;
+    }
+    return -1;
+}
+
+static int fail2(const char *msg)
+{
+    fprintf(stderr, "gpupack-extender: %s\n", msg);
+    return 2;
+}
+
+static int check_options(const options *o)
+{
+    if (o->once && strcmp(o->once, "filter") != 0 && strcmp(o->once, "prioritize") != 0)
+        return fail2("--once: expected filter or prioritize");
+    if (o->explain && !o->once)
+        return fail2("--explain: only with --once");
+    if ((o->cert == NULL) != (o->key == NULL))
+        return fail2("--tls-cert and --tls-key go together");
+    if (o->client_ca && !o->cert)
+        return fail2("--client-ca: needs --tls-cert and --tls-key (client certificates need TLS)");
+    if ((o->snap_nodes == NULL) != (o->snap_pods == NULL))
+        return fail2("--snapshot-nodes and --snapshot-pods go together");
+    if (o->snap_nodes && o->kubeconfig)
+        return fail2("--kubeconfig: not with --snapshot-nodes/--snapshot-pods (pick one view)");
+    if (o->context && !o->kubeconfig)
+        return fail2("--context: only with --kubeconfig");
+    return 0;
+}
+
+static int load_policy(app *a)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL;
+    gp_status st = a->opt.policy ? gp_policy_load_file(a->opt.policy, &p, &errors)
+                                 : gp_policy_default(&p, &errors);
+
+    if (st != GP_OK) {
+        fprintf(stderr, "gpupack-extender: --policy: invalid policy:\n%s%s",
+                errors ? errors : gp_status_str(st),
+                errors && errors[0] && errors[strlen(errors) - 1] == '\n' ? "" : "\n");
+        free(errors);
+        return 2;
+    }
+    gp_policy_holder_init(&a->policy, p);
+    return 0;
+}
+
+static int load_snapshots(app *a)
+{
+    char *nodes = NULL, *pods = NULL;
+    size_t nl = 0, pl = 0;
+    gp_err err = { { 0 } };
+    gp_status st = gp_file_read(a->opt.snap_nodes, GP_EXTARGS_MAX_BODY * 4, &nodes, &nl, &err);
+
+    if (st == GP_OK)
+        st = gp_file_read(a->opt.snap_pods, GP_EXTARGS_MAX_BODY * 4, &pods, &pl, &err);
+    if (st == GP_OK)
+        st = gp_cache_load_snapshot(a->cache, nodes, nl, pods, pl, &err);
+    free(nodes);
+    free(pods);
+    if (st != GP_OK) {
+        fprintf(stderr, "gpupack-extender: --snapshot-*: %s\n", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* Informer callbacks: straight into the cache. */
+static void nodes_begin(void *ctx) { gp_cache_nodes_begin(ctx); }
+static void nodes_item(void *ctx, const cJSON *o) { gp_cache_node_event(ctx, NULL, o); }
+static void nodes_end(void *ctx) { gp_cache_nodes_end(ctx); }
+static void nodes_event(void *ctx, const char *t, const cJSON *o) { gp_cache_node_event(ctx, t, o); }
+static void pods_begin(void *ctx) { gp_cache_pods_begin(ctx); }
+static void pods_item(void *ctx, const cJSON *o) { gp_cache_pod_event(ctx, NULL, o); }
+static void pods_end(void *ctx) { gp_cache_pods_end(ctx); }
+static void pods_event(void *ctx, const char *t, const cJSON *o) { gp_cache_pod_event(ctx, t, o); }
+
+static int start_informers(app *a)
+{
+    static const gp_informer_handlers nh = { nodes_begin, nodes_item, nodes_end, nodes_event };
+    static const gp_informer_handlers ph = { pods_begin, pods_item, pods_end, pods_event };
+    gp_informer_spec ns = { .name = "nodes", .path = "/api/v1/nodes" };
+    gp_informer_spec ps = { .name = "pods", .path = "/api/v1/pods",
+                            .field_selector = POD_FIELD_SELECTOR };
+    gp_err err = { { 0 } };
+
+    if (gp_informer_start(a->kube, &ns, &nh, a->cache, &a->log, a->metrics, &a->nodes_inf,
+                          &err) != GP_OK ||
+        gp_informer_start(a->kube, &ps, &ph, a->cache, &a->log, a->metrics, &a->pods_inf,
+                          &err) != GP_OK) {
+        fprintf(stderr, "gpupack-extender: starting the watch: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* The cluster view: snapshots, a kubeconfig, in-cluster, or none (full Node objects only). */
+static int setup_view(app *a)
+{
+    gp_err err = { { 0 } };
+    gp_status st = GP_OK;
+
+    if (a->opt.snap_nodes != NULL) {
+        a->cache = gp_cache_new(&a->policy);
+        return a->cache ? load_snapshots(a) : fail2("out of memory");
+    }
+    if (a->opt.kubeconfig != NULL)
+        st = gp_kube_config_load(a->opt.kubeconfig, a->opt.context, &a->kube, &err);
+    else if (getenv("KUBERNETES_SERVICE_HOST") != NULL)
+        st = gp_kube_config_in_cluster(NULL, &a->kube, &err);
+    else
+        return 0;
+    if (st != GP_OK) {
+        fprintf(stderr, "gpupack-extender: %s: %s\n", a->opt.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
+        return 2;
+    }
+    a->cache = gp_cache_new(&a->policy);
+    return a->cache ? 0 : fail2("out of memory");
+}
+
+static bool view_ready(app *a, const char **why)
+{
+    gp_cache_stats s;
+    int64_t stale;
+
+    if (a->cache == NULL)
+        return true;
+    s = gp_cache_get_stats(a->cache);
+    if (!s.nodes_synced || !s.pods_synced) {
+        *why = "not ready: cluster view not synced yet\n";
+        return false;
+    }
+    if (a->kube != NULL && a->opt.max_staleness_s > 0) {
+        int64_t limit = (int64_t)a->opt.max_staleness_s * 1000;
+
+        stale = gp_informer_staleness_ms(a->nodes_inf);
+        if (stale < 0 || stale > limit || (stale = gp_informer_staleness_ms(a->pods_inf)) < 0 ||
+            stale > limit) {
+            *why = "not ready: cluster view is stale (no word from the API server)\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    app *a = ctx;
+    const char *why = NULL;
+
+    (void)req;
+    if (atomic_load(&a->draining))
+        gp_reply_text(resp, 503, "not ready: shutting down\n");
+    else if (!gp_server_tls_ready(a->server))
+        gp_reply_text(resp, 503, "not ready: no valid serving certificate\n");
+    else if (!view_ready(a, &why))
+        gp_reply_text(resp, 503, why);
+    else
+        gp_reply_text(resp, 200, "ok\n");
+}
+
+static void route_metrics(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    app *a = ctx;
+
+    if (a->cache != NULL) {
+        gp_cache_stats s = gp_cache_get_stats(a->cache);
+
+        gp_metrics_set(a->metrics, "gpupack_cache_nodes", "Nodes in the cluster view.", "",
+                       (double)s.nodes);
+        gp_metrics_set(a->metrics, "gpupack_cache_pods", "Pod records in the cluster view.", "",
+                       (double)s.pods);
+        gp_metrics_set(a->metrics, "gpupack_cache_bound_pods",
+                       "Pods using resources on a node.", "", (double)s.bound);
+        gp_metrics_set(a->metrics, "gpupack_cache_assumed_pods",
+                       "Prioritized pods counted on their best node until bound.", "",
+                       (double)s.assumed);
+        gp_metrics_set(a->metrics, "gpupack_cache_bytes", "Memory held by the cluster view.", "",
+                       (double)s.bytes);
+        gp_metrics_set(a->metrics, "gpupack_cache_skipped_objects",
+                       "Objects the cluster view could not decode.", "", (double)s.bad);
+    }
+    gp_route_metrics(a->metrics, req, resp);
+}
+
+static void on_policy_change(void *ctx)
+{
+    app *a = ctx;
+    gp_policy *p = NULL;
+    char *errors = NULL;
+
+    if (gp_policy_load_file(a->opt.policy, &p, &errors) != GP_OK) {
+        gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
+                       "result=\"failure\"", 1);
+        GP_LOG(&a->log, GP_LOG_ERROR, "policy reload failed; keeping the last good policy",
+               GP_LS("file", a->opt.policy), GP_LS("errors", errors));
+        free(errors);
+        return;
+    }
+    GP_LOG(&a->log, GP_LOG_INFO, "policy reloaded", GP_LS("file", a->opt.policy),
+           GP_LS("digest", p->digest));
+    gp_policy_holder_set(&a->policy, p);
+    gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
+                   "result=\"success\"", 1);
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int wait_synced(app *a)
+{
+    for (unsigned i = 0; a->cache != NULL && a->kube != NULL && i < a->opt.sync_timeout_s * 10;
+         i++) {
+        gp_cache_stats s = gp_cache_get_stats(a->cache);
+
+        if (s.nodes_synced && s.pods_synced)
+            return 0;
+        usleep(100000);
+    }
+    if (a->cache != NULL && a->kube != NULL) {
+        fprintf(stderr, "gpupack-extender: --once: the cluster view did not sync within %u s\n",
+                a->opt.sync_timeout_s);
+        return 1;
+    }
+    return 0;
+}
+
+static int run_once(app *a)
+{
+    char *body = NULL;
+    size_t len = 0;
+    gp_err err = { { 0 } };
+    gp_http_response resp = { 0 };
+    int rc = 0;
+
+    if (a->kube != NULL && (start_informers(a) != 0 || wait_synced(a) != 0))
+        return 1;
+    if (gp_stream_read(stdin, GP_EXTARGS_MAX_BODY, &body, &len, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-extender: --once: stdin: %s\n", err.msg);
+        return 1;
+    }
+    a->ext.explain = a->opt.explain ? stderr : NULL;
+    a->ext.assume_ttl_ms = 0;
+    gp_extender_call(&a->ext, strcmp(a->opt.once, "filter") == 0 ? GP_VERB_FILTER
+                                                                 : GP_VERB_PRIORITIZE,
+                     body, len, wall_ms(), &resp);
+    if (resp.status == 200) {
+        fwrite(resp.body, 1, resp.body_len, stdout);
+        fputc('\n', stdout);
+    } else {
+        fprintf(stderr, "gpupack-extender: --once: %.*s\n", (int)resp.body_len,
+                resp.body ? resp.body : "internal error");
+        rc = 1;
+    }
+    free(resp.body);
+    free(body);
+    return rc;
+}
+
+static gp_status start_server(app *a, gp_err *err)
+{
+    char host[256];
+    int port;
+    gp_route routes[5] = {
+        { "/filter", "POST", true, true, gp_extender_route_filter, &a->ext },
+        { "/prioritize", "POST", true, true, gp_extender_route_prioritize, &a->ext },
+        { "/healthz", "GET", false, false, gp_route_healthz, NULL },
+        { "/readyz", "GET", false, false, route_readyz, a },
+        { "/metrics", "GET", false, false, route_metrics, a },
+    };
+    gp_server_config cfg;
+
+    if (gp_split_hostport(a->opt.listen, host, sizeof(host), &port, err) != GP_OK) {
+        gp_err_prefix(err, "--listen");
+        return GP_EINVAL;
+    }
+    cfg = (gp_server_config){ .host = host, .port = port, .cert_file = a->opt.cert,
+                              .key_file = a->opt.key, .client_ca_file = a->opt.client_ca,
+                              .max_body = GP_EXTARGS_MAX_BODY, .threads = a->opt.threads,
+                              .idle_timeout_s = a->opt.idle_timeout,
+                              .request_timeout_s = a->opt.request_timeout,
+                              .max_connections = a->opt.max_conns,
+                              .cert_reload_ms = a->opt.reload_ms, .routes = routes, .nroutes = 5,
+                              .metrics = a->metrics, .log = &a->log, .name = "extender" };
+    return gp_server_start(&cfg, &a->server, err);
+}
+
+static int serve(app *a)
+{
+    gp_err err = { { 0 } };
+
+    gp_block_stop_signals();
+    if (start_server(a, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-extender: %s\n", err.msg);
+        return 2;
+    }
+    if (a->opt.policy != NULL &&
+        gp_watch_start(&a->opt.policy, 1, a->opt.reload_ms, on_policy_change, a,
+                       &a->policy_watch, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-extender: watching the policy: %s\n", err.msg);
+        gp_server_stop(a->server);
+        return 1;
+    }
+    if (a->kube != NULL && start_informers(a) != 0) {
+        gp_watch_stop(a->policy_watch);
+        gp_server_stop(a->server);
+        return 1;
+    }
+    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.listen),
+           GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION),
+           GP_LS("view", a->kube ? "api" : a->cache ? "snapshot" : "none"));
+    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.drain_s, &a->log);
+    gp_server_stop(a->server);
+    gp_watch_stop(a->policy_watch);
+    GP_LOG(&a->log, GP_LOG_INFO, "stopped");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static app a;
+    gp_log_level level;
+    int rc = parse_options(&a.opt, argc, argv);
+
+    if (rc >= 0)
+        return rc;
+    if (gp_log_level_parse(a.opt.log_level, &level) != GP_OK)
+        return fail2("--log-level: expected debug, info, warn or error");
+    if ((rc = check_options(&a.opt)) != 0 || (rc = load_policy(&a)) != 0)
+        return rc;
+    gp_log_init(&a.log, level, stderr);
+    a.metrics = gp_metrics_new();
+    rc = setup_view(&a);
+    if (rc == 0) {
+        a.ext = (gp_extender){ .policy = &a.policy, .cache = a.cache, .metrics = a.metrics,
+                               .log = &a.log, .assume_ttl_ms = (int64_t)a.opt.assume_s * 1000 };
+        rc = a.opt.once ? run_once(&a) : serve(&a);
+    }
+    gp_informer_stop(a.nodes_inf);
+    gp_informer_stop(a.pods_inf);
+    gp_cache_free(a.cache);
+    gp_kube_config_free(a.kube);
+    gp_policy_holder_destroy(&a.policy);
+    gp_metrics_free(a.metrics);
+    gp_log_destroy(&a.log);
+    return rc;
+}

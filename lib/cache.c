@@ -1,0 +1,793 @@
+/* The extender's live cluster view (see cache.h). */
+#include "gpupack/cache.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpupack/arena.h"
+#include "gpupack/podview.h"
+
+#define NO_NODE UINT32_MAX
+#define MAX_PROFILES 256
+
+/* One pod: 44 bytes. */
+typedef struct {
+    uint8_t key[16];
+    uint32_t node;      /* node id, NO_NODE when not bound or terminated */
+    uint32_t gen;       /* list generation that last saw it */
+    uint32_t cpu_m;
+    uint32_t mem_kib;
+    uint16_t gpu;
+    uint16_t mig[GP_USAGE_MAX_MIG];
+    uint8_t mig_id[GP_USAGE_MAX_MIG];
+    uint8_t nmig;
+    uint8_t used;       /* 0 empty slot, 1 live, 2 tombstone */
+} pod_rec;
+
+/* What bound pods use on one node. */
+typedef struct {
+    int32_t gpu, pods, gpu_pods;
+    int64_t cpu_m, mem;
+    int32_t mig_used[GP_NODE_MAX_MIG];
+    uint8_t mig_id[GP_NODE_MAX_MIG];
+    uint8_t nmig;
+} node_agg;
+
+typedef struct {
+    gp_node node;   /* decoded allocatable and labels; used counters unused */
+    node_agg agg;
+    uint32_t gen;
+    bool present;   /* the Node exists (slots stay for pods that name a deleted node) */
+} node_slot;
+
+typedef struct {
+    uint8_t key[16];
+    uint32_t node;
+    gp_usage usage;
+    int64_t expires_ms;
+} assumption;
+
+struct gp_cache {
+    pthread_rwlock_t lock;
+    gp_policy_holder *policy;
+    node_slot *nodes;       /* by id */
+    size_t nnodes, cap_nodes;
+    uint32_t *node_index;   /* open addressing over node names: id + 1, 0 empty */
+    size_t index_cap;
+    pod_rec *pods;          /* open addressing over uid keys */
+    size_t pods_cap, pods_live, pods_tomb;
+    char profiles[MAX_PROFILES][GP_MIG_NAME_MAX];
+    size_t nprofiles;
+    assumption *assumed;
+    size_t nassumed;
+    uint32_t node_gen, pod_gen;
+    bool node_listing, pod_listing;
+    bool nodes_synced, pods_synced;
+    size_t bound;
+    uint64_t bad;
+    int64_t sum_gpu, sum_cpu_m, sum_mem; /* over bound GPU pods, for the typical pod */
+};
+
+/* ---- keys and hashing ---- */
+
+static uint64_t fnv1a(const char *s, uint64_t h)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* A UUID's 16 bytes; anything else is hashed into 16 bytes. */
+static void uid_key(const char *uid, uint8_t key[16])
+{
+    size_t n = 0;
+    const char *p = uid;
+
+    for (; *p && n < 32; p++) {
+        int v = hexval(*p);
+
+        if (*p == '-')
+            continue;
+        if (v < 0)
+            break;
+        key[n / 2] = (uint8_t)(n % 2 ? (key[n / 2] | v) : (v << 4));
+        n++;
+    }
+    if (n == 32 && *p == '\0')
+        return;
+    uint64_t a = fnv1a(uid, 14695981039346656037ULL), b = fnv1a(uid, 0x9e3779b97f4a7c15ULL);
+
+    memcpy(key, &a, 8);
+    memcpy(key + 8, &b, 8);
+    /* A collision with a real UUID is as unlikely as any 128-bit hash collision. */
+}
+
+static size_t key_hash(const uint8_t key[16])
+{
+    uint64_t a, b;
+
+    memcpy(&a, key, 8);
+    memcpy(&b, key + 8, 8);
+    return (size_t)((a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL);
+}
+
+/* ---- node table ---- */
+
+static bool index_grow(gp_cache *c)
+{
+    size_t ncap = c->index_cap ? c->index_cap * 2 : 1024;
+    uint32_t *ni = calloc(ncap, sizeof(*ni));
+
+    if (ni == NULL)
+        return false;
+    for (size_t id = 0; id < c->nnodes; id++) {
+        size_t h = (size_t)fnv1a(c->nodes[id].node.name, 14695981039346656037ULL) & (ncap - 1);
+
+        while (ni[h] != 0)
+            h = (h + 1) & (ncap - 1);
+        ni[h] = (uint32_t)id + 1;
+    }
+    free(c->node_index);
+    c->node_index = ni;
+    c->index_cap = ncap;
+    return true;
+}
+
+static uint32_t node_find(const gp_cache *c, const char *name)
+{
+    size_t h;
+
+    if (c->index_cap == 0)
+        return NO_NODE;
+    h = (size_t)fnv1a(name, 14695981039346656037ULL) & (c->index_cap - 1);
+    while (c->node_index[h] != 0) {
+        uint32_t id = c->node_index[h] - 1;
+
+        if (strcmp(c->nodes[id].node.name, name) == 0)
+            return id;
+        h = (h + 1) & (c->index_cap - 1);
+    }
+    return NO_NODE;
+}
+
+/* The id for a node name, creating an absent slot when new. NO_NODE when full. */
+static uint32_t node_intern(gp_cache *c, const char *name)
+{
+    uint32_t id = node_find(c, name);
+    size_t h;
+
+    if (id != NO_NODE)
+        return id;
+    if (c->nnodes >= GP_CACHE_MAX_NODES || strlen(name) > GP_NODE_NAME_MAX)
+        return NO_NODE;
+    if (c->nnodes == c->cap_nodes) {
+        size_t ncap = c->cap_nodes ? c->cap_nodes * 2 : 64;
+        node_slot *ns = realloc(c->nodes, ncap * sizeof(*ns));
+
+        if (ns == NULL)
+            return NO_NODE;
+        c->nodes = ns;
+        c->cap_nodes = ncap;
+    }
+    if ((c->nnodes + 1) * 2 > c->index_cap && !index_grow(c))
+        return NO_NODE;
+    id = (uint32_t)c->nnodes++;
+    memset(&c->nodes[id], 0, sizeof(c->nodes[id]));
+    snprintf(c->nodes[id].node.name, sizeof(c->nodes[id].node.name), "%s", name);
+    h = (size_t)fnv1a(name, 14695981039346656037ULL) & (c->index_cap - 1);
+    while (c->node_index[h] != 0)
+        h = (h + 1) & (c->index_cap - 1);
+    c->node_index[h] = id + 1;
+    return id;
+}
+
+static int profile_intern(gp_cache *c, const char *name)
+{
+    for (size_t i = 0; i < c->nprofiles; i++)
+        if (strcmp(c->profiles[i], name) == 0)
+            return (int)i;
+    if (c->nprofiles == MAX_PROFILES)
+        return -1;
+    snprintf(c->profiles[c->nprofiles], GP_MIG_NAME_MAX, "%s", name);
+    return (int)c->nprofiles++;
+}
+
+/* ---- pod table ---- */
+
+static pod_rec *pod_find(gp_cache *c, const uint8_t key[16])
+{
+    size_t h;
+
+    if (c->pods_cap == 0)
+        return NULL;
+    h = key_hash(key) & (c->pods_cap - 1);
+    while (c->pods[h].used != 0) {
+        if (c->pods[h].used == 1 && memcmp(c->pods[h].key, key, 16) == 0)
+            return &c->pods[h];
+        h = (h + 1) & (c->pods_cap - 1);
+    }
+    return NULL;
+}
+
+static bool pods_rehash(gp_cache *c, size_t ncap)
+{
+    pod_rec *np = calloc(ncap, sizeof(*np));
+
+    if (np == NULL)
+        return false;
+    for (size_t i = 0; i < c->pods_cap; i++) {
+        size_t h;
+
+        if (c->pods[i].used != 1)
+            continue;
+        h = key_hash(c->pods[i].key) & (ncap - 1);
+        while (np[h].used != 0)
+            h = (h + 1) & (ncap - 1);
+        np[h] = c->pods[i];
+    }
+    free(c->pods);
+    c->pods = np;
+    c->pods_cap = ncap;
+    c->pods_tomb = 0;
+    return true;
+}
+
+static pod_rec *pod_insert(gp_cache *c, const uint8_t key[16])
+{
+    size_t h;
+
+    if (c->pods_live >= GP_CACHE_MAX_PODS)
+        return NULL;
+    if ((c->pods_live + c->pods_tomb + 1) * 10 > c->pods_cap * 7) {
+        size_t ncap = c->pods_cap ? c->pods_cap : 1024;
+
+        while ((c->pods_live + 1) * 10 > ncap * 5)
+            ncap *= 2;
+        if (!pods_rehash(c, ncap))
+            return NULL;
+    }
+    h = key_hash(key) & (c->pods_cap - 1);
+    while (c->pods[h].used == 1)
+        h = (h + 1) & (c->pods_cap - 1);
+    if (c->pods[h].used == 2)
+        c->pods_tomb--;
+    memset(&c->pods[h], 0, sizeof(c->pods[h]));
+    memcpy(c->pods[h].key, key, 16);
+    c->pods[h].used = 1;
+    c->pods[h].node = NO_NODE;
+    c->pods_live++;
+    return &c->pods[h];
+}
+
+/* ---- usage accounting ---- */
+
+static void agg_mig(node_agg *g, uint8_t id, int32_t delta)
+{
+    for (uint8_t i = 0; i < g->nmig; i++) {
+        if (g->mig_id[i] == id) {
+            g->mig_used[i] += delta;
+            if (g->mig_used[i] < 0)
+                g->mig_used[i] = 0;
+            return;
+        }
+    }
+    if (delta > 0 && g->nmig < GP_NODE_MAX_MIG) {
+        g->mig_id[g->nmig] = id;
+        g->mig_used[g->nmig++] = delta;
+    }
+}
+
+static int64_t nonneg(int64_t v)
+{
+    return v < 0 ? 0 : v;
+}
+
+/* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
+static void rec_apply(gp_cache *c, const pod_rec *r, int sign)
+{
+    node_agg *g;
+    bool gpu = r->gpu > 0 || r->nmig > 0;
+
+    if (r->node == NO_NODE || r->node >= c->nnodes)
+        return;
+    g = &c->nodes[r->node].agg;
+    g->gpu = (int32_t)nonneg(g->gpu + sign * (int32_t)r->gpu);
+    g->cpu_m = nonneg(g->cpu_m + sign * (int64_t)r->cpu_m);
+    g->mem = nonneg(g->mem + sign * (int64_t)r->mem_kib * 1024);
+    g->pods = (int32_t)nonneg(g->pods + sign);
+    if (gpu)
+        g->gpu_pods = (int32_t)nonneg(g->gpu_pods + sign);
+    for (uint8_t i = 0; i < r->nmig; i++)
+        agg_mig(g, r->mig_id[i], sign * (int32_t)r->mig[i]);
+    c->bound = (size_t)nonneg((int64_t)c->bound + sign);
+    if (r->gpu > 0) {
+        c->sum_gpu = nonneg(c->sum_gpu + sign * (int64_t)r->gpu);
+        c->sum_cpu_m = nonneg(c->sum_cpu_m + sign * (int64_t)r->cpu_m);
+        c->sum_mem = nonneg(c->sum_mem + sign * (int64_t)r->mem_kib * 1024);
+    }
+}
+
+static uint32_t sat32(int64_t v)
+{
+    return v < 0 ? 0 : v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static uint16_t sat16(int64_t v)
+{
+    return v < 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
+}
+
+static void rec_set_usage(gp_cache *c, pod_rec *r, const gp_usage *u)
+{
+    r->gpu = sat16(u->gpu);
+    r->cpu_m = sat32(u->cpu_m);
+    r->mem_kib = sat32((u->mem + 1023) / 1024);
+    r->nmig = 0;
+    for (uint8_t i = 0; i < u->nmig && i < GP_USAGE_MAX_MIG; i++) {
+        int id = profile_intern(c, u->mig_profile[i]);
+
+        if (id < 0)
+            continue;
+        r->mig_id[r->nmig] = (uint8_t)id;
+        r->mig[r->nmig++] = sat16(u->mig[i]);
+    }
+}
+
+static void assumption_drop(gp_cache *c, const uint8_t key[16])
+{
+    for (size_t i = 0; i < c->nassumed; i++) {
+        if (memcmp(c->assumed[i].key, key, 16) == 0) {
+            c->assumed[i] = c->assumed[--c->nassumed];
+            return;
+        }
+    }
+}
+
+/* ---- lifecycle ---- */
+
+gp_cache *gp_cache_new(gp_policy_holder *policy)
+{
+    gp_cache *c = calloc(1, sizeof(*c));
+
+    if (c == NULL)
+        return NULL;
+    c->assumed = calloc(GP_CACHE_MAX_ASSUMED, sizeof(*c->assumed));
+    if (c->assumed == NULL || pthread_rwlock_init(&c->lock, NULL) != 0) {
+        free(c->assumed);
+        free(c);
+        return NULL;
+    }
+    c->policy = policy;
+    return c;
+}
+
+void gp_cache_free(gp_cache *c)
+{
+    if (c == NULL)
+        return;
+    for (size_t i = 0; i < c->nnodes; i++)
+        gp_node_clear(&c->nodes[i].node);
+    free(c->nodes);
+    free(c->node_index);
+    free(c->pods);
+    free(c->assumed);
+    pthread_rwlock_destroy(&c->lock);
+    free(c);
+}
+
+/* ---- nodes ---- */
+
+static const char *meta_name(const cJSON *obj)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name");
+
+    return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
+}
+
+static void node_remove(gp_cache *c, uint32_t id)
+{
+    char name[GP_NODE_NAME_MAX + 1];
+
+    memcpy(name, c->nodes[id].node.name, sizeof(name));
+    gp_node_clear(&c->nodes[id].node);
+    memset(&c->nodes[id].node, 0, sizeof(c->nodes[id].node));
+    memcpy(c->nodes[id].node.name, name, sizeof(name));
+    c->nodes[id].present = false;
+}
+
+static void node_upsert(gp_cache *c, const cJSON *obj, const char *name)
+{
+    gp_policy *pol = gp_policy_holder_get(c->policy);
+    gp_node n;
+    gp_status st = gp_node_from_json(obj, pol, &n, NULL);
+    uint32_t id;
+
+    gp_policy_unref(pol);
+    if (st != GP_OK) {
+        c->bad++;
+        return;
+    }
+    id = node_intern(c, name);
+    if (id == NO_NODE) {
+        gp_node_clear(&n);
+        c->bad++;
+        return;
+    }
+    gp_node_clear(&c->nodes[id].node);
+    c->nodes[id].node = n;
+    c->nodes[id].present = true;
+    c->nodes[id].gen = c->node_gen;
+}
+
+void gp_cache_node_event(gp_cache *c, const char *type, const cJSON *node)
+{
+    const char *name = meta_name(node);
+    uint32_t id;
+
+    if (name == NULL) {
+        pthread_rwlock_wrlock(&c->lock);
+        c->bad++;
+        pthread_rwlock_unlock(&c->lock);
+        return;
+    }
+    pthread_rwlock_wrlock(&c->lock);
+    if (type != NULL && strcmp(type, "DELETED") == 0) {
+        id = node_find(c, name);
+        if (id != NO_NODE && c->nodes[id].present)
+            node_remove(c, id);
+    } else {
+        node_upsert(c, node, name);
+    }
+    pthread_rwlock_unlock(&c->lock);
+}
+
+void gp_cache_nodes_begin(gp_cache *c)
+{
+    pthread_rwlock_wrlock(&c->lock);
+    c->node_gen++;
+    c->node_listing = true;
+    pthread_rwlock_unlock(&c->lock);
+}
+
+void gp_cache_nodes_end(gp_cache *c)
+{
+    pthread_rwlock_wrlock(&c->lock);
+    for (size_t id = 0; id < c->nnodes; id++)
+        if (c->nodes[id].present && c->nodes[id].gen != c->node_gen)
+            node_remove(c, (uint32_t)id);
+    c->node_listing = false;
+    c->nodes_synced = true;
+    pthread_rwlock_unlock(&c->lock);
+}
+
+/* ---- pods ---- */
+
+typedef struct {
+    const char *uid;
+    const char *node;
+    bool terminated;
+    gp_usage usage;
+} pod_info;
+
+static bool pod_decode(const cJSON *obj, pod_info *pi)
+{
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(meta, "uid");
+    const cJSON *phase = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "status"), "phase");
+    gp_arena a;
+    gp_pod pod;
+    bool ok;
+
+    if (!cJSON_IsString(uid) || *uid->valuestring == '\0')
+        return false;
+    pi->uid = uid->valuestring;
+    pi->terminated = cJSON_IsString(phase) && (strcmp(phase->valuestring, "Succeeded") == 0 ||
+                                               strcmp(phase->valuestring, "Failed") == 0);
+    gp_arena_init(&a, 4u * 1024 * 1024);
+    ok = gp_pod_from_json(obj, "", &a, &pod, NULL) == GP_OK &&
+         gp_usage_from_pod(&pod, &pi->usage, NULL) == GP_OK;
+    /* node_name borrows from obj, which outlives this call. */
+    pi->node = ok ? pod.node_name : NULL;
+    gp_arena_free(&a);
+    return ok;
+}
+
+static void pod_delete(gp_cache *c, const uint8_t key[16])
+{
+    pod_rec *r = pod_find(c, key);
+
+    assumption_drop(c, key);
+    if (r == NULL)
+        return;
+    rec_apply(c, r, -1);
+    r->used = 2;
+    c->pods_live--;
+    c->pods_tomb++;
+}
+
+static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
+{
+    pod_rec *r = pod_find(c, key);
+    uint32_t node = NO_NODE;
+
+    if (r == NULL && (r = pod_insert(c, key)) == NULL) {
+        c->bad++;
+        return;
+    }
+    rec_apply(c, r, -1);
+    if (pi->node != NULL && !pi->terminated) {
+        node = node_intern(c, pi->node);
+        assumption_drop(c, key); /* bound for real: the assumption has done its job */
+    }
+    rec_set_usage(c, r, &pi->usage);
+    r->node = node;
+    r->gen = c->pod_gen;
+    rec_apply(c, r, +1);
+}
+
+void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod)
+{
+    pod_info pi;
+    uint8_t key[16];
+    bool ok;
+
+    memset(&pi, 0, sizeof(pi));
+    ok = pod_decode(pod, &pi);
+    pthread_rwlock_wrlock(&c->lock);
+    if (!ok) {
+        c->bad++;
+    } else {
+        uid_key(pi.uid, key);
+        if (type != NULL && strcmp(type, "DELETED") == 0)
+            pod_delete(c, key);
+        else
+            pod_upsert(c, &pi, key);
+    }
+    pthread_rwlock_unlock(&c->lock);
+}
+
+void gp_cache_pods_begin(gp_cache *c)
+{
+    pthread_rwlock_wrlock(&c->lock);
+    c->pod_gen++;
+    c->pod_listing = true;
+    pthread_rwlock_unlock(&c->lock);
+}
+
+void gp_cache_pods_end(gp_cache *c)
+{
+    pthread_rwlock_wrlock(&c->lock);
+    for (size_t i = 0; i < c->pods_cap; i++) {
+        if (c->pods[i].used == 1 && c->pods[i].gen != c->pod_gen) {
+            uint8_t key[16];
+
+            memcpy(key, c->pods[i].key, 16);
+            pod_delete(c, key);
+        }
+    }
+    c->pod_listing = false;
+    c->pods_synced = true;
+    pthread_rwlock_unlock(&c->lock);
+}
+
+/* ---- snapshots ---- */
+
+static gp_status load_list(gp_cache *c, const char *json, size_t len, bool nodes, gp_err *err)
+{
+    const char *what = nodes ? "nodes" : "pods";
+    const cJSON *items, *it;
+    cJSON *root = cJSON_ParseWithLength(json, len);
+
+    if (root == NULL) {
+        gp_err_set(err, "%s snapshot is not valid JSON", what);
+        return GP_EINVAL;
+    }
+    items = cJSON_GetObjectItemCaseSensitive(root, "items");
+    if (!cJSON_IsArray(items)) {
+        cJSON_Delete(root);
+        gp_err_set(err, "%s snapshot has no \"items\" array (expected `kubectl get %s%s -o json`)",
+                   what, what, nodes ? "" : " -A");
+        return GP_EINVAL;
+    }
+    nodes ? gp_cache_nodes_begin(c) : gp_cache_pods_begin(c);
+    cJSON_ArrayForEach(it, items)
+    {
+        if (nodes)
+            gp_cache_node_event(c, NULL, it);
+        else
+            gp_cache_pod_event(c, NULL, it);
+    }
+    nodes ? gp_cache_nodes_end(c) : gp_cache_pods_end(c);
+    cJSON_Delete(root);
+    return GP_OK;
+}
+
+gp_status gp_cache_load_snapshot(gp_cache *c, const char *nodes_json, size_t nodes_len,
+                                 const char *pods_json, size_t pods_len, gp_err *err)
+{
+    gp_status st = GP_OK;
+
+    if (nodes_json != NULL)
+        st = load_list(c, nodes_json, nodes_len, true, err);
+    if (st == GP_OK && pods_json != NULL)
+        st = load_list(c, pods_json, pods_len, false, err);
+    return st;
+}
+
+/* ---- assumptions ---- */
+
+void gp_cache_assume(gp_cache *c, const char *uid, const char *node, const gp_usage *u,
+                     int64_t now_ms, int64_t ttl_ms)
+{
+    uint8_t key[16];
+    pod_rec *r;
+    uint32_t id;
+
+    uid_key(uid, key);
+    pthread_rwlock_wrlock(&c->lock);
+    for (size_t i = 0; i < c->nassumed;) {
+        if (c->assumed[i].expires_ms <= now_ms)
+            c->assumed[i] = c->assumed[--c->nassumed];
+        else
+            i++;
+    }
+    r = pod_find(c, key);
+    id = node_find(c, node);
+    if ((r == NULL || r->node == NO_NODE) && id != NO_NODE) {
+        assumption_drop(c, key);
+        if (c->nassumed < GP_CACHE_MAX_ASSUMED) {
+            assumption *as = &c->assumed[c->nassumed++];
+
+            memcpy(as->key, key, 16);
+            as->node = id;
+            as->usage = *u;
+            as->expires_ms = now_ms + ttl_ms;
+        }
+    }
+    pthread_rwlock_unlock(&c->lock);
+}
+
+/* ---- readers ---- */
+
+void gp_cache_rdlock(gp_cache *c)
+{
+    pthread_rwlock_rdlock(&c->lock);
+}
+
+void gp_cache_unlock(gp_cache *c)
+{
+    pthread_rwlock_unlock(&c->lock);
+}
+
+static void view_add_mig(gp_node *out, const char *profile, int32_t n)
+{
+    for (uint8_t i = 0; i < out->nmig; i++) {
+        if (strcmp(out->mig[i].profile, profile) == 0) {
+            out->mig[i].used += n;
+            return;
+        }
+    }
+    if (out->nmig < GP_NODE_MAX_MIG) {
+        gp_mig_count *m = &out->mig[out->nmig++];
+
+        snprintf(m->profile, sizeof(m->profile), "%s", profile);
+        m->alloc = 0;
+        m->used = n;
+    }
+}
+
+static void add_agg(gp_cache *c, const node_agg *g, gp_node *out)
+{
+    out->gpu_used += g->gpu;
+    out->cpu_used_m += g->cpu_m;
+    out->mem_used += g->mem;
+    out->pods_used += g->pods;
+    out->gpu_pods += g->gpu_pods;
+    for (uint8_t i = 0; i < g->nmig; i++)
+        view_add_mig(out, c->profiles[g->mig_id[i]], g->mig_used[i]);
+}
+
+static void add_assumed(gp_cache *c, uint32_t id, int64_t now_ms, gp_node *out)
+{
+    for (size_t i = 0; i < c->nassumed; i++) {
+        const assumption *as = &c->assumed[i];
+        const gp_usage *u = &as->usage;
+
+        if (as->node != id || as->expires_ms <= now_ms)
+            continue;
+        out->gpu_used += u->gpu;
+        out->cpu_used_m += u->cpu_m;
+        out->mem_used += u->mem;
+        out->pods_used++;
+        out->gpu_pods += u->gpu > 0 || u->nmig > 0;
+        for (uint8_t k = 0; k < u->nmig; k++)
+            view_add_mig(out, u->mig_profile[k], u->mig[k]);
+    }
+}
+
+bool gp_cache_view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
+{
+    uint32_t id = node_find(c, name);
+
+    if (id == NO_NODE || !c->nodes[id].present)
+        return false;
+    *out = c->nodes[id].node;
+    out->gpu_used = 0;
+    out->cpu_used_m = out->mem_used = 0;
+    out->pods_used = out->gpu_pods = 0;
+    for (uint8_t i = 0; i < out->nmig; i++)
+        out->mig[i].used = 0;
+    add_agg(c, &c->nodes[id].agg, out);
+    add_assumed(c, id, now_ms, out);
+    return true;
+}
+
+bool gp_cache_add_usage(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
+{
+    uint32_t id = node_find(c, name);
+
+    if (id == NO_NODE)
+        return false;
+    add_agg(c, &c->nodes[id].agg, out);
+    add_assumed(c, id, now_ms, out);
+    return true;
+}
+
+size_t gp_cache_node_names(gp_cache *c, const char **names, size_t max)
+{
+    size_t n = 0;
+
+    for (size_t id = 0; id < c->nnodes && n < max; id++)
+        if (c->nodes[id].present)
+            names[n++] = c->nodes[id].node.name;
+    return n;
+}
+
+gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol)
+{
+    gp_typical t = { pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu };
+
+    if (c->sum_gpu > 0) {
+        t.cpu_m_per_gpu = c->sum_cpu_m / c->sum_gpu;
+        t.mem_per_gpu = c->sum_mem / c->sum_gpu;
+    }
+    return t;
+}
+
+gp_cache_stats gp_cache_get_stats(gp_cache *c)
+{
+    gp_cache_stats s;
+    size_t present = 0;
+
+    pthread_rwlock_rdlock(&c->lock);
+    for (size_t id = 0; id < c->nnodes; id++)
+        present += c->nodes[id].present;
+    s.nodes = present;
+    s.pods = c->pods_live;
+    s.bound = c->bound;
+    s.assumed = c->nassumed;
+    s.bad = c->bad;
+    s.nodes_synced = c->nodes_synced;
+    s.pods_synced = c->pods_synced;
+    s.bytes = c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +
+              c->pods_cap * sizeof(pod_rec) + GP_CACHE_MAX_ASSUMED * sizeof(assumption);
+    pthread_rwlock_unlock(&c->lock);
+    return s;
+}

@@ -1,0 +1,433 @@
+/* The extender service (see extender.h). */
+#include "gpupack/extender.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpupack/arena.h"
+#include "gpupack/extargs.h"
+#include "gpupack/nodeview.h"
+#include "gpupack/podview.h"
+#include "gpupack/score.h"
+
+#define MAX_ERROR 400
+#define TOP_LOGGED 3
+
+typedef struct {
+    gp_extender *x;
+    gp_verb verb;
+    gp_policy *pol;
+    gp_arena a;
+    cJSON *root;
+    gp_extargs args;
+    gp_pod pod;
+    gp_demand d;
+    gp_node *nodes;         /* one per args node */
+    bool *known;
+    bool *owned;            /* nodes[i] holds strings to free (decoded from a full Node) */
+    gp_filter_out *fres;
+    gp_score_parts *parts;
+    int *scores;
+    bool locked;
+    char error[MAX_ERROR];
+    const char *outcome;
+    int64_t now_ms;
+} call;
+
+static const char *verb_name(gp_verb v)
+{
+    return v == GP_VERB_FILTER ? "filter" : "prioritize";
+}
+
+/* "gpupack: <what>: <detail>", cut to fit. */
+static void set_error(call *c, const char *what, const char *detail)
+{
+    int n = snprintf(c->error, sizeof(c->error), "gpupack: %.200s%s%.180s", what,
+                     detail ? ": " : "", detail ? detail : "");
+
+    (void)n;
+}
+
+/* A bare Pod instead of ExtenderArgs: score it against every node the cache knows. */
+static bool bare_pod(call *c)
+{
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(c->root, "kind");
+    size_t n;
+
+    if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "Pod") != 0 || c->x->cache == NULL)
+        return false;
+    memset(&c->args, 0, sizeof(c->args));
+    c->args.pod = c->root;
+    c->args.names = gp_arena_alloc(&c->a, GP_EXTARGS_MAX_NODES * sizeof(char *));
+    if (c->args.names == NULL)
+        return false;
+    gp_cache_rdlock(c->x->cache);
+    c->locked = true;
+    n = gp_cache_node_names(c->x->cache, c->args.names, GP_EXTARGS_MAX_NODES);
+    c->args.n = n;
+    return true;
+}
+
+static bool decode(call *c, const char *body, size_t len)
+{
+    gp_err err = { { 0 } };
+    gp_status st = gp_extargs_decode(body, len, &c->a, &c->root, &c->args, &err);
+
+    if (st != GP_OK && !(st == GP_EINVAL && c->root != NULL && bare_pod(c))) {
+        set_error(c, "bad ExtenderArgs", err.msg);
+        c->outcome = "bad-request";
+        return false;
+    }
+    if (gp_pod_from_json(c->args.pod, NULL, &c->a, &c->pod, &err) != GP_OK ||
+        gp_demand_from_pod(&c->pod, c->pol, &c->a, &c->d, &err) != GP_OK) {
+        set_error(c, "cannot read the pod", err.msg);
+        c->outcome = "bad-pod";
+        return false;
+    }
+    return true;
+}
+
+static bool alloc_arrays(call *c)
+{
+    size_t n = c->args.n ? c->args.n : 1;
+
+    c->nodes = gp_arena_alloc(&c->a, n * sizeof(*c->nodes));
+    c->known = gp_arena_alloc(&c->a, n * sizeof(*c->known));
+    c->owned = gp_arena_alloc(&c->a, n * sizeof(*c->owned));
+    c->fres = gp_arena_alloc(&c->a, n * sizeof(*c->fres));
+    c->parts = gp_arena_alloc(&c->a, n * sizeof(*c->parts));
+    c->scores = gp_arena_alloc(&c->a, n * sizeof(*c->scores));
+    if (!c->nodes || !c->known || !c->owned || !c->fres || !c->parts || !c->scores) {
+        set_error(c, "out of memory", NULL);
+        c->outcome = "internal";
+        return false;
+    }
+    return true;
+}
+
+/* Node views: from the cache by name, or decoded from the full Node objects. */
+static bool resolve_nodes(call *c)
+{
+    gp_cache *cache = c->x->cache;
+
+    if (!c->args.full_nodes && cache == NULL) {
+        set_error(c, "no cluster view to look node names up in (run with --kubeconfig, in a "
+                  "cluster, or --snapshot-nodes/--snapshot-pods; or set nodeCacheCapable: false)",
+                  NULL);
+        c->outcome = "no-view";
+        return false;
+    }
+    if (cache != NULL && !c->locked) {
+        gp_cache_stats s = gp_cache_get_stats(cache);
+
+        if (!s.nodes_synced || !s.pods_synced) {
+            set_error(c, "cluster view not synced yet", NULL);
+            c->outcome = "not-synced";
+            return false;
+        }
+        gp_cache_rdlock(cache);
+        c->locked = true;
+    }
+    for (size_t i = 0; i < c->args.n; i++) {
+        if (!c->args.full_nodes) {
+            c->known[i] = gp_cache_view(cache, c->args.names[i], c->now_ms, &c->nodes[i]);
+            continue;
+        }
+        c->known[i] = gp_node_from_json(c->args.nodes[i], c->pol, &c->nodes[i], NULL) == GP_OK;
+        c->owned[i] = c->known[i];
+        if (c->known[i] && cache != NULL)
+            gp_cache_add_usage(cache, c->args.names[i], c->now_ms, &c->nodes[i]);
+    }
+    return true;
+}
+
+static void run_filter(call *c)
+{
+    bool all_pass = !c->d.gpu || c->d.never_filter;
+
+    for (size_t i = 0; i < c->args.n; i++) {
+        char *reason = gp_arena_alloc(&c->a, GP_REASON_MAX);
+
+        c->fres[i].reason = reason;
+        if (all_pass) {
+            c->fres[i].verdict = GP_FILTER_PASS;
+        } else if (!c->known[i]) {
+            c->fres[i].verdict = GP_FILTER_FULL;
+            c->fres[i].reason = "node unknown to gpupack's cluster view";
+        } else if (reason == NULL) {
+            c->fres[i].verdict = GP_FILTER_PASS;
+        } else {
+            reason[0] = '\0';
+            c->fres[i].verdict = (int)gp_filter_node(&c->d, &c->nodes[i], c->pol, reason);
+        }
+    }
+}
+
+static void run_prioritize(call *c)
+{
+    const gp_node **ptrs = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*ptrs));
+    gp_score_parts *kp = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*kp));
+    gp_typical typ = { c->pol->scoring.typical_cpu_milli_per_gpu,
+                       c->pol->scoring.typical_memory_per_gpu };
+    size_t k = 0;
+
+    if (ptrs == NULL || kp == NULL) {
+        memset(c->scores, 0, c->args.n * sizeof(*c->scores));
+        return;
+    }
+    if (c->x->cache != NULL && c->locked)
+        typ = gp_cache_typical(c->x->cache, c->pol);
+    for (size_t i = 0; i < c->args.n; i++)
+        if (c->known[i])
+            ptrs[k++] = &c->nodes[i];
+    gp_prioritize(&c->d, ptrs, k, c->pol, &typ, kp);
+    k = 0;
+    for (size_t i = 0; i < c->args.n; i++) {
+        if (c->known[i]) {
+            c->parts[i] = kp[k++];
+        } else {
+            memset(&c->parts[i], 0, sizeof(c->parts[i]));
+        }
+        c->scores[i] = c->parts[i].score;
+    }
+}
+
+static int best_index(const call *c)
+{
+    int best = -1;
+
+    for (size_t i = 0; i < c->args.n; i++)
+        if (c->known[i] && c->parts[i].feasible && (best < 0 || c->scores[i] > c->scores[best]))
+            best = (int)i;
+    return best;
+}
+
+static void assume_best(call *c)
+{
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(c->args.pod, "metadata"), "uid");
+    int best = best_index(c);
+
+    if (c->x->cache == NULL || c->x->assume_ttl_ms <= 0 || !c->d.gpu || c->d.never_filter ||
+        best < 0 || !cJSON_IsString(uid) || *uid->valuestring == '\0')
+        return;
+    gp_cache_assume(c->x->cache, uid->valuestring, c->args.names[best], &c->d.usage, c->now_ms,
+                    c->x->assume_ttl_ms);
+}
+
+static void explain(call *c)
+{
+    FILE *f = c->x->explain;
+
+    if (f == NULL)
+        return;
+    if (c->verb == GP_VERB_FILTER) {
+        fprintf(f, "%-40s %-14s %s\n", "NODE", "RESULT", "REASON");
+        for (size_t i = 0; i < c->args.n; i++)
+            fprintf(f, "%-40s %-14s %s\n", c->args.names[i],
+                    c->fres[i].verdict == 0 ? "pass" : c->fres[i].verdict == 1 ? "full"
+                                                                              : "unresolvable",
+                    c->fres[i].verdict ? c->fres[i].reason : "");
+        return;
+    }
+    fprintf(f, "%-40s %10s %6s %6s %6s %9s %5s\n", "NODE", "MARGINAL$/h", "COST", "FIT", "STRAND",
+            "RAW", "SCORE");
+    for (size_t i = 0; i < c->args.n; i++) {
+        const gp_score_parts *p = &c->parts[i];
+
+        if (!c->known[i]) {
+            fprintf(f, "%-40s %s\n", c->args.names[i], "unknown node: 0");
+            continue;
+        }
+        fprintf(f, "%-40s %10.3f %6.3f %6.3f %6.3f %9.3f %5d%s\n", c->args.names[i],
+                p->marginal_cost, p->cost, p->fit, p->stranding, p->raw, p->score,
+                p->feasible ? "" : "  (infeasible)");
+    }
+}
+
+static char *top_json(const call *c)
+{
+    cJSON *arr = cJSON_CreateArray();
+    bool *taken = gp_arena_alloc((gp_arena *)&c->a, (c->args.n ? c->args.n : 1));
+    char *s;
+
+    for (int t = 0; arr != NULL && taken != NULL && t < TOP_LOGGED; t++) {
+        int best = -1;
+        cJSON *o;
+
+        for (size_t i = 0; i < c->args.n; i++)
+            if (!taken[i] && c->known[i] && (best < 0 || c->scores[i] > c->scores[best]))
+                best = (int)i;
+        if (best < 0)
+            break;
+        taken[best] = true;
+        o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            break;
+        }
+        cJSON_AddStringToObject(o, "node", c->args.names[best]);
+        cJSON_AddNumberToObject(o, "score", c->scores[best]);
+        cJSON_AddNumberToObject(o, "marginal_cost", c->parts[best].marginal_cost);
+        cJSON_AddNumberToObject(o, "fit", c->parts[best].fit);
+        cJSON_AddNumberToObject(o, "stranding", c->parts[best].stranding);
+    }
+    s = arr ? cJSON_PrintUnformatted(arr) : NULL;
+    cJSON_Delete(arr);
+    return s;
+}
+
+static void count_filter(call *c)
+{
+    static const char *const names[] = { "pass", "full", "unresolvable" };
+    uint64_t counts[3] = { 0, 0, 0 };
+
+    for (size_t i = 0; i < c->args.n; i++)
+        counts[c->fres[i].verdict >= 0 && c->fres[i].verdict <= 2 ? c->fres[i].verdict : 0]++;
+    for (int v = 0; v < 3; v++) {
+        char labels[48];
+
+        snprintf(labels, sizeof(labels), "result=\"%s\"", names[v]);
+        if (counts[v])
+            gp_metrics_add(c->x->metrics, "gpupack_extender_filter_nodes_total",
+                           "Nodes filtered, by result.", labels, counts[v]);
+    }
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void record(call *c, double started)
+{
+    char labels[64];
+    char *top = c->verb == GP_VERB_PRIORITIZE && c->outcome[0] == 'o' ? top_json(c) : NULL;
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(c->args.pod, "metadata");
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(meta, "namespace");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
+
+    snprintf(labels, sizeof(labels), "verb=\"%s\",outcome=\"%s\"", verb_name(c->verb), c->outcome);
+    gp_metrics_add(c->x->metrics, "gpupack_extender_calls_total",
+                   "Extender calls answered, by verb and outcome.", labels, 1);
+    snprintf(labels, sizeof(labels), "verb=\"%s\"", verb_name(c->verb));
+    gp_metrics_add(c->x->metrics, "gpupack_extender_nodes_total",
+                   "Nodes received in extender calls, by verb (divide by calls for nodes per "
+                   "call).", labels, c->args.n);
+    gp_metrics_observe(c->x->metrics, "gpupack_extender_decision_duration_seconds",
+                       "Time to decode, decide and encode one extender call.", labels,
+                       now_seconds() - started);
+    if (c->verb == GP_VERB_FILTER && c->outcome[0] == 'o')
+        count_filter(c);
+    GP_LOG(c->x->log, c->error[0] ? GP_LOG_WARN : GP_LOG_INFO, verb_name(c->verb),
+           GP_LS("namespace", cJSON_IsString(ns) ? ns->valuestring : NULL),
+           GP_LS("pod", cJSON_IsString(name) ? name->valuestring : NULL),
+           GP_LS("class", c->d.class_name), GP_LI("gpu", c->d.usage.gpu),
+           GP_LI("nodes", c->args.n), GP_LS("outcome", c->outcome),
+           GP_LS("error", c->error[0] ? c->error : NULL), GP_LJ("top", top),
+           GP_LF("duration_ms", (now_seconds() - started) * 1e3));
+    cJSON_free(top);
+}
+
+static void respond(call *c, gp_http_response *resp)
+{
+    char *out = NULL;
+    size_t len = 0;
+    gp_status st;
+
+    if (c->verb == GP_VERB_FILTER)
+        st = c->error[0] ? gp_extargs_encode_filter_error(c->error, &out, &len)
+                         : gp_extargs_encode_filter(&c->args, c->fres, NULL, &out, &len);
+    else if (c->error[0])
+        st = GP_EINVAL;
+    else
+        st = gp_extargs_encode_priorities(&c->args, c->scores, &out, &len);
+    resp->status = 200;
+    if (st == GP_OK) {
+        resp->body = malloc(len + 1);
+        if (resp->body != NULL) {
+            memcpy(resp->body, out, len + 1);
+            resp->body_len = len;
+        }
+    }
+    cJSON_free(out);
+    if (resp->body != NULL)
+        return;
+    /* A HostPriorityList cannot carry an error: say it with a status the scheduler reports. */
+    resp->status = c->error[0] ? 400 : 500;
+    cJSON *e = cJSON_CreateObject();
+    char *s = NULL;
+
+    if (e != NULL && cJSON_AddStringToObject(e, "error", c->error[0] ? c->error : "out of memory"))
+        s = cJSON_PrintUnformatted(e);
+    cJSON_Delete(e);
+    resp->body = s ? strdup(s) : NULL;
+    resp->body_len = resp->body ? strlen(resp->body) : 0;
+    cJSON_free(s);
+}
+
+static void cleanup(call *c)
+{
+    if (c->locked)
+        gp_cache_unlock(c->x->cache);
+    c->locked = false;
+    for (size_t i = 0; c->owned != NULL && i < c->args.n; i++)
+        if (c->owned[i])
+            gp_node_clear(&c->nodes[i]);
+}
+
+void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len, int64_t now_ms,
+                      gp_http_response *resp)
+{
+    call c;
+    double started = now_seconds();
+
+    memset(&c, 0, sizeof(c));
+    c.x = x;
+    c.verb = verb;
+    c.now_ms = now_ms;
+    c.outcome = "ok";
+    gp_arena_init(&c.a, GP_EXTENDER_ARENA_LIMIT);
+    c.pol = gp_policy_holder_get(x->policy);
+    if (decode(&c, body, len) && alloc_arrays(&c) && resolve_nodes(&c)) {
+        if (verb == GP_VERB_FILTER)
+            run_filter(&c);
+        else
+            run_prioritize(&c);
+        explain(&c);
+    }
+    if (c.locked) {
+        gp_cache_unlock(x->cache);
+        c.locked = false;
+    }
+    if (verb == GP_VERB_PRIORITIZE && !c.error[0])
+        assume_best(&c);
+    respond(&c, resp);
+    record(&c, started);
+    cleanup(&c);
+    cJSON_Delete(c.root);
+    gp_policy_unref(c.pol);
+    gp_arena_free(&c.a);
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void gp_extender_route_filter(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    gp_extender_call(ctx, GP_VERB_FILTER, req->body, req->body_len, wall_ms(), resp);
+}
+
+void gp_extender_route_prioritize(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    gp_extender_call(ctx, GP_VERB_PRIORITIZE, req->body, req->body_len, wall_ms(), resp);
+}

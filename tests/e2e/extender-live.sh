@@ -1,0 +1,68 @@
+#!/bin/sh
+# The extender against a fake API server (tests/e2e/fakeapi.py): list+watch through a
+# kubeconfig, then changes, dropped watches and 410s; after each, the extender's answers must
+# match the truth the fake holds.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+X="$BIN/gpupack-extender"
+python3 "$ROOT/tests/e2e/fakeapi.py" --port-file "$E2E_TMP/api.port" --nodes "$ROOT/tests/extender/nodes.json" \
+    --pods "$ROOT/tests/extender/pods.json" --token s3cret --die-with-parent 2> "$E2E_TMP/api.log" &
+E2E_PIDS="$E2E_PIDS $!"
+i=0; while [ $i -lt 100 ] && [ ! -s "$E2E_TMP/api.port" ]; do sleep 0.1; i=$((i+1)); done
+API="http://127.0.0.1:$(cat "$E2E_TMP/api.port")"
+cat > "$E2E_TMP/kubeconfig" <<YAML
+apiVersion: v1
+kind: Config
+current-context: fake
+clusters:
+- name: fake
+  cluster:
+    server: $API
+contexts:
+- name: fake
+  context: {cluster: fake, user: tester}
+users:
+- name: tester
+  user:
+    token: s3cret
+YAML
+$VG "$X" --listen 127.0.0.1:0 --kubeconfig "$E2E_TMP/kubeconfig" --drain-seconds 0 --assume-seconds 0 2> "$E2E_TMP/x.log" &
+E2E_PIDS="$E2E_PIDS $!"
+i=0; PORT=""
+while [ $i -lt 100 ] && [ -z "$PORT" ]; do PORT=$(grep '"msg":"serving"' "$E2E_TMP/x.log" 2>/dev/null | jq -r .port | head -n 1); [ -n "$PORT" ] || sleep 0.1; i=$((i+1)); done
+U="http://127.0.0.1:$PORT"
+i=0; while [ $i -lt 100 ] && [ "$(curl -s "$U/readyz")" != ok ]; do sleep 0.1; i=$((i+1)); done
+[ "$(curl -s "$U/readyz")" = ok ] && pass extender-live.ready-after-list || fail extender-live.ready-after-list "$(tail -n 5 "$E2E_TMP/x.log")"
+
+ctl() { curl -s --max-time 5 -H 'Content-Type: application/json' --data-binary "$2" "$API/_control/$1" >/dev/null; }
+POD='{"metadata":{"name":"p","namespace":"ml","uid":"aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"},"spec":{"containers":[{"name":"m","resources":{"limits":{"nvidia.com/gpu":"1"},"requests":{"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Pending"}}'
+ARGS=$(jq -n --argjson p "$POD" '{Pod: $p, Nodes: null, NodeNames: ["gpu-busy", "gpu-empty"]}')
+filter() { curl -s --max-time 5 -H 'Content-Type: application/json' --data-binary "$ARGS" "$U/filter"; }
+# until_filter JQ-EXPR: waits (up to 5 s) until the filter answer satisfies the expression.
+until_filter() { i=0; while [ $i -lt 50 ]; do filter | jq -e "$1" >/dev/null && return 0; sleep 0.1; i=$((i+1)); done; return 1; }
+bind8() { # NAME NODE PHASE
+    jq -n --arg n "$1" --arg node "$2" --arg ph "$3" '{kind: "pods", object: {metadata: {name: $n, namespace: "ml", uid: ("cccccccc-0000-4000-8000-" + ($n | explode | map(. % 10 | tostring) | join("") | . + "000000000000" | .[0:12]))},
+      spec: {nodeName: $node, containers: [{name: "m", resources: {limits: {"nvidia.com/gpu": "8"}, requests: {"nvidia.com/gpu": "8"}}}]}, status: {phase: $ph}}}'
+}
+
+until_filter '.NodeNames == ["gpu-busy","gpu-empty"]' && pass extender-live.initial-view || fail extender-live.initial-view "$(filter)"
+ctl apply "$(bind8 filler gpu-empty Running)"
+until_filter '.NodeNames == ["gpu-busy"] and (.FailedNodes["gpu-empty"] | test("0 of 8 free"))' \
+    && pass extender-live.watch-add-bound-pod || fail extender-live.watch-add-bound-pod "$(filter)"
+# Terminated pods count as free: the fake drops it from the field selector (DELETED for us).
+ctl apply "$(bind8 filler gpu-empty Succeeded | jq '.type = "MODIFIED"')"
+until_filter '.NodeNames == ["gpu-busy","gpu-empty"]' && pass extender-live.terminated-frees || fail extender-live.terminated-frees "$(filter)"
+# A dropped watch: re-watch from the last resourceVersion, nothing lost.
+ctl fault '{"fault":"drop-watches"}'
+ctl apply "$(bind8 filler2 gpu-empty Running)"
+until_filter '.NodeNames == ["gpu-busy"]' && pass extender-live.drop-rewatch || fail extender-live.drop-rewatch "$(filter)"
+# 410 Gone in the stream after the history is forgotten: relist, and the view equals the truth.
+ctl fault '{"fault":"gone-in-stream"}'
+ctl apply "$(bind8 filler2 gpu-empty Running | jq '.type = "DELETED"')"
+until_filter '.NodeNames == ["gpu-busy","gpu-empty"]' && pass extender-live.gone-relist || fail extender-live.gone-relist "$(filter)"
+curl -s "$U/metrics" | grep -q '^gpupack_kube_relists_total{.*} [1-9]' && pass extender-live.relist-counted || fail extender-live.relist-counted
+# Nodes too: a cordon arrives through the watch.
+ctl apply "$(jq '.items[] | select(.metadata.name == "gpu-busy") | .spec.unschedulable = true | {kind: "nodes", type: "MODIFIED", object: .}' "$ROOT/tests/extender/nodes.json")"
+until_filter '.FailedAndUnresolvableNodes["gpu-busy"] | test("cordon")' && pass extender-live.node-cordon || fail extender-live.node-cordon "$(filter)"
+# The cache holds compact records, not JSON trees.
+curl -s "$U/metrics" | grep -q '^gpupack_cache_pods ' && pass extender-live.cache-metrics || fail extender-live.cache-metrics

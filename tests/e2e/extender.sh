@@ -1,0 +1,178 @@
+#!/bin/sh
+# Black-box tests of bin/gpupack-extender: scenarios a scheduler engineer would write, run with
+# `--once` over a snapshot cluster (tests/extender/{nodes,pods}.json), the captured v1.32
+# kube-scheduler payloads, and the HTTP server.
+#
+# The snapshot cluster (p4d = 8 x A100 40GB, 96 CPU, 1152Gi):
+#   gpu-busy      p4d, 6 of 8 GPUs used by running pods
+#   gpu-empty     p4d, no running pods (a Succeeded and a Failed 8-GPU pod were bound there)
+#   gpu-cordoned  p4d, spec.unschedulable
+#   gpu-spot      p4d, karpenter.sh/capacity-type=spot, empty
+#   mig-busy      A100 80GB in MIG mode: 3 x 2g.20gb (1 used) + 1 x 1g.10gb
+#   mig-empty     the same, idle
+#   t4-small      g4dn.xlarge, 1 x Tesla-T4, 4 CPU, 16Gi
+#   cpu-1         m6i.2xlarge, no GPU
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SHARED=${GP_SHARED:-$ROOT/../shared}
+CAP="$SHARED/fixtures/kube-v1.32-captured"
+SNAP="--snapshot-nodes $ROOT/tests/extender/nodes.json --snapshot-pods $ROOT/tests/extender/pods.json"
+X="$BIN/gpupack-extender"
+
+# pod NAME LIMITS-JSON [LABELS-JSON] [ANNOTATIONS-JSON] [OWNER-KIND]: a pending pod as the
+# scheduler's cache holds it (no kind/apiVersion, uid, status.phase Pending).
+pod() {
+    jq -n --arg name "$1" --argjson lim "$2" --argjson labels "${3:-{\}}" --argjson ann "${4:-{\}}" \
+        --arg owner "${5:-ReplicaSet}" '{metadata: {name: $name, namespace: "ml", uid: ("11111111-2222-4333-8444-" + ($name | explode | map(. % 10 | tostring) | join("") | .[0:12] | . + "000000000000" | .[0:12])),
+          labels: $labels, annotations: $ann,
+          ownerReferences: (if $owner == "" then null else [{apiVersion: "apps/v1", kind: $owner, name: "o", uid: "u", controller: true}] end)},
+        spec: {containers: [{name: "main", image: "x", resources: {limits: $lim, requests: $lim}}], schedulerName: "default-scheduler"},
+        status: {phase: "Pending"}}'
+}
+# args POD-JSON NODE...: ExtenderArgs with NodeNames (nodeCacheCapable: true).
+args() { p=$1; shift; printf '%s\n' "$@" | jq -R . | jq -s --argjson pod "$p" '{Pod: $pod, Nodes: null, NodeNames: .}'; }
+once() { verb=$1; shift; "$X" --once "$verb" --log-level error "$@"; }
+score_of() { jq -r --arg h "$1" '.[] | select(.Host == $h) | .Score'; }
+
+GPU1=$(pod infer '{"nvidia.com/gpu":"1","cpu":"4","memory":"32Gi"}' '{"gpupack.io/class":"inference"}')
+GPU4=$(pod big '{"nvidia.com/gpu":"4","cpu":"16","memory":"128Gi"}' '{"gpupack.io/class":"training"}' '{}' Job)
+GPU8=$(pod whole '{"nvidia.com/gpu":"8"}' '{"gpupack.io/class":"training"}' '{}' Job)
+MIG=$(pod slice '{"nvidia.com/mig-2g.20gb":"1","cpu":"2","memory":"16Gi"}' '{"gpupack.io/class":"inference"}')
+MIG3=$(pod slices '{"nvidia.com/mig-2g.20gb":"3"}' '{"gpupack.io/class":"inference"}')
+SPOTOK=$(pod trainer '{"nvidia.com/gpu":"1","cpu":"4","memory":"32Gi"}' '{"gpupack.io/class":"training"}' '{"gpupack.io/checkpointing":"true"}' Job)
+CPU=$(pod web '{"cpu":"1","memory":"1Gi"}')
+DS=$(pod agent '{"nvidia.com/gpu":"1"}' '{}' '{}' DaemonSet)
+ALL="gpu-busy gpu-empty gpu-cordoned gpu-spot mig-busy mig-empty t4-small cpu-1"
+
+# --- prioritize: what a good score means
+r=$(args "$GPU1" gpu-busy gpu-empty | once prioritize $SNAP)
+[ "$(echo "$r" | score_of gpu-busy)" = 10 ] && [ "$(echo "$r" | score_of gpu-empty)" -lt 10 ] \
+    && pass extender.busy-node-beats-empty || fail extender.busy-node-beats-empty "$r"
+r=$(args "$MIG" mig-busy mig-empty | once prioritize $SNAP)
+[ "$(echo "$r" | score_of mig-busy)" = 10 ] && [ "$(echo "$r" | score_of mig-empty)" -lt 10 ] \
+    && pass extender.free-slice-beats-idle-mig-node || fail extender.free-slice-beats-idle-mig-node "$r"
+r=$(args "$SPOTOK" gpu-spot gpu-empty | once prioritize $SNAP)
+[ "$(echo "$r" | score_of gpu-spot)" = 10 ] && [ "$(echo "$r" | score_of gpu-empty)" -lt 10 ] \
+    && pass extender.spot-wins-for-checkpointing || fail extender.spot-wins-for-checkpointing "$r"
+r=$(args "$GPU1" gpu-spot gpu-empty | once prioritize $SNAP)
+[ "$(echo "$r" | score_of gpu-spot)" = 0 ] && pass extender.spot-never-for-inference || fail extender.spot-never-for-inference "$r"
+r=$(args "$CPU" gpu-busy cpu-1 gpu-empty | once prioritize $SNAP)
+[ "$(echo "$r" | score_of cpu-1)" = 10 ] && [ "$(echo "$r" | score_of gpu-busy)" -lt 10 ] && [ "$(echo "$r" | score_of gpu-empty)" -lt 10 ] \
+    && pass extender.cpu-pod-prefers-cpu-nodes || fail extender.cpu-pod-prefers-cpu-nodes "$r"
+# shellcheck disable=SC2086
+r=$(args "$GPU1" $ALL | once prioritize $SNAP)
+echo "$r" | jq -e 'length == 8 and all(.Score >= 0 and .Score <= 10) and ([.[].Host] | sort) == ("gpu-busy gpu-empty gpu-cordoned gpu-spot mig-busy mig-empty t4-small cpu-1" | split(" ") | sort)' >/dev/null \
+    && pass extender.scores-every-node || fail extender.scores-every-node "$r"
+# shellcheck disable=SC2086
+r2=$(args "$GPU1" $(echo $ALL | tr ' ' '\n' | sort -r) | once prioritize $SNAP)
+[ "$(echo "$r" | jq -c 'sort_by(.Host)')" = "$(echo "$r2" | jq -c 'sort_by(.Host)')" ] \
+    && pass extender.deterministic-any-order || fail extender.deterministic-any-order
+
+# --- filter: what cannot take the pod, and why
+# shellcheck disable=SC2086
+f=$(args "$GPU1" $ALL | once filter $SNAP)
+echo "$f" | jq -e '.Error == "" and .Nodes == null and (.NodeNames | sort) == ["gpu-busy","gpu-empty","gpu-spot","t4-small"]' >/dev/null \
+    && pass extender.filter-gpu-pod || fail extender.filter-gpu-pod "$f"
+echo "$f" | jq -e '.FailedAndUnresolvableNodes["gpu-cordoned"] | test("cordon")' >/dev/null \
+    && pass extender.filter-cordoned-unresolvable || fail extender.filter-cordoned-unresolvable "$f"
+echo "$f" | jq -e '.FailedAndUnresolvableNodes["cpu-1"] | test("nvidia.com/gpu")' >/dev/null \
+    && pass extender.filter-no-gpu-unresolvable || fail extender.filter-no-gpu-unresolvable "$f"
+f=$(args "$GPU4" gpu-busy gpu-empty | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["gpu-empty"] and (.FailedNodes["gpu-busy"] | test("nvidia.com/gpu: 2 of 8 free"))' >/dev/null \
+    && pass extender.filter-full-names-numbers || fail extender.filter-full-names-numbers "$f"
+f=$(args "$MIG3" mig-busy mig-empty gpu-empty | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["mig-empty"] and (.FailedNodes["mig-busy"] | test("nvidia.com/mig-2g.20gb: 2 of 3 free"))
+        and (.FailedAndUnresolvableNodes["gpu-empty"] | test("nvidia.com/mig-2g.20gb"))' >/dev/null \
+    && pass extender.filter-mig-per-profile || fail extender.filter-mig-per-profile "$f"
+f=$(args "$GPU8" gpu-empty | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["gpu-empty"]' >/dev/null \
+    && pass extender.terminated-pods-count-free || fail extender.terminated-pods-count-free "$f"
+# shellcheck disable=SC2086
+f=$(args "$DS" $ALL | once filter $SNAP)
+echo "$f" | jq -e '(.NodeNames | length) == 8' >/dev/null && pass extender.daemonset-never-filtered || fail extender.daemonset-never-filtered "$f"
+# shellcheck disable=SC2086
+f=$(args "$CPU" $ALL | once filter $SNAP)
+echo "$f" | jq -e '(.NodeNames | length) == 8' >/dev/null && pass extender.cpu-pod-never-filtered || fail extender.cpu-pod-never-filtered "$f"
+f=$(args "$GPU1" gpu-busy no-such-node | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["gpu-busy"] and (.FailedNodes["no-such-node"] | test("unknown"))' >/dev/null \
+    && pass extender.unknown-node-reported || fail extender.unknown-node-reported "$f"
+TPOL="$E2E_TMP/policy.json"
+jq '.classes.inference.excludeGpuModels = ["Tesla-*"]' "$ROOT/manifests/base/policy.json" > "$TPOL"
+f=$(args "$GPU1" t4-small gpu-busy | once filter $SNAP --policy "$TPOL")
+echo "$f" | jq -e '.NodeNames == ["gpu-busy"] and (.FailedAndUnresolvableNodes["t4-small"] | test("Tesla-T4"))' >/dev/null \
+    && pass extender.class-excludes-model || fail extender.class-excludes-model "$f"
+A100ONLY=$(pod picky '{"nvidia.com/gpu":"1"}' '{"gpupack.io/class":"inference"}' '{"gpupack.io/gpu-models":"NVIDIA-A100*"}')
+f=$(args "$A100ONLY" t4-small gpu-busy | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["gpu-busy"] and (.FailedAndUnresolvableNodes | has("t4-small"))' >/dev/null \
+    && pass extender.annotation-selects-model || fail extender.annotation-selects-model "$f"
+
+# --- both input forms; the captured kube-scheduler payloads
+r=$(once prioritize < "$CAP/extenderargs-fullnodes-prioritize-gpu.json")
+echo "$r" | jq -e 'type == "array" and length == 2 and all(has("Host") and has("Score"))' >/dev/null \
+    && pass extender.captured-fullnodes-prioritize || fail extender.captured-fullnodes-prioritize "$r"
+r=$(once prioritize < "$CAP/extenderargs-fullnodes-prioritize-cpu.json")
+echo "$r" | jq -e 'type == "array" and length == 2' >/dev/null \
+    && pass extender.captured-fullnodes-cpu || fail extender.captured-fullnodes-cpu "$r"
+jq '.Nodes = {metadata: {}, items: [.Nodes.items[0]]}' "$CAP/extenderargs-fullnodes-prioritize-gpu.json" > "$E2E_TMP/one.json"
+f=$(once filter < "$E2E_TMP/one.json")
+echo "$f" | jq -e '.NodeNames == null and (.Nodes.items | length) == 1 and .Nodes.items[0].metadata.name != null' >/dev/null \
+    && pass extender.fullnodes-filter-answers-in-kind || fail extender.fullnodes-filter-answers-in-kind "$f"
+f=$(once filter < "$CAP/extenderargs-nodecache-filter-gpu.json")
+echo "$f" | jq -e '.Error | test("no cluster view")' >/dev/null \
+    && pass extender.nodecache-without-view-errors || fail extender.nodecache-without-view-errors "$f"
+jq -r '.NodeNames[]' "$CAP/extenderargs-nodecache-filter-gpu.json" > "$E2E_TMP/names"
+jq --slurpfile n "$ROOT/tests/extender/nodes.json" --rawfile names "$E2E_TMP/names" -n \
+   '{apiVersion: "v1", kind: "List", items: ($names | split("\n") | map(select(length > 0)) | map(. as $nm | $n[0].items[0] | .metadata.name = $nm))}' > "$E2E_TMP/capnodes.json"
+echo '{"apiVersion":"v1","kind":"List","items":[]}' > "$E2E_TMP/nopods.json"
+f=$(once filter --snapshot-nodes "$E2E_TMP/capnodes.json" --snapshot-pods "$E2E_TMP/nopods.json" < "$CAP/extenderargs-nodecache-filter-gpu.json")
+echo "$f" | jq -e --slurpfile a "$CAP/extenderargs-nodecache-filter-gpu.json" '.Error == "" and (.NodeNames | sort) == ($a[0].NodeNames | sort)' >/dev/null \
+    && pass extender.captured-nodecache-filter || fail extender.captured-nodecache-filter "$f"
+r=$(once prioritize --snapshot-nodes "$E2E_TMP/capnodes.json" --snapshot-pods "$E2E_TMP/nopods.json" < "$CAP/extenderargs-nodecache-prioritize-gpu.json")
+echo "$r" | jq -e --slurpfile a "$CAP/extenderargs-nodecache-prioritize-gpu.json" '([.[].Host] | sort) == ($a[0].NodeNames | sort)' >/dev/null \
+    && pass extender.captured-nodecache-prioritize || fail extender.captured-nodecache-prioritize "$r"
+
+# --- --explain and "where would this pod go?"
+args "$GPU1" gpu-busy gpu-empty | once prioritize $SNAP --explain 2> "$E2E_TMP/explain" > /dev/null
+grep -q '^NODE' "$E2E_TMP/explain" && grep -q '^gpu-busy' "$E2E_TMP/explain" && grep -q 'SCORE' "$E2E_TMP/explain" \
+    && pass extender.explain-table || fail extender.explain-table "$(cat "$E2E_TMP/explain")"
+r=$(echo "$GPU1" | jq '. + {kind: "Pod", apiVersion: "v1"}' | once prioritize $SNAP)
+echo "$r" | jq -e 'length == 8' >/dev/null && pass extender.bare-pod-scored-everywhere || fail extender.bare-pod-scored-everywhere "$r"
+f=$(echo 'garbage' | once filter $SNAP)
+echo "$f" | jq -e '.Error | test("not valid JSON")' >/dev/null && pass extender.garbage-in-error-field || fail extender.garbage-in-error-field "$f"
+
+# --- start-up errors
+"$X" --once sideways < /dev/null 2> "$E2E_TMP/e1"; rc=$?
+[ $rc = 2 ] && grep -q -- '--once' "$E2E_TMP/e1" && pass extender.bad-verb-exit-2 || fail extender.bad-verb-exit-2 "rc $rc"
+"$X" --snapshot-nodes /nonexistent --snapshot-pods /nonexistent --once filter < /dev/null 2> "$E2E_TMP/e2"; rc=$?
+[ $rc = 2 ] && grep -q /nonexistent "$E2E_TMP/e2" && pass extender.missing-snapshot-exit-2 || fail extender.missing-snapshot-exit-2 "rc $rc"
+"$X" --help | grep -q -- '--once' && pass extender.help || fail extender.help
+"$X" --version | grep -q '^gpupack-extender ' && pass extender.version || fail extender.version
+
+# --- the HTTP server (plain HTTP on loopback, as a scheduler sidecar would be)
+# shellcheck disable=SC2086
+$VG "$X" --listen 127.0.0.1:0 $SNAP --drain-seconds 0 2> "$E2E_TMP/x.log" &
+XP=$!; E2E_PIDS="$E2E_PIDS $XP"
+i=0; PORT=""
+while [ $i -lt 100 ] && [ -z "$PORT" ]; do PORT=$(grep '"msg":"serving"' "$E2E_TMP/x.log" 2>/dev/null | jq -r .port | head -n 1); [ -n "$PORT" ] || sleep 0.1; i=$((i+1)); done
+U="http://127.0.0.1:$PORT"
+post() { curl -s --max-time 10 -H 'Content-Type: application/json' --data-binary @- "$U$1"; }
+[ "$(curl -s "$U/readyz")" = ok ] && pass extender.http-readyz || fail extender.http-readyz
+r=$(args "$GPU1" gpu-busy gpu-empty | post /prioritize)
+[ "$(echo "$r" | score_of gpu-busy)" = 10 ] && pass extender.http-prioritize || fail extender.http-prioritize "$r"
+f=$(args "$GPU4" gpu-busy gpu-empty | post /gpupack/filter)
+echo "$f" | jq -e '.NodeNames == ["gpu-empty"]' >/dev/null && pass extender.http-prefixed-filter || fail extender.http-prefixed-filter "$f"
+st=$(echo garbage | curl -s -o "$E2E_TMP/g" -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @- "$U/filter")
+[ "$st" = 200 ] && jq -e '.Error != ""' "$E2E_TMP/g" >/dev/null && pass extender.http-filter-error-200 || fail extender.http-filter-error-200 "$st"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$U/nope")" = 404 ] && pass extender.http-404 || fail extender.http-404
+curl -s "$U/metrics" > "$E2E_TMP/m"
+grep -q '^gpupack_extender_calls_total{verb="prioritize",outcome="ok"} 1' "$E2E_TMP/m" \
+  && grep -q '^gpupack_cache_nodes 8' "$E2E_TMP/m" && grep -q '^gpupack_extender_filter_nodes_total{result="full"} 1' "$E2E_TMP/m" \
+  && grep -q '^gpupack_http_request_duration_seconds_bucket{server="extender",route="/prioritize"' "$E2E_TMP/m" \
+  && pass extender.http-metrics || fail extender.http-metrics "$(grep -v '^#' "$E2E_TMP/m" | head -c 600)"
+grep '"msg":"prioritize"' "$E2E_TMP/x.log" | jq -e -s 'length >= 1 and (.[0].top[0].node == "gpu-busy")' >/dev/null \
+    && pass extender.logs-top-candidates || fail extender.logs-top-candidates "$(grep prioritize "$E2E_TMP/x.log" | head -c 400)"
+# After prioritize, the GPU pod is assumed on gpu-busy: a 2-GPU pod no longer fits there.
+GPU2=$(pod two '{"nvidia.com/gpu":"2"}' '{"gpupack.io/class":"inference"}')
+f=$(args "$GPU2" gpu-busy | post /filter)
+echo "$f" | jq -e '(.FailedNodes["gpu-busy"] | test("1 of 8 free"))' >/dev/null \
+    && pass extender.assumed-pod-counted || fail extender.assumed-pod-counted "$f"
