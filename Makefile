@@ -28,9 +28,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 all: deps-check $(PROGS) $(UNIT_BIN)
 
 help:
-	@echo "make            build bin/gpupack-webhook, bin/gpupack-certs and the unit tests"
-	@echo "make run        install missing packages (as root), build, make dev certificates,"
-	@echo "                serve the webhook on https://127.0.0.1:8443 until Ctrl-C"
+	@echo "make            build bin/gpupack-webhook, bin/gpupack-extender, bin/gpupack-certs, tests"
+	@echo "make run        install missing packages (as root), build, make dev certificates, serve"
+	@echo "                the webhook on https://127.0.0.1:8443 and the extender on"
+	@echo "                http://127.0.0.1:8888 until Ctrl-C"
 	@echo "make test       unit, fixture and black-box tests; last line: N passed, N failed"
 	@echo "make asan       the same tests built with AddressSanitizer + UBSan (in build-asan/)"
 	@echo "make valgrind   the unit and fixture tests under valgrind --leak-check=full"
@@ -92,9 +93,9 @@ certs: $(BIN)/gpupack-certs
 	@tools/devcerts.sh $(BIN)/gpupack-certs certs/dev
 
 run: all certs
-	@echo "gpupack-webhook on https://127.0.0.1:8443 (Ctrl-C stops it)"
-	$(BIN)/gpupack-webhook --listen 127.0.0.1:8443 --tls-cert certs/dev/tls.crt \
-	  --tls-key certs/dev/tls.key
+	@echo "gpupack-webhook on https://127.0.0.1:8443, gpupack-extender on http://127.0.0.1:8888"
+	@echo "(embedded default policy; Ctrl-C stops both)"
+	@tools/run.sh $(BIN) certs/dev
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
