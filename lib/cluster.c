@@ -1,6 +1,7 @@
 /* The cluster view (see cluster.h). */
 #include "gpupack/cluster.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,4 +205,271 @@ bool gp_cluster_offers_mig(const gp_cluster *c, const char *profile)
 bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name)
 {
     return c != NULL && name_in(c->priority_classes, c->npriority_classes, name);
+}
+
+/* ---- the live source ---- */
+
+typedef struct {
+    char *name;
+    nameset profiles; /* sorted */
+    unsigned gen;
+} live_node;
+
+typedef struct {
+    char *name;
+    unsigned gen;
+} live_pc;
+
+struct gp_cluster_live {
+    pthread_mutex_t mu;
+    gp_cluster_publish_fn publish;
+    void *ctx;
+    live_node *nodes;
+    size_t nnodes, cap_nodes;
+    live_pc *pcs;
+    size_t npcs, cap_pcs;
+    unsigned node_gen, pc_gen;
+    bool node_listing, pc_listing, nodes_known, pcs_known;
+};
+
+gp_cluster_live *gp_cluster_live_new(gp_cluster_publish_fn publish, void *ctx)
+{
+    gp_cluster_live *l = calloc(1, sizeof(*l));
+
+    if (l == NULL)
+        return NULL;
+    pthread_mutex_init(&l->mu, NULL);
+    l->publish = publish;
+    l->ctx = ctx;
+    return l;
+}
+
+static void live_node_clear(live_node *n)
+{
+    free(n->name);
+    free_names(n->profiles.v, n->profiles.n);
+}
+
+void gp_cluster_live_free(gp_cluster_live *l)
+{
+    if (l == NULL)
+        return;
+    for (size_t i = 0; i < l->nnodes; i++)
+        live_node_clear(&l->nodes[i]);
+    for (size_t i = 0; i < l->npcs; i++)
+        free(l->pcs[i].name);
+    free(l->nodes);
+    free(l->pcs);
+    pthread_mutex_destroy(&l->mu);
+    free(l);
+}
+
+static const char *obj_name(const cJSON *o)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(o, "metadata"), "name");
+
+    return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
+}
+
+/* Builds and publishes a view from the current state (called with mu held). */
+static void live_publish(gp_cluster_live *l)
+{
+    gp_cluster *c = gp_cluster_new();
+    nameset mig = { 0 }, pcs = { 0 };
+    gp_status st = c ? GP_OK : GP_ENOMEM;
+
+    for (size_t i = 0; st == GP_OK && i < l->nnodes; i++)
+        for (size_t j = 0; st == GP_OK && j < l->nodes[i].profiles.n; j++)
+            st = nameset_add(&mig, l->nodes[i].profiles.v[j], NULL);
+    for (size_t i = 0; st == GP_OK && i < l->npcs; i++)
+        st = nameset_add(&pcs, l->pcs[i].name, NULL);
+    if (st != GP_OK) {
+        free_names(mig.v, mig.n);
+        free_names(pcs.v, pcs.n);
+        gp_cluster_unref(c);
+        return; /* the last published view stays in force */
+    }
+    if (mig.n > 1)
+        qsort(mig.v, mig.n, sizeof(char *), cmp_str);
+    if (pcs.n > 1)
+        qsort(pcs.v, pcs.n, sizeof(char *), cmp_str);
+    c->mig_profiles = mig.v;
+    c->nmig_profiles = mig.n;
+    c->has_nodes = l->nodes_known;
+    c->priority_classes = pcs.v;
+    c->npriority_classes = pcs.n;
+    c->has_priority_classes = l->pcs_known;
+    l->publish(l->ctx, c);
+}
+
+static bool same_names(const nameset *a, const nameset *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i], b->v[i]) != 0)
+            return false;
+    return true;
+}
+
+static live_node *live_find_node(gp_cluster_live *l, const char *name)
+{
+    for (size_t i = 0; i < l->nnodes; i++)
+        if (strcmp(l->nodes[i].name, name) == 0)
+            return &l->nodes[i];
+    return NULL;
+}
+
+/* Stores a node's profiles; true when what the view shows changed. */
+static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profiles)
+{
+    live_node *n = live_find_node(l, name);
+    bool changed;
+
+    if (n == NULL) {
+        if (l->nnodes == l->cap_nodes) {
+            size_t ncap = l->cap_nodes ? l->cap_nodes * 2 : 64;
+            live_node *nn = realloc(l->nodes, ncap * sizeof(*nn));
+
+            if (nn == NULL) {
+                free_names(profiles->v, profiles->n);
+                return false;
+            }
+            l->nodes = nn;
+            l->cap_nodes = ncap;
+        }
+        n = &l->nodes[l->nnodes];
+        memset(n, 0, sizeof(*n));
+        n->name = strdup(name);
+        if (n->name == NULL) {
+            free_names(profiles->v, profiles->n);
+            return false;
+        }
+        l->nnodes++;
+    }
+    n->gen = l->node_gen;
+    changed = !same_names(&n->profiles, profiles);
+    free_names(n->profiles.v, n->profiles.n);
+    n->profiles = *profiles;
+    return changed;
+}
+
+static void live_node_drop(gp_cluster_live *l, size_t i)
+{
+    live_node_clear(&l->nodes[i]);
+    l->nodes[i] = l->nodes[--l->nnodes];
+}
+
+void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *node)
+{
+    const char *name = obj_name(node);
+    nameset s = { 0 };
+    bool changed = false;
+
+    if (name == NULL)
+        return;
+    pthread_mutex_lock(&l->mu);
+    if (type != NULL && strcmp(type, "DELETED") == 0) {
+        live_node *n = live_find_node(l, name);
+
+        if (n != NULL) {
+            changed = n->profiles.n > 0;
+            live_node_drop(l, (size_t)(n - l->nodes));
+        }
+    } else if (node_profiles(node, &s, NULL) == GP_OK) {
+        if (s.n > 1)
+            qsort(s.v, s.n, sizeof(char *), cmp_str);
+        changed = live_node_put(l, name, &s);
+    } else {
+        free_names(s.v, s.n);
+    }
+    if (changed && !l->node_listing && l->nodes_known)
+        live_publish(l);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void gp_cluster_live_nodes_begin(gp_cluster_live *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->node_gen++;
+    l->node_listing = true;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void gp_cluster_live_nodes_end(gp_cluster_live *l)
+{
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < l->nnodes;) {
+        if (l->nodes[i].gen != l->node_gen)
+            live_node_drop(l, i);
+        else
+            i++;
+    }
+    l->node_listing = false;
+    l->nodes_known = true;
+    live_publish(l);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
+{
+    const char *name = obj_name(pc);
+    bool deleted = type != NULL && strcmp(type, "DELETED") == 0, changed = false;
+    size_t i;
+
+    if (name == NULL)
+        return;
+    pthread_mutex_lock(&l->mu);
+    for (i = 0; i < l->npcs && strcmp(l->pcs[i].name, name) != 0; i++)
+        ;
+    if (deleted && i < l->npcs) {
+        free(l->pcs[i].name);
+        l->pcs[i] = l->pcs[--l->npcs];
+        changed = true;
+    } else if (!deleted && i < l->npcs) {
+        l->pcs[i].gen = l->pc_gen;
+    } else if (!deleted && l->npcs < GP_CLUSTER_MAX_NAMES) {
+        if (l->npcs == l->cap_pcs) {
+            size_t ncap = l->cap_pcs ? l->cap_pcs * 2 : 16;
+            live_pc *np = realloc(l->pcs, ncap * sizeof(*np));
+
+            if (np != NULL) {
+                l->pcs = np;
+                l->cap_pcs = ncap;
+            }
+        }
+        if (l->npcs < l->cap_pcs && (l->pcs[l->npcs].name = strdup(name)) != NULL) {
+            l->pcs[l->npcs++].gen = l->pc_gen;
+            changed = true;
+        }
+    }
+    if (changed && !l->pc_listing && l->pcs_known)
+        live_publish(l);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void gp_cluster_live_pcs_begin(gp_cluster_live *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->pc_gen++;
+    l->pc_listing = true;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void gp_cluster_live_pcs_end(gp_cluster_live *l)
+{
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < l->npcs;) {
+        if (l->pcs[i].gen != l->pc_gen) {
+            free(l->pcs[i].name);
+            l->pcs[i] = l->pcs[--l->npcs];
+        } else {
+            i++;
+        }
+    }
+    l->pc_listing = false;
+    l->pcs_known = true;
+    live_publish(l);
+    pthread_mutex_unlock(&l->mu);
 }

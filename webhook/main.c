@@ -10,6 +10,7 @@
 #include "gpupack/cluster.h"
 #include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
+#include "gpupack/kube.h"
 #include "gpupack/flags.h"
 #include "gpupack/log.h"
 #include "gpupack/metrics.h"
@@ -24,7 +25,7 @@
 
 typedef struct {
     bool help, version, review;
-    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig;
+    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig, *context;
     const char *snap_nodes, *snap_pcs;
     unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
 } options;
@@ -38,6 +39,9 @@ typedef struct {
     gp_server *server;
     gp_watch *policy_watch;
     gp_watch *snap_watch;
+    gp_kube_config *kube;
+    gp_cluster_live *live;
+    gp_informer *nodes_inf, *pcs_inf;
     atomic_bool draining;
 } app;
 
@@ -53,7 +57,8 @@ static size_t flag_table(options *o, gp_flag *f)
         { "review", GP_FLAG_BOOL, &o->review, 0, 0, NULL, "read one AdmissionReview on stdin, write the response on stdout" },
         { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
         { "snapshot-priorityclasses", GP_FLAG_STRING, &o->snap_pcs, 0, 0, "FILE", "cluster view: `kubectl get priorityclasses -o json` output" },
-        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "live cluster view from the API (not in this version: see docs/webhook.md)" },
+        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "live cluster view (Nodes, PriorityClasses) through this kubeconfig" },
+        { "context", GP_FLAG_STRING, &o->context, 0, 0, "NAME", "kubeconfig context (default: current-context)" },
         { "threads", GP_FLAG_UINT, &o->threads, 1, 256, "N", "HTTP worker threads (default 4)" },
         { "idle-timeout", GP_FLAG_UINT, &o->idle_timeout, 1, 3600, "SECONDS", "keep-alive idle timeout (default 120, above kube-apiserver's 90)" },
         { "request-timeout", GP_FLAG_UINT, &o->request_timeout, 1, 600, "SECONDS", "a request must arrive whole within this (default 10)" },
@@ -99,9 +104,12 @@ static int parse_options(options *o, int argc, char **argv)
 
 static int check_options(const options *o)
 {
-    if (o->kubeconfig != NULL) {
-        fprintf(stderr, "gpupack-webhook: --kubeconfig: a live cluster view is not in this "
-                        "version; use --snapshot-nodes / --snapshot-priorityclasses\n");
+    if (o->kubeconfig != NULL && (o->snap_nodes != NULL || o->snap_pcs != NULL)) {
+        fprintf(stderr, "gpupack-webhook: --kubeconfig: not with --snapshot-* (pick one view)\n");
+        return 2;
+    }
+    if (o->context != NULL && o->kubeconfig == NULL) {
+        fprintf(stderr, "gpupack-webhook: --context: only with --kubeconfig\n");
         return 2;
     }
     if (!o->review && (o->cert == NULL || o->key == NULL)) {
@@ -254,6 +262,65 @@ static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response
         gp_reply_text(resp, 200, "ok\n");
 }
 
+static void publish_view(void *ctx, gp_cluster *c)
+{
+    app *a = ctx;
+
+    gp_webhook_set_cluster(&a->hook, c);
+    GP_LOG(&a->log, GP_LOG_DEBUG, "cluster view updated", GP_LI("mig_profiles", c->nmig_profiles),
+           GP_LI("priority_classes", c->npriority_classes));
+}
+
+static void n_begin(void *ctx) { gp_cluster_live_nodes_begin(ctx); }
+static void n_item(void *ctx, const cJSON *o) { gp_cluster_live_node(ctx, NULL, o); }
+static void n_end(void *ctx) { gp_cluster_live_nodes_end(ctx); }
+static void n_event(void *ctx, const char *t, const cJSON *o) { gp_cluster_live_node(ctx, t, o); }
+static void p_begin(void *ctx) { gp_cluster_live_pcs_begin(ctx); }
+static void p_item(void *ctx, const cJSON *o) { gp_cluster_live_pc(ctx, NULL, o); }
+static void p_end(void *ctx) { gp_cluster_live_pcs_end(ctx); }
+static void p_event(void *ctx, const char *t, const cJSON *o) { gp_cluster_live_pc(ctx, t, o); }
+
+/* A live view from the API: --kubeconfig, or in-cluster when KUBERNETES_SERVICE_HOST is set and
+ * no snapshot is given. Returns 0, or 2 for a bad configuration. */
+static int load_kube(app *a)
+{
+    gp_err err = { { 0 } };
+    gp_status st;
+
+    if (a->opt.kubeconfig != NULL)
+        st = gp_kube_config_load(a->opt.kubeconfig, a->opt.context, &a->kube, &err);
+    else if (getenv("KUBERNETES_SERVICE_HOST") != NULL && a->opt.snap_nodes == NULL &&
+             a->opt.snap_pcs == NULL && !a->opt.review)
+        st = gp_kube_config_in_cluster(NULL, &a->kube, &err);
+    else
+        return 0;
+    if (st != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: %s: %s\n",
+                a->opt.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+static gp_status start_informers(app *a, gp_err *err)
+{
+    static const gp_informer_handlers nh = { n_begin, n_item, n_end, n_event };
+    static const gp_informer_handlers ph = { p_begin, p_item, p_end, p_event };
+    gp_informer_spec ns = { .name = "nodes", .path = "/api/v1/nodes" };
+    gp_informer_spec ps = { .name = "priorityclasses",
+                            .path = "/apis/scheduling.k8s.io/v1/priorityclasses" };
+
+    if (a->kube == NULL)
+        return GP_OK;
+    a->live = gp_cluster_live_new(publish_view, a);
+    if (a->live == NULL)
+        return GP_ENOMEM;
+    if (gp_informer_start(a->kube, &ns, &nh, a->live, &a->log, a->metrics, &a->nodes_inf, err) !=
+        GP_OK)
+        return GP_EIO;
+    return gp_informer_start(a->kube, &ps, &ph, a->live, &a->log, a->metrics, &a->pcs_inf, err);
+}
+
 static gp_status start_watchers(app *a, gp_err *err)
 {
     const char *snaps[2];
@@ -309,16 +376,23 @@ static int serve(app *a)
         fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
         return 2;
     }
-    if (start_watchers(a, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: watching files: %s\n", err.msg);
+    if (start_watchers(a, &err) != GP_OK || start_informers(a, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: starting watches: %s\n", err.msg);
+        gp_informer_stop(a->nodes_inf);
+        gp_informer_stop(a->pcs_inf);
+        gp_watch_stop(a->policy_watch);
+        gp_watch_stop(a->snap_watch);
+        gp_server_stop(a->server);
         return 1;
     }
     GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.listen),
            GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
     gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.drain_s, &a->log);
+    gp_server_stop(a->server);
+    gp_informer_stop(a->nodes_inf);
+    gp_informer_stop(a->pcs_inf);
     gp_watch_stop(a->policy_watch);
     gp_watch_stop(a->snap_watch);
-    gp_server_stop(a->server);
     GP_LOG(&a->log, GP_LOG_INFO, "stopped");
     return 0;
 }
@@ -342,6 +416,10 @@ int main(int argc, char **argv)
     rc = check_options(&a.opt);
     if (rc != 0 || (rc = load_policy(&a)) != 0)
         return rc;
+    if ((rc = load_kube(&a)) != 0) {
+        gp_policy_holder_destroy(&a.policy);
+        return rc;
+    }
     cluster = load_cluster(&a.opt, &err, &st);
     if (st != GP_OK) {
         fprintf(stderr, "gpupack-webhook: --snapshot-*: %s\n", err.msg);
@@ -353,6 +431,8 @@ int main(int argc, char **argv)
     gp_webhook_init(&a.hook, &a.policy, cluster, a.metrics, &a.log);
     rc = a.opt.review ? run_review(&a) : serve(&a);
     gp_webhook_destroy(&a.hook);
+    gp_cluster_live_free(a.live);
+    gp_kube_config_free(a.kube);
     gp_policy_holder_destroy(&a.policy);
     gp_metrics_free(a.metrics);
     gp_log_destroy(&a.log);

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "gpupack/status.h"
 
 #define GP_CLUSTER_MAX_BYTES (256u * 1024 * 1024) /* largest snapshot file accepted */
@@ -39,6 +41,23 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
 
 bool gp_cluster_offers_mig(const gp_cluster *c, const char *profile);
 bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name);
+
+/* A live source for the view, fed by informers (kube.h) on Nodes and PriorityClasses. Each
+ * time what the webhook cares about changes (a node's offered MIG profiles, the set of
+ * PriorityClasses) and after each complete list, it builds a new gp_cluster and hands it to
+ * publish (which takes the reference). Node heartbeats that change nothing publish nothing.
+ * The node part counts as known after the first complete node list; likewise PriorityClasses. */
+typedef struct gp_cluster_live gp_cluster_live;
+typedef void (*gp_cluster_publish_fn)(void *ctx, gp_cluster *view);
+
+gp_cluster_live *gp_cluster_live_new(gp_cluster_publish_fn publish, void *ctx);
+void gp_cluster_live_free(gp_cluster_live *l); /* NULL is harmless */
+void gp_cluster_live_nodes_begin(gp_cluster_live *l);
+void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *node);
+void gp_cluster_live_nodes_end(gp_cluster_live *l);
+void gp_cluster_live_pcs_begin(gp_cluster_live *l);
+void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc);
+void gp_cluster_live_pcs_end(gp_cluster_live *l);
 
 gp_cluster *gp_cluster_ref(gp_cluster *c);
 void gp_cluster_unref(gp_cluster *c); /* NULL is harmless */

@@ -66,3 +66,21 @@ ctl apply "$(jq '.items[] | select(.metadata.name == "gpu-busy") | .spec.unsched
 until_filter '.FailedAndUnresolvableNodes["gpu-busy"] | test("cordon")' && pass extender-live.node-cordon || fail extender-live.node-cordon "$(filter)"
 # The cache holds compact records, not JSON trees.
 curl -s "$U/metrics" | grep -q '^gpupack_cache_pods ' && pass extender-live.cache-metrics || fail extender-live.cache-metrics
+
+# The webhook's live view through the same fake API: the MIG profiles nodes really offer.
+CERTS="$E2E_TMP/certs"
+make_certs "$CERTS"
+$VG "$BIN/gpupack-webhook" --listen 127.0.0.1:0 --tls-cert "$CERTS/tls.crt" --tls-key "$CERTS/tls.key" \
+    --kubeconfig "$E2E_TMP/kubeconfig" --drain-seconds 0 --log-level debug 2> "$E2E_TMP/w.log" &
+E2E_PIDS="$E2E_PIDS $!"
+i=0; WPORT=""
+while [ $i -lt 100 ] && [ -z "$WPORT" ]; do WPORT=$(grep '"msg":"serving"' "$E2E_TMP/w.log" 2>/dev/null | jq -r .port | head -n 1); [ -n "$WPORT" ] || sleep 0.1; i=$((i+1)); done
+REVIEW=$(jq -c '.request.object.metadata.annotations["gpupack.io/gpu-memory"] = "30Gi"' "$ROOT/tests/examples/gpu-deployment-review.json")
+mig_of() { curl -s --max-time 5 --cacert "$CERTS/ca.crt" -H 'Content-Type: application/json' --data-binary "$REVIEW" "https://localhost:$WPORT/mutate" \
+    | jq -r '.response.patch // "" | @base64d | fromjson? // [] | map(select(.path | test("limits/nvidia.com~1mig-"))) | .[0].path // "none"'; }
+i=0; while [ $i -lt 50 ] && ! grep -q '"msg":"cluster view updated"' "$E2E_TMP/w.log"; do sleep 0.1; i=$((i+1)); done
+# The fake's nodes offer 2g.20gb and 1g.10gb only: nothing fits 30Gi (the policy's list alone would say 3g.40gb).
+[ "$(mig_of)" = none ] && pass webhook-live.view-limits-profiles || fail webhook-live.view-limits-profiles "$(mig_of)"
+ctl apply "$(jq '.items[] | select(.metadata.name == "mig-empty") | .status.allocatable["nvidia.com/mig-3g.40gb"] = "2" | {kind: "nodes", type: "MODIFIED", object: .}' "$ROOT/tests/extender/nodes.json")"
+i=0; while [ $i -lt 50 ] && [ "$(mig_of)" = none ]; do sleep 0.1; i=$((i+1)); done
+mig_of | grep -q 'mig-3g.40gb' && pass webhook-live.new-profile-through-watch || fail webhook-live.new-profile-through-watch "$(mig_of)"
