@@ -60,8 +60,8 @@ struct gp_cache {
     size_t pods_cap, pods_live, pods_tomb;
     char profiles[MAX_PROFILES][GP_MIG_NAME_MAX];
     size_t nprofiles;
-    assumption *assumed;
-    size_t nassumed;
+    assumption *assumed;    /* grown on demand up to GP_CACHE_MAX_ASSUMED */
+    size_t nassumed, cap_assumed;
     uint32_t node_gen, pod_gen;
     bool node_listing, pod_listing;
     bool nodes_synced, pods_synced;
@@ -366,9 +366,7 @@ gp_cache *gp_cache_new(gp_policy_holder *policy)
 
     if (c == NULL)
         return NULL;
-    c->assumed = calloc(GP_CACHE_MAX_ASSUMED, sizeof(*c->assumed));
-    if (c->assumed == NULL || pthread_rwlock_init(&c->lock, NULL) != 0) {
-        free(c->assumed);
+    if (pthread_rwlock_init(&c->lock, NULL) != 0) {
         free(c);
         return NULL;
     }
@@ -652,7 +650,16 @@ void gp_cache_assume(gp_cache *c, const char *uid, const char *node, const gp_us
     id = node_find(c, node);
     if ((r == NULL || r->node == NO_NODE) && id != NO_NODE) {
         assumption_drop(c, key);
-        if (c->nassumed < GP_CACHE_MAX_ASSUMED) {
+        if (c->nassumed == c->cap_assumed && c->cap_assumed < GP_CACHE_MAX_ASSUMED) {
+            size_t ncap = c->cap_assumed ? c->cap_assumed * 2 : 16;
+            assumption *na = realloc(c->assumed, ncap * sizeof(*na));
+
+            if (na != NULL) {
+                c->assumed = na;
+                c->cap_assumed = ncap;
+            }
+        }
+        if (c->nassumed < c->cap_assumed) {
             assumption *as = &c->assumed[c->nassumed++];
 
             memcpy(as->key, key, 16);
@@ -787,7 +794,7 @@ gp_cache_stats gp_cache_get_stats(gp_cache *c)
     s.nodes_synced = c->nodes_synced;
     s.pods_synced = c->pods_synced;
     s.bytes = c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +
-              c->pods_cap * sizeof(pod_rec) + GP_CACHE_MAX_ASSUMED * sizeof(assumption);
+              c->pods_cap * sizeof(pod_rec) + c->cap_assumed * sizeof(assumption);
     pthread_rwlock_unlock(&c->lock);
     return s;
 }

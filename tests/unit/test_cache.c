@@ -1,0 +1,945 @@
+/* Unit tests of lib/cache.c: the live cluster view fed by list/watch events and snapshots.
+ *
+ * Nodes and pods are built inline (single quotes in the text, turned into double quotes before
+ * parsing). Each test owns its cache and policy holder; the harness runs LeakSanitizer after
+ * every test. */
+#include "gptest.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/cache.h"
+#include "gpupack/nodeview.h"
+#include "gpupack/policy.h"
+
+#define GIB (INT64_C(1) << 30)
+#define UID1 "11111111-1111-4111-8111-111111111111"
+#define UID2 "22222222-2222-4222-8222-222222222222"
+#define UID3 "33333333-3333-4333-8333-333333333333"
+
+static cJSON *parse_q(const char *text)
+{
+    char *s = strdup(text);
+    cJSON *j;
+
+    for (char *c = s; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    j = cJSON_Parse(s);
+    if (j == NULL) {
+        printf("  test JSON does not parse: %s\n", s);
+        gp_test_failed = 1;
+    }
+    free(s);
+    return j;
+}
+
+/* A cache with its own policy holder (the default policy). */
+typedef struct {
+    gp_policy_holder holder;
+    gp_cache *c;
+} fixture;
+
+static void fx_init(fixture *f)
+{
+    gp_policy *p = NULL;
+    char *errs = NULL;
+
+    if (gp_policy_default(&p, &errs) != GP_OK) {
+        printf("  default policy: %s\n", errs ? errs : "?");
+        gp_test_failed = 1;
+    }
+    free(errs);
+    gp_policy_holder_init(&f->holder, p);
+    f->c = gp_cache_new(&f->holder);
+    GP_CHECK(f->c != NULL);
+}
+
+static void fx_done(fixture *f)
+{
+    gp_cache_free(f->c);
+    gp_policy_holder_destroy(&f->holder);
+}
+
+/* A Node with 8 GPUs, 7 1g.10gb MIG slices, 64 CPUs, 256Gi, 110 pods (gpus < 0: a CPU node). */
+static void node_ev(gp_cache *c, const char *type, const char *name, int gpus)
+{
+    char text[1024];
+    cJSON *j;
+
+    if (gpus >= 0)
+        snprintf(text, sizeof(text),
+                 "{'metadata':{'name':'%s','labels':{'nvidia.com/gpu.product':'A100'}},"
+                 "'status':{'allocatable':{'nvidia.com/gpu':'%d','nvidia.com/mig-1g.10gb':'7',"
+                 "'cpu':'64','memory':'256Gi','pods':'110'}}}",
+                 name, gpus);
+    else
+        snprintf(text, sizeof(text),
+                 "{'metadata':{'name':'%s'},'status':{'allocatable':{'cpu':'16',"
+                 "'memory':'64Gi','pods':'110'}}}",
+                 name);
+    j = parse_q(text);
+    gp_cache_node_event(c, type, j);
+    cJSON_Delete(j);
+}
+
+/* A pod: node NULL for pending, phase NULL for Running; mig > 0 asks for 1g.10gb slices. */
+static void pod_ev(gp_cache *c, const char *type, const char *uid, const char *node,
+                   const char *phase, int gpus, int mig, const char *cpu, const char *mem)
+{
+    char text[2048], nodefield[300] = "", phasefield[64] = "", res[256];
+    cJSON *j;
+
+    if (node != NULL)
+        snprintf(nodefield, sizeof(nodefield), "'nodeName':'%s',", node);
+    if (phase != NULL)
+        snprintf(phasefield, sizeof(phasefield), ",'status':{'phase':'%s'}", phase);
+    snprintf(res, sizeof(res), "'cpu':'%s','memory':'%s'", cpu, mem);
+    if (gpus > 0)
+        snprintf(res + strlen(res), sizeof(res) - strlen(res), ",'nvidia.com/gpu':'%d'", gpus);
+    if (mig > 0)
+        snprintf(res + strlen(res), sizeof(res) - strlen(res),
+                 ",'nvidia.com/mig-1g.10gb':'%d'", mig);
+    snprintf(text, sizeof(text),
+             "{'metadata':{'name':'p-%s','namespace':'ml','uid':'%s'},"
+             "'spec':{%s'containers':[{'name':'c','resources':{'requests':{%s},'limits':{%s}}}]}"
+             "%s}",
+             uid, uid, nodefield, res, res, phasefield);
+    j = parse_q(text);
+    gp_cache_pod_event(c, type, j);
+    cJSON_Delete(j);
+}
+
+/* A bound, running GPU pod with 1 CPU and 4Gi per GPU. */
+static void gpu_pod(gp_cache *c, const char *type, const char *uid, const char *node, int gpus)
+{
+    char cpu[16], mem[16];
+
+    snprintf(cpu, sizeof(cpu), "%d", gpus);
+    snprintf(mem, sizeof(mem), "%dGi", 4 * gpus);
+    pod_ev(c, type, uid, node, NULL, gpus, 0, cpu, mem);
+}
+
+/* The view of a node (false when unknown), taken under the read lock. */
+static bool view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
+{
+    bool ok;
+
+    memset(out, 0, sizeof(*out));
+    gp_cache_rdlock(c);
+    ok = gp_cache_view(c, name, now_ms, out);
+    gp_cache_unlock(c);
+    return ok;
+}
+
+static int32_t mig_used(const gp_node *n, const char *profile)
+{
+    const gp_mig_count *m = gp_node_mig(n, profile);
+
+    return m ? m->used : -1;
+}
+
+static int32_t mig_alloc(const gp_node *n, const char *profile)
+{
+    const gp_mig_count *m = gp_node_mig(n, profile);
+
+    return m ? m->alloc : -1;
+}
+
+/* ---- views ---- */
+
+GP_TEST(view_shows_allocatable_and_used)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    gp_cache_nodes_begin(f.c);
+    node_ev(f.c, NULL, "gpu-1", 8);
+    gp_cache_nodes_end(f.c);
+    gp_cache_pods_begin(f.c);
+    pod_ev(f.c, NULL, UID1, "gpu-1", NULL, 2, 0, "3500m", "10Gi");
+    pod_ev(f.c, NULL, UID2, "gpu-1", "Running", 0, 3, "1", "2Gi");
+    pod_ev(f.c, NULL, UID3, "gpu-1", NULL, 0, 0, "250m", "512Mi");
+    gp_cache_pods_end(f.c);
+
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_STR(n.name, "gpu-1");
+    GP_CHECK_STR(n.gpu_product, "A100");
+    GP_CHECK_INT(n.gpu_alloc, 8);
+    GP_CHECK_INT(n.gpu_used, 2);
+    GP_CHECK_INT(mig_alloc(&n, "1g.10gb"), 7);
+    GP_CHECK_INT(mig_used(&n, "1g.10gb"), 3);
+    GP_CHECK_INT(n.cpu_alloc_m, 64000);
+    GP_CHECK_INT(n.cpu_used_m, 3500 + 1000 + 250);
+    GP_CHECK_INT(n.mem_alloc, 256 * GIB);
+    GP_CHECK_INT(n.mem_used, 10 * GIB + 2 * GIB + GIB / 2);
+    GP_CHECK_INT(n.pods_alloc, 110);
+    GP_CHECK_INT(n.pods_used, 3);
+    GP_CHECK_INT(n.gpu_pods, 2);
+    GP_CHECK(!view(f.c, "nope", 0, &n));
+    fx_done(&f);
+}
+
+GP_TEST(pod_bound_later_counts_once)
+{
+    fixture f;
+    gp_node n;
+    gp_cache_stats s;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, NULL, 2);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK_INT(n.pods_used, 0);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK_INT(s.pods, 1);
+    GP_CHECK_INT(s.bound, 0);
+
+    gpu_pod(f.c, "MODIFIED", UID1, "gpu-1", 2);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(n.gpu_pods, 1);
+    GP_CHECK_INT(n.cpu_used_m, 2000);
+    GP_CHECK_INT(n.mem_used, 8 * GIB);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK_INT(s.pods, 1);
+    GP_CHECK_INT(s.bound, 1);
+    fx_done(&f);
+}
+
+GP_TEST(same_event_twice_counts_once)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 3);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 3);
+    gpu_pod(f.c, "MODIFIED", UID1, "gpu-1", 3);
+    /* A relist that repeats it too. */
+    gp_cache_pods_begin(f.c);
+    gpu_pod(f.c, NULL, UID1, "gpu-1", 3);
+    gp_cache_pods_end(f.c);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(n.gpu_pods, 1);
+    GP_CHECK_INT(n.cpu_used_m, 3000);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).bound, 1);
+    fx_done(&f);
+}
+
+GP_TEST(modified_request_replaces_usage)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 4);
+    gpu_pod(f.c, "MODIFIED", UID1, "gpu-1", 1);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(n.cpu_used_m, 1000);
+    GP_CHECK_INT(n.mem_used, 4 * GIB);
+    fx_done(&f);
+}
+
+GP_TEST(pod_relist_drops_missing_pod)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gp_cache_pods_begin(f.c);
+    gpu_pod(f.c, NULL, UID1, "gpu-1", 2);
+    gpu_pod(f.c, NULL, UID2, "gpu-1", 1);
+    gp_cache_pods_end(f.c);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+
+    gp_cache_pods_begin(f.c);
+    gpu_pod(f.c, NULL, UID2, "gpu-1", 1);
+    gp_cache_pods_end(f.c);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(n.gpu_pods, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).bound, 1);
+
+    /* An empty relist drops everything. */
+    gp_cache_pods_begin(f.c);
+    gp_cache_pods_end(f.c);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK_INT(n.pods_used, 0);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 0);
+    fx_done(&f);
+}
+
+GP_TEST(node_relist_drops_missing_node)
+{
+    fixture f;
+    gp_node n;
+    const char *names[4];
+    size_t k;
+
+    fx_init(&f);
+    gp_cache_nodes_begin(f.c);
+    node_ev(f.c, NULL, "gpu-1", 8);
+    node_ev(f.c, NULL, "gpu-2", 4);
+    node_ev(f.c, NULL, "cpu-1", -1);
+    gp_cache_nodes_end(f.c);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).nodes, 3);
+
+    gp_cache_nodes_begin(f.c);
+    node_ev(f.c, NULL, "gpu-2", 4);
+    node_ev(f.c, NULL, "cpu-1", -1);
+    gp_cache_nodes_end(f.c);
+    GP_CHECK(!view(f.c, "gpu-1", 0, &n));
+    GP_CHECK(view(f.c, "gpu-2", 0, &n));
+    GP_CHECK_INT(n.gpu_alloc, 4);
+    GP_CHECK(view(f.c, "cpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_alloc, 0);
+    GP_CHECK_INT(n.cpu_alloc_m, 16000);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).nodes, 2);
+    gp_cache_rdlock(f.c);
+    k = gp_cache_node_names(f.c, names, 4);
+    gp_cache_unlock(f.c);
+    GP_CHECK_INT(k, 2);
+    for (size_t i = 0; i < k; i++)
+        GP_CHECK(strcmp(names[i], "gpu-1") != 0);
+    fx_done(&f);
+}
+
+GP_TEST(deleted_pod_frees_usage)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 2);
+    gpu_pod(f.c, "ADDED", UID2, "gpu-1", 1);
+    gpu_pod(f.c, "DELETED", UID1, "gpu-1", 2);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(n.cpu_used_m, 1000);
+    GP_CHECK_INT(n.mem_used, 4 * GIB);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 1);
+    /* Deleting twice, or deleting an unknown pod, changes nothing. */
+    gpu_pod(f.c, "DELETED", UID1, "gpu-1", 2);
+    gpu_pod(f.c, "DELETED", UID3, "gpu-1", 2);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(n.pods_used, 1);
+    fx_done(&f);
+}
+
+GP_TEST(deleted_mig_pod_frees_slices)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 0);
+    pod_ev(f.c, "ADDED", UID1, "gpu-1", NULL, 0, 2, "1", "1Gi");
+    pod_ev(f.c, "ADDED", UID2, "gpu-1", NULL, 0, 3, "1", "1Gi");
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(mig_used(&n, "1g.10gb"), 5);
+    GP_CHECK_INT(n.gpu_pods, 2);
+    pod_ev(f.c, "DELETED", UID1, "gpu-1", NULL, 0, 2, "1", "1Gi");
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(mig_used(&n, "1g.10gb"), 3);
+    GP_CHECK_INT(n.gpu_pods, 1);
+    fx_done(&f);
+}
+
+GP_TEST(terminated_phase_frees)
+{
+    fixture f;
+    gp_node n;
+    gp_cache_stats s;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    pod_ev(f.c, "ADDED", UID1, "gpu-1", "Running", 2, 0, "2", "8Gi");
+    pod_ev(f.c, "ADDED", UID2, "gpu-1", "Running", 1, 0, "1", "4Gi");
+    pod_ev(f.c, "MODIFIED", UID1, "gpu-1", "Succeeded", 2, 0, "2", "8Gi");
+    pod_ev(f.c, "MODIFIED", UID2, "gpu-1", "Failed", 1, 0, "1", "4Gi");
+    pod_ev(f.c, "ADDED", UID3, "gpu-1", "Succeeded", 4, 0, "4", "4Gi");
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK_INT(n.pods_used, 0);
+    GP_CHECK_INT(n.gpu_pods, 0);
+    GP_CHECK_INT(n.cpu_used_m, 0);
+    GP_CHECK_INT(n.mem_used, 0);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK_INT(s.bound, 0);
+    /* Deleting a terminated pod does not take anything away twice. */
+    pod_ev(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "gpu-1", NULL, 1, 0, "1", "1Gi");
+    pod_ev(f.c, "DELETED", UID1, "gpu-1", "Succeeded", 2, 0, "2", "8Gi");
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(n.pods_used, 1);
+    fx_done(&f);
+}
+
+GP_TEST(pod_before_node_counts_when_node_arrives)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 2);
+    GP_CHECK(!view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(gp_cache_get_stats(f.c).nodes, 0);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_alloc, 8);
+    GP_CHECK_INT(n.gpu_used, 2);
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).nodes, 1);
+    fx_done(&f);
+}
+
+GP_TEST(node_readded_keeps_pod_usage)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 3);
+    node_ev(f.c, "DELETED", "gpu-1", 8);
+    GP_CHECK(!view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(gp_cache_get_stats(f.c).nodes, 0);
+    node_ev(f.c, "ADDED", "gpu-1", 4);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_alloc, 4);
+    GP_CHECK_INT(n.gpu_used, 3);
+    GP_CHECK_INT(n.pods_used, 1);
+    /* A node relist that drops and a later one that re-adds behaves the same. */
+    gp_cache_nodes_begin(f.c);
+    gp_cache_nodes_end(f.c);
+    GP_CHECK(!view(f.c, "gpu-1", 0, &n));
+    gp_cache_nodes_begin(f.c);
+    node_ev(f.c, NULL, "gpu-1", 8);
+    gp_cache_nodes_end(f.c);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+    fx_done(&f);
+}
+
+GP_TEST(node_modified_updates_allocatable)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 3);
+    node_ev(f.c, "MODIFIED", "gpu-1", 6);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_alloc, 6);
+    GP_CHECK_INT(n.gpu_used, 3);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).nodes, 1);
+    fx_done(&f);
+}
+
+GP_TEST(add_usage_adds_to_caller_node)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 2);
+    memset(&n, 0, sizeof(n));
+    n.gpu_used = 1;
+    gp_cache_rdlock(f.c);
+    GP_CHECK(gp_cache_add_usage(f.c, "gpu-1", 0, &n));
+    GP_CHECK(!gp_cache_add_usage(f.c, "unknown", 0, &n));
+    gp_cache_unlock(f.c);
+    GP_CHECK_INT(n.gpu_used, 3);
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(n.cpu_used_m, 2000);
+    fx_done(&f);
+}
+
+/* ---- assumptions ---- */
+
+static gp_usage usage_gpus(int gpus)
+{
+    gp_usage u;
+
+    memset(&u, 0, sizeof(u));
+    u.gpu = gpus;
+    u.cpu_m = 1000 * gpus;
+    u.mem = 4 * GIB * gpus;
+    return u;
+}
+
+GP_TEST(assume_adds_until_expiry)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(2);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 1);
+    gp_cache_assume(f.c, UID2, "gpu-1", &u, 1000, 500);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).assumed, 1);
+    GP_CHECK(view(f.c, "gpu-1", 1000, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+    GP_CHECK_INT(n.pods_used, 2);
+    GP_CHECK_INT(n.gpu_pods, 2);
+    GP_CHECK_INT(n.cpu_used_m, 3000);
+    GP_CHECK_INT(n.mem_used, 12 * GIB);
+    GP_CHECK(view(f.c, "gpu-1", 1499, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+    GP_CHECK(view(f.c, "gpu-1", 1500, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(n.pods_used, 1);
+    /* The bound pods' usage never expires. */
+    GP_CHECK(view(f.c, "gpu-1", INT64_C(1) << 50, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    fx_done(&f);
+}
+
+GP_TEST(assume_mig_usage)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 0);
+    memset(&u, 0, sizeof(u));
+    snprintf(u.mig_profile[0], GP_MIG_NAME_MAX, "1g.10gb");
+    u.mig[0] = 2;
+    u.nmig = 1;
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 100);
+    GP_CHECK(view(f.c, "gpu-1", 50, &n));
+    GP_CHECK_INT(mig_used(&n, "1g.10gb"), 2);
+    GP_CHECK_INT(mig_alloc(&n, "1g.10gb"), 7);
+    GP_CHECK_INT(n.gpu_pods, 1);
+    fx_done(&f);
+}
+
+GP_TEST(assumption_dropped_when_bound)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(2);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, NULL, 2);
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 60000);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    gpu_pod(f.c, "MODIFIED", UID1, "gpu-1", 2);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 2); /* not 4 */
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).assumed, 0);
+    fx_done(&f);
+}
+
+GP_TEST(assumption_dropped_when_bound_elsewhere)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(2);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    node_ev(f.c, "ADDED", "gpu-2", 8);
+    /* Assumed before the cache has ever seen the pod. */
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 60000);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-2", 2);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK_INT(n.pods_used, 0);
+    GP_CHECK(view(f.c, "gpu-2", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).assumed, 0);
+    fx_done(&f);
+}
+
+GP_TEST(assumption_dropped_when_deleted)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(2);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, NULL, 2);
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 60000);
+    gpu_pod(f.c, "DELETED", UID1, NULL, 2);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).assumed, 0);
+    fx_done(&f);
+}
+
+GP_TEST(assumption_kept_while_pending_update)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(2);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", UID1, NULL, 2);
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 60000);
+    /* A MODIFIED that still has no nodeName keeps the assumption. */
+    gpu_pod(f.c, "MODIFIED", UID1, NULL, 2);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    fx_done(&f);
+}
+
+GP_TEST(assume_bound_pod_or_unknown_node_is_ignored)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(2);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    node_ev(f.c, "ADDED", "gpu-2", 8);
+    gpu_pod(f.c, "ADDED", UID1, "gpu-2", 2);
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 60000);
+    gp_cache_assume(f.c, UID2, "no-such-node", &u, 0, 60000);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK(view(f.c, "gpu-2", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).assumed, 0);
+    fx_done(&f);
+}
+
+GP_TEST(reassume_replaces_previous)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(2);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    node_ev(f.c, "ADDED", "gpu-2", 8);
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 60000);
+    gp_cache_assume(f.c, UID1, "gpu-2", &u, 0, 60000);
+    GP_CHECK(view(f.c, "gpu-1", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK(view(f.c, "gpu-2", 10, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).assumed, 1);
+    fx_done(&f);
+}
+
+/* ---- typical pod ---- */
+
+GP_TEST(typical_averages_bound_gpu_pods)
+{
+    fixture f;
+    gp_policy *pol;
+    gp_typical t;
+
+    fx_init(&f);
+    pol = gp_policy_holder_get(&f.holder);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    /* 1 GPU with 2 CPUs and 8Gi, 3 GPUs with 6 CPUs and 40Gi: 8 CPUs, 48Gi over 4 GPUs. */
+    pod_ev(f.c, "ADDED", UID1, "gpu-1", NULL, 1, 0, "2", "8Gi");
+    pod_ev(f.c, "ADDED", UID2, "gpu-1", NULL, 3, 0, "6", "40Gi");
+    /* Ignored: a CPU pod, a pending GPU pod, a finished GPU pod. */
+    pod_ev(f.c, "ADDED", UID3, "gpu-1", NULL, 0, 0, "30", "100Gi");
+    pod_ev(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", NULL, NULL, 1, 0, "50", "1Gi");
+    pod_ev(f.c, "ADDED", "55555555-5555-4555-8555-555555555555", "gpu-1", "Succeeded", 1, 0,
+           "50", "1Gi");
+    gp_cache_rdlock(f.c);
+    t = gp_cache_typical(f.c, pol);
+    gp_cache_unlock(f.c);
+    GP_CHECK_INT(t.cpu_m_per_gpu, 2000);
+    GP_CHECK_INT(t.mem_per_gpu, 12 * GIB);
+    gp_policy_unref(pol);
+    fx_done(&f);
+}
+
+GP_TEST(typical_falls_back_to_policy)
+{
+    fixture f;
+    gp_policy *pol;
+    gp_typical t;
+
+    fx_init(&f);
+    pol = gp_policy_holder_get(&f.holder);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    pod_ev(f.c, "ADDED", UID3, "gpu-1", NULL, 0, 0, "30", "100Gi");
+    gp_cache_rdlock(f.c);
+    t = gp_cache_typical(f.c, pol);
+    gp_cache_unlock(f.c);
+    GP_CHECK_INT(t.cpu_m_per_gpu, pol->scoring.typical_cpu_milli_per_gpu);
+    GP_CHECK_INT(t.mem_per_gpu, pol->scoring.typical_memory_per_gpu);
+    GP_CHECK_INT(t.cpu_m_per_gpu, 4000);
+    GP_CHECK_INT(t.mem_per_gpu, 32 * GIB);
+    /* Back to the defaults once the last GPU pod is gone. */
+    gpu_pod(f.c, "ADDED", UID1, "gpu-1", 1);
+    gpu_pod(f.c, "DELETED", UID1, "gpu-1", 1);
+    gp_cache_rdlock(f.c);
+    t = gp_cache_typical(f.c, pol);
+    gp_cache_unlock(f.c);
+    GP_CHECK_INT(t.cpu_m_per_gpu, 4000);
+    GP_CHECK_INT(t.mem_per_gpu, 32 * GIB);
+    gp_policy_unref(pol);
+    fx_done(&f);
+}
+
+/* ---- stats, keys, snapshots ---- */
+
+GP_TEST(stats_counts_and_sync_flags)
+{
+    fixture f;
+    gp_cache_stats s;
+    cJSON *j;
+
+    fx_init(&f);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK(!s.nodes_synced);
+    GP_CHECK(!s.pods_synced);
+    GP_CHECK_INT(s.nodes, 0);
+    GP_CHECK_INT(s.pods, 0);
+    GP_CHECK_INT(s.bad, 0);
+
+    gp_cache_nodes_begin(f.c);
+    node_ev(f.c, NULL, "gpu-1", 8);
+    node_ev(f.c, NULL, "gpu-2", 8);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK(!s.nodes_synced);
+    gp_cache_nodes_end(f.c);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK(s.nodes_synced);
+    GP_CHECK(!s.pods_synced);
+    GP_CHECK_INT(s.nodes, 2);
+
+    gp_cache_pods_begin(f.c);
+    gpu_pod(f.c, NULL, UID1, "gpu-1", 1);
+    gpu_pod(f.c, NULL, UID2, NULL, 1);
+    pod_ev(f.c, NULL, UID3, "gpu-2", "Succeeded", 1, 0, "1", "1Gi");
+    gp_cache_pods_end(f.c);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK(s.pods_synced);
+    GP_CHECK_INT(s.pods, 3);
+    GP_CHECK_INT(s.bound, 1);
+    GP_CHECK_INT(s.bad, 0);
+
+    /* Undecodable objects: a node without a name, a pod without a uid, not objects at all, a
+     * node whose allocatable does not parse. */
+    j = parse_q("{'metadata':{}}");
+    gp_cache_node_event(f.c, "ADDED", j);
+    gp_cache_pod_event(f.c, "ADDED", j);
+    cJSON_Delete(j);
+    j = parse_q("[1,2]");
+    gp_cache_node_event(f.c, "ADDED", j);
+    gp_cache_pod_event(f.c, "ADDED", j);
+    cJSON_Delete(j);
+    j = parse_q("{'metadata':{'name':'x'},'status':{'allocatable':{'cpu':'lots'}}}");
+    gp_cache_node_event(f.c, "ADDED", j);
+    cJSON_Delete(j);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK_INT(s.bad, 5);
+    GP_CHECK_INT(s.nodes, 2);
+    GP_CHECK_INT(s.pods, 3);
+    GP_CHECK(s.bytes > 0);
+    fx_done(&f);
+}
+
+GP_TEST(non_uuid_uids)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", "pod-a", "gpu-1", 1);
+    gpu_pod(f.c, "ADDED", "pod-b", "gpu-1", 2);
+    gpu_pod(f.c, "ADDED", "12345", "gpu-1", 3);
+    gpu_pod(f.c, "ADDED", "pod-a", "gpu-1", 1);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 6);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 3);
+    gpu_pod(f.c, "DELETED", "pod-b", "gpu-1", 2);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 4);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 2);
+    fx_done(&f);
+}
+
+GP_TEST(uuids_differing_in_one_digit_are_distinct)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gpu_pod(f.c, "ADDED", "abcdef01-2345-4678-9abc-def012345678", "gpu-1", 1);
+    gpu_pod(f.c, "ADDED", "abcdef01-2345-4678-9abc-def012345679", "gpu-1", 2);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+    gpu_pod(f.c, "DELETED", "abcdef01-2345-4678-9abc-def012345678", "gpu-1", 1);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    fx_done(&f);
+}
+
+GP_TEST(snapshot_loads_lists)
+{
+    fixture f;
+    gp_node n;
+    gp_err err = { "" };
+    const char *nodes = "{\"kind\":\"List\",\"items\":[{\"metadata\":{\"name\":\"gpu-1\"},"
+                        "\"status\":{\"allocatable\":{\"nvidia.com/gpu\":\"8\",\"cpu\":\"64\"}}}]}";
+    const char *pods = "{\"items\":[{\"metadata\":{\"uid\":\"u1\",\"name\":\"a\"},"
+                       "\"spec\":{\"nodeName\":\"gpu-1\",\"containers\":[{\"name\":\"c\","
+                       "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"2\"}}}]}}]}";
+    gp_cache_stats s;
+
+    fx_init(&f);
+    GP_CHECK_INT(gp_cache_load_snapshot(f.c, nodes, strlen(nodes), pods, strlen(pods), &err),
+                 GP_OK);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_alloc, 8);
+    GP_CHECK_INT(n.gpu_used, 2);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK(s.nodes_synced);
+    GP_CHECK(s.pods_synced);
+    GP_CHECK_INT(s.nodes, 1);
+    GP_CHECK_INT(s.pods, 1);
+    fx_done(&f);
+}
+
+GP_TEST(snapshot_errors)
+{
+    fixture f;
+    gp_err err;
+    const char *ok = "{\"items\":[]}";
+
+    fx_init(&f);
+    memset(&err, 0, sizeof(err));
+    GP_CHECK_INT(gp_cache_load_snapshot(f.c, "{nope", 5, ok, strlen(ok), &err), GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "nodes") != NULL);
+    GP_CHECK(strstr(err.msg, "JSON") != NULL);
+
+    memset(&err, 0, sizeof(err));
+    GP_CHECK_INT(gp_cache_load_snapshot(f.c, ok, strlen(ok), "[1,", 3, &err), GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "pods") != NULL);
+    GP_CHECK(strstr(err.msg, "JSON") != NULL);
+
+    memset(&err, 0, sizeof(err));
+    GP_CHECK_INT(gp_cache_load_snapshot(f.c, "{\"kind\":\"Node\"}", 15, NULL, 0, &err),
+                 GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "nodes") != NULL);
+    GP_CHECK(strstr(err.msg, "items") != NULL);
+
+    memset(&err, 0, sizeof(err));
+    GP_CHECK_INT(gp_cache_load_snapshot(f.c, NULL, 0, "{\"items\":{}}", 12, &err), GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "pods") != NULL);
+    GP_CHECK(strstr(err.msg, "items") != NULL);
+    GP_CHECK(strstr(err.msg, "kubectl get pods -A -o json") != NULL);
+    fx_done(&f);
+}
+
+/* 10,000 pods on 100 nodes: the tables stay small (the header promises 44 bytes per record). */
+GP_TEST(memory_per_pod_10k)
+{
+    fixture f;
+    gp_cache_stats empty, s;
+    char uid[64], node[32];
+
+    fx_init(&f);
+    gp_cache_nodes_begin(f.c);
+    for (int i = 0; i < 100; i++) {
+        snprintf(node, sizeof(node), "gpu-%d", i);
+        node_ev(f.c, NULL, node, 8);
+    }
+    gp_cache_nodes_end(f.c);
+    empty = gp_cache_get_stats(f.c);
+    gp_cache_pods_begin(f.c);
+    for (int i = 0; i < 10000; i++) {
+        snprintf(uid, sizeof(uid), "%08x-0000-4000-8000-%012x", (unsigned)i, (unsigned)i * 7u);
+        snprintf(node, sizeof(node), "gpu-%d", i % 100);
+        pod_ev(f.c, NULL, uid, node, NULL, 0, 0, "100m", "128Mi");
+    }
+    gp_cache_pods_end(f.c);
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK_INT(s.pods, 10000);
+    GP_CHECK_INT(s.bound, 10000);
+    printf("  bytes: %zu total, %zu before the pods; %.1f per pod total, %.1f per pod added\n",
+           s.bytes, empty.bytes, (double)s.bytes / 10000, (double)(s.bytes - empty.bytes) / 10000);
+    GP_CHECK((s.bytes - empty.bytes) / s.pods < 100);
+    /* Regression: the assumption table used to be allocated at its maximum up front (458,752
+     * bytes); it now grows on demand, so a 10,000-pod view stays under 100 bytes per pod. */
+    GP_CHECK(s.bytes / s.pods < 100);
+    fx_done(&f);
+}
+
+/* Many pods created and deleted with few alive at a time: tombstones are reclaimed, the table
+ * does not grow without bound, and lookups never loop forever. */
+GP_TEST(pod_churn_keeps_table_bounded)
+{
+    fixture f;
+    gp_node n;
+    gp_cache_stats s;
+    char uid[64];
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    for (int i = 0; i < 50000; i++) {
+        snprintf(uid, sizeof(uid), "churn-%d", i);
+        gpu_pod(f.c, "ADDED", uid, "gpu-1", 1);
+        if (i >= 4) {
+            snprintf(uid, sizeof(uid), "churn-%d", i - 4);
+            gpu_pod(f.c, "DELETED", uid, "gpu-1", 1);
+        }
+    }
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK_INT(s.pods, 4);
+    GP_CHECK_INT(s.bound, 4);
+    GP_CHECK(s.bytes < 2u * 1024 * 1024);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 4);
+    GP_CHECK_INT(n.pods_used, 4);
+    fx_done(&f);
+}
+
+GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts_once),
+        GP_CASE(same_event_twice_counts_once), GP_CASE(modified_request_replaces_usage),
+        GP_CASE(pod_relist_drops_missing_pod), GP_CASE(node_relist_drops_missing_node),
+        GP_CASE(deleted_pod_frees_usage), GP_CASE(deleted_mig_pod_frees_slices),
+        GP_CASE(terminated_phase_frees), GP_CASE(pod_before_node_counts_when_node_arrives),
+        GP_CASE(node_readded_keeps_pod_usage), GP_CASE(node_modified_updates_allocatable),
+        GP_CASE(add_usage_adds_to_caller_node), GP_CASE(assume_adds_until_expiry),
+        GP_CASE(assume_mig_usage), GP_CASE(assumption_dropped_when_bound),
+        GP_CASE(assumption_dropped_when_bound_elsewhere), GP_CASE(assumption_dropped_when_deleted),
+        GP_CASE(assumption_kept_while_pending_update),
+        GP_CASE(assume_bound_pod_or_unknown_node_is_ignored), GP_CASE(reassume_replaces_previous),
+        GP_CASE(typical_averages_bound_gpu_pods), GP_CASE(typical_falls_back_to_policy),
+        GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
+        GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
+        GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))

@@ -1,0 +1,498 @@
+/* Unit tests of lib/extargs.c: decoding ExtenderArgs (real kube-scheduler v1.32 captures and
+ * constructed fixtures from ../shared/fixtures/, relative to the repo root) and encoding
+ * ExtenderFilterResult and HostPriorityList, checked by parsing the output with cJSON. */
+#include "gptest.h"
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/arena.h"
+#include "gpupack/extargs.h"
+#include "gpupack/fileio.h"
+
+#define FIX "../shared/fixtures/"
+#define CAP FIX "kube-v1.32-captured/"
+
+/* One decoded request: body, tree, arena and args, freed by req_done(). */
+typedef struct {
+    char *body;
+    size_t len;
+    gp_arena a;
+    cJSON *root;
+    gp_extargs args;
+    gp_err err;
+    gp_status st;
+} req;
+
+static void req_decode(req *r)
+{
+    memset(&r->err, 0, sizeof(r->err));
+    r->root = NULL;
+    gp_arena_init(&r->a, 0);
+    r->st = gp_extargs_decode(r->body, r->len, &r->a, &r->root, &r->args, &r->err);
+}
+
+static void req_file(req *r, const char *path)
+{
+    gp_err err = { "" };
+
+    memset(r, 0, sizeof(*r));
+    if (gp_file_read(path, GP_EXTARGS_MAX_BODY, &r->body, &r->len, &err) != GP_OK) {
+        printf("  cannot read %s: %s\n", path, err.msg);
+        gp_test_failed = 1;
+        r->body = strdup("");
+        r->len = 0;
+    }
+    req_decode(r);
+}
+
+static void req_text(req *r, const char *text)
+{
+    memset(r, 0, sizeof(*r));
+    r->body = strdup(text);
+    r->len = strlen(text);
+    req_decode(r);
+}
+
+static void req_done(req *r)
+{
+    cJSON_Delete(r->root);
+    gp_arena_free(&r->a);
+    free(r->body);
+}
+
+static const char *meta_name(const cJSON *obj)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name");
+
+    return cJSON_IsString(n) ? n->valuestring : NULL;
+}
+
+static cJSON *parse_out(char *out, size_t len)
+{
+    cJSON *j = out ? cJSON_ParseWithLengthOpts(out, len + 1, NULL, 1) : NULL;
+
+    if (j == NULL) {
+        printf("  output does not parse: %s\n", out ? out : "(null)");
+        gp_test_failed = 1;
+    }
+    GP_CHECK(out == NULL || strlen(out) == len);
+    cJSON_free(out);
+    return j;
+}
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *get_str(const cJSON *o, const char *k)
+{
+    const cJSON *v = get(o, k);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* ---- decoding the fixtures ---- */
+
+GP_TEST(decode_captured_nodecache_filter)
+{
+    req r;
+
+    req_file(&r, CAP "extenderargs-nodecache-filter-gpu.json");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(!r.args.full_nodes);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.args.n == 2) {
+        GP_CHECK_STR(r.args.names[0], "gpu-node-2");
+        GP_CHECK_STR(r.args.names[1], "gpu-node-1");
+    }
+    GP_CHECK(r.args.nodes == NULL);
+    GP_CHECK(cJSON_IsObject(r.args.pod));
+    GP_CHECK_STR(meta_name(r.args.pod), "g3");
+    GP_CHECK_STR(get_str(get(r.args.pod, "metadata"), "uid"),
+                 "50f166cd-601b-45da-9b67-3f02a3a10ccc");
+    req_done(&r);
+}
+
+GP_TEST(decode_captured_nodecache_prioritize)
+{
+    req r;
+
+    req_file(&r, CAP "extenderargs-nodecache-prioritize-gpu.json");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(!r.args.full_nodes);
+    GP_CHECK(r.args.n >= 1);
+    GP_CHECK(cJSON_IsObject(r.args.pod));
+    req_done(&r);
+}
+
+GP_TEST(decode_captured_fullnodes_prioritize)
+{
+    req r;
+
+    req_file(&r, CAP "extenderargs-fullnodes-prioritize-gpu.json");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(r.args.full_nodes);
+    GP_CHECK_INT(r.args.n, 2);
+    GP_CHECK(r.args.nodes != NULL);
+    if (r.args.n == 2 && r.args.nodes != NULL) {
+        GP_CHECK_STR(r.args.names[0], "gpu-node-2");
+        GP_CHECK_STR(r.args.names[1], "gpu-node-1");
+        for (size_t i = 0; i < 2; i++) {
+            GP_CHECK(cJSON_IsObject(r.args.nodes[i]));
+            GP_CHECK_STR(meta_name(r.args.nodes[i]), r.args.names[i]);
+            GP_CHECK(cJSON_IsObject(get(get(r.args.nodes[i], "status"), "allocatable")));
+        }
+    }
+    GP_CHECK_STR(meta_name(r.args.pod), "g3");
+    req_done(&r);
+}
+
+GP_TEST(decode_constructed_nodecache)
+{
+    req r;
+
+    req_file(&r, FIX "extender-v1-ExtenderArgs-nodecache-gpu.constructed.json");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(!r.args.full_nodes);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.args.n == 2) {
+        GP_CHECK_STR(r.args.names[0], "gpu-node-1");
+        GP_CHECK_STR(r.args.names[1], "gpu-node-2");
+    }
+    GP_CHECK_STR(meta_name(r.args.pod), "cuda-vectoradd");
+    req_done(&r);
+}
+
+GP_TEST(decode_constructed_fullnodes)
+{
+    req r;
+
+    req_file(&r, FIX "extender-v1-ExtenderArgs-fullnodes-gpu.constructed.json");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(r.args.full_nodes);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.args.n == 2 && r.args.nodes != NULL) {
+        GP_CHECK_STR(r.args.names[0], "gpu-node-1");
+        GP_CHECK_STR(r.args.names[1], "gpu-node-2");
+        GP_CHECK_STR(meta_name(r.args.nodes[0]), "gpu-node-1");
+        GP_CHECK_STR(meta_name(r.args.nodes[1]), "gpu-node-2");
+        GP_CHECK_STR(get_str(get(get(r.args.nodes[0], "metadata"), "labels"),
+                             "nvidia.com/gpu.product"),
+                     "NVIDIA-A100-SXM4-40GB");
+    }
+    GP_CHECK_STR(meta_name(r.args.pod), "cuda-vectoradd");
+    req_done(&r);
+}
+
+GP_TEST(decode_inline_forms)
+{
+    req r;
+
+    /* NodeNames wins even when Nodes is present too; an empty list is fine. */
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 0);
+    GP_CHECK(!r.args.full_nodes);
+    req_done(&r);
+
+    req_text(&r, "{\"Pod\":{},\"Nodes\":{\"items\":[]},\"NodeNames\":null}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 0);
+    GP_CHECK(r.args.full_nodes);
+    req_done(&r);
+
+    req_text(&r, "{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"Nodes\":{\"items\":["
+                 "{\"metadata\":{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(r.args.full_nodes);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.args.n == 2) {
+        GP_CHECK_STR(r.args.names[0], "a");
+        GP_CHECK_STR(r.args.names[1], "b");
+    }
+    req_done(&r);
+}
+
+/* ---- decoding errors ---- */
+
+static void expect_einval(const char *body, size_t len, const char *needle)
+{
+    req r;
+
+    memset(&r, 0, sizeof(r));
+    r.body = malloc(len + 1);
+    memcpy(r.body, body, len);
+    r.body[len] = '\0';
+    r.len = len;
+    req_decode(&r);
+    if (r.st != GP_EINVAL || strstr(r.err.msg, needle) == NULL) {
+        printf("  body %.60s: status %d, message \"%s\", want GP_EINVAL with \"%s\"\n", body,
+               (int)r.st, r.err.msg, needle);
+        gp_test_failed = 1;
+    }
+    req_done(&r);
+}
+
+#define EXPECT_EINVAL(lit, needle) expect_einval(lit, sizeof(lit) - 1, needle)
+
+GP_TEST(decode_errors)
+{
+    EXPECT_EINVAL("", "JSON");
+    EXPECT_EINVAL("not json", "JSON");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\"]", "JSON");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\"]} trailing", "JSON");
+    EXPECT_EINVAL("[]", "Pod");
+    EXPECT_EINVAL("\"Pod\"", "Pod");
+    EXPECT_EINVAL("{\"NodeNames\":[\"a\"]}", "Pod");
+    EXPECT_EINVAL("{\"Pod\":null,\"NodeNames\":[\"a\"]}", "Pod");
+    EXPECT_EINVAL("{\"Pod\":\"x\",\"NodeNames\":[\"a\"]}", "Pod");
+    EXPECT_EINVAL("{\"Pod\":{}}", "neither");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":null,\"NodeNames\":null}", "neither");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":\"a\"}", "neither");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":{}}}", "neither");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\",3]}", "NodeNames[1]");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[null]}", "NodeNames[0]");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"\"]}", "NodeNames[0]");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"}},"
+                  "{\"metadata\":{}}]}}",
+                  "Nodes.items[1]");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":7}}]}}",
+                  "Nodes.items[0]");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[\"a\"]}}", "Nodes.items[0]");
+    /* Invalid UTF-8: a lone continuation byte, an overlong encoding, a truncated sequence. */
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\x80\"]}", "UTF-8");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"\xc0\xaf\"]}", "UTF-8");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"\xe2\x82\"]}", "UTF-8");
+}
+
+GP_TEST(decode_utf8_names_ok)
+{
+    req r;
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"n\xc3\xa9ud\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 1);
+    if (r.args.n == 1)
+        GP_CHECK_STR(r.args.names[0], "n\xc3\xa9ud");
+    req_done(&r);
+}
+
+GP_TEST(decode_too_many_nodes)
+{
+    size_t n = GP_EXTARGS_MAX_NODES + 1, cap = 64 + n * 4;
+    char *body = malloc(cap);
+    size_t off = (size_t)snprintf(body, cap, "{\"Pod\":{},\"NodeNames\":[");
+    req r;
+
+    for (size_t i = 0; i < n; i++)
+        off += (size_t)snprintf(body + off, cap - off, "%s\"a\"", i ? "," : "");
+    off += (size_t)snprintf(body + off, cap - off, "]}");
+    memset(&r, 0, sizeof(r));
+    r.body = body;
+    r.len = off;
+    req_decode(&r);
+    GP_CHECK(r.st != GP_OK);
+    GP_CHECK(strstr(r.err.msg, "50000") != NULL);
+    req_done(&r);
+}
+
+/* ---- encoding ---- */
+
+GP_TEST(encode_filter_nodenames_form)
+{
+    req r;
+    gp_filter_out res[3] = { { 0, NULL }, { 1, "not enough GPUs" }, { 2, "cordoned" } };
+    char *out = NULL;
+    size_t len = 0;
+    cJSON *j;
+    const cJSON *names;
+
+    req_text(&r, "{\"Pod\":{},\"Nodes\":null,\"NodeNames\":[\"a\",\"b\",\"c\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(gp_extargs_encode_filter(&r.args, res, NULL, &out, &len), GP_OK);
+    j = parse_out(out, len);
+    GP_CHECK(cJSON_IsNull(get(j, "Nodes")));
+    names = get(j, "NodeNames");
+    GP_CHECK(cJSON_IsArray(names));
+    GP_CHECK_INT(cJSON_GetArraySize(names), 1);
+    GP_CHECK_STR(cJSON_GetArrayItem(names, 0) ? cJSON_GetArrayItem(names, 0)->valuestring : NULL,
+                 "a");
+    GP_CHECK(cJSON_IsObject(get(j, "FailedNodes")));
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedNodes")), 1);
+    GP_CHECK_STR(get_str(get(j, "FailedNodes"), "b"), "not enough GPUs");
+    GP_CHECK(cJSON_IsObject(get(j, "FailedAndUnresolvableNodes")));
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedAndUnresolvableNodes")), 1);
+    GP_CHECK_STR(get_str(get(j, "FailedAndUnresolvableNodes"), "c"), "cordoned");
+    GP_CHECK_STR(get_str(j, "Error"), "");
+    cJSON_Delete(j);
+    req_done(&r);
+}
+
+GP_TEST(encode_filter_full_form)
+{
+    req r;
+    gp_filter_out res[2] = { { 1, "too small" }, { 0, NULL } };
+    char *out = NULL;
+    size_t len = 0;
+    cJSON *j;
+    const cJSON *items, *first;
+
+    req_file(&r, CAP "extenderargs-fullnodes-prioritize-gpu.json");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.args.n != 2) {
+        req_done(&r);
+        return;
+    }
+    GP_CHECK_INT(gp_extargs_encode_filter(&r.args, res, NULL, &out, &len), GP_OK);
+    j = parse_out(out, len);
+    GP_CHECK(cJSON_IsNull(get(j, "NodeNames")));
+    GP_CHECK(cJSON_IsObject(get(j, "Nodes")));
+    items = get(get(j, "Nodes"), "items");
+    GP_CHECK(cJSON_IsArray(items));
+    GP_CHECK_INT(cJSON_GetArraySize(items), 1);
+    first = cJSON_GetArrayItem(items, 0);
+    GP_CHECK_STR(meta_name(first), "gpu-node-1");
+    /* The whole Node object is passed back, not just its name. */
+    GP_CHECK(cJSON_Compare(first, r.args.nodes[1], 1));
+    GP_CHECK_STR(get_str(get(j, "FailedNodes"), "gpu-node-2"), "too small");
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedNodes")), 1);
+    GP_CHECK(cJSON_IsObject(get(j, "FailedAndUnresolvableNodes")));
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedAndUnresolvableNodes")), 0);
+    GP_CHECK_STR(get_str(j, "Error"), "");
+    cJSON_Delete(j);
+    req_done(&r);
+}
+
+GP_TEST(encode_filter_all_fail_and_null_reason)
+{
+    req r;
+    gp_filter_out res[2] = { { 2, NULL }, { 2, "x" } };
+    char *out = NULL;
+    size_t len = 0;
+    cJSON *j;
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"a\",\"b\"]}");
+    GP_CHECK_INT(gp_extargs_encode_filter(&r.args, res, NULL, &out, &len), GP_OK);
+    j = parse_out(out, len);
+    /* No passing node: an empty list, not null (the form stays the one asked in). */
+    GP_CHECK(cJSON_IsArray(get(j, "NodeNames")));
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "NodeNames")), 0);
+    GP_CHECK_STR(get_str(get(j, "FailedAndUnresolvableNodes"), "a"), "");
+    GP_CHECK_STR(get_str(get(j, "FailedAndUnresolvableNodes"), "b"), "x");
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedNodes")), 0);
+    cJSON_Delete(j);
+    req_done(&r);
+}
+
+GP_TEST(encode_filter_with_error_argument)
+{
+    req r;
+    gp_filter_out res[1] = { { 0, NULL } };
+    char *out = NULL;
+    size_t len = 0;
+    cJSON *j;
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"a\"]}");
+    GP_CHECK_INT(gp_extargs_encode_filter(&r.args, res, "policy unavailable", &out, &len), GP_OK);
+    j = parse_out(out, len);
+    GP_CHECK_STR(get_str(j, "Error"), "policy unavailable");
+    GP_CHECK(cJSON_IsNull(get(j, "NodeNames")));
+    GP_CHECK(cJSON_IsNull(get(j, "Nodes")));
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedNodes")), 0);
+    cJSON_Delete(j);
+    req_done(&r);
+}
+
+GP_TEST(encode_filter_error)
+{
+    char *out = NULL;
+    size_t len = 0;
+    cJSON *j;
+
+    GP_CHECK_INT(gp_extargs_encode_filter_error("body is not \"JSON\"\n", &out, &len), GP_OK);
+    j = parse_out(out, len);
+    GP_CHECK(cJSON_IsObject(j));
+    GP_CHECK_STR(get_str(j, "Error"), "body is not \"JSON\"\n");
+    GP_CHECK(cJSON_IsNull(get(j, "Nodes")));
+    GP_CHECK(cJSON_IsNull(get(j, "NodeNames")));
+    GP_CHECK(cJSON_IsObject(get(j, "FailedNodes")));
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedNodes")), 0);
+    GP_CHECK(cJSON_IsObject(get(j, "FailedAndUnresolvableNodes")));
+    GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedAndUnresolvableNodes")), 0);
+    cJSON_Delete(j);
+}
+
+static void check_priorities(const char *path)
+{
+    req r;
+    int scores[2] = { 7, 0 };
+    char *out = NULL;
+    size_t len = 0;
+    cJSON *j;
+
+    req_file(&r, path);
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.args.n != 2) {
+        req_done(&r);
+        return;
+    }
+    GP_CHECK_INT(gp_extargs_encode_priorities(&r.args, scores, &out, &len), GP_OK);
+    j = parse_out(out, len);
+    GP_CHECK(cJSON_IsArray(j));
+    GP_CHECK_INT(cJSON_GetArraySize(j), 2);
+    for (int i = 0; i < 2 && i < cJSON_GetArraySize(j); i++) {
+        const cJSON *h = cJSON_GetArrayItem(j, i), *score = get(h, "Score");
+
+        GP_CHECK_INT(cJSON_GetArraySize(h), 2);
+        GP_CHECK_STR(get_str(h, "Host"), r.args.names[i]);
+        GP_CHECK(cJSON_IsNumber(score));
+        GP_CHECK_INT(score ? score->valueint : -1, scores[i]);
+    }
+    cJSON_Delete(j);
+    req_done(&r);
+}
+
+GP_TEST(encode_priorities_request_order)
+{
+    check_priorities(CAP "extenderargs-fullnodes-prioritize-gpu.json");
+    check_priorities(CAP "extenderargs-nodecache-prioritize-gpu.json");
+    check_priorities(FIX "extender-v1-ExtenderArgs-nodecache-gpu.constructed.json");
+}
+
+GP_TEST(encode_priorities_text_and_empty)
+{
+    req r;
+    int scores[3] = { 10, 0, 5 };
+    char *out = NULL;
+    size_t len = 0;
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"z\",\"a\",\"m\"]}");
+    GP_CHECK_INT(gp_extargs_encode_priorities(&r.args, scores, &out, &len), GP_OK);
+    GP_CHECK_STR(out, "[{\"Host\":\"z\",\"Score\":10},{\"Host\":\"a\",\"Score\":0},"
+                      "{\"Host\":\"m\",\"Score\":5}]");
+    GP_CHECK_INT(len, out ? strlen(out) : 0);
+    cJSON_free(out);
+    req_done(&r);
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[]}");
+    out = NULL;
+    GP_CHECK_INT(gp_extargs_encode_priorities(&r.args, scores, &out, &len), GP_OK);
+    GP_CHECK_STR(out, "[]");
+    cJSON_free(out);
+    req_done(&r);
+}
+
+GP_MAIN(GP_CASE(decode_captured_nodecache_filter), GP_CASE(decode_captured_nodecache_prioritize),
+        GP_CASE(decode_captured_fullnodes_prioritize), GP_CASE(decode_constructed_nodecache),
+        GP_CASE(decode_constructed_fullnodes), GP_CASE(decode_inline_forms),
+        GP_CASE(decode_errors), GP_CASE(decode_utf8_names_ok), GP_CASE(decode_too_many_nodes),
+        GP_CASE(encode_filter_nodenames_form), GP_CASE(encode_filter_full_form),
+        GP_CASE(encode_filter_all_fail_and_null_reason), GP_CASE(encode_filter_with_error_argument),
+        GP_CASE(encode_filter_error), GP_CASE(encode_priorities_request_order),
+        GP_CASE(encode_priorities_text_and_empty))
