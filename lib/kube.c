@@ -817,7 +817,8 @@ static outcome do_list(gp_informer *inf, const char *reason)
         inf->listed = true;
         atomic_store(&inf->synced, true);
     } else if (o != OUT_STOP) {
-        count_error(inf);
+        if (o != OUT_GONE) /* an expired snapshot is the protocol, not a failure */
+            count_error(inf);
         GP_LOG(inf->log, o == OUT_GONE ? GP_LOG_INFO : GP_LOG_WARN, "kube: list failed",
                GP_LS("informer", inf->name), GP_LS("error", err.msg));
     }
@@ -1209,6 +1210,10 @@ gp_status gp_informer_start(const gp_kube_config *cfg, const gp_informer_spec *s
     }
     GP_LOG(log, GP_LOG_INFO, "kube: informer started", GP_LS("informer", inf->name),
            GP_LS("path", inf->path), GP_LS("server", inf->cfg->server));
+    if (strncmp(inf->cfg->server, "http://", 7) == 0 &&
+        (inf->cfg->token != NULL || inf->cfg->token_file != NULL))
+        GP_LOG(log, GP_LOG_WARN, "kube: sending a bearer token over plain HTTP",
+               GP_LS("informer", inf->name), GP_LS("server", inf->cfg->server));
     *out = inf;
     return GP_OK;
 }

@@ -343,7 +343,7 @@ static gp_status find_named(kc_ctx *c, const char *kind, const char *name, yaml_
 static gp_status get_file(kc_ctx *c, yaml_node_t *map, const char *where, const char *key,
                           char **out)
 {
-    kc_str v;
+    kc_str v = { NULL, 0 };
     char buf[KC_MAX_PATH + 1];
     int n;
     gp_status st = get_str(c, map, where, key, KC_MAX_PATH, &v);
@@ -371,7 +371,7 @@ static gp_status get_file(kc_ctx *c, yaml_node_t *map, const char *where, const 
 static gp_status get_pem_data(kc_ctx *c, yaml_node_t *map, const char *where, const char *key,
                               char **out)
 {
-    kc_str v;
+    kc_str v = { NULL, 0 };
     size_t n;
     gp_status st = get_str(c, map, where, key, GP_KUBE_MAX_PEM * 4 / 3 + 1024, &v);
 
@@ -402,7 +402,7 @@ static bool server_chars_ok(const char *s, size_t n)
 
 static gp_status get_server(kc_ctx *c, yaml_node_t *cl, const char *where, char **out)
 {
-    kc_str v;
+    kc_str v = { NULL, 0 };
     gp_status st = get_str(c, cl, where, "server", GP_KUBE_MAX_URL, &v);
 
     if (st != GP_OK)
@@ -439,7 +439,7 @@ static gp_status load_cluster(kc_ctx *c, const char *name, gp_kube_config *k)
 {
     char where[KC_MAX_WHERE];
     yaml_node_t *cl = NULL;
-    kc_str v;
+    kc_str v = { NULL, 0 };
     gp_status st = find_named(c, "cluster", name, &cl, where, sizeof(where));
 
     if (st == GP_OK)
@@ -505,7 +505,7 @@ static gp_status refuse_unsupported(kc_ctx *c, yaml_node_t *u, const char *where
 
 static gp_status get_token(kc_ctx *c, yaml_node_t *u, const char *where, char **out)
 {
-    kc_str v;
+    kc_str v = { NULL, 0 };
     gp_status st = get_str(c, u, where, "token", GP_KUBE_MAX_TOKEN, &v);
 
     if (st != GP_OK || v.s == NULL)
@@ -641,7 +641,7 @@ static gp_status pick_context(kc_ctx *c, const char *context, kc_str *cluster, k
 
 static gp_status load_doc(kc_ctx *c, const char *context, gp_kube_config *k)
 {
-    kc_str cluster, user;
+    kc_str cluster = { NULL, 0 }, user = { NULL, 0 };
     gp_status st = pick_context(c, context, &cluster, &user);
 
     if (st == GP_OK)
@@ -668,28 +668,22 @@ gp_status gp_kube_config_load(const char *path, const char *context, gp_kube_con
     }
     c.dir = dir_of(path);
     k = calloc(1, sizeof(*k));
-    if (c.dir == NULL || k == NULL) {
+    if (c.dir == NULL || k == NULL)
         st = GP_ENOMEM;
-        goto fail_nodoc;
+    else if ((st = parse_yaml(&c, src, len)) == GP_OK) {
+        st = load_doc(&c, context, k);
+        yaml_document_delete(&c.doc);
     }
-    if ((st = parse_yaml(&c, src, len)) != GP_OK)
-        goto fail_nodoc;
-    st = load_doc(&c, context, k);
-    yaml_document_delete(&c.doc);
-    if (st != GP_OK)
-        goto fail_nodoc;
-    explicit_bzero(src, len);
-    free(src);
-    free(c.dir);
-    *out = k;
-    return GP_OK;
-fail_nodoc:
     if (st == GP_ENOMEM)
         gp_err_set(err, "kubeconfig %s: out of memory", path);
-    explicit_bzero(src, len);
+    explicit_bzero(src, len); /* it may hold a token or a key */
     free(src);
     free(c.dir);
-    gp_kube_config_free(k);
+    if (st != GP_OK) {
+        gp_kube_config_free(k);
+        k = NULL;
+    }
+    *out = k;
     return st;
 }
 

@@ -50,6 +50,8 @@ Control API (no authentication; JSON in, JSON out)
                                  the history (so the old resourceVersion stays too old)
         gone-http  count=N       the next N watch requests get HTTP 410
         fail-lists count=N status=S   the next N list requests get HTTP S (default 500)
+        bad-json-lists count=N   the next N list requests get HTTP 200 with a body that is
+                                 not JSON
         slow       ms=M          delay every API response by M ms (0 turns it off)
         bookmark                 send a BOOKMARK with the current resourceVersion on open
                                  watches that allowed bookmarks
@@ -58,11 +60,11 @@ Control API (no authentication; JSON in, JSON out)
         garbage                  send a line that is not JSON on open watches
         error-in-stream code=C   send an ERROR Status event with code C (default 500) on
                                  open watches and end them
-        reset                    clear pending gone-http, fail-lists and slow
+        reset                    clear pending gone-http, fail-lists, bad-json-lists, slow
     GET  /_control/stats    {"rv":N,"floor":N,"lists":{"nodes":N,"pods":N} (first pages only),
                             "list_pages":{...},"watches":{...} (watch requests),
                             "open_watches":{...},"unauthorized":N,"gone_http_sent":N,
-                            "failed_lists_sent":N,"objects":{...},"last_request":{kind:{"query":
+                            "failed_lists_sent":N (fail-lists and bad-json-lists),"objects":{...},"last_request":{kind:{"query":
                             "...","user_agent":"...","accept":"..."}}}
     GET  /_control/list/nodes|pods[?fieldSelector=S][&namespace=NS]
                             the current objects as a List, like the API's but not counted in
@@ -199,6 +201,7 @@ class State:
         self.gone_http = 0
         self.fail_lists = 0
         self.fail_status = 500
+        self.bad_json_lists = 0
         self.slow_ms = 0
         self.token = None
         self.stats = {"lists": {k: 0 for k in KINDS}, "list_pages": {k: 0 for k in KINDS},
@@ -272,6 +275,8 @@ class State:
         elif name == "fail-lists":
             self.fail_lists = int(req.get("count", 1))
             self.fail_status = int(req.get("status", 500))
+        elif name == "bad-json-lists":
+            self.bad_json_lists = int(req.get("count", 1))
         elif name == "slow":
             self.slow_ms = int(req.get("ms", 0))
         elif name == "bookmark":
@@ -292,7 +297,7 @@ class State:
                                                                "injected watch error")))
                 w.closed = "clean"
         elif name == "reset":
-            self.gone_http = self.fail_lists = self.slow_ms = 0
+            self.gone_http = self.fail_lists = self.bad_json_lists = self.slow_ms = 0
         else:
             return 400, {"error": "unknown fault %r" % name}
         self.cond.notify_all()
@@ -473,8 +478,21 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(400, status_body(400, "BadRequest", "limit is not a number"))
             return
         with STATE.cond:
-            code, body = self.list_locked(kind, namespace, terms, limit,
-                                          q.get("continue", [""])[0])
+            bad = STATE.bad_json_lists > 0
+            if bad:
+                STATE.bad_json_lists -= 1
+                STATE.stats["failed_lists_sent"] += 1
+            else:
+                code, body = self.list_locked(kind, namespace, terms, limit,
+                                              q.get("continue", [""])[0])
+        if bad:
+            data = b'{"kind": "NodeList", "items": [ truncated'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         self.send_json(code, body)
 
     @staticmethod

@@ -1325,7 +1325,8 @@ GP_TEST(informer_failed_lists_back_off_then_succeed)
     fx_init(&f);
     GP_CHECK(fx_fake(&f, "http", NULL));
     add_nodes(&f, 2);
-    FAULT(&f, "{\"fault\":\"fail-lists\",\"count\":3,\"status\":500}");
+    FAULT(&f, "{\"fault\":\"fail-lists\",\"count\":2,\"status\":500}");
+    FAULT(&f, "{\"fault\":\"bad-json-lists\",\"count\":1}");
     t0 = mono_ms();
     GP_CHECK(fx_start_nodes(&f));
     WAIT_UNTIL(gp_informer_synced(f.inf), 8000);
@@ -1339,6 +1340,7 @@ GP_TEST(informer_failed_lists_back_off_then_succeed)
     GP_CHECK_INT(CACHED(&f, list_begins), 1); /* failed pages never began a list */
     GP_CHECK(cache_is_truth(&f, "/_control/list/nodes"));
     GP_CHECK(log_contains(&f, "HTTP 500: injected list failure"));
+    GP_CHECK(log_contains(&f, "list: the response is not JSON"));
     fx_done(&f);
 }
 
