@@ -136,24 +136,6 @@ static int check_options(const options *o)
     return 0;
 }
 
-static int load_policy(app *a)
-{
-    gp_policy *p = NULL;
-    char *errors = NULL;
-    gp_status st = a->opt.policy ? gp_policy_load_file(a->opt.policy, &p, &errors)
-                                 : gp_policy_default(&p, &errors);
-
-    if (st != GP_OK) {
-        fprintf(stderr, "gpupack-extender: --policy: invalid policy:\n%s%s",
-                errors ? errors : gp_status_str(st),
-                errors && errors[0] && errors[strlen(errors) - 1] == '\n' ? "" : "\n");
-        free(errors);
-        return 2;
-    }
-    gp_policy_holder_init(&a->policy, p);
-    return 0;
-}
-
 static int load_snapshots(app *a)
 {
     char *nodes = NULL, *pods = NULL;
@@ -295,22 +277,8 @@ static void route_metrics(void *ctx, const gp_http_request *req, gp_http_respons
 static void on_policy_change(void *ctx)
 {
     app *a = ctx;
-    gp_policy *p = NULL;
-    char *errors = NULL;
 
-    if (gp_policy_load_file(a->opt.policy, &p, &errors) != GP_OK) {
-        gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
-                       "result=\"failure\"", 1);
-        GP_LOG(&a->log, GP_LOG_ERROR, "policy reload failed; keeping the last good policy",
-               GP_LS("file", a->opt.policy), GP_LS("errors", errors));
-        free(errors);
-        return;
-    }
-    GP_LOG(&a->log, GP_LOG_INFO, "policy reloaded", GP_LS("file", a->opt.policy),
-           GP_LS("digest", p->digest));
-    gp_policy_holder_set(&a->policy, p);
-    gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
-                   "result=\"success\"", 1);
+    gp_daemon_reload_policy(a->opt.policy, &a->policy, a->metrics, &a->log);
 }
 
 static int64_t wall_ms(void)
@@ -440,7 +408,8 @@ int main(int argc, char **argv)
         return rc;
     if (gp_log_level_parse(a.opt.log_level, &level) != GP_OK)
         return fail2("--log-level: expected debug, info, warn or error");
-    if ((rc = check_options(&a.opt)) != 0 || (rc = load_policy(&a)) != 0)
+    if ((rc = check_options(&a.opt)) != 0 || 
+        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.policy, &a.policy)) != 0)
         return rc;
     gp_log_init(&a.log, level, stderr);
     a.metrics = gp_metrics_new();

@@ -3,7 +3,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void gp_reply_text(gp_http_response *resp, int status, const char *text)
@@ -58,4 +60,43 @@ void gp_wait_for_signal_and_drain(gp_server *s, atomic_bool *draining, unsigned 
     for (unsigned i = 0; i < drain_s * 10; i++)
         usleep(100000);
     gp_server_quiesce(s);
+}
+
+int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL;
+    gp_status st = path ? gp_policy_load_file(path, &p, &errors) : gp_policy_default(&p, &errors);
+
+    if (st != GP_OK) {
+        fprintf(stderr, "%s: --policy: invalid policy:\n%s%s", prog,
+                errors ? errors : gp_status_str(st),
+                errors && errors[0] && errors[strlen(errors) - 1] == '\n' ? "" : "\n");
+        free(errors);
+        return 2;
+    }
+    gp_policy_holder_init(h, p);
+    return 0;
+}
+
+void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL;
+    gp_status st = gp_policy_load_file(path, &p, &errors);
+
+    if (st != GP_OK) {
+        gp_metrics_add(m, "gpupack_policy_reloads_total", "Policy reloads, by result.",
+                       "result=\"failure\"", 1);
+        GP_LOG(log, GP_LOG_ERROR, "policy reload failed; keeping the last good policy",
+               GP_LS("file", path), GP_LS("errors", errors ? errors : gp_status_str(st)));
+        free(errors);
+        return;
+    }
+    GP_LOG(log, GP_LOG_INFO, "policy reloaded", GP_LS("file", path), GP_LS("digest", p->digest));
+    gp_policy_holder_set(h, p);
+    gp_metrics_add(m, "gpupack_policy_reloads_total", "Policy reloads, by result.",
+                   "result=\"success\"", 1);
+    gp_metrics_set(m, "gpupack_policy_last_reload_timestamp_seconds",
+                   "When the policy in force was loaded (Unix seconds).", "", (double)time(NULL));
 }

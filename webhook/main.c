@@ -124,24 +124,6 @@ static int check_options(const options *o)
     return 0;
 }
 
-static int load_policy(app *a)
-{
-    gp_policy *p = NULL;
-    char *errors = NULL;
-    gp_status st = a->opt.policy ? gp_policy_load_file(a->opt.policy, &p, &errors)
-                                 : gp_policy_default(&p, &errors);
-
-    if (st != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: --policy: invalid policy:\n%s%s",
-                errors ? errors : gp_status_str(st),
-                errors && errors[0] && errors[strlen(errors) - 1] == '\n' ? "" : "\n");
-        free(errors);
-        return 2;
-    }
-    gp_policy_holder_init(&a->policy, p);
-    return 0;
-}
-
 static gp_status read_snapshot(gp_cluster *c, const char *path, bool nodes, gp_err *err)
 {
     char *buf = NULL;
@@ -186,25 +168,8 @@ static gp_cluster *load_cluster(const options *o, gp_err *err, gp_status *st)
 static void on_policy_change(void *ctx)
 {
     app *a = ctx;
-    gp_policy *p = NULL;
-    char *errors = NULL;
-    gp_status st = gp_policy_load_file(a->opt.policy, &p, &errors);
 
-    if (st != GP_OK) {
-        gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
-                       "result=\"failure\"", 1);
-        GP_LOG(&a->log, GP_LOG_ERROR, "policy reload failed; keeping the last good policy",
-               GP_LS("file", a->opt.policy), GP_LS("errors", errors ? errors : gp_status_str(st)));
-        free(errors);
-        return;
-    }
-    GP_LOG(&a->log, GP_LOG_INFO, "policy reloaded", GP_LS("file", a->opt.policy),
-           GP_LS("digest", p->digest));
-    gp_policy_holder_set(&a->policy, p);
-    gp_metrics_add(a->metrics, "gpupack_policy_reloads_total", "Policy reloads, by result.",
-                   "result=\"success\"", 1);
-    gp_metrics_set(a->metrics, "gpupack_policy_last_reload_timestamp_seconds",
-                   "When the policy in force was loaded (Unix seconds).", "", (double)time(NULL));
+    gp_daemon_reload_policy(a->opt.policy, &a->policy, a->metrics, &a->log);
 }
 
 static void on_snapshot_change(void *ctx)
@@ -414,7 +379,8 @@ int main(int argc, char **argv)
         return 2;
     }
     rc = check_options(&a.opt);
-    if (rc != 0 || (rc = load_policy(&a)) != 0)
+    if (rc != 0 ||
+        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.policy, &a.policy)) != 0)
         return rc;
     if ((rc = load_kube(&a)) != 0) {
         gp_policy_holder_destroy(&a.policy);

@@ -7,8 +7,19 @@
 #include <stdbool.h>
 
 #include "gpupack/log.h"
+#include "gpupack/policy.h"
 #include "gpupack/metrics.h"
 #include "gpupack/server.h"
+
+/* Loads the policy in force at start-up (path NULL: the embedded default) into h. On failure
+ * prints every error on stderr as "PROG: --policy: invalid policy:" and returns 2 (the exit
+ * status); 0 on success. */
+int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h);
+
+/* A live reload of path into h: a valid policy replaces the one in force; an invalid one is
+ * logged with its errors and counted, and the last good policy stays (gpupack_policy_reloads_total
+ * {result}, gpupack_policy_last_reload_timestamp_seconds). */
+void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log);
 
 /* Sets resp to a text/plain reply (body copied). */
 void gp_reply_text(gp_http_response *resp, int status, const char *text);
