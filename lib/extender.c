@@ -278,13 +278,41 @@ static char *top_json(const call *c)
     return s;
 }
 
+/* A bounded label for a filter reason (the reason itself carries node-specific numbers). */
+static const char *reason_kind(const char *r)
+{
+    if (r == NULL)
+        return "other";
+    if (strstr(r, "cordoned") != NULL)
+        return "cordoned";
+    if (strstr(r, "unknown") != NULL)
+        return "unknown-node";
+    if (strstr(r, "GPU model") != NULL || strstr(r, "gpu.product") != NULL)
+        return "gpu-model";
+    if (strncmp(r, "nvidia.com/mig-", 15) == 0)
+        return "mig";
+    if (strncmp(r, "nvidia.com/gpu", 14) == 0)
+        return "gpu";
+    return "other";
+}
+
 static void count_filter(call *c)
 {
     static const char *const names[] = { "pass", "full", "unresolvable" };
     uint64_t counts[3] = { 0, 0, 0 };
 
-    for (size_t i = 0; i < c->args.n; i++)
-        counts[c->fres[i].verdict >= 0 && c->fres[i].verdict <= 2 ? c->fres[i].verdict : 0]++;
+    for (size_t i = 0; i < c->args.n; i++) {
+        char labels[64];
+        int v = c->fres[i].verdict;
+
+        counts[v >= 0 && v <= 2 ? v : 0]++;
+        if (v == 0)
+            continue;
+        snprintf(labels, sizeof(labels), "result=\"%s\",reason=\"%s\"", names[v == 1 ? 1 : 2],
+                 reason_kind(c->fres[i].reason));
+        gp_metrics_add(c->x->metrics, "gpupack_extender_filter_reasons_total",
+                       "Nodes filtered out, by result and kind of reason.", labels, 1);
+    }
     for (int v = 0; v < 3; v++) {
         char labels[48];
 
