@@ -12,21 +12,6 @@
 
 #include "gpupack/admission.h"
 
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-static bool leaks_found(void)
-{
-    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
-}
-
-#define LTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!leaks_found());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 /* A malloc'd copy of text with every single quote turned into a double quote. */
 static char *q(const char *text)
@@ -70,7 +55,7 @@ static void check_error(const char *text, const char *want, int line)
 
 /* --- decode errors ------------------------------------------------------------------------- */
 
-LTEST(decode_not_json)
+GP_TEST(decode_not_json)
 {
     CHECK_ERROR("", "body is not valid JSON (near byte ");
     CHECK_ERROR("{", "body is not valid JSON (near byte ");
@@ -79,7 +64,7 @@ LTEST(decode_not_json)
     CHECK_ERROR("hello", "body is not valid JSON (near byte 0)");
 }
 
-LTEST(decode_non_object_root)
+GP_TEST(decode_non_object_root)
 {
     CHECK_ERROR("[]", "body is not a JSON object");
     CHECK_ERROR("[{'apiVersion':'admission.k8s.io/v1'}]", "body is not a JSON object");
@@ -88,7 +73,7 @@ LTEST(decode_non_object_root)
     CHECK_ERROR("42", "body is not a JSON object");
 }
 
-LTEST(decode_wrong_api_version)
+GP_TEST(decode_wrong_api_version)
 {
     CHECK_ERROR("{'apiVersion':'admission.k8s.io/v1beta1','kind':'AdmissionReview',"
                 "'request':{'uid':'u'}}",
@@ -99,7 +84,7 @@ LTEST(decode_wrong_api_version)
                 "apiVersion must be admission.k8s.io/v1, got none");
 }
 
-LTEST(decode_wrong_kind)
+GP_TEST(decode_wrong_kind)
 {
     CHECK_ERROR("{'apiVersion':'admission.k8s.io/v1','kind':'Pod','request':{'uid':'u'}}",
                 "kind must be AdmissionReview, got \"Pod\"");
@@ -107,7 +92,7 @@ LTEST(decode_wrong_kind)
                 "kind must be AdmissionReview, got none");
 }
 
-LTEST(decode_missing_request)
+GP_TEST(decode_missing_request)
 {
     CHECK_ERROR("{" ENVELOPE "}", "request: must be an object");
     CHECK_ERROR("{" ENVELOPE ",'request':null}", "request: must be an object");
@@ -115,7 +100,7 @@ LTEST(decode_missing_request)
     CHECK_ERROR("{" ENVELOPE ",'response':{'uid':'u'}}", "request: must be an object");
 }
 
-LTEST(decode_missing_or_empty_uid)
+GP_TEST(decode_missing_or_empty_uid)
 {
     CHECK_ERROR("{" ENVELOPE ",'request':{}}", "request.uid: missing");
     CHECK_ERROR("{" ENVELOPE ",'request':{'uid':''}}", "request.uid: missing");
@@ -134,7 +119,7 @@ static char *review_with_uid_len(size_t n)
     return s;
 }
 
-LTEST(decode_uid_too_long)
+GP_TEST(decode_uid_too_long)
 {
     char *ok = review_with_uid_len(GP_ADMISSION_MAX_UID);
     char *bad = review_with_uid_len(GP_ADMISSION_MAX_UID + 1);
@@ -150,7 +135,7 @@ LTEST(decode_uid_too_long)
     free(bad);
 }
 
-LTEST(decode_invalid_utf8)
+GP_TEST(decode_invalid_utf8)
 {
     static const char body[] = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
                                "\"AdmissionReview\",\"request\":{\"uid\":\"\xC0\xAF\"}}";
@@ -160,7 +145,7 @@ LTEST(decode_invalid_utf8)
     check_error_n(lone, strlen(lone), "body is not valid UTF-8 text", __LINE__);
 }
 
-LTEST(decode_embedded_nul)
+GP_TEST(decode_embedded_nul)
 {
     /* A NUL inside the body: cJSON would stop there and accept a truncated document. */
     static const char body[] = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
@@ -187,7 +172,7 @@ static char *review_nested(size_t arrays)
     return s;
 }
 
-LTEST(decode_depth_limit)
+GP_TEST(decode_depth_limit)
 {
     /* Containers nested GP_JSON_MAX_DEPTH deep below the root pass; one more fails. */
     char *ok = review_nested(GP_JSON_MAX_DEPTH - 2);
@@ -208,7 +193,7 @@ LTEST(decode_depth_limit)
 
 /* --- decoded fields ------------------------------------------------------------------------ */
 
-LTEST(decode_fields)
+GP_TEST(decode_fields)
 {
     char *s = q("{" ENVELOPE ",'request':{'uid':'705ab4f5-6393-11e8-b7cc-42010a800002',"
                 "'kind':{'group':'','version':'v1','kind':'Pod'},"
@@ -238,7 +223,7 @@ LTEST(decode_fields)
     free(s);
 }
 
-LTEST(decode_defaults_and_null_object)
+GP_TEST(decode_defaults_and_null_object)
 {
     static const char *const bodies[] = {
         "{" ENVELOPE ",'request':{'uid':'u','object':null}}",
@@ -307,7 +292,7 @@ static long b64decode(const char *s, unsigned char *out, size_t cap)
     return (long)o;
 }
 
-LTEST(base64_vectors)
+GP_TEST(base64_vectors)
 {
     static const char *const in[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
     static const char *const want[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
@@ -321,7 +306,7 @@ LTEST(base64_vectors)
     }
 }
 
-LTEST(base64_all_bytes_round_trip)
+GP_TEST(base64_all_bytes_round_trip)
 {
     unsigned char in[256], back[256];
     char out[4 * ((256 + 2) / 3) + 1];
@@ -361,7 +346,7 @@ static const cJSON *get(const cJSON *o, const char *k)
     return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
-LTEST(encode_allow_without_patch)
+GP_TEST(encode_allow_without_patch)
 {
     gp_admission_response r = { .uid = "abc-123", .allowed = true };
     char *out = NULL;
@@ -374,7 +359,7 @@ LTEST(encode_allow_without_patch)
     cJSON_free(out);
 }
 
-LTEST(encode_patch_base64_and_type)
+GP_TEST(encode_patch_base64_and_type)
 {
     static const char patch[] = "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":"
                                 "{\"gpupack.io/class\":\"inference\"}}]";
@@ -404,7 +389,7 @@ LTEST(encode_patch_base64_and_type)
     cJSON_Delete(j);
 }
 
-LTEST(encode_patch_uses_patch_len)
+GP_TEST(encode_patch_uses_patch_len)
 {
     /* Only patch_len bytes are encoded; padding shows up for 1- and 2-byte remainders. */
     gp_admission_response r = { .uid = "u", .allowed = true, .patch = "[]XYZ", .patch_len = 2 };
@@ -414,7 +399,7 @@ LTEST(encode_patch_uses_patch_len)
     cJSON_Delete(j);
 }
 
-LTEST(encode_no_patch_no_patch_type)
+GP_TEST(encode_no_patch_no_patch_type)
 {
     gp_admission_response r = { .uid = "u", .allowed = false };
     cJSON *j = encode_parsed(&r);
@@ -426,7 +411,7 @@ LTEST(encode_no_patch_no_patch_type)
     cJSON_Delete(j);
 }
 
-LTEST(encode_warnings_and_audit)
+GP_TEST(encode_warnings_and_audit)
 {
     static const char *const warnings[] = { "first \"quoted\"", "second\nline" };
     static gp_label audit[] = { { (char *)"gpupack.io/class", (char *)"inference" },
@@ -453,7 +438,7 @@ LTEST(encode_warnings_and_audit)
 
 #define U8(s) gp_utf8_valid(s, sizeof(s) - 1)
 
-LTEST(utf8_valid_sequences)
+GP_TEST(utf8_valid_sequences)
 {
     GP_CHECK(gp_utf8_valid("", 0));
     GP_CHECK(U8("plain ascii {}"));
@@ -470,7 +455,7 @@ LTEST(utf8_valid_sequences)
     GP_CHECK(U8("\xF4\x8F\xBF\xBF")); /* U+10FFFF, the last code point */
 }
 
-LTEST(utf8_overlongs)
+GP_TEST(utf8_overlongs)
 {
     GP_CHECK(!U8("\xC0\x80")); /* NUL in 2 bytes */
     GP_CHECK(!U8("\xC0\xAF")); /* '/' in 2 bytes */
@@ -481,7 +466,7 @@ LTEST(utf8_overlongs)
     GP_CHECK(!U8("\xF0\x8F\xBF\xBF")); /* U+FFFF in 4 bytes */
 }
 
-LTEST(utf8_surrogates_and_range)
+GP_TEST(utf8_surrogates_and_range)
 {
     GP_CHECK(!U8("\xED\xA0\x80")); /* U+D800 */
     GP_CHECK(!U8("\xED\xBF\xBF")); /* U+DFFF */
@@ -494,7 +479,7 @@ LTEST(utf8_surrogates_and_range)
     GP_CHECK(!U8("\xFF"));
 }
 
-LTEST(utf8_truncated_and_stray)
+GP_TEST(utf8_truncated_and_stray)
 {
     GP_CHECK(!U8("\xC3"));
     GP_CHECK(!U8("ab\xE2\x82"));
@@ -510,7 +495,7 @@ LTEST(utf8_truncated_and_stray)
 
 /* --- the static allow reply ---------------------------------------------------------------- */
 
-LTEST(allow_static_escapes)
+GP_TEST(allow_static_escapes)
 {
     char buf[1024];
     size_t n = gp_admission_encode_allow_static("a\"b\\c", "out of \"memory\"\n", buf,
@@ -534,7 +519,7 @@ LTEST(allow_static_escapes)
     cJSON_Delete(j);
 }
 
-LTEST(allow_static_small_buffer)
+GP_TEST(allow_static_small_buffer)
 {
     char buf[64];
     char big[2048];
@@ -548,7 +533,7 @@ LTEST(allow_static_small_buffer)
                       "\"response\":{\"uid\":\"u\",\"allowed\":true,\"warnings\":[\"w\"]}}");
 }
 
-LTEST(allow_static_max_uid_of_quotes)
+GP_TEST(allow_static_max_uid_of_quotes)
 {
     char uid[GP_ADMISSION_MAX_UID + 1], buf[4096];
     size_t n;

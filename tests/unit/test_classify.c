@@ -15,21 +15,6 @@
 #include "gpupack/podview.h"
 #include "gpupack/policy.h"
 
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-static bool leaks_found(void)
-{
-    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
-}
-
-#define LTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!leaks_found());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 /* A malloc'd copy of text with every single quote turned into a double quote. */
 static char *q(const char *text)
@@ -113,7 +98,7 @@ out:
 
 /* --- default policy ------------------------------------------------------------------------ */
 
-LTEST(label_wins_over_rules)
+GP_TEST(label_wins_over_rules)
 {
     gp_policy *pol = default_policy();
 
@@ -126,7 +111,7 @@ LTEST(label_wins_over_rules)
     gp_policy_unref(pol);
 }
 
-LTEST(unknown_label_gives_no_class)
+GP_TEST(unknown_label_gives_no_class)
 {
     gp_policy *pol = default_policy();
 
@@ -138,7 +123,7 @@ LTEST(unknown_label_gives_no_class)
     gp_policy_unref(pol);
 }
 
-LTEST(notebook_statefulset_is_interactive_rule_order)
+GP_TEST(notebook_statefulset_is_interactive_rule_order)
 {
     gp_policy *pol = default_policy();
 
@@ -154,7 +139,7 @@ LTEST(notebook_statefulset_is_interactive_rule_order)
     gp_policy_unref(pol);
 }
 
-LTEST(job_kinds_are_training)
+GP_TEST(job_kinds_are_training)
 {
     gp_policy *pol = default_policy();
 
@@ -168,7 +153,7 @@ LTEST(job_kinds_are_training)
     gp_policy_unref(pol);
 }
 
-LTEST(services_are_inference)
+GP_TEST(services_are_inference)
 {
     gp_policy *pol = default_policy();
 
@@ -185,7 +170,7 @@ LTEST(services_are_inference)
     gp_policy_unref(pol);
 }
 
-LTEST(no_owner_is_interactive)
+GP_TEST(no_owner_is_interactive)
 {
     gp_policy *pol = default_policy();
 
@@ -194,7 +179,7 @@ LTEST(no_owner_is_interactive)
     gp_policy_unref(pol);
 }
 
-LTEST(daemonset_has_no_class_without_default)
+GP_TEST(daemonset_has_no_class_without_default)
 {
     gp_policy *pol = default_policy();
 
@@ -205,7 +190,7 @@ LTEST(daemonset_has_no_class_without_default)
 
 /* --- custom policies ----------------------------------------------------------------------- */
 
-LTEST(default_class_when_no_rule_matches)
+GP_TEST(default_class_when_no_rule_matches)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'jobs','class':'training',"
                                    "'match':{'ownerKinds':['Job']}}],'defaultClass':'other'");
@@ -219,7 +204,7 @@ LTEST(default_class_when_no_rule_matches)
     gp_policy_unref(pol);
 }
 
-LTEST(rule_without_criteria_matches_every_pod)
+GP_TEST(rule_without_criteria_matches_every_pod)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'all','class':'hit'},"
                                    "{'name':'never','class':'other'}]");
@@ -229,7 +214,7 @@ LTEST(rule_without_criteria_matches_every_pod)
     gp_policy_unref(pol);
 }
 
-LTEST(namespace_globs)
+GP_TEST(namespace_globs)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'eval','class':'hit',"
                                    "'match':{'namespaces':['eval-*','team-?','prod']}}],"
@@ -248,7 +233,7 @@ LTEST(namespace_globs)
     gp_policy_unref(pol);
 }
 
-LTEST(namespace_fallback_is_matched)
+GP_TEST(namespace_fallback_is_matched)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'d','class':'hit',"
                                    "'match':{'namespaces':['def*']}}]");
@@ -258,7 +243,7 @@ LTEST(namespace_fallback_is_matched)
     gp_policy_unref(pol);
 }
 
-LTEST(selector_in)
+GP_TEST(selector_in)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'r','class':'hit','match':{'labelSelector':"
                                    "{'matchExpressions':[{'key':'tier','operator':'In',"
@@ -271,7 +256,7 @@ LTEST(selector_in)
     gp_policy_unref(pol);
 }
 
-LTEST(selector_not_in)
+GP_TEST(selector_not_in)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'r','class':'hit','match':{'labelSelector':"
                                    "{'matchExpressions':[{'key':'tier','operator':'NotIn',"
@@ -284,7 +269,7 @@ LTEST(selector_not_in)
     gp_policy_unref(pol);
 }
 
-LTEST(selector_exists_and_does_not_exist)
+GP_TEST(selector_exists_and_does_not_exist)
 {
     gp_policy *ex = custom_policy("'rules':[{'name':'r','class':'hit','match':{'labelSelector':"
                                   "{'matchExpressions':[{'key':'gpu','operator':'Exists'}]}}}],"
@@ -302,7 +287,7 @@ LTEST(selector_exists_and_does_not_exist)
     gp_policy_unref(dne);
 }
 
-LTEST(selector_match_labels_and_expressions_all_hold)
+GP_TEST(selector_match_labels_and_expressions_all_hold)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'r','class':'hit','match':{'labelSelector':"
                                    "{'matchLabels':{'app':'web','team':'a'},"
@@ -317,7 +302,7 @@ LTEST(selector_match_labels_and_expressions_all_hold)
     gp_policy_unref(pol);
 }
 
-LTEST(empty_selector_matches_every_pod)
+GP_TEST(empty_selector_matches_every_pod)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'r','class':'hit','match':"
                                    "{'labelSelector':{}}}],'defaultClass':'other'");
@@ -326,7 +311,7 @@ LTEST(empty_selector_matches_every_pod)
     gp_policy_unref(pol);
 }
 
-LTEST(no_owner_false_needs_an_owner)
+GP_TEST(no_owner_false_needs_an_owner)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'owned','class':'hit','match':"
                                    "{'noOwner':false}},{'name':'bare','class':'training',"
@@ -337,7 +322,7 @@ LTEST(no_owner_false_needs_an_owner)
     gp_policy_unref(pol);
 }
 
-LTEST(owner_kinds_never_match_a_bare_pod)
+GP_TEST(owner_kinds_never_match_a_bare_pod)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'jobs','class':'hit','match':"
                                    "{'ownerKinds':['Job','CronJob']}}]");
@@ -347,7 +332,7 @@ LTEST(owner_kinds_never_match_a_bare_pod)
     gp_policy_unref(pol);
 }
 
-LTEST(criteria_are_anded_and_first_rule_wins)
+GP_TEST(criteria_are_anded_and_first_rule_wins)
 {
     gp_policy *pol = custom_policy("'rules':[{'name':'eval-jobs','class':'hit','match':"
                                    "{'namespaces':['eval-*'],'ownerKinds':['Job'],"

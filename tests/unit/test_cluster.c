@@ -11,21 +11,6 @@
 
 #include "gpupack/cluster.h"
 
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-static bool leaks_found(void)
-{
-    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
-}
-
-#define LTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!leaks_found());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 /* A malloc'd copy of text with every single quote turned into a double quote. */
 static char *q(const char *text)
@@ -71,7 +56,7 @@ static const char *joined(char **names, size_t n)
 
 /* --- nodes --------------------------------------------------------------------------------- */
 
-LTEST(new_view_knows_nothing)
+GP_TEST(new_view_knows_nothing)
 {
     gp_cluster *c = gp_cluster_new();
 
@@ -88,7 +73,7 @@ LTEST(new_view_knows_nothing)
     gp_cluster_unref(c);
 }
 
-LTEST(nodes_profiles_positive_unique_sorted)
+GP_TEST(nodes_profiles_positive_unique_sorted)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -115,7 +100,7 @@ LTEST(nodes_profiles_positive_unique_sorted)
     gp_cluster_unref(c);
 }
 
-LTEST(nodes_ignore_non_mig_and_bad_values)
+GP_TEST(nodes_ignore_non_mig_and_bad_values)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -134,7 +119,7 @@ LTEST(nodes_ignore_non_mig_and_bad_values)
     gp_cluster_unref(c);
 }
 
-LTEST(nodes_missing_items_is_an_error)
+GP_TEST(nodes_missing_items_is_an_error)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -150,7 +135,7 @@ LTEST(nodes_missing_items_is_an_error)
     gp_cluster_unref(c);
 }
 
-LTEST(nodes_invalid_json_is_an_error)
+GP_TEST(nodes_invalid_json_is_an_error)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -164,7 +149,7 @@ LTEST(nodes_invalid_json_is_an_error)
     gp_cluster_unref(c);
 }
 
-LTEST(nodes_only_len_bytes_are_read)
+GP_TEST(nodes_only_len_bytes_are_read)
 {
     static const char text[] = "{\"items\":[]}GARBAGE";
     gp_cluster *c = gp_cluster_new();
@@ -176,7 +161,7 @@ LTEST(nodes_only_len_bytes_are_read)
     gp_cluster_unref(c);
 }
 
-LTEST(nodes_replaced_on_success_kept_on_failure)
+GP_TEST(nodes_replaced_on_success_kept_on_failure)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -195,7 +180,7 @@ LTEST(nodes_replaced_on_success_kept_on_failure)
     gp_cluster_unref(c);
 }
 
-LTEST(nodes_too_large)
+GP_TEST(nodes_too_large)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -211,7 +196,7 @@ LTEST(nodes_too_large)
 /* An empty list is known and empty (has_nodes / has_priority_classes true, no names). Under
  * -fsanitize=undefined this also guards against qsort(NULL, 0, ...) (regression: both setters
  * used to call it for a list without names). */
-LTEST(empty_lists_are_known_and_empty)
+GP_TEST(empty_lists_are_known_and_empty)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -229,7 +214,7 @@ LTEST(empty_lists_are_known_and_empty)
 
 /* --- priority classes ---------------------------------------------------------------------- */
 
-LTEST(priority_classes_list)
+GP_TEST(priority_classes_list)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -255,7 +240,7 @@ LTEST(priority_classes_list)
     gp_cluster_unref(c);
 }
 
-LTEST(priority_classes_errors)
+GP_TEST(priority_classes_errors)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };
@@ -269,7 +254,7 @@ LTEST(priority_classes_errors)
     gp_cluster_unref(c);
 }
 
-LTEST(priority_classes_name_limit)
+GP_TEST(priority_classes_name_limit)
 {
     size_t n = GP_CLUSTER_MAX_NAMES + 1, cap = 32 + n * 40;
     char *s = malloc(cap);
@@ -291,7 +276,7 @@ LTEST(priority_classes_name_limit)
 
 /* --- lookups and references ---------------------------------------------------------------- */
 
-LTEST(lookups_on_null_view)
+GP_TEST(lookups_on_null_view)
 {
     GP_CHECK(!gp_cluster_offers_mig(NULL, "1g.10gb"));
     GP_CHECK(!gp_cluster_has_priority_class(NULL, "gpu-inference"));
@@ -299,7 +284,7 @@ LTEST(lookups_on_null_view)
     gp_cluster_unref(NULL); /* harmless */
 }
 
-LTEST(refcount)
+GP_TEST(refcount)
 {
     gp_cluster *c = gp_cluster_new();
     gp_err err = { { 0 } };

@@ -9,21 +9,6 @@
 
 #include "gpupack/flags.h"
 
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-static bool leaks_found(void)
-{
-    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
-}
-
-#define LTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!leaks_found());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 typedef struct {
     bool verbose;
@@ -84,7 +69,7 @@ static void check_fails(const char *const *args, const char *want, int line)
 
 /* --- gp_flags_parse ------------------------------------------------------------------------ */
 
-LTEST(no_arguments_keep_defaults)
+GP_TEST(no_arguments_keep_defaults)
 {
     opts o;
     gp_err err;
@@ -97,7 +82,7 @@ LTEST(no_arguments_keep_defaults)
     GP_CHECK_INT(o.port, 7);
 }
 
-LTEST(value_as_next_argument_or_after_equals)
+GP_TEST(value_as_next_argument_or_after_equals)
 {
     opts o;
     gp_err err;
@@ -121,13 +106,13 @@ LTEST(value_as_next_argument_or_after_equals)
     GP_CHECK_INT(o.port, 20);
 }
 
-LTEST(bool_with_value_is_an_error)
+GP_TEST(bool_with_value_is_an_error)
 {
     CHECK_FAILS(ARGS("--verbose=true"), "--verbose: takes no value");
     CHECK_FAILS(ARGS("--verbose="), "--verbose: takes no value");
 }
 
-LTEST(unknown_flag_is_named)
+GP_TEST(unknown_flag_is_named)
 {
     CHECK_FAILS(ARGS("--nope"), "--nope: unknown flag (see --help)");
     CHECK_FAILS(ARGS("--nope=3"), "--nope: unknown flag (see --help)");
@@ -137,7 +122,7 @@ LTEST(unknown_flag_is_named)
     CHECK_FAILS(ARGS("--verbose", "--nope"), "--nope: unknown flag (see --help)");
 }
 
-LTEST(unknown_flag_name_is_bounded)
+GP_TEST(unknown_flag_name_is_bounded)
 {
     char arg[300], want[128];
 
@@ -148,7 +133,7 @@ LTEST(unknown_flag_name_is_bounded)
     CHECK_FAILS(ARGS(arg), want);
 }
 
-LTEST(missing_value)
+GP_TEST(missing_value)
 {
     CHECK_FAILS(ARGS("--listen"), "--listen: needs a value (HOST:PORT)");
     CHECK_FAILS(ARGS("--policy"), "--policy: needs a value (value)");
@@ -157,7 +142,7 @@ LTEST(missing_value)
     CHECK_FAILS(ARGS("--policy", ""), "--policy: needs a non-empty value");
 }
 
-LTEST(uint_bounds_and_garbage)
+GP_TEST(uint_bounds_and_garbage)
 {
     opts o;
     gp_err err;
@@ -182,7 +167,7 @@ LTEST(uint_bounds_and_garbage)
     GP_CHECK_INT(o.port, 7);
 }
 
-LTEST(positional_argument_is_an_error)
+GP_TEST(positional_argument_is_an_error)
 {
     CHECK_FAILS(ARGS("foo"), "unexpected argument \"foo\" (flags start with --)");
     CHECK_FAILS(ARGS("-v"), "unexpected argument \"-v\" (flags start with --)");
@@ -191,7 +176,7 @@ LTEST(positional_argument_is_an_error)
     CHECK_FAILS(ARGS(""), "unexpected argument \"\" (flags start with --)");
 }
 
-LTEST(usage_lists_every_flag)
+GP_TEST(usage_lists_every_flag)
 {
     opts o;
     gp_flag f[NFLAGS];
@@ -245,7 +230,7 @@ static void check_hp_bad(const char *s, size_t hostsz, int line)
 }
 #define CHECK_HP_BAD(s) check_hp_bad(s, 64, __LINE__)
 
-LTEST(hostport_ipv4_and_names)
+GP_TEST(hostport_ipv4_and_names)
 {
     CHECK_HP("0.0.0.0:8443", "0.0.0.0", 8443);
     CHECK_HP("127.0.0.1:0", "127.0.0.1", 0);
@@ -253,7 +238,7 @@ LTEST(hostport_ipv4_and_names)
     CHECK_HP("webhook.gpupack-system.svc:443", "webhook.gpupack-system.svc", 443);
 }
 
-LTEST(hostport_ipv6)
+GP_TEST(hostport_ipv6)
 {
     CHECK_HP("[::1]:8443", "::1", 8443);
     CHECK_HP("[::]:80", "::", 80);
@@ -266,7 +251,7 @@ LTEST(hostport_ipv6)
     CHECK_HP_BAD("[]:8443");
 }
 
-LTEST(hostport_bad_ports)
+GP_TEST(hostport_bad_ports)
 {
     CHECK_HP_BAD("localhost");
     CHECK_HP_BAD("host:70000");
@@ -280,7 +265,7 @@ LTEST(hostport_bad_ports)
     CHECK_HP_BAD("");
 }
 
-LTEST(hostport_empty_host_is_an_error)
+GP_TEST(hostport_empty_host_is_an_error)
 {
     /* ":8443" means every IPv4 address, as Go's net.SplitHostPort reads it; a port is still
      * required. */
@@ -288,7 +273,7 @@ LTEST(hostport_empty_host_is_an_error)
     CHECK_HP_BAD(":");
 }
 
-LTEST(hostport_host_buffer_bound)
+GP_TEST(hostport_host_buffer_bound)
 {
     char host[8] = "";
     int port = 0;

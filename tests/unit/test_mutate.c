@@ -23,21 +23,6 @@
 
 #include "jsonpatch_apply.h"
 
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-static bool leaks_found(void)
-{
-    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
-}
-
-#define LTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!leaks_found());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 /* A malloc'd copy of text with every single quote turned into a double quote. */
 static char *q(const char *text)
@@ -247,7 +232,7 @@ static void check_changes(const gp_policy *pol, const gp_cluster *view, const ch
 
 /* --- the basic decision -------------------------------------------------------------------- */
 
-LTEST(bare_gpu_pod_gets_everything_in_order)
+GP_TEST(bare_gpu_pod_gets_everything_in_order)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -280,7 +265,7 @@ LTEST(bare_gpu_pod_gets_everything_in_order)
     gp_policy_unref(pol);
 }
 
-LTEST(non_gpu_pod_is_left_alone)
+GP_TEST(non_gpu_pod_is_left_alone)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -299,7 +284,7 @@ LTEST(non_gpu_pod_is_left_alone)
     gp_policy_unref(pol);
 }
 
-LTEST(skip_label_true_skips)
+GP_TEST(skip_label_true_skips)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -324,7 +309,7 @@ LTEST(skip_label_true_skips)
     gp_policy_unref(pol);
 }
 
-LTEST(excluded_namespaces_skip)
+GP_TEST(excluded_namespaces_skip)
 {
     static const char *const nss[] = { "kube-system", "kube-public", "kube-node-lease",
                                        "gpupack-system" };
@@ -346,7 +331,7 @@ LTEST(excluded_namespaces_skip)
     gp_policy_unref(pol);
 }
 
-LTEST(excluded_namespace_from_fallback)
+GP_TEST(excluded_namespace_from_fallback)
 {
     gp_policy *pol = default_policy();
     char *s = q("{'spec':{" GPU1 "}}");
@@ -368,7 +353,7 @@ LTEST(excluded_namespace_from_fallback)
 
 /* --- toleration ---------------------------------------------------------------------------- */
 
-LTEST(toleration_only_when_not_covered)
+GP_TEST(toleration_only_when_not_covered)
 {
     gp_policy *pol = default_policy();
 
@@ -395,7 +380,7 @@ LTEST(toleration_only_when_not_covered)
 
 /* --- class, priority, runtime cap ---------------------------------------------------------- */
 
-LTEST(class_label_only_when_different)
+GP_TEST(class_label_only_when_different)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -413,7 +398,7 @@ LTEST(class_label_only_when_different)
     gp_policy_unref(pol);
 }
 
-LTEST(unknown_class_label_warns_and_skips_class_changes)
+GP_TEST(unknown_class_label_warns_and_skips_class_changes)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -433,7 +418,7 @@ LTEST(unknown_class_label_warns_and_skips_class_changes)
     gp_policy_unref(pol);
 }
 
-LTEST(no_class_gets_only_the_toleration)
+GP_TEST(no_class_gets_only_the_toleration)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -455,7 +440,7 @@ LTEST(no_class_gets_only_the_toleration)
     gp_policy_unref(pol);
 }
 
-LTEST(priority_class_only_when_none)
+GP_TEST(priority_class_only_when_none)
 {
     gp_policy *pol = default_policy();
 
@@ -467,7 +452,7 @@ LTEST(priority_class_only_when_none)
     gp_policy_unref(pol);
 }
 
-LTEST(priority_fields_removed_only_when_present)
+GP_TEST(priority_fields_removed_only_when_present)
 {
     gp_policy *pol = default_policy();
 
@@ -481,7 +466,7 @@ LTEST(priority_fields_removed_only_when_present)
     gp_policy_unref(pol);
 }
 
-LTEST(priority_class_missing_from_cluster_warns)
+GP_TEST(priority_class_missing_from_cluster_warns)
 {
     gp_policy *pol = default_policy();
     gp_cluster *view = gp_cluster_new();
@@ -513,7 +498,7 @@ LTEST(priority_class_missing_from_cluster_warns)
     gp_policy_unref(pol);
 }
 
-LTEST(runtime_cap_only_when_unset)
+GP_TEST(runtime_cap_only_when_unset)
 {
     gp_policy *pol = default_policy();
 
@@ -525,7 +510,7 @@ LTEST(runtime_cap_only_when_unset)
     gp_policy_unref(pol);
 }
 
-LTEST(existing_mutated_annotation_is_extended)
+GP_TEST(existing_mutated_annotation_is_extended)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -571,7 +556,7 @@ static void check_mig(const gp_policy *pol, const gp_cluster *view, const char *
 }
 #define CHECK_MIG(pol, view, hint, want) check_mig(pol, view, hint, want, __LINE__)
 
-LTEST(mig_rewrite_for_one_gpu_with_hint)
+GP_TEST(mig_rewrite_for_one_gpu_with_hint)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -593,7 +578,7 @@ LTEST(mig_rewrite_for_one_gpu_with_hint)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_rewrite_records_request_and_limit)
+GP_TEST(mig_rewrite_records_request_and_limit)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -614,7 +599,7 @@ LTEST(mig_rewrite_records_request_and_limit)
 /* A container that has only a request (no limits map) is rewritten in its requests, and
  * gpupack.io/original-resources records only what it had: no invented limit. (Regression test:
  * record_original() used to write "limits" for every rewritten container.) */
-LTEST(mig_original_resources_request_only)
+GP_TEST(mig_original_resources_request_only)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -630,7 +615,7 @@ LTEST(mig_original_resources_request_only)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_hint_sizes_pick_smallest_fit)
+GP_TEST(mig_hint_sizes_pick_smallest_fit)
 {
     gp_policy *pol = default_policy();
 
@@ -645,7 +630,7 @@ LTEST(mig_hint_sizes_pick_smallest_fit)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_only_for_exactly_one_gpu)
+GP_TEST(mig_only_for_exactly_one_gpu)
 {
     gp_policy *pol = default_policy();
 
@@ -669,7 +654,7 @@ LTEST(mig_only_for_exactly_one_gpu)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_only_for_classes_that_allow_it)
+GP_TEST(mig_only_for_classes_that_allow_it)
 {
     gp_policy *pol = default_policy();
 
@@ -706,7 +691,7 @@ static void check_hint_warning(const gp_policy *pol, const gp_cluster *view, con
     mfx_free(&f);
 }
 
-LTEST(mig_bad_hint_and_no_fit_warn)
+GP_TEST(mig_bad_hint_and_no_fit_warn)
 {
     gp_policy *pol = default_policy();
 
@@ -727,7 +712,7 @@ LTEST(mig_bad_hint_and_no_fit_warn)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_several_containers_and_init)
+GP_TEST(mig_several_containers_and_init)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -750,7 +735,7 @@ LTEST(mig_several_containers_and_init)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_original_annotation_not_overwritten)
+GP_TEST(mig_original_annotation_not_overwritten)
 {
     gp_policy *pol = default_policy();
 
@@ -788,7 +773,7 @@ static const char *pick(const gp_policy *pol, const gp_cluster *view, const char
     return name;
 }
 
-LTEST(mig_pick_fewest_slices_then_memory_then_name)
+GP_TEST(mig_pick_fewest_slices_then_memory_then_name)
 {
     gp_policy *pol = policy_of(mig_policy);
 
@@ -804,7 +789,7 @@ LTEST(mig_pick_fewest_slices_then_memory_then_name)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_pick_fewer_slices_beats_less_memory)
+GP_TEST(mig_pick_fewer_slices_beats_less_memory)
 {
     gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','migProfiles':["
                                "{'name':'2g.10gb','memory':'10Gi','computeSlices':2},"
@@ -816,7 +801,7 @@ LTEST(mig_pick_fewer_slices_beats_less_memory)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_pick_no_profiles)
+GP_TEST(mig_pick_no_profiles)
 {
     gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy'}");
 
@@ -826,7 +811,7 @@ LTEST(mig_pick_no_profiles)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_cluster_view_restricts_profiles)
+GP_TEST(mig_cluster_view_restricts_profiles)
 {
     gp_policy *pol = default_policy();
     gp_cluster *view = cluster_offering("{'nvidia.com/mig-3g.40gb':'2','nvidia.com/mig-7g.80gb':"
@@ -847,7 +832,7 @@ LTEST(mig_cluster_view_restricts_profiles)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_cluster_offering_nothing_means_no_rewrite)
+GP_TEST(mig_cluster_offering_nothing_means_no_rewrite)
 {
     gp_policy *pol = default_policy();
     gp_cluster *view = cluster_offering("{'nvidia.com/gpu':'8'}");
@@ -860,7 +845,7 @@ LTEST(mig_cluster_offering_nothing_means_no_rewrite)
     gp_policy_unref(pol);
 }
 
-LTEST(mig_profile_parsed_from_name_when_not_in_policy)
+GP_TEST(mig_profile_parsed_from_name_when_not_in_policy)
 {
     gp_policy *pol = default_policy();
     gp_cluster *view = cluster_offering("{'nvidia.com/mig-1g.20gb':'1',"
@@ -899,7 +884,7 @@ LTEST(mig_profile_parsed_from_name_when_not_in_policy)
                    "kubernetes.azure.com/scalesetpriority=spot"
 #define JOB_CP(v) "'metadata':{" OWNER("Job") ",'annotations':{'gpupack.io/checkpointing':'" v "'}}"
 
-LTEST(spot_for_checkpointing_training)
+GP_TEST(spot_for_checkpointing_training)
 {
     gp_policy *pol = default_policy();
     mfx f;
@@ -925,7 +910,7 @@ LTEST(spot_for_checkpointing_training)
     gp_policy_unref(pol);
 }
 
-LTEST(spot_only_with_true_and_spot_class)
+GP_TEST(spot_only_with_true_and_spot_class)
 {
     gp_policy *pol = default_policy();
 
@@ -942,7 +927,7 @@ LTEST(spot_only_with_true_and_spot_class)
     gp_policy_unref(pol);
 }
 
-LTEST(spot_skips_what_the_pod_has)
+GP_TEST(spot_skips_what_the_pod_has)
 {
     gp_policy *pol = default_policy();
 
@@ -985,7 +970,7 @@ static const char pool_policy[] =
 #define AFF_REQ(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuring" \
                        "Execution':{'nodeSelectorTerms':[" terms "]}}}"
 
-LTEST(pool_preferred)
+GP_TEST(pool_preferred)
 {
     gp_policy *pol = policy_of(pool_policy);
 
@@ -1008,7 +993,7 @@ LTEST(pool_preferred)
     gp_policy_unref(pol);
 }
 
-LTEST(pool_required)
+GP_TEST(pool_required)
 {
     gp_policy *pol = policy_of(pool_policy);
 
@@ -1038,7 +1023,7 @@ LTEST(pool_required)
 
 /* --- memory exhaustion --------------------------------------------------------------------- */
 
-LTEST(arena_exhaustion_is_enomem)
+GP_TEST(arena_exhaustion_is_enomem)
 {
     static const char *const pods[] = {
         "{'spec':{" GPU1 "}}",
@@ -1107,7 +1092,7 @@ static void check_exhaustion(const gp_policy *pol, const char *pod_text, int lin
     free(s);
 }
 
-LTEST(arena_exhaustion_at_every_point_mig)
+GP_TEST(arena_exhaustion_at_every_point_mig)
 {
     char name[201], pod[1024];
     gp_policy *pol = default_policy();
@@ -1130,7 +1115,7 @@ LTEST(arena_exhaustion_at_every_point_mig)
  * pattern is in rewrite_containers() (container_label()) and decide_pool() (labels_text()).
  * Input: a policy whose only toleration has a 190-character key, a DaemonSet-owned GPU pod, an
  * 8192-byte arena already holding about 7.3 KiB. */
-LTEST(arena_exhaustion_at_every_point_long_toleration)
+GP_TEST(arena_exhaustion_at_every_point_long_toleration)
 {
     char key[256], doc[1024];
     gp_policy *pol;
@@ -1148,7 +1133,7 @@ LTEST(arena_exhaustion_at_every_point_long_toleration)
 
 /* --- idempotence --------------------------------------------------------------------------- */
 
-LTEST(jsonpatch_applier_is_strict)
+GP_TEST(jsonpatch_applier_is_strict)
 {
     cJSON *doc = cJSON_Parse("{\"a\":{\"b~c/d\":1},\"l\":[1,2]}");
     cJSON *want = cJSON_Parse("{\"a\":{\"b~c/d\":2,\"n\":{\"x\":true}},\"l\":[0,1,2,3]}");
@@ -1241,7 +1226,7 @@ static void check_idempotent(const gp_policy *pol, const gp_cluster *view, const
 }
 #define CHECK_IDEMPOTENT(pol, view, pod) check_idempotent(pol, view, pod, __LINE__)
 
-LTEST(idempotent_default_policy)
+GP_TEST(idempotent_default_policy)
 {
     gp_policy *pol = default_policy();
 
@@ -1270,7 +1255,7 @@ LTEST(idempotent_default_policy)
     gp_policy_unref(pol);
 }
 
-LTEST(idempotent_with_cluster_view)
+GP_TEST(idempotent_with_cluster_view)
 {
     gp_policy *pol = default_policy();
     gp_cluster *view = cluster_offering("{'nvidia.com/mig-1g.20gb':'4'}");
@@ -1284,7 +1269,7 @@ LTEST(idempotent_with_cluster_view)
     gp_policy_unref(pol);
 }
 
-LTEST(idempotent_pools)
+GP_TEST(idempotent_pools)
 {
     gp_policy *pol = policy_of(pool_policy);
 
@@ -1306,7 +1291,7 @@ LTEST(idempotent_pools)
 /* Regression: the pod's tolerationSeconds is read through a double, the policy's exactly; a pod
  * carrying exactly the policy's toleration (9007199254740993 s) must count as covered, or every
  * reinvocation would add it again. */
-LTEST(large_toleration_seconds_already_present)
+GP_TEST(large_toleration_seconds_already_present)
 {
     gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','tolerations':"
                                "[{'key':'k','operator':'Exists','effect':'NoExecute',"

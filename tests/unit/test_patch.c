@@ -23,21 +23,6 @@
 
 #include "jsonpatch_apply.h"
 
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-static bool leaks_found(void)
-{
-    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
-}
-
-#define LTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!leaks_found());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 /* A malloc'd copy of text with every single quote turned into a double quote. */
 static char *q(const char *text)
@@ -169,7 +154,7 @@ static gp_toleration gpu_tol = { (char *)"nvidia.com/gpu", (char *)"Exists", (ch
 
 /* --- gp_json_pointer_escape ---------------------------------------------------------------- */
 
-LTEST(pointer_escape)
+GP_TEST(pointer_escape)
 {
     char buf[32] = "";
 
@@ -189,7 +174,7 @@ LTEST(pointer_escape)
     GP_CHECK_STR(buf, "~1~1~0~0");
 }
 
-LTEST(pointer_escape_bounds)
+GP_TEST(pointer_escape_bounds)
 {
     char buf[8];
 
@@ -211,13 +196,13 @@ LTEST(pointer_escape_bounds)
 
 /* --- labels and annotations ---------------------------------------------------------------- */
 
-LTEST(no_changes_is_empty_array)
+GP_TEST(no_changes_is_empty_array)
 {
     CHECK_PATCH("{'metadata':{}}", NULL, 0, "[]");
     CHECK_PATCH("{}", NULL, 0, "[]");
 }
 
-LTEST(label_without_map_adds_the_map)
+GP_TEST(label_without_map_adds_the_map)
 {
     gp_change c = set_label("gpupack.io/class", "inference");
 
@@ -232,7 +217,7 @@ LTEST(label_without_map_adds_the_map)
                 "'inference'}}}]");
 }
 
-LTEST(label_with_map_adds_the_key)
+GP_TEST(label_with_map_adds_the_key)
 {
     gp_change c = set_label("gpupack.io/class", "inference");
 
@@ -242,7 +227,7 @@ LTEST(label_with_map_adds_the_key)
                 "[{'op':'add','path':'/metadata/labels/gpupack.io~1class','value':'inference'}]");
 }
 
-LTEST(label_existing_key_is_replaced)
+GP_TEST(label_existing_key_is_replaced)
 {
     gp_change c = set_label("gpupack.io/class", "inference");
 
@@ -251,7 +236,7 @@ LTEST(label_existing_key_is_replaced)
                 "'value':'inference'}]");
 }
 
-LTEST(later_changes_see_created_parents)
+GP_TEST(later_changes_see_created_parents)
 {
     gp_change c[] = { set_label("a", "1"), set_ann("gpupack.io/mutated", "x"), set_label("b", "2"),
                       set_ann("c~d/e", "y"), set_label("a", "3") };
@@ -267,7 +252,7 @@ LTEST(later_changes_see_created_parents)
                   "'c~d/e':'y'}}}");
 }
 
-LTEST(wrong_type_parent_is_einternal)
+GP_TEST(wrong_type_parent_is_einternal)
 {
     gp_change c = set_label("gpupack.io/class", "inference");
     gp_change t = add_tol(&gpu_tol);
@@ -279,7 +264,7 @@ LTEST(wrong_type_parent_is_einternal)
 
 /* --- tolerations --------------------------------------------------------------------------- */
 
-LTEST(toleration_creates_or_appends)
+GP_TEST(toleration_creates_or_appends)
 {
     gp_change c = add_tol(&gpu_tol);
     gp_change two[] = { add_tol(&gpu_tol), add_tol(&gpu_tol) };
@@ -300,7 +285,7 @@ LTEST(toleration_creates_or_appends)
                 "'operator':'Exists','effect':'NoSchedule'}}]");
 }
 
-LTEST(toleration_fields_and_int64_seconds)
+GP_TEST(toleration_fields_and_int64_seconds)
 {
     gp_toleration t = { (char *)"k", (char *)"Equal", (char *)"v", (char *)"NoExecute", true,
                         INT64_MAX };
@@ -319,7 +304,7 @@ LTEST(toleration_fields_and_int64_seconds)
 
 /* --- scalars ------------------------------------------------------------------------------- */
 
-LTEST(priority_class_and_removals)
+GP_TEST(priority_class_and_removals)
 {
     gp_change pc = { .kind = GP_CH_SET_PRIORITY_CLASS, .value = "gpu-inference" };
     gp_change rm[] = { { .kind = GP_CH_REMOVE_PRIORITY }, { .kind = GP_CH_REMOVE_PREEMPTION } };
@@ -340,7 +325,7 @@ LTEST(priority_class_and_removals)
     CHECK_PATCH("{}", rm, 2, "[]");
 }
 
-LTEST(active_deadline_is_an_integer)
+GP_TEST(active_deadline_is_an_integer)
 {
     gp_change c = { .kind = GP_CH_SET_ACTIVE_DEADLINE, .seconds = 43200 };
     gp_change big = { .kind = GP_CH_SET_ACTIVE_DEADLINE, .seconds = INT64_MAX };
@@ -361,7 +346,7 @@ static gp_label pool_labels[] = { { (char *)"gpupack.io/pool", (char *)"h100" },
 #define REQ_PATH "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"
 #define IN(k, v) "{'key':'" k "','operator':'In','values':['" v "']}"
 
-LTEST(required_without_affinity_creates_it)
+GP_TEST(required_without_affinity_creates_it)
 {
     gp_change c = { .kind = GP_CH_ADD_REQUIRED, .labels = pool_labels, .nlabels = 1 };
 
@@ -374,7 +359,7 @@ LTEST(required_without_affinity_creates_it)
                 "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]}]}}]");
 }
 
-LTEST(required_added_to_every_term)
+GP_TEST(required_added_to_every_term)
 {
     gp_change c = { .kind = GP_CH_ADD_REQUIRED, .labels = pool_labels, .nlabels = 2 };
     const char *pod = "{'spec':{'affinity':{'nodeAffinity':{"
@@ -404,7 +389,7 @@ LTEST(required_added_to_every_term)
                   IN("gpupack.io/pool", "h100") "," IN("zone", "z1") "]}]}}}}}");
 }
 
-LTEST(preferred_creates_or_appends)
+GP_TEST(preferred_creates_or_appends)
 {
     gp_change c = { .kind = GP_CH_ADD_PREFERRED, .labels = pool_labels, .nlabels = 2,
                     .weight = 80 };
@@ -426,7 +411,7 @@ LTEST(preferred_creates_or_appends)
 
 /* --- resources ----------------------------------------------------------------------------- */
 
-LTEST(resource_replace_keeps_other_resources)
+GP_TEST(resource_replace_keeps_other_resources)
 {
     gp_container k = { .name = "main", .init = false, .index = 1 };
     gp_change c = { .kind = GP_CH_REPLACE_RESOURCE, .container = &k, .key = "nvidia.com/gpu",
@@ -448,7 +433,7 @@ LTEST(resource_replace_keeps_other_resources)
                   "'requests':{'memory':'1Gi','nvidia.com/mig-1g.10gb':'1'}}}]}}");
 }
 
-LTEST(resource_replace_init_container_limits_only)
+GP_TEST(resource_replace_init_container_limits_only)
 {
     gp_container k = { .name = "init", .init = true, .index = 0 };
     gp_change c = { .kind = GP_CH_REPLACE_RESOURCE, .container = &k, .key = "nvidia.com/gpu",
@@ -470,7 +455,7 @@ LTEST(resource_replace_init_container_limits_only)
  * then ships a patch that rewrites nothing. Input: pod {"spec":{"containers":[{"name":"main",
  * "resources":{"limits":{"nvidia.com/gpu":"1"}}}]}} and a REPLACE_RESOURCE change for container
  * index 3. */
-LTEST(resource_replace_index_out_of_range_is_einternal)
+GP_TEST(resource_replace_index_out_of_range_is_einternal)
 {
     gp_container k = { .name = "main", .init = false, .index = 3 };
     gp_change c = { .kind = GP_CH_REPLACE_RESOURCE, .container = &k, .key = "nvidia.com/gpu",
@@ -483,7 +468,7 @@ LTEST(resource_replace_index_out_of_range_is_einternal)
 
 /* --- end to end ---------------------------------------------------------------------------- */
 
-LTEST(patch_for_a_real_decision)
+GP_TEST(patch_for_a_real_decision)
 {
     gp_policy *pol = NULL;
     char *errors = NULL, *out = NULL;

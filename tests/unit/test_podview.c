@@ -16,22 +16,6 @@
 #include "gpupack/podview.h"
 #include "gpupack/policy.h"
 
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-static bool leaks_found(void)
-{
-    return __lsan_do_recoverable_leak_check != NULL && __lsan_do_recoverable_leak_check() != 0;
-}
-
-/* A GP_TEST whose body is followed by a leak check. */
-#define LTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!leaks_found());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 /* Parses text after turning every single quote into a double quote. */
 static cJSON *parse_q(const char *text)
@@ -102,7 +86,7 @@ static gp_policy *default_policy(void)
 
 /* --- metadata ------------------------------------------------------------------------------ */
 
-LTEST(namespace_from_metadata)
+GP_TEST(namespace_from_metadata)
 {
     fx f;
 
@@ -113,7 +97,7 @@ LTEST(namespace_from_metadata)
     fx_free(&f);
 }
 
-LTEST(namespace_fallback_when_absent_or_empty)
+GP_TEST(namespace_fallback_when_absent_or_empty)
 {
     fx f;
 
@@ -139,7 +123,7 @@ LTEST(namespace_fallback_when_absent_or_empty)
     fx_free(&f);
 }
 
-LTEST(owner_controller_wins_over_first)
+GP_TEST(owner_controller_wins_over_first)
 {
     fx f;
 
@@ -154,7 +138,7 @@ LTEST(owner_controller_wins_over_first)
     fx_free(&f);
 }
 
-LTEST(owner_first_when_no_controller)
+GP_TEST(owner_first_when_no_controller)
 {
     fx f;
 
@@ -177,7 +161,7 @@ LTEST(owner_first_when_no_controller)
     fx_free(&f);
 }
 
-LTEST(labels_and_annotations)
+GP_TEST(labels_and_annotations)
 {
     fx f;
 
@@ -199,7 +183,7 @@ LTEST(labels_and_annotations)
 
 /* --- containers ---------------------------------------------------------------------------- */
 
-LTEST(containers_then_init_containers_with_index_and_flag)
+GP_TEST(containers_then_init_containers_with_index_and_flag)
 {
     fx f;
 
@@ -229,7 +213,7 @@ LTEST(containers_then_init_containers_with_index_and_flag)
     fx_free(&f);
 }
 
-LTEST(null_container_arrays_are_empty)
+GP_TEST(null_container_arrays_are_empty)
 {
     fx f;
 
@@ -239,7 +223,7 @@ LTEST(null_container_arrays_are_empty)
     fx_free(&f);
 }
 
-LTEST(requests_and_limits_quantities)
+GP_TEST(requests_and_limits_quantities)
 {
     const gp_container *c;
     const gp_resource *r;
@@ -274,7 +258,7 @@ out:
     fx_free(&f);
 }
 
-LTEST(empty_and_null_resource_maps)
+GP_TEST(empty_and_null_resource_maps)
 {
     fx f;
 
@@ -298,7 +282,7 @@ LTEST(empty_and_null_resource_maps)
 
 /* --- wrong types --------------------------------------------------------------------------- */
 
-LTEST(wrong_type_quantity_names_path)
+GP_TEST(wrong_type_quantity_names_path)
 {
     CHECK_EINVAL("{'spec':{'containers':[{'resources':{'limits':{'nvidia.com/gpu':1}}}]}}",
                  "spec.containers[0].resources.limits.nvidia.com/gpu: must be a quantity string");
@@ -308,7 +292,7 @@ LTEST(wrong_type_quantity_names_path)
                  "spec.initContainers[1].resources.limits.cpu: must be a quantity string");
 }
 
-LTEST(bad_quantity_names_path_and_reason)
+GP_TEST(bad_quantity_names_path_and_reason)
 {
     fx f;
     const char *prefix = "spec.containers[0].resources.limits.nvidia.com/gpu: ";
@@ -323,7 +307,7 @@ LTEST(bad_quantity_names_path_and_reason)
     fx_free(&f);
 }
 
-LTEST(wrong_type_structure_names_path)
+GP_TEST(wrong_type_structure_names_path)
 {
     CHECK_EINVAL("[]", "object: must be a Pod object");
     CHECK_EINVAL("{'spec':[]}", "spec: must be an object");
@@ -341,12 +325,12 @@ LTEST(wrong_type_structure_names_path)
 
 /* A wrongly typed spec.initContainers is named as such. (Regression test: the message used to
  * say "spec.containers".) */
-LTEST(wrong_type_init_containers_names_its_path)
+GP_TEST(wrong_type_init_containers_names_its_path)
 {
     CHECK_EINVAL("{'spec':{'initContainers':{}}}", "spec.initContainers: must be an array");
 }
 
-LTEST(too_many_containers_is_etoobig)
+GP_TEST(too_many_containers_is_etoobig)
 {
     size_t n = GP_POD_MAX_CONTAINERS + 1, cap = 32 + n * 3;
     char *s = malloc(cap);
@@ -364,7 +348,7 @@ LTEST(too_many_containers_is_etoobig)
 
 /* --- spec fields --------------------------------------------------------------------------- */
 
-LTEST(spec_scalars)
+GP_TEST(spec_scalars)
 {
     fx f;
 
@@ -391,7 +375,7 @@ LTEST(spec_scalars)
     fx_free(&f);
 }
 
-LTEST(tolerations_decoded_with_defaults)
+GP_TEST(tolerations_decoded_with_defaults)
 {
     fx f;
 
@@ -428,7 +412,7 @@ LTEST(tolerations_decoded_with_defaults)
  * double (9007199254740993 -> ...992), values at or past 2^63 saturate to INT64_MAX instead of
  * overflowing, and gp_toleration_covers() compares at double precision so that idempotence holds
  * (test_mutate.c large_toleration_seconds_already_present). */
-LTEST(toleration_seconds_int64_exact)
+GP_TEST(toleration_seconds_int64_exact)
 {
     fx f;
 
@@ -448,7 +432,7 @@ LTEST(toleration_seconds_int64_exact)
     fx_free(&f);
 }
 
-LTEST(node_affinity_terms)
+GP_TEST(node_affinity_terms)
 {
     fx f;
 
@@ -503,7 +487,7 @@ static int is_gpu(const gp_policy *pol, const char *text)
     return r;
 }
 
-LTEST(is_gpu_default_policy)
+GP_TEST(is_gpu_default_policy)
 {
     gp_policy *pol = default_policy();
 
@@ -536,7 +520,7 @@ LTEST(is_gpu_default_policy)
     gp_policy_unref(pol);
 }
 
-LTEST(is_gpu_custom_resources)
+GP_TEST(is_gpu_custom_resources)
 {
     static const char doc[] = "{\"apiVersion\":\"gpupack.io/v1alpha1\",\"kind\":\"Policy\","
                               "\"gpuResources\":[\"amd.com/gpu\"]}";
@@ -574,7 +558,7 @@ static gp_toleration tol_s(const char *key, const char *value, int64_t secs)
     return t;
 }
 
-LTEST(covers_empty_key_exists_covers_all)
+GP_TEST(covers_empty_key_exists_covers_all)
 {
     gp_toleration all = tol("", "Exists", "", "");
     gp_toleration all_ns = tol("", "Exists", "", "NoSchedule");
@@ -589,7 +573,7 @@ LTEST(covers_empty_key_exists_covers_all)
     GP_CHECK(!gp_toleration_covers(&all_ns, &w2)); /* effect NoSchedule only */
 }
 
-LTEST(covers_empty_key_equal_covers_nothing)
+GP_TEST(covers_empty_key_equal_covers_nothing)
 {
     gp_toleration bad = tol("", "Equal", "", "");
     gp_toleration w = tol("", "Exists", "", "");
@@ -599,7 +583,7 @@ LTEST(covers_empty_key_equal_covers_nothing)
     GP_CHECK(!gp_toleration_covers(&bad, &w));
 }
 
-LTEST(covers_effect)
+GP_TEST(covers_effect)
 {
     gp_toleration any = tol("k", "Exists", "", "");
     gp_toleration ns = tol("k", "Exists", "", "NoSchedule");
@@ -614,7 +598,7 @@ LTEST(covers_effect)
     GP_CHECK(!gp_toleration_covers(&ns, &want_any)); /* wants every effect, has one */
 }
 
-LTEST(covers_equal_vs_exists_and_values)
+GP_TEST(covers_equal_vs_exists_and_values)
 {
     gp_toleration ex = tol("k", "Exists", "", "NoSchedule");
     gp_toleration eq_v = tol("k", "Equal", "v", "NoSchedule");
@@ -633,7 +617,7 @@ LTEST(covers_equal_vs_exists_and_values)
     GP_CHECK(!gp_toleration_covers(&ex, &other));
 }
 
-LTEST(covers_toleration_seconds)
+GP_TEST(covers_toleration_seconds)
 {
     gp_toleration none = tol("k", "Exists", "", "NoExecute");
     gp_toleration s10 = tol_s("k", "", 10);

@@ -12,22 +12,6 @@
 
 #include "gpupack/policy.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAKS_FOUND() (__lsan_do_recoverable_leak_check() != 0)
-#else
-#define LEAKS_FOUND() 0
-#endif
-
-/* A GP_TEST whose body is followed by a leak check. */
-#define PTEST(name)                                                                             \
-    static void name##_body(void);                                                              \
-    GP_TEST(name)                                                                               \
-    {                                                                                           \
-        name##_body();                                                                          \
-        GP_CHECK(!LEAKS_FOUND());                                                               \
-    }                                                                                           \
-    static void name##_body(void)
 
 #define HEADER "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy'"
 
@@ -162,7 +146,7 @@ static gp_policy *parse_ok(const char *rest)
 
 /* ------------------------------------------------------------------------------------------- */
 
-PTEST(default_policy_matches_contract)
+GP_TEST(default_policy_matches_contract)
 {
     gp_policy *p = NULL;
     char *errs = NULL;
@@ -262,7 +246,7 @@ PTEST(default_policy_matches_contract)
 }
 
 /* The golden defaults: what an empty policy means. */
-PTEST(minimal_policy_defaults)
+GP_TEST(minimal_policy_defaults)
 {
     gp_policy *p = parse_ok("");
 
@@ -287,7 +271,7 @@ PTEST(minimal_policy_defaults)
 }
 
 /* The defaults inside each object. */
-PTEST(nested_defaults)
+GP_TEST(nested_defaults)
 {
     gp_policy *p = parse_ok("'mode':'audit','tolerations':[{'key':'a','effect':'NoExecute',"
                             "'tolerationSeconds':9007199254740993}],"
@@ -322,7 +306,7 @@ PTEST(nested_defaults)
     gp_policy_unref(p);
 }
 
-PTEST(int64_extremes)
+GP_TEST(int64_extremes)
 {
     gp_policy *p = parse_ok("'tolerations':[{'key':'a','effect':'NoExecute',"
                             "'tolerationSeconds':-9223372036854775808},"
@@ -342,7 +326,7 @@ PTEST(int64_extremes)
 
 /* ------------------------------------------------------------------------------------------- */
 
-PTEST(err_bad_api_version)
+GP_TEST(err_bad_api_version)
 {
     char *text = quote("{'apiVersion':'gpupack.io/v1','kind':'Policy'}");
     char *errs = errors_of_text(text);
@@ -352,7 +336,7 @@ PTEST(err_bad_api_version)
     free(text);
 }
 
-PTEST(err_missing_kind)
+GP_TEST(err_missing_kind)
 {
     char *text = quote("{'apiVersion':'gpupack.io/v1alpha1'}");
     char *errs = errors_of_text(text);
@@ -363,7 +347,7 @@ PTEST(err_missing_kind)
     free(text);
 }
 
-PTEST(err_wrong_kind)
+GP_TEST(err_wrong_kind)
 {
     EXPECT_ERROR("'kind':'Polciy'", "document: duplicate key \"kind\"");
     {
@@ -376,13 +360,13 @@ PTEST(err_wrong_kind)
     }
 }
 
-PTEST(err_unknown_top_level_field)
+GP_TEST(err_unknown_top_level_field)
 {
     EXPECT_ERROR("'excludeNamespaces':['a']", "excludeNamespaces: unknown field");
     EXPECT_ERROR("'Mode':'audit'", "Mode: unknown field"); /* keys are case-sensitive */
 }
 
-PTEST(err_unknown_nested_field)
+GP_TEST(err_unknown_nested_field)
 {
     EXPECT_ERROR("'classes':{'inference':{'migAlowed':true}}",
                  "classes.inference.migAlowed: unknown field");
@@ -395,7 +379,7 @@ PTEST(err_unknown_nested_field)
                  "migProfiles[0].x: unknown field");
 }
 
-PTEST(err_wrong_types)
+GP_TEST(err_wrong_types)
 {
     EXPECT_ERROR("'classes':{'training':{'migAllowed':'yes'}}",
                  "classes.training.migAllowed: must be a boolean");
@@ -416,13 +400,13 @@ PTEST(err_wrong_types)
     EXPECT_ERROR("'tolerations':['nvidia.com/gpu']", "tolerations[0]: must be an object");
 }
 
-PTEST(err_runtime_cap_zero)
+GP_TEST(err_runtime_cap_zero)
 {
     EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':0}}",
                  "classes.inference.runtimeCapSeconds: must be 1..2147483647");
 }
 
-PTEST(err_runtime_cap_too_big)
+GP_TEST(err_runtime_cap_too_big)
 {
     EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':2147483648}}",
                  "classes.inference.runtimeCapSeconds: must be 1..2147483647");
@@ -430,7 +414,7 @@ PTEST(err_runtime_cap_too_big)
                  "classes.inference.runtimeCapSeconds: must be 1..2147483647");
 }
 
-PTEST(err_runtime_cap_fraction)
+GP_TEST(err_runtime_cap_fraction)
 {
     EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':1.5}}",
                  "classes.inference.runtimeCapSeconds: must be an integer");
@@ -440,13 +424,13 @@ PTEST(err_runtime_cap_fraction)
                  "classes.inference.runtimeCapSeconds: must be an integer");
 }
 
-PTEST(err_runtime_cap_string)
+GP_TEST(err_runtime_cap_string)
 {
     EXPECT_ERROR("'classes':{'inference':{'runtimeCapSeconds':'10'}}",
                  "classes.inference.runtimeCapSeconds: must be an integer");
 }
 
-PTEST(runtime_cap_bounds_accepted)
+GP_TEST(runtime_cap_bounds_accepted)
 {
     gp_policy *p = parse_ok("'classes':{'a':{'runtimeCapSeconds':1},"
                             "'b':{'runtimeCapSeconds':2147483647}}");
@@ -458,32 +442,32 @@ PTEST(runtime_cap_bounds_accepted)
     gp_policy_unref(p);
 }
 
-PTEST(err_unknown_rule_class)
+GP_TEST(err_unknown_rule_class)
 {
     EXPECT_ERROR("'classes':{'training':{}},'rules':[{'name':'a','class':'training'},"
                  "{'name':'b','class':'training'},{'name':'c','class':'trainig'}]",
                  "rules[2].class: unknown class \"trainig\"");
 }
 
-PTEST(err_rule_required_fields)
+GP_TEST(err_rule_required_fields)
 {
     EXPECT_ERROR(CLASS_T ",'rules':[{'class':'t'}]", "rules[0].name: is required");
     EXPECT_ERROR(CLASS_T ",'rules':[{'name':'x'}]", "rules[0].class: is required");
 }
 
-PTEST(err_duplicate_rule_name)
+GP_TEST(err_duplicate_rule_name)
 {
     EXPECT_ERROR(CLASS_T ",'rules':[{'name':'a','class':'t'},{'name':'b','class':'t'},"
                  "{'name':'a','class':'t'}]",
                  "rules[2].name: duplicate name \"a\" (also at index 0)");
 }
 
-PTEST(err_default_class_unknown)
+GP_TEST(err_default_class_unknown)
 {
     EXPECT_ERROR(CLASS_T ",'defaultClass':'x'", "defaultClass: unknown class \"x\"");
 }
 
-PTEST(err_duplicate_key)
+GP_TEST(err_duplicate_key)
 {
     EXPECT_ERROR("'mode':'audit','mode':'enforce'", "document: duplicate key \"mode\"");
     EXPECT_ERROR("'classes':{'a':{'migAllowed':true,'migAllowed':false}}",
@@ -491,43 +475,43 @@ PTEST(err_duplicate_key)
     EXPECT_ERROR("'classes':{'a':{},'a':{}}", "classes: duplicate key \"a\"");
 }
 
-PTEST(err_toleration_operator)
+GP_TEST(err_toleration_operator)
 {
     EXPECT_ERROR("'tolerations':[{'key':'a','operator':'exists'}]",
                  "tolerations[0].operator: must be one of \"Exists\", \"Equal\"");
 }
 
-PTEST(err_toleration_effect)
+GP_TEST(err_toleration_effect)
 {
     EXPECT_ERROR("'tolerations':[{'key':'a'},{'key':'b','effect':'NoSchedul'}]",
                  "tolerations[1].effect: must be one of \"\", \"NoSchedule\", "
                  "\"PreferNoSchedule\", \"NoExecute\"");
 }
 
-PTEST(err_toleration_exists_with_value)
+GP_TEST(err_toleration_exists_with_value)
 {
     EXPECT_ERROR("'tolerations':[{'key':'a','operator':'Exists','value':'x'}]",
                  "tolerations[0].value: must be empty when operator is \"Exists\"");
 }
 
-PTEST(err_toleration_empty_key_needs_exists)
+GP_TEST(err_toleration_empty_key_needs_exists)
 {
     EXPECT_ERROR("'tolerations':[{'value':'x'}]",
                  "tolerations[0].operator: must be \"Exists\" when key is empty");
 }
 
-PTEST(err_toleration_seconds_without_noexecute)
+GP_TEST(err_toleration_seconds_without_noexecute)
 {
     EXPECT_ERROR("'spot':{'tolerations':[{'key':'a','effect':'NoSchedule','tolerationSeconds':5}]}",
                  "spot.tolerations[0].tolerationSeconds: only allowed with effect \"NoExecute\"");
 }
 
-PTEST(err_toleration_bad_key)
+GP_TEST(err_toleration_bad_key)
 {
     EXPECT_PATH("'tolerations':[{'key':'bad key','operator':'Exists'}]", "tolerations[0].key");
 }
 
-PTEST(err_selector_operator)
+GP_TEST(err_selector_operator)
 {
     EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
                  "{'matchExpressions':[{'key':'a','operator':'Exist'}]}}}]",
@@ -535,7 +519,7 @@ PTEST(err_selector_operator)
                  "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"");
 }
 
-PTEST(err_selector_in_without_values)
+GP_TEST(err_selector_in_without_values)
 {
     EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
                  "{'matchExpressions':[{'key':'a','operator':'In'}]}}}]",
@@ -543,7 +527,7 @@ PTEST(err_selector_in_without_values)
                  "item when operator is \"In\" or \"NotIn\"");
 }
 
-PTEST(err_selector_exists_with_values)
+GP_TEST(err_selector_exists_with_values)
 {
     EXPECT_ERROR(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
                  "{'matchExpressions':[{'key':'a','operator':'DoesNotExist','values':['x']}]}}}]",
@@ -551,14 +535,14 @@ PTEST(err_selector_exists_with_values)
                  "operator is \"Exists\" or \"DoesNotExist\"");
 }
 
-PTEST(err_selector_label_value)
+GP_TEST(err_selector_label_value)
 {
     EXPECT_PATH(CLASS_T ",'rules':[{'name':'r','class':'t','match':{'labelSelector':"
                 "{'matchLabels':{'app':'-bad'}}}}]",
                 "rules[0].match.labelSelector.matchLabels.app");
 }
 
-PTEST(err_mig_memory_quantity)
+GP_TEST(err_mig_memory_quantity)
 {
     EXPECT_PATH("'migProfiles':[{'name':'1g.10gb','memory':'10GB','computeSlices':1}]",
                 "migProfiles[0].memory");
@@ -566,14 +550,14 @@ PTEST(err_mig_memory_quantity)
                  "migProfiles[0].memory: must be positive");
 }
 
-PTEST(err_mig_duplicate)
+GP_TEST(err_mig_duplicate)
 {
     EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':'10Gi','computeSlices':1},"
                  "{'name':'1g.10gb','memory':'10Gi','computeSlices':1}]",
                  "migProfiles[1].name: duplicate name \"1g.10gb\" (also at index 0)");
 }
 
-PTEST(err_mig_slices_zero)
+GP_TEST(err_mig_slices_zero)
 {
     EXPECT_ERROR("'migProfiles':[{'name':'1g.10gb','memory':'10Gi','computeSlices':0}]",
                  "migProfiles[0].computeSlices: must be 1..8");
@@ -581,66 +565,66 @@ PTEST(err_mig_slices_zero)
                  "migProfiles[0].computeSlices: is required");
 }
 
-PTEST(err_mig_name)
+GP_TEST(err_mig_name)
 {
     EXPECT_ERROR("'migProfiles':[{'name':'1G.10GB','memory':'10Gi','computeSlices':1}]",
                  "migProfiles[0].name: must contain only lower-case letters, digits, '.', '+' "
                  "and '-'");
 }
 
-PTEST(err_weight_0)
+GP_TEST(err_weight_0)
 {
     EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'weight':0}}}",
                  "classes.c.pool.weight: must be 1..100");
     EXPECT_ERROR("'spot':{'weight':0}", "spot.weight: must be 1..100");
 }
 
-PTEST(err_weight_101)
+GP_TEST(err_weight_101)
 {
     EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'weight':101}}}",
                  "classes.c.pool.weight: must be 1..100");
     EXPECT_ERROR("'spot':{'weight':101}", "spot.weight: must be 1..100");
 }
 
-PTEST(err_bad_placement)
+GP_TEST(err_bad_placement)
 {
     EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'placement':'Required'}}}",
                  "classes.c.pool.placement: must be one of \"preferred\", \"required\"");
 }
 
-PTEST(err_pool_needs_labels)
+GP_TEST(err_pool_needs_labels)
 {
     EXPECT_ERROR("'classes':{'c':{'pool':{}}}", "classes.c.pool.nodeLabels: is required");
     EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{}}}}",
                  "classes.c.pool.nodeLabels: must have at least 1 entry");
 }
 
-PTEST(err_dotted_key_in_path)
+GP_TEST(err_dotted_key_in_path)
 {
     EXPECT_PATH("'classes':{'inference':{'pool':{'nodeLabels':{'gpupack.io/pool':'bad value'}}}}",
                 "classes.inference.pool.nodeLabels.gpupack.io/pool");
 }
 
-PTEST(err_class_name_invalid)
+GP_TEST(err_class_name_invalid)
 {
     EXPECT_PATH("'classes':{'Inference':{}}", "classes.Inference");
     EXPECT_PATH("'classes':{'-x':{}}", "classes.-x");
     EXPECT_PATH("'classes':{'a_b':{}}", "classes.a_b");
 }
 
-PTEST(err_priority_class_name)
+GP_TEST(err_priority_class_name)
 {
     EXPECT_PATH("'classes':{'c':{'priorityClassName':'High'}}", "classes.c.priorityClassName");
 }
 
-PTEST(err_gpu_resource_star)
+GP_TEST(err_gpu_resource_star)
 {
     EXPECT_ERROR("'gpuResources':['nvidia.com/*-gpu']",
                  "gpuResources[0]: '*' is only allowed as the last character");
     EXPECT_ERROR("'gpuResources':['']", "gpuResources[0]: must not be empty");
 }
 
-PTEST(err_too_many_items)
+GP_TEST(err_too_many_items)
 {
     size_t n = 300 * 6 + 64;
     char *rest = malloc(n), *o = rest;
@@ -653,7 +637,7 @@ PTEST(err_too_many_items)
     free(rest);
 }
 
-PTEST(err_string_too_long)
+GP_TEST(err_string_too_long)
 {
     char rest[600], name[300];
 
@@ -663,7 +647,7 @@ PTEST(err_string_too_long)
     EXPECT_ERROR(rest, "gpuResources[0]: too long (254 characters, at most 253)");
 }
 
-PTEST(err_syntax_position)
+GP_TEST(err_syntax_position)
 {
     char *text = quote("{\n  'apiVersion': 'gpupack.io/v1alpha1',\n  'kind' 'Policy'\n}");
     char *errs = errors_of_text(text);
@@ -673,7 +657,7 @@ PTEST(err_syntax_position)
     free(text);
 }
 
-PTEST(err_trailing_garbage)
+GP_TEST(err_trailing_garbage)
 {
     char *text = doc("");
     size_t n = strlen(text);
@@ -690,7 +674,7 @@ PTEST(err_trailing_garbage)
     free(text);
 }
 
-PTEST(err_empty_document)
+GP_TEST(err_empty_document)
 {
     char *errs = errors_of_text("");
 
@@ -701,7 +685,7 @@ PTEST(err_empty_document)
     free(errs);
 }
 
-PTEST(err_non_object_root)
+GP_TEST(err_non_object_root)
 {
     char *errs = errors_of_text("[1,2]");
 
@@ -709,7 +693,7 @@ PTEST(err_non_object_root)
     free(errs);
 }
 
-PTEST(err_nul_in_document)
+GP_TEST(err_nul_in_document)
 {
     const char text[] = "{\"kind\":\"Policy\"}\0{}";
     char *errs = NULL;
@@ -723,7 +707,7 @@ PTEST(err_nul_in_document)
     free(errs);
 }
 
-PTEST(err_document_too_big)
+GP_TEST(err_document_too_big)
 {
     size_t n = GP_POLICY_MAX_BYTES + 1;
     char *big = malloc(n), *errs = NULL;
@@ -737,7 +721,7 @@ PTEST(err_document_too_big)
     free(big);
 }
 
-PTEST(control_characters_do_not_split_lines)
+GP_TEST(control_characters_do_not_split_lines)
 {
     char *errs = errors_of("'a\\nb':1");
 
@@ -747,7 +731,7 @@ PTEST(control_characters_do_not_split_lines)
 
 /* ------------------------------------------------------------------------------------------- */
 
-PTEST(all_errors_in_one_pass)
+GP_TEST(all_errors_in_one_pass)
 {
     char *errs = errors_of("'mode':'strict','bogus':1,"
                            "'classes':{'training':{'migAllowed':'no','runtimeCapSeconds':0}},"
@@ -767,7 +751,7 @@ PTEST(all_errors_in_one_pass)
     free(errs);
 }
 
-PTEST(errors_are_capped)
+GP_TEST(errors_are_capped)
 {
     size_t n = 100 * 12 + 16;
     char *rest = malloc(n), *o = rest, *errs;
@@ -782,7 +766,7 @@ PTEST(errors_are_capped)
     free(rest);
 }
 
-PTEST(errors_may_be_null)
+GP_TEST(errors_may_be_null)
 {
     const char *text = "{}";
     gp_policy *p = NULL;
@@ -791,7 +775,7 @@ PTEST(errors_may_be_null)
     GP_CHECK(p == NULL);
 }
 
-PTEST(digest_follows_bytes)
+GP_TEST(digest_follows_bytes)
 {
     gp_policy *a = parse_ok(""), *b = parse_ok(""), *c = parse_ok("'mode':'audit'");
 
@@ -806,7 +790,7 @@ PTEST(digest_follows_bytes)
 
 /* ------------------------------------------------------------------------------------------- */
 
-PTEST(glob_matching)
+GP_TEST(glob_matching)
 {
     GP_CHECK(gp_glob_match("kube-system", "kube-system"));
     GP_CHECK(!gp_glob_match("kube-system", "kube-systemx"));
@@ -833,7 +817,7 @@ PTEST(glob_matching)
 }
 
 /* A pathological pattern must not take exponential time (the test has a time limit). */
-PTEST(glob_no_blowup)
+GP_TEST(glob_no_blowup)
 {
     char pat[64], s[4096];
 
@@ -848,7 +832,7 @@ PTEST(glob_no_blowup)
     GP_CHECK(!gp_glob_match(pat, s));
 }
 
-PTEST(lookups)
+GP_TEST(lookups)
 {
     gp_policy *p = parse_ok("'gpuResources':['nvidia.com/gpu','amd.com/*'],"
                             "'excludedNamespaces':['kube-*','team-?'],'classes':{'a':{},'b':{}}");
@@ -869,7 +853,7 @@ PTEST(lookups)
     gp_policy_unref(p);
 }
 
-PTEST(holder_ref_and_swap)
+GP_TEST(holder_ref_and_swap)
 {
     gp_policy *a = parse_ok(""), *b = parse_ok("'mode':'audit'"), *got, *got2;
     gp_policy_holder h;
@@ -897,7 +881,7 @@ PTEST(holder_ref_and_swap)
     GP_CHECK(gp_policy_ref(NULL) == NULL);
 }
 
-PTEST(load_file_missing)
+GP_TEST(load_file_missing)
 {
     const char *path = "/nonexistent/gpupack-policy.json";
     gp_policy *p = (gp_policy *)1;
@@ -910,7 +894,7 @@ PTEST(load_file_missing)
     free(errs);
 }
 
-PTEST(load_file_prefixes_errors)
+GP_TEST(load_file_prefixes_errors)
 {
     char path[] = "/tmp/gpupack-test-policy-XXXXXX";
     int fd = mkstemp(path);
@@ -957,7 +941,7 @@ static const gp_price *price_of(const gp_price *t, size_t n, const char *match)
 }
 
 /* Every price the shipped policy lists, parsed exactly into micro-dollars. */
-PTEST(default_policy_scoring)
+GP_TEST(default_policy_scoring)
 {
     static const struct {
         const char *match;
@@ -1013,7 +997,7 @@ PTEST(default_policy_scoring)
 }
 
 /* The golden scoring defaults, with "scoring" absent and with it empty. */
-PTEST(scoring_defaults_golden)
+GP_TEST(scoring_defaults_golden)
 {
     const char *docs[] = {"", "'scoring':{}", "'scoring':{'weights':{},'typicalGpuPod':{},"
                                               "'prices':{}}"};
@@ -1041,7 +1025,7 @@ PTEST(scoring_defaults_golden)
     }
 }
 
-PTEST(scoring_values_parsed)
+GP_TEST(scoring_values_parsed)
 {
     gp_policy *p = parse_ok(
         "'scoring':{'weights':{'cost':0,'fit':1000,'stranding':7,'gpuNodePenalty':0},"
@@ -1073,7 +1057,7 @@ PTEST(scoring_values_parsed)
     gp_policy_unref(p);
 }
 
-PTEST(class_gpu_models_parsed)
+GP_TEST(class_gpu_models_parsed)
 {
     gp_policy *p = parse_ok("'classes':{'c':{'gpuModels':['NVIDIA-A100*','*H100?80GB*'],"
                             "'excludeGpuModels':['Tesla-T4']}}");
@@ -1093,7 +1077,7 @@ PTEST(class_gpu_models_parsed)
     gp_policy_unref(p);
 }
 
-PTEST(err_class_gpu_models)
+GP_TEST(err_class_gpu_models)
 {
     EXPECT_ERROR("'classes':{'c':{'gpuModels':'A100'}}", "classes.c.gpuModels: must be an array");
     EXPECT_ERROR("'classes':{'c':{'gpuModels':['A100 80GB']}}",
@@ -1106,7 +1090,7 @@ PTEST(err_class_gpu_models)
     EXPECT_ERROR("'classes':{'c':{'gpuModel':['A100']}}", "classes.c.gpuModel: unknown field");
 }
 
-PTEST(err_scoring_unknown_fields)
+GP_TEST(err_scoring_unknown_fields)
 {
     EXPECT_ERROR("'scoring':{'weight':{}}", "scoring.weight: unknown field");
     EXPECT_ERROR("'scoring':{'weights':{'price':1}}", "scoring.weights.price: unknown field");
@@ -1119,7 +1103,7 @@ PTEST(err_scoring_unknown_fields)
     EXPECT_ERROR("'scoring':{'weights':5}", "scoring.weights: must be an object");
 }
 
-PTEST(err_scoring_weights)
+GP_TEST(err_scoring_weights)
 {
     EXPECT_ERROR("'scoring':{'weights':{'cost':1001}}", "scoring.weights.cost: must be 0..1000");
     EXPECT_ERROR("'scoring':{'weights':{'fit':-1}}", "scoring.weights.fit: must be 0..1000");
@@ -1133,7 +1117,7 @@ PTEST(err_scoring_weights)
                  "scoring.spotDiscountPercent: must be 0..99");
 }
 
-PTEST(err_scoring_price)
+GP_TEST(err_scoring_price)
 {
     static const char *bad[] = {"-1", "abc", "", "2.", ".5", " 2.50", "2.50 ", "1e3", "+2",
                                 "2,50", "$2.50", "0x10", "1.2.3"};
@@ -1162,7 +1146,7 @@ PTEST(err_scoring_price)
                  "\"2.50\"");
 }
 
-PTEST(err_scoring_price_table)
+GP_TEST(err_scoring_price_table)
 {
     EXPECT_ERROR("'scoring':{'prices':{'instanceTypes':{'p4d.24xlarge':{'spot':'12.00'}}}}",
                  "scoring.prices.instanceTypes.p4d.24xlarge.onDemand: is required");
@@ -1176,7 +1160,7 @@ PTEST(err_scoring_price_table)
                  "scoring.prices.gpuProducts: duplicate key \"a\"");
 }
 
-PTEST(err_scoring_typical_pod)
+GP_TEST(err_scoring_typical_pod)
 {
     EXPECT_ERROR("'scoring':{'typicalGpuPod':{'cpuPerGpu':'0'}}",
                  "scoring.typicalGpuPod.cpuPerGpu: must be positive");
@@ -1196,7 +1180,7 @@ PTEST(err_scoring_typical_pod)
 }
 
 /* One pass reports every scoring error. */
-PTEST(scoring_errors_in_one_pass)
+GP_TEST(scoring_errors_in_one_pass)
 {
     char *errs = errors_of("'scoring':{'weights':{'cost':2000,'fit':-3},'spotDiscountPercent':99,"
                            "'defaultGpuHourlyPrice':'x','typicalGpuPod':{'cpuPerGpu':'0'},"

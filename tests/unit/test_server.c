@@ -19,13 +19,6 @@
 
 #include "gptest.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAK_CHECK() GP_CHECK(__lsan_do_recoverable_leak_check() == 0)
-#else
-#define LEAK_CHECK() ((void)0)
-#endif
-
 #define MAX_BODY 4096
 
 /* ---- handlers ------------------------------------------------------------------------------ */
@@ -333,7 +326,6 @@ GP_TEST(echo_200)
     gp_log_destroy(&log);
     gp_metrics_free(m);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(not_found_404_and_keepalive)
@@ -358,7 +350,6 @@ GP_TEST(not_found_404_and_keepalive)
     curl_easy_cleanup(h);
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(wrong_method_405_with_allow)
@@ -378,7 +369,6 @@ GP_TEST(wrong_method_405_with_allow)
     GP_CHECK_STR(r.allow, "GET");
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(content_type_415)
@@ -398,7 +388,6 @@ GP_TEST(content_type_415)
     GP_CHECK_INT(request(s, &r, "/echo", "POST", "application/json;charset=UTF-8", "2"), 200);
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 /* The client claims 100 MB and sends two bytes: the answer must come at once, from the
@@ -423,7 +412,6 @@ GP_TEST(content_length_413_without_reading)
     GP_CHECK(strstr(buf, "{\"error\":\"request body larger than 4096 bytes\"}") != NULL);
     close(fd);
     gp_server_stop(s);
-    LEAK_CHECK();
 }
 
 /* Sends `total` bytes of a JSON string, in pieces, through a read callback. */
@@ -492,7 +480,6 @@ GP_TEST(content_length_413_with_curl)
     GP_CHECK_INT(upload(s, &r, MAX_BODY + 1, MAX_BODY + 1), 413);
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(chunked_body_413_over_cap)
@@ -511,7 +498,6 @@ GP_TEST(chunked_body_413_over_cap)
     GP_CHECK_INT(upload(s, &r, 3 * MAX_BODY, -1), 413);
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(query_string_ignored)
@@ -530,7 +516,6 @@ GP_TEST(query_string_ignored)
     GP_CHECK_STR(r.body, "filter");
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(suffix_routes)
@@ -554,7 +539,6 @@ GP_TEST(suffix_routes)
     GP_CHECK_INT(request(s, &r, "/x/echo", "POST", "application/json", "{}"), 404); /* exact */
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(handler_defaults_and_status)
@@ -576,7 +560,6 @@ GP_TEST(handler_defaults_and_status)
     curl_easy_cleanup(h);
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(metrics_counted_with_bounded_labels)
@@ -613,7 +596,6 @@ GP_TEST(metrics_counted_with_bounded_labels)
     gp_server_stop(s);
     gp_metrics_free(m);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(bind_failure_names_address)
@@ -634,7 +616,6 @@ GP_TEST(bind_failure_names_address)
     GP_CHECK_INT(gp_server_start(&c, &s2, &err), GP_EINVAL);
     gp_server_stop(s);
     gp_server_stop(NULL);
-    LEAK_CHECK();
 }
 
 GP_TEST(quiesce_refuses_new_keeps_open)
@@ -658,7 +639,6 @@ GP_TEST(quiesce_refuses_new_keeps_open)
     curl_easy_cleanup(h);
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 /* A body trickling in past request_timeout_s is cut off; an idle connection is closed after
@@ -691,7 +671,6 @@ GP_TEST(request_and_idle_timeouts)
     GP_CHECK(now_s() - t0 > 1.5 && now_s() - t0 < 4.5);
     close(fd);
     gp_server_stop(s);
-    LEAK_CHECK();
 }
 
 /* Sends a GET with one header of n bytes; returns the first line of the answer. */
@@ -725,7 +704,6 @@ GP_TEST(huge_headers_refused)
     GP_CHECK(strncmp(buf, "HTTP/1.1 4", 10) == 0 || buf[0] == '\0');
     printf("  90 KiB header: \"%s\"\n", buf);
     gp_server_stop(s);
-    LEAK_CHECK();
 }
 
 static bool have_ipv6_loopback(void)
@@ -761,7 +739,6 @@ GP_TEST(dual_stack_any)
     curl_easy_cleanup(h);
     gp_server_stop(s);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 /* ---- TLS ----------------------------------------------------------------------------------- */
@@ -907,7 +884,6 @@ GP_TEST(tls_serves_and_verifies)
     remove_tls_files(&t);
     gp_metrics_free(m);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 /* Offers exactly one TLS version range; SECLEVEL=0 lets OpenSSL offer the old versions at
@@ -946,7 +922,6 @@ GP_TEST(tls_versions_below_1_2_refused)
     gp_server_stop(s);
     remove_tls_files(&t);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(tls_keepalive_reuses_connection)
@@ -971,7 +946,6 @@ GP_TEST(tls_keepalive_reuses_connection)
     gp_server_stop(s);
     remove_tls_files(&t);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 /* Swaps the pair on disk, reloads explicitly; new connections get the new certificate while an
@@ -1008,7 +982,6 @@ GP_TEST(tls_reload_swaps_certificate)
     remove_tls_files(&t);
     gp_metrics_free(m);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 typedef struct {
@@ -1085,7 +1058,6 @@ GP_TEST(tls_reloads_during_handshakes)
     remove_tls_files(&t);
     gp_metrics_free(m);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(tls_watcher_picks_up_new_files)
@@ -1112,7 +1084,6 @@ GP_TEST(tls_watcher_picks_up_new_files)
     remove_tls_files(&t);
     gp_metrics_free(m);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(tls_bad_reload_keeps_old_pair)
@@ -1157,7 +1128,6 @@ GP_TEST(tls_bad_reload_keeps_old_pair)
     remove_tls_files(&t);
     gp_metrics_free(m);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(tls_start_with_bad_pair_fails)
@@ -1179,7 +1149,6 @@ GP_TEST(tls_start_with_bad_pair_fails)
     GP_CHECK(gp_server_start(&c, &s, &err) != GP_OK);
     GP_CHECK(strstr(err.msg, "/nonexistent/tls.key") != NULL);
     remove_tls_files(&t);
-    LEAK_CHECK();
 }
 
 GP_TEST(tls_client_certificates_required)
@@ -1211,7 +1180,6 @@ GP_TEST(tls_client_certificates_required)
     gp_server_stop(s);
     remove_tls_files(&t);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_TEST(tls_dual_stack)
@@ -1243,7 +1211,6 @@ GP_TEST(tls_dual_stack)
     gp_server_stop(s);
     remove_tls_files(&t);
     curl_global_cleanup();
-    LEAK_CHECK();
 }
 
 GP_MAIN(GP_CASE(echo_200), GP_CASE(not_found_404_and_keepalive),
