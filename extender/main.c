@@ -27,10 +27,9 @@
 #define POD_FIELD_SELECTOR "status.phase!=Succeeded,status.phase!=Failed"
 
 typedef struct {
-    bool help, version, explain;
-    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig, *context;
+    gp_daemon_opts d;
+    bool explain;
     const char *snap_nodes, *snap_pods, *once;
-    unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
     unsigned assume_s, max_staleness_s, sync_timeout_s;
 } options;
 
@@ -51,14 +50,6 @@ typedef struct {
 static size_t flag_table(options *o, gp_flag *f)
 {
     const gp_flag t[] = {
-        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", "address to serve on (default 0.0.0.0:8888)" },
-        { "tls-cert", GP_FLAG_STRING, &o->cert, 0, 0, "FILE", "serve HTTPS with this certificate (PEM), re-read when it changes" },
-        { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "the certificate's private key (PEM)" },
-        { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA (HTTPS only)" },
-        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, "FILE", "policy JSON (default: the embedded default), reloaded on change" },
-        { "log-level", GP_FLAG_STRING, &o->log_level, 0, 0, "LEVEL", "debug, info, warn or error (default info)" },
-        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "watch the cluster through this kubeconfig" },
-        { "context", GP_FLAG_STRING, &o->context, 0, 0, "NAME", "kubeconfig context (default: current-context)" },
         { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view from `kubectl get nodes -o json` output" },
         { "snapshot-pods", GP_FLAG_STRING, &o->snap_pods, 0, 0, "FILE", "cluster view from `kubectl get pods -A -o json` output" },
         { "once", GP_FLAG_STRING, &o->once, 0, 0, "VERB", "filter or prioritize: one ExtenderArgs (or a bare Pod) from stdin, the result on stdout" },
@@ -66,18 +57,12 @@ static size_t flag_table(options *o, gp_flag *f)
         { "assume-seconds", GP_FLAG_UINT, &o->assume_s, 0, 600, "SECONDS", "count a prioritized GPU pod on its best node until bound, at most this long (default 30, 0: off)" },
         { "max-staleness", GP_FLAG_UINT, &o->max_staleness_s, 0, 86400, "SECONDS", "/readyz fails when the watch has been silent longer (default 600, 0: off)" },
         { "sync-timeout", GP_FLAG_UINT, &o->sync_timeout_s, 1, 3600, "SECONDS", "with --once and --kubeconfig: wait this long for the first list (default 60)" },
-        { "threads", GP_FLAG_UINT, &o->threads, 1, 256, "N", "HTTP worker threads (default 4)" },
-        { "idle-timeout", GP_FLAG_UINT, &o->idle_timeout, 1, 3600, "SECONDS", "keep-alive idle timeout (default 120)" },
-        { "request-timeout", GP_FLAG_UINT, &o->request_timeout, 1, 600, "SECONDS", "a request must arrive whole within this (default 30)" },
-        { "max-connections", GP_FLAG_UINT, &o->max_conns, 1, 100000, "N", "open connections at most (default 1024)" },
-        { "reload-interval", GP_FLAG_UINT, &o->reload_ms, 50, 600000, "MS", "poll interval for file changes (default 1000)" },
-        { "drain-seconds", GP_FLAG_UINT, &o->drain_s, 0, 600, "SECONDS", "on SIGTERM: not ready, keep serving this long, then stop (default 5)" },
-        { "help", GP_FLAG_BOOL, &o->help, 0, 0, NULL, "show this help" },
-        { "version", GP_FLAG_BOOL, &o->version, 0, 0, NULL, "show the version" },
     };
+    size_t n = gp_daemon_flag_rows(&o->d, "address to serve on (default 0.0.0.0:8888; HTTPS with --tls-cert/--tls-key)",
+                                   "a request must arrive whole within this (default 30)", f);
 
-    memcpy(f, t, sizeof(t));
-    return sizeof(t) / sizeof(t[0]);
+    memcpy(f + n, t, sizeof(t));
+    return n + sizeof(t) / sizeof(t[0]);
 }
 
 static const char *summary =
@@ -91,20 +76,18 @@ static int parse_options(options *o, int argc, char **argv)
     size_t n;
     gp_err err = { { 0 } };
 
-    *o = (options){ .listen = "0.0.0.0:8888", .log_level = "info", .threads = 4,
-                    .idle_timeout = 120, .request_timeout = 30, .max_conns = 1024,
-                    .reload_ms = 1000, .drain_s = 5, .assume_s = 30, .max_staleness_s = 600,
-                    .sync_timeout_s = 60 };
+    *o = (options){ .d = gp_daemon_opts_default("0.0.0.0:8888", 30), .assume_s = 30,
+                    .max_staleness_s = 600, .sync_timeout_s = 60 };
     n = flag_table(o, flags);
     if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK) {
         fprintf(stderr, "gpupack-extender: %s\n", err.msg);
         return 2;
     }
-    if (o->help) {
+    if (o->d.help) {
         gp_flags_usage(stdout, "gpupack-extender", summary, flags, n);
         return 0;
     }
-    if (o->version) {
+    if (o->d.version) {
         printf("gpupack-extender %s\n", GP_VERSION);
         return 0;
     }
@@ -123,15 +106,15 @@ static int check_options(const options *o)
         return fail2("--once: expected filter or prioritize");
     if (o->explain && !o->once)
         return fail2("--explain: only with --once");
-    if ((o->cert == NULL) != (o->key == NULL))
+    if ((o->d.cert == NULL) != (o->d.key == NULL))
         return fail2("--tls-cert and --tls-key go together");
-    if (o->client_ca && !o->cert)
+    if (o->d.client_ca && !o->d.cert)
         return fail2("--client-ca: needs --tls-cert and --tls-key (client certificates need TLS)");
     if ((o->snap_nodes == NULL) != (o->snap_pods == NULL))
         return fail2("--snapshot-nodes and --snapshot-pods go together");
-    if (o->snap_nodes && o->kubeconfig)
+    if (o->snap_nodes && o->d.kubeconfig)
         return fail2("--kubeconfig: not with --snapshot-nodes/--snapshot-pods (pick one view)");
-    if (o->context && !o->kubeconfig)
+    if (o->d.context && !o->d.kubeconfig)
         return fail2("--context: only with --kubeconfig");
     return 0;
 }
@@ -195,14 +178,14 @@ static int setup_view(app *a)
         a->cache = gp_cache_new(&a->policy);
         return a->cache ? load_snapshots(a) : fail2("out of memory");
     }
-    if (a->opt.kubeconfig != NULL)
-        st = gp_kube_config_load(a->opt.kubeconfig, a->opt.context, &a->kube, &err);
+    if (a->opt.d.kubeconfig != NULL)
+        st = gp_kube_config_load(a->opt.d.kubeconfig, a->opt.d.context, &a->kube, &err);
     else if (getenv("KUBERNETES_SERVICE_HOST") != NULL)
         st = gp_kube_config_in_cluster(NULL, &a->kube, &err);
     else
         return 0;
     if (st != GP_OK) {
-        fprintf(stderr, "gpupack-extender: %s: %s\n", a->opt.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
+        fprintf(stderr, "gpupack-extender: %s: %s\n", a->opt.d.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
         return 2;
     }
     a->cache = gp_cache_new(&a->policy);
@@ -278,7 +261,7 @@ static void on_policy_change(void *ctx)
 {
     app *a = ctx;
 
-    gp_daemon_reload_policy(a->opt.policy, &a->policy, a->metrics, &a->log);
+    gp_daemon_reload_policy(a->opt.d.policy, &a->policy, a->metrics, &a->log);
 }
 
 static int64_t wall_ms(void)
@@ -341,8 +324,6 @@ static int run_once(app *a)
 
 static gp_status start_server(app *a, gp_err *err)
 {
-    char host[256];
-    int port;
     gp_route routes[5] = {
         { "/filter", "POST", true, true, gp_extender_route_filter, &a->ext },
         { "/prioritize", "POST", true, true, gp_extender_route_prioritize, &a->ext },
@@ -350,21 +331,9 @@ static gp_status start_server(app *a, gp_err *err)
         { "/readyz", "GET", false, false, route_readyz, a },
         { "/metrics", "GET", false, false, route_metrics, a },
     };
-    gp_server_config cfg;
 
-    if (gp_split_hostport(a->opt.listen, host, sizeof(host), &port, err) != GP_OK) {
-        gp_err_prefix(err, "--listen");
-        return GP_EINVAL;
-    }
-    cfg = (gp_server_config){ .host = host, .port = port, .cert_file = a->opt.cert,
-                              .key_file = a->opt.key, .client_ca_file = a->opt.client_ca,
-                              .max_body = GP_EXTARGS_MAX_BODY, .threads = a->opt.threads,
-                              .idle_timeout_s = a->opt.idle_timeout,
-                              .request_timeout_s = a->opt.request_timeout,
-                              .max_connections = a->opt.max_conns,
-                              .cert_reload_ms = a->opt.reload_ms, .routes = routes, .nroutes = 5,
-                              .metrics = a->metrics, .log = &a->log, .name = "extender" };
-    return gp_server_start(&cfg, &a->server, err);
+    return gp_daemon_start_server(&a->opt.d, "extender", GP_EXTARGS_MAX_BODY, routes, 5,
+                                  a->metrics, &a->log, &a->server, err);
 }
 
 static int serve(app *a)
@@ -376,8 +345,8 @@ static int serve(app *a)
         fprintf(stderr, "gpupack-extender: %s\n", err.msg);
         return 2;
     }
-    if (a->opt.policy != NULL &&
-        gp_watch_start(&a->opt.policy, 1, a->opt.reload_ms, on_policy_change, a,
+    if (a->opt.d.policy != NULL &&
+        gp_watch_start(&a->opt.d.policy, 1, a->opt.d.reload_ms, on_policy_change, a,
                        &a->policy_watch, &err) != GP_OK) {
         fprintf(stderr, "gpupack-extender: watching the policy: %s\n", err.msg);
         gp_server_stop(a->server);
@@ -388,10 +357,10 @@ static int serve(app *a)
         gp_server_stop(a->server);
         return 1;
     }
-    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.listen),
+    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
            GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION),
            GP_LS("view", a->kube ? "api" : a->cache ? "snapshot" : "none"));
-    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.drain_s, &a->log);
+    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
     gp_server_stop(a->server);
     gp_watch_stop(a->policy_watch);
     GP_LOG(&a->log, GP_LOG_INFO, "stopped");
@@ -406,10 +375,10 @@ int main(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (gp_log_level_parse(a.opt.log_level, &level) != GP_OK)
+    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK)
         return fail2("--log-level: expected debug, info, warn or error");
     if ((rc = check_options(&a.opt)) != 0 || 
-        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.policy, &a.policy)) != 0)
+        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.policy)) != 0)
         return rc;
     gp_log_init(&a.log, level, stderr);
     a.metrics = gp_metrics_new();

@@ -100,3 +100,59 @@ void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *
     gp_metrics_set(m, "gpupack_policy_last_reload_timestamp_seconds",
                    "When the policy in force was loaded (Unix seconds).", "", (double)time(NULL));
 }
+
+gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeout)
+{
+    return (gp_daemon_opts){ .listen = listen, .log_level = "info", .threads = 4,
+                             .idle_timeout = 120, .request_timeout = request_timeout,
+                             .max_conns = 1024, .reload_ms = 1000, .drain_s = 5 };
+}
+
+size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
+                           const char *request_timeout_help, gp_flag *f)
+{
+    const gp_flag t[GP_DAEMON_NFLAGS] = {
+        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", listen_help },
+        { "tls-cert", GP_FLAG_STRING, &o->cert, 0, 0, "FILE", "serving certificate (PEM), re-read when it changes" },
+        { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "serving private key (PEM), re-read when it changes" },
+        { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA (HTTPS only)" },
+        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, "FILE", "policy JSON (default: the embedded default), reloaded on change" },
+        { "log-level", GP_FLAG_STRING, &o->log_level, 0, 0, "LEVEL", "debug, info, warn or error (default info)" },
+        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "live cluster view through this kubeconfig (default: in-cluster when KUBERNETES_SERVICE_HOST is set)" },
+        { "context", GP_FLAG_STRING, &o->context, 0, 0, "NAME", "kubeconfig context (default: current-context)" },
+        { "threads", GP_FLAG_UINT, &o->threads, 1, 256, "N", "HTTP worker threads (default 4)" },
+        { "idle-timeout", GP_FLAG_UINT, &o->idle_timeout, 1, 3600, "SECONDS", "keep-alive idle timeout (default 120, above kube-apiserver's 90)" },
+        { "request-timeout", GP_FLAG_UINT, &o->request_timeout, 1, 600, "SECONDS", request_timeout_help },
+        { "max-connections", GP_FLAG_UINT, &o->max_conns, 1, 100000, "N", "open connections at most (default 1024)" },
+        { "reload-interval", GP_FLAG_UINT, &o->reload_ms, 50, 600000, "MS", "poll interval for file changes (default 1000)" },
+        { "drain-seconds", GP_FLAG_UINT, &o->drain_s, 0, 600, "SECONDS", "on SIGTERM: not ready, keep serving this long, then stop (default 5)" },
+        { "help", GP_FLAG_BOOL, &o->help, 0, 0, NULL, "show this help" },
+        { "version", GP_FLAG_BOOL, &o->version, 0, 0, NULL, "show the version" },
+    };
+
+    memcpy(f, t, sizeof(t));
+    return GP_DAEMON_NFLAGS;
+}
+
+gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
+                                 const gp_route *routes, size_t nroutes, gp_metrics *metrics,
+                                 gp_log *log, gp_server **out, gp_err *err)
+{
+    char host[256];
+    int port;
+    gp_server_config cfg;
+
+    if (gp_split_hostport(o->listen, host, sizeof(host), &port, err) != GP_OK) {
+        gp_err_prefix(err, "--listen");
+        return GP_EINVAL;
+    }
+    cfg = (gp_server_config){ .host = host, .port = port, .cert_file = o->cert,
+                              .key_file = o->key, .client_ca_file = o->client_ca,
+                              .max_body = max_body, .threads = o->threads,
+                              .idle_timeout_s = o->idle_timeout,
+                              .request_timeout_s = o->request_timeout,
+                              .max_connections = o->max_conns, .cert_reload_ms = o->reload_ms,
+                              .routes = routes, .nroutes = nroutes, .metrics = metrics,
+                              .log = log, .name = name };
+    return gp_server_start(&cfg, out, err);
+}

@@ -24,10 +24,9 @@
 #endif
 
 typedef struct {
-    bool help, version, review;
-    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig, *context;
+    gp_daemon_opts d;
+    bool review;
     const char *snap_nodes, *snap_pcs;
-    unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
 } options;
 
 typedef struct {
@@ -48,29 +47,15 @@ typedef struct {
 static size_t flag_table(options *o, gp_flag *f)
 {
     const gp_flag t[] = {
-        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", "address to serve HTTPS on (default 0.0.0.0:8443)" },
-        { "tls-cert", GP_FLAG_STRING, &o->cert, 0, 0, "FILE", "serving certificate (PEM), re-read when it changes" },
-        { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "serving private key (PEM), re-read when it changes" },
-        { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA" },
-        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, "FILE", "policy JSON (default: the embedded default), reloaded on change" },
-        { "log-level", GP_FLAG_STRING, &o->log_level, 0, 0, "LEVEL", "debug, info, warn or error (default info)" },
         { "review", GP_FLAG_BOOL, &o->review, 0, 0, NULL, "read one AdmissionReview on stdin, write the response on stdout" },
         { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
         { "snapshot-priorityclasses", GP_FLAG_STRING, &o->snap_pcs, 0, 0, "FILE", "cluster view: `kubectl get priorityclasses -o json` output" },
-        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "live cluster view (Nodes, PriorityClasses) through this kubeconfig" },
-        { "context", GP_FLAG_STRING, &o->context, 0, 0, "NAME", "kubeconfig context (default: current-context)" },
-        { "threads", GP_FLAG_UINT, &o->threads, 1, 256, "N", "HTTP worker threads (default 4)" },
-        { "idle-timeout", GP_FLAG_UINT, &o->idle_timeout, 1, 3600, "SECONDS", "keep-alive idle timeout (default 120, above kube-apiserver's 90)" },
-        { "request-timeout", GP_FLAG_UINT, &o->request_timeout, 1, 600, "SECONDS", "a request must arrive whole within this (default 10)" },
-        { "max-connections", GP_FLAG_UINT, &o->max_conns, 1, 100000, "N", "open connections at most (default 1024)" },
-        { "reload-interval", GP_FLAG_UINT, &o->reload_ms, 50, 600000, "MS", "poll interval for file changes (default 1000)" },
-        { "drain-seconds", GP_FLAG_UINT, &o->drain_s, 0, 600, "SECONDS", "on SIGTERM: not ready, keep serving this long, then stop (default 5)" },
-        { "help", GP_FLAG_BOOL, &o->help, 0, 0, NULL, "show this help" },
-        { "version", GP_FLAG_BOOL, &o->version, 0, 0, NULL, "show the version" },
     };
+    size_t n = gp_daemon_flag_rows(&o->d, "address to serve HTTPS on (default 0.0.0.0:8443)",
+                                   "a request must arrive whole within this (default 10)", f);
 
-    memcpy(f, t, sizeof(t));
-    return sizeof(t) / sizeof(t[0]);
+    memcpy(f + n, t, sizeof(t));
+    return n + sizeof(t) / sizeof(t[0]);
 }
 
 static const char *summary =
@@ -83,19 +68,17 @@ static int parse_options(options *o, int argc, char **argv)
     size_t n;
     gp_err err = { { 0 } };
 
-    *o = (options){ .listen = "0.0.0.0:8443", .log_level = "info", .threads = 4,
-                    .idle_timeout = 120, .request_timeout = 10, .max_conns = 1024,
-                    .reload_ms = 1000, .drain_s = 5 };
+    *o = (options){ .d = gp_daemon_opts_default("0.0.0.0:8443", 10) };
     n = flag_table(o, flags);
     if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK) {
         fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
         return 2;
     }
-    if (o->help) {
+    if (o->d.help) {
         gp_flags_usage(stdout, "gpupack-webhook", summary, flags, n);
         return 0;
     }
-    if (o->version) {
+    if (o->d.version) {
         printf("gpupack-webhook %s\n", GP_VERSION);
         return 0;
     }
@@ -104,20 +87,20 @@ static int parse_options(options *o, int argc, char **argv)
 
 static int check_options(const options *o)
 {
-    if (o->kubeconfig != NULL && (o->snap_nodes != NULL || o->snap_pcs != NULL)) {
+    if (o->d.kubeconfig != NULL && (o->snap_nodes != NULL || o->snap_pcs != NULL)) {
         fprintf(stderr, "gpupack-webhook: --kubeconfig: not with --snapshot-* (pick one view)\n");
         return 2;
     }
-    if (o->context != NULL && o->kubeconfig == NULL) {
+    if (o->d.context != NULL && o->d.kubeconfig == NULL) {
         fprintf(stderr, "gpupack-webhook: --context: only with --kubeconfig\n");
         return 2;
     }
-    if (!o->review && (o->cert == NULL || o->key == NULL)) {
+    if (!o->review && (o->d.cert == NULL || o->d.key == NULL)) {
         fprintf(stderr, "gpupack-webhook: --tls-cert and --tls-key are required (the webhook "
                         "serves HTTPS only)\n");
         return 2;
     }
-    if ((o->client_ca || o->cert || o->key) && o->review) {
+    if ((o->d.client_ca || o->d.cert || o->d.key) && o->review) {
         fprintf(stderr, "gpupack-webhook: --review reads stdin; TLS flags do not apply\n");
         return 2;
     }
@@ -169,7 +152,7 @@ static void on_policy_change(void *ctx)
 {
     app *a = ctx;
 
-    gp_daemon_reload_policy(a->opt.policy, &a->policy, a->metrics, &a->log);
+    gp_daemon_reload_policy(a->opt.d.policy, &a->policy, a->metrics, &a->log);
 }
 
 static void on_snapshot_change(void *ctx)
@@ -252,8 +235,8 @@ static int load_kube(app *a)
     gp_err err = { { 0 } };
     gp_status st;
 
-    if (a->opt.kubeconfig != NULL)
-        st = gp_kube_config_load(a->opt.kubeconfig, a->opt.context, &a->kube, &err);
+    if (a->opt.d.kubeconfig != NULL)
+        st = gp_kube_config_load(a->opt.d.kubeconfig, a->opt.d.context, &a->kube, &err);
     else if (getenv("KUBERNETES_SERVICE_HOST") != NULL && a->opt.snap_nodes == NULL &&
              a->opt.snap_pcs == NULL && !a->opt.review)
         st = gp_kube_config_in_cluster(NULL, &a->kube, &err);
@@ -261,7 +244,7 @@ static int load_kube(app *a)
         return 0;
     if (st != GP_OK) {
         fprintf(stderr, "gpupack-webhook: %s: %s\n",
-                a->opt.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
+                a->opt.d.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
         return 2;
     }
     return 0;
@@ -292,44 +275,30 @@ static gp_status start_watchers(app *a, gp_err *err)
     size_t n = 0;
     gp_status st = GP_OK;
 
-    if (a->opt.policy != NULL)
-        st = gp_watch_start(&a->opt.policy, 1, a->opt.reload_ms, on_policy_change, a,
+    if (a->opt.d.policy != NULL)
+        st = gp_watch_start(&a->opt.d.policy, 1, a->opt.d.reload_ms, on_policy_change, a,
                             &a->policy_watch, err);
     if (a->opt.snap_nodes)
         snaps[n++] = a->opt.snap_nodes;
     if (a->opt.snap_pcs)
         snaps[n++] = a->opt.snap_pcs;
     if (st == GP_OK && n > 0)
-        st = gp_watch_start(snaps, n, a->opt.reload_ms, on_snapshot_change, a, &a->snap_watch,
+        st = gp_watch_start(snaps, n, a->opt.d.reload_ms, on_snapshot_change, a, &a->snap_watch,
                             err);
     return st;
 }
 
 static gp_status start_server(app *a, gp_err *err)
 {
-    char host[256];
-    int port;
     gp_route routes[4] = {
         { "/mutate", "POST", false, true, gp_webhook_route, &a->hook },
         { "/healthz", "GET", false, false, gp_route_healthz, NULL },
         { "/readyz", "GET", false, false, route_readyz, a },
         { "/metrics", "GET", false, false, gp_route_metrics, a->metrics },
     };
-    gp_server_config cfg;
 
-    if (gp_split_hostport(a->opt.listen, host, sizeof(host), &port, err) != GP_OK) {
-        gp_err_prefix(err, "--listen");
-        return GP_EINVAL;
-    }
-    cfg = (gp_server_config){ .host = host, .port = port, .cert_file = a->opt.cert,
-                              .key_file = a->opt.key, .client_ca_file = a->opt.client_ca,
-                              .max_body = GP_ADMISSION_MAX_BODY, .threads = a->opt.threads,
-                              .idle_timeout_s = a->opt.idle_timeout,
-                              .request_timeout_s = a->opt.request_timeout,
-                              .max_connections = a->opt.max_conns,
-                              .cert_reload_ms = a->opt.reload_ms, .routes = routes, .nroutes = 4,
-                              .metrics = a->metrics, .log = &a->log, .name = "webhook" };
-    return gp_server_start(&cfg, &a->server, err);
+    return gp_daemon_start_server(&a->opt.d, "webhook", GP_ADMISSION_MAX_BODY, routes, 4,
+                                  a->metrics, &a->log, &a->server, err);
 }
 
 static int serve(app *a)
@@ -350,9 +319,9 @@ static int serve(app *a)
         gp_server_stop(a->server);
         return 1;
     }
-    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.listen),
+    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
            GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
-    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.drain_s, &a->log);
+    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
     gp_server_stop(a->server);
     gp_informer_stop(a->nodes_inf);
     gp_informer_stop(a->pcs_inf);
@@ -373,14 +342,14 @@ int main(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (gp_log_level_parse(a.opt.log_level, &level) != GP_OK) {
+    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK) {
         fprintf(stderr, "gpupack-webhook: --log-level: expected debug, info, warn or error, got "
-                        "\"%.32s\"\n", a.opt.log_level);
+                        "\"%.32s\"\n", a.opt.d.log_level);
         return 2;
     }
     rc = check_options(&a.opt);
     if (rc != 0 ||
-        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.policy, &a.policy)) != 0)
+        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy)) != 0)
         return rc;
     if ((rc = load_kube(&a)) != 0) {
         gp_policy_holder_destroy(&a.policy);

@@ -6,10 +6,33 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "gpupack/flags.h"
 #include "gpupack/log.h"
 #include "gpupack/policy.h"
 #include "gpupack/metrics.h"
 #include "gpupack/server.h"
+
+/* The flags every daemon takes (see docs/webhook.md and docs/extender.md). */
+typedef struct {
+    bool help, version;
+    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig, *context;
+    unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
+} gp_daemon_opts;
+
+#define GP_DAEMON_NFLAGS 16
+
+/* Defaults shared by both daemons, with the listen address and request timeout each sets. */
+gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeout);
+
+/* Writes the shared flag rows into f (GP_DAEMON_NFLAGS of them) and returns how many. The help
+ * texts for --listen and --request-timeout carry each daemon's defaults. */
+size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
+                           const char *request_timeout_help, gp_flag *f);
+
+/* Starts the server from the shared flags. Errors name --listen or the certificate problem. */
+gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
+                                 const gp_route *routes, size_t nroutes, gp_metrics *metrics,
+                                 gp_log *log, gp_server **out, gp_err *err) GP_WUR;
 
 /* Loads the policy in force at start-up (path NULL: the embedded default) into h. On failure
  * prints every error on stderr as "PROG: --policy: invalid policy:" and returns 2 (the exit
