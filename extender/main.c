@@ -194,13 +194,11 @@ static int setup_view(app *a)
 
 static bool view_ready(app *a, const char **why)
 {
-    gp_cache_stats s;
     int64_t stale;
 
     if (a->cache == NULL)
         return true;
-    s = gp_cache_get_stats(a->cache);
-    if (!s.nodes_synced || !s.pods_synced) {
+    if (!gp_cache_synced(a->cache)) {
         *why = "not ready: cluster view not synced yet\n";
         return false;
     }
@@ -276,9 +274,7 @@ static int wait_synced(app *a)
 {
     for (unsigned i = 0; a->cache != NULL && a->kube != NULL && i < a->opt.sync_timeout_s * 10;
          i++) {
-        gp_cache_stats s = gp_cache_get_stats(a->cache);
-
-        if (s.nodes_synced && s.pods_synced)
+        if (gp_cache_synced(a->cache))
             return 0;
         usleep(100000);
     }

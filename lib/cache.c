@@ -673,6 +673,16 @@ void gp_cache_assume(gp_cache *c, const char *uid, const char *node, const gp_us
 
 /* ---- readers ---- */
 
+bool gp_cache_synced(gp_cache *c)
+{
+    bool ok;
+
+    pthread_rwlock_rdlock(&c->lock);
+    ok = c->nodes_synced && c->pods_synced;
+    pthread_rwlock_unlock(&c->lock);
+    return ok;
+}
+
 void gp_cache_rdlock(gp_cache *c)
 {
     pthread_rwlock_rdlock(&c->lock);

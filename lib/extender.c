@@ -119,9 +119,7 @@ static bool resolve_nodes(call *c)
         return false;
     }
     if (cache != NULL && !c->locked) {
-        gp_cache_stats s = gp_cache_get_stats(cache);
-
-        if (!s.nodes_synced || !s.pods_synced) {
+        if (!gp_cache_synced(cache)) {
             set_error(c, "cluster view not synced yet", NULL);
             c->outcome = "not-synced";
             return false;

@@ -59,6 +59,9 @@ gp_status gp_cache_load_snapshot(gp_cache *c, const char *nodes_json, size_t nod
 void gp_cache_assume(gp_cache *c, const char *uid, const char *node, const gp_usage *u,
                      int64_t now_ms, int64_t ttl_ms);
 
+/* True once both the node and the pod lists have completed once. Cheap: for every call. */
+bool gp_cache_synced(gp_cache *c);
+
 /* Readers. */
 void gp_cache_rdlock(gp_cache *c);
 void gp_cache_unlock(gp_cache *c);
