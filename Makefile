@@ -47,7 +47,7 @@ deps-check:
 	@tools/deps.sh install
 .PHONY: deps-check
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

@@ -43,6 +43,7 @@ typedef struct {
     gp_informer *nodes_inf, *pods_inf;
     gp_extender ext;
     gp_server *server;
+    gp_server *health; /* --health-listen, or NULL */
     gp_watch *policy_watch;
     atomic_bool draining;
 } app;
@@ -329,7 +330,7 @@ static gp_status start_server(app *a, gp_err *err)
     };
 
     return gp_daemon_start_server(&a->opt.d, "extender", GP_EXTARGS_MAX_BODY, routes, 5,
-                                  a->metrics, &a->log, &a->server, err);
+                                  a->metrics, &a->log, &a->server, &a->health, err);
 }
 
 static int serve(app *a)
@@ -346,11 +347,13 @@ static int serve(app *a)
                        &a->policy_watch, &err) != GP_OK) {
         fprintf(stderr, "gpupack-extender: watching the policy: %s\n", err.msg);
         gp_server_stop(a->server);
+        gp_server_stop(a->health);
         return 1;
     }
     if (a->kube != NULL && start_informers(a) != 0) {
         gp_watch_stop(a->policy_watch);
         gp_server_stop(a->server);
+        gp_server_stop(a->health);
         return 1;
     }
     GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
@@ -358,6 +361,7 @@ static int serve(app *a)
            GP_LS("view", a->kube ? "api" : a->cache ? "snapshot" : "none"));
     gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
     gp_server_stop(a->server);
+    gp_server_stop(a->health);
     gp_watch_stop(a->policy_watch);
     GP_LOG(&a->log, GP_LOG_INFO, "stopped");
     return 0;

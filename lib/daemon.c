@@ -113,6 +113,7 @@ size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
 {
     const gp_flag t[GP_DAEMON_NFLAGS] = {
         { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", listen_help },
+        { "health-listen", GP_FLAG_STRING, &o->health_listen, 0, 0, "HOST:PORT", "also serve GET /healthz, /readyz and /metrics over plain HTTP here (default: off)" },
         { "tls-cert", GP_FLAG_STRING, &o->cert, 0, 0, "FILE", "serving certificate (PEM), re-read when it changes" },
         { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "serving private key (PEM), re-read when it changes" },
         { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA (HTTPS only)" },
@@ -134,25 +135,60 @@ size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
     return GP_DAEMON_NFLAGS;
 }
 
-gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
-                                 const gp_route *routes, size_t nroutes, gp_metrics *metrics,
-                                 gp_log *log, gp_server **out, gp_err *err)
+/* The GET routes among routes, for the health server; at most GP_DAEMON_MAX_ROUTES. */
+#define GP_DAEMON_MAX_ROUTES 16
+
+static size_t get_routes(const gp_route *routes, size_t nroutes, gp_route *out)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < nroutes && n < GP_DAEMON_MAX_ROUTES; i++)
+        if (strcmp(routes[i].method, "GET") == 0)
+            out[n++] = routes[i];
+    return n;
+}
+
+static gp_status start_one(const char *flag, const char *listen, gp_server_config *cfg,
+                           gp_server **out, gp_err *err)
 {
     char host[256];
-    int port;
-    gp_server_config cfg;
 
-    if (gp_split_hostport(o->listen, host, sizeof(host), &port, err) != GP_OK) {
-        gp_err_prefix(err, "--listen");
+    if (gp_split_hostport(listen, host, sizeof(host), &cfg->port, err) != GP_OK) {
+        gp_err_prefix(err, flag);
         return GP_EINVAL;
     }
-    cfg = (gp_server_config){ .host = host, .port = port, .cert_file = o->cert,
-                              .key_file = o->key, .client_ca_file = o->client_ca,
-                              .max_body = max_body, .threads = o->threads,
-                              .idle_timeout_s = o->idle_timeout,
-                              .request_timeout_s = o->request_timeout,
-                              .max_connections = o->max_conns, .cert_reload_ms = o->reload_ms,
-                              .routes = routes, .nroutes = nroutes, .metrics = metrics,
-                              .log = log, .name = name };
-    return gp_server_start(&cfg, out, err);
+    cfg->host = host;
+    return gp_server_start(cfg, out, err);
+}
+
+gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
+                                 const gp_route *routes, size_t nroutes, gp_metrics *metrics,
+                                 gp_log *log, gp_server **out, gp_server **health, gp_err *err)
+{
+    gp_route get[GP_DAEMON_MAX_ROUTES];
+    char hname[64];
+    gp_server_config cfg = { .cert_file = o->cert, .key_file = o->key,
+                             .client_ca_file = o->client_ca, .max_body = max_body,
+                             .threads = o->threads, .idle_timeout_s = o->idle_timeout,
+                             .request_timeout_s = o->request_timeout,
+                             .max_connections = o->max_conns, .cert_reload_ms = o->reload_ms,
+                             .routes = routes, .nroutes = nroutes, .metrics = metrics,
+                             .log = log, .name = name };
+    gp_status st = start_one("--listen", o->listen, &cfg, out, err);
+
+    *health = NULL;
+    if (st != GP_OK || o->health_listen == NULL)
+        return st;
+    snprintf(hname, sizeof(hname), "%s-health", name);
+    /* Plain HTTP, small bodies, two threads: probes and scrapes only. */
+    cfg = (gp_server_config){ .max_body = 4096, .threads = 2, .idle_timeout_s = o->idle_timeout,
+                              .request_timeout_s = o->request_timeout, .max_connections = 64,
+                              .routes = get, .nroutes = get_routes(routes, nroutes, get),
+                              .metrics = metrics, .log = log, .name = hname };
+    st = start_one("--health-listen", o->health_listen, &cfg, health, err);
+    if (st != GP_OK) {
+        gp_server_stop(*out);
+        *out = NULL;
+    }
+    return st;
 }

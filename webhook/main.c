@@ -36,6 +36,7 @@ typedef struct {
     gp_policy_holder policy;
     gp_webhook hook;
     gp_server *server;
+    gp_server *health; /* --health-listen, or NULL */
     gp_watch *policy_watch;
     gp_watch *snap_watch;
     gp_kube_config *kube;
@@ -298,7 +299,7 @@ static gp_status start_server(app *a, gp_err *err)
     };
 
     return gp_daemon_start_server(&a->opt.d, "webhook", GP_ADMISSION_MAX_BODY, routes, 4,
-                                  a->metrics, &a->log, &a->server, err);
+                                  a->metrics, &a->log, &a->server, &a->health, err);
 }
 
 static int serve(app *a)
@@ -317,12 +318,14 @@ static int serve(app *a)
         gp_watch_stop(a->policy_watch);
         gp_watch_stop(a->snap_watch);
         gp_server_stop(a->server);
+        gp_server_stop(a->health);
         return 1;
     }
     GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
            GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
     gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
     gp_server_stop(a->server);
+    gp_server_stop(a->health);
     gp_informer_stop(a->nodes_inf);
     gp_informer_stop(a->pcs_inf);
     gp_watch_stop(a->policy_watch);

@@ -15,11 +15,12 @@
 /* The flags every daemon takes (see docs/webhook.md and docs/extender.md). */
 typedef struct {
     bool help, version;
-    const char *listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig, *context;
+    const char *listen, *health_listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig,
+        *context;
     unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
 } gp_daemon_opts;
 
-#define GP_DAEMON_NFLAGS 16
+#define GP_DAEMON_NFLAGS 17
 
 /* Defaults shared by both daemons, with the listen address and request timeout each sets. */
 gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeout);
@@ -29,10 +30,16 @@ gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeo
 size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
                            const char *request_timeout_help, gp_flag *f);
 
-/* Starts the server from the shared flags. Errors name --listen or the certificate problem. */
+/* Starts the server from the shared flags. With --health-listen it also starts a second,
+ * plain-HTTP server on that address that serves only the GET routes among routes (health,
+ * readiness, metrics), so probes and scrapes can reach a daemon whose main address is loopback
+ * or requires client certificates; *health is NULL without the flag. Errors name --listen,
+ * --health-listen or the certificate problem; on failure both are NULL. The caller stops both
+ * with gp_server_stop(). */
 gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
                                  const gp_route *routes, size_t nroutes, gp_metrics *metrics,
-                                 gp_log *log, gp_server **out, gp_err *err) GP_WUR;
+                                 gp_log *log, gp_server **out, gp_server **health,
+                                 gp_err *err) GP_WUR;
 
 /* Loads the policy in force at start-up (path NULL: the embedded default) into h. On failure
  * prints every error on stderr as "PROG: --policy: invalid policy:" and returns 2 (the exit

@@ -177,3 +177,23 @@ GPU2=$(pod two '{"nvidia.com/gpu":"2"}' '{"gpupack.io/class":"inference"}')
 f=$(args "$GPU2" gpu-busy | post /filter)
 echo "$f" | jq -e '(.FailedNodes["gpu-busy"] | test("1 of 8 free"))' >/dev/null \
     && pass extender.assumed-pod-counted || fail extender.assumed-pod-counted "$f"
+
+# --- --health-listen: the sidecar's probes and scrapes reach a daemon whose main address is
+# loopback; the health address serves only the GET routes.
+HP=$(free_port)
+# shellcheck disable=SC2086
+$VG "$X" --listen 127.0.0.1:0 --health-listen "127.0.0.1:$HP" $SNAP --drain-seconds 0 2> "$E2E_TMP/h.log" &
+HPID=$!; E2E_PIDS="$E2E_PIDS $HPID"
+if wait_http "http://127.0.0.1:$HP/healthz" 10; then
+    H="http://127.0.0.1:$HP"
+    [ "$(curl -s "$H/readyz")" = ok ] && curl -s "$H/metrics" | grep -q '^gpupack_cache_nodes 8' \
+        && pass extender.health-listen-probes || fail extender.health-listen-probes
+    st=$(args "$GPU1" gpu-busy | curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @- "$H/prioritize")
+    [ "$st" = 404 ] && pass extender.health-listen-no-scoring || fail extender.health-listen-no-scoring "status $st"
+else
+    fail extender.health-listen-probes "no answer on $HP: $(head -c 300 "$E2E_TMP/h.log")"
+fi
+kill "$HPID" 2>/dev/null; wait "$HPID" 2>/dev/null
+"$X" --listen 127.0.0.1:0 --health-listen 127.0.0.1:notaport $SNAP 2> "$E2E_TMP/e3"; rc=$?
+[ $rc = 2 ] && grep -q -- '--health-listen' "$E2E_TMP/e3" && pass extender.health-listen-bad-address-exit-2 \
+    || fail extender.health-listen-bad-address-exit-2 "rc $rc: $(cat "$E2E_TMP/e3")"
