@@ -79,14 +79,19 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-test: all
+# The manifest tests' npm packages, exactly as package-lock.json pins them.
+NODE_MODULES := tests/manifests/node_modules/.package-lock.json
+$(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json | deps-check
+	cd tests/manifests && npm ci --no-audit --no-fund --loglevel=error
+
+test: all $(NODE_MODULES)
 	@BUILD=$(BUILD) BIN=$(BIN) tests/run.sh
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
 
-valgrind: all
+valgrind: all $(NODE_MODULES)
 	@BUILD=$(BUILD) BIN=$(BIN) GP_VALGRIND=1 tests/run.sh
 
 certs: $(BIN)/gpupack-certs

@@ -11,6 +11,9 @@ done
 # The tests apply patches with an independent implementation: kubectl. Debian ships it as
 # kubernetes-client; any kubectl already on PATH will do.
 command -v kubectl >/dev/null 2>&1 || missing="$missing kubernetes-client"
+# The manifest tests run on Node.js with npm packages (tests/manifests/package.json).
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     echo "deps: installing:$missing" >&2

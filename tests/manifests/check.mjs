@@ -1,0 +1,502 @@
+// Offline checks of what `kubectl kustomize` renders from manifests/: every object against the
+// Kubernetes OpenAPI schemas (kubernetes-models, cert-manager's CRD schemas), the settings
+// docs/install.md promises, the webhook's CEL match condition evaluated on real pods, and the
+// rendered command lines run against the real binaries.
+// Usage: node check.mjs   (from anywhere; env ROOT = repository, BIN = binaries, TMP = scratch)
+// Prints one "PASS name" or "FAIL name: why" line per check.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import YAML from "yaml";
+import { run as celRun } from "@bufbuild/cel";
+
+const ROOT = process.env.ROOT;
+const BIN = path.resolve(ROOT, process.env.BIN || "bin");
+const TMP = process.env.TMP;
+const SHARED = process.env.GP_SHARED || path.join(ROOT, "..", "shared");
+const VERSION = fs.readFileSync(path.join(ROOT, "VERSION"), "utf8").trim();
+const POLICY_FILE = path.join(ROOT, "manifests/base/policy.json");
+const POLICY = JSON.parse(fs.readFileSync(POLICY_FILE, "utf8"));
+
+let failures = 0;
+function check(name, fn) {
+  try {
+    const why = fn();
+    if (why === true || why === undefined) console.log(`PASS manifests.${name}`);
+    else { failures++; console.log(`FAIL manifests.${name}: ${why}`); }
+  } catch (e) {
+    failures++;
+    console.log(`FAIL manifests.${name}: ${String(e.message || e).split("\n").slice(0, 6).join(" | ")}`);
+  }
+}
+async function checkAsync(name, fn) {
+  try {
+    const why = await fn();
+    if (why === true || why === undefined) console.log(`PASS manifests.${name}`);
+    else { failures++; console.log(`FAIL manifests.${name}: ${why}`); }
+  } catch (e) {
+    failures++;
+    console.log(`FAIL manifests.${name}: ${String(e.message || e).split("\n").slice(0, 6).join(" | ")}`);
+  }
+}
+const expect = (cond, msg) => { if (!cond) throw new Error(msg); };
+
+function parseAll(text) {
+  const docs = YAML.parseAllDocuments(text);
+  for (const d of docs) if (d.errors.length) throw new Error(d.errors[0].message);
+  return docs.map((d) => d.toJS()).filter((o) => o !== null);
+}
+function render(dir) {
+  return parseAll(execFileSync("kubectl", ["kustomize", path.join(ROOT, dir)],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
+}
+const find = (objs, kind, name) => objs.find((o) => o.kind === kind && o.metadata.name === name);
+const all = (objs, kind) => objs.filter((o) => o.kind === kind);
+
+// ---- schema validation -------------------------------------------------------------------
+async function modelFor(o) {
+  const [group, version] = o.apiVersion.includes("/") ? o.apiVersion.split("/") : ["", o.apiVersion];
+  const mod = group === "cert-manager.io"
+    ? `@kubernetes-models/cert-manager/${group}/${version}/${o.kind}`
+    : `kubernetes-models/${group ? group + "/" : ""}${version}/${o.kind}`;
+  return (await import(mod))[o.kind];
+}
+async function validate(o) {
+  const M = await modelFor(o);
+  if (!M) throw new Error(`no schema for ${o.apiVersion} ${o.kind}`);
+  new M(o).validate();
+}
+async function validateAll(name, objs) {
+  await checkAsync(`schema-${name}`, async () => {
+    const bad = [];
+    for (const o of objs) {
+      try { await validate(o); } catch (e) {
+        bad.push(`${o.kind}/${o.metadata?.name}: ${String(e.message).slice(0, 300)}`);
+      }
+    }
+    return bad.length ? bad.join("; ") : true;
+  });
+}
+
+// ---- rendering ---------------------------------------------------------------------------
+const renders = {};
+for (const [name, dir] of [["root", "manifests"], ["base", "manifests/base"],
+  ["scheduler", "manifests/scheduler"], ["cert-manager", "manifests/overlays/cert-manager"],
+  ["self-signed", "manifests/overlays/self-signed"]]) {
+  check(`render-${name}`, () => {
+    renders[name] = render(dir);
+    expect(renders[name].length > 0, "rendered nothing");
+  });
+}
+const certDir = path.join(TMP, "cluster-certs");
+const selfSigned = (...args) => parseAll(execFileSync(path.join(ROOT, "tools/self-signed.sh"),
+  [...args, certDir], { encoding: "utf8", env: { ...process.env, BIN }, stdio: ["ignore", "pipe", "pipe"] }));
+check("render-self-signed-with-certificate", () => { renders["self-signed-full"] = selfSigned(); });
+
+const controlPlaneFiles = {
+  "control-plane-static-pod": parseAll(fs.readFileSync(path.join(ROOT, "manifests/control-plane/gpupack-extender.yaml"), "utf8")),
+};
+for (const [name, objs] of Object.entries(renders)) await validateAll(name, objs);
+for (const [name, objs] of Object.entries(controlPlaneFiles)) await validateAll(name, objs);
+
+// The validator is real: it rejects what kube-apiserver would reject.
+await checkAsync("schema-validator-rejects-bad-objects", async () => {
+  const dep = structuredClone(find(renders.root, "Deployment", "gpupack-webhook"));
+  dep.spec.replicas = "two";
+  let threw = false;
+  try { await validate(dep); } catch { threw = true; }
+  const mwc = structuredClone(find(renders.root, "MutatingWebhookConfiguration", "gpupack-webhook"));
+  delete mwc.webhooks[0].sideEffects;
+  let threw2 = false;
+  try { await validate(mwc); } catch { threw2 = true; }
+  return threw && threw2 ? true : `accepted: replicas "two" ${!threw}, no sideEffects ${!threw2}`;
+});
+
+const R = renders.root || [];
+const mwc = find(R, "MutatingWebhookConfiguration", "gpupack-webhook");
+const hook = mwc?.webhooks?.[0];
+const whDep = find(R, "Deployment", "gpupack-webhook");
+const schedDep = find(R, "Deployment", "gpupack-scheduler");
+const whSvc = find(R, "Service", "gpupack-webhook");
+
+// ---- the webhook configuration -----------------------------------------------------------
+check("webhook-config-settings", () => {
+  expect(mwc.webhooks.length === 1, "one webhook entry");
+  expect(hook.failurePolicy === "Ignore", `failurePolicy ${hook.failurePolicy}`);
+  expect(hook.sideEffects === "None", `sideEffects ${hook.sideEffects}`);
+  expect(Number.isInteger(hook.timeoutSeconds) && hook.timeoutSeconds >= 1 && hook.timeoutSeconds <= 5,
+    `timeoutSeconds ${hook.timeoutSeconds} (want 1-5)`);
+  expect(hook.reinvocationPolicy === "IfNeeded", `reinvocationPolicy ${hook.reinvocationPolicy}`);
+  expect(JSON.stringify(hook.admissionReviewVersions) === '["v1"]', "admissionReviewVersions");
+  expect(hook.rules.length === 1, "one rule");
+  const r = hook.rules[0];
+  expect(JSON.stringify(r.operations) === '["CREATE"]', `operations ${r.operations}`);
+  expect(JSON.stringify(r.resources) === '["pods"]', `resources ${r.resources}`);
+  expect(JSON.stringify(r.apiGroups) === '[""]' && JSON.stringify(r.apiVersions) === '["v1"]', "group/version");
+});
+check("webhook-config-reaches-the-service", () => {
+  const s = hook.clientConfig.service;
+  expect(s.name === whSvc.metadata.name && s.namespace === whSvc.metadata.namespace, "service name");
+  expect(s.path === "/mutate", `path ${s.path}`);
+  const port = whSvc.spec.ports.find((p) => p.port === (s.port ?? 443));
+  expect(port, `Service has no port ${s.port}`);
+  const c = whDep.spec.template.spec.containers[0];
+  expect(c.ports.some((p) => p.name === port.targetPort || p.containerPort === port.targetPort), "targetPort");
+  for (const [k, v] of Object.entries(whSvc.spec.selector))
+    expect(whDep.spec.template.metadata.labels[k] === v, `selector ${k}`);
+  expect(!hook.clientConfig.url, "no url");
+});
+check("webhook-config-namespace-selector", () => {
+  const e = hook.namespaceSelector.matchExpressions.find((x) => x.key === "kubernetes.io/metadata.name");
+  expect(e && e.operator === "NotIn", "NotIn on kubernetes.io/metadata.name");
+  for (const ns of ["kube-system", "gpupack-system", ...POLICY.excludedNamespaces])
+    expect(e.values.includes(ns), `${ns} not excluded`);
+  expect(whDep.metadata.namespace === "gpupack-system", "the webhook runs in an excluded namespace");
+});
+check("webhook-config-object-selector-skip", () => {
+  const e = hook.objectSelector.matchExpressions;
+  expect(e.length === 1 && e[0].key === "gpupack.io/skip" && e[0].operator === "NotIn" &&
+    JSON.stringify(e[0].values) === '["true"]', JSON.stringify(e));
+  expect(whDep.spec.template.metadata.labels["gpupack.io/skip"] === "true", "own pods skipped");
+});
+
+// The match condition, evaluated as kube-apiserver does: `object` is the pod.
+const toCel = (v) => Array.isArray(v) ? v.map(toCel)
+  : v && typeof v === "object" ? new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)]))
+  : typeof v === "number" && Number.isInteger(v) ? BigInt(v) : v;
+const pod = (containers, init) => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ml" },
+  spec: { containers, ...(init ? { initContainers: init } : {}) } });
+const ctr = (resources) => ({ name: "c", image: "x", ...(resources === undefined ? {} : { resources }) });
+check("webhook-match-condition-cel", () => {
+  expect(hook.matchConditions.length === 1, "one match condition");
+  const expr = hook.matchConditions[0].expression;
+  const cases = [
+    ["gpu limit", pod([ctr({ limits: { "nvidia.com/gpu": "1" } })]), true],
+    ["gpu request only", pod([ctr({ requests: { "nvidia.com/gpu": "1" } })]), true],
+    ["mig limit", pod([ctr({ limits: { "nvidia.com/mig-2g.20gb": "1" } })]), true],
+    ["second container", pod([ctr({ limits: { cpu: "1" } }), ctr({ limits: { "nvidia.com/gpu": "2" } })]), true],
+    ["init container", pod([ctr({})], [ctr({ limits: { "nvidia.com/gpu": "1" } })]), true],
+    ["cpu only", pod([ctr({ limits: { cpu: "1", memory: "1Gi" } })]), false],
+    ["no resources", pod([ctr(undefined)]), false],
+    ["empty resources", pod([ctr({})]), false],
+    ["other vendor", pod([ctr({ limits: { "amd.com/gpu": "1" } })]), false],
+    ["lookalike", pod([ctr({ limits: { "nvidia.com/gpu-memory": "1" } })]), false],
+  ];
+  const dir = path.join(SHARED, "fixtures/kube-v1.32-captured");
+  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith("admissionreview-pod-create"))) {
+    const o = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).request.object;
+    cases.push([f, o, f.includes("-gpu-")]);
+  }
+  const wrong = cases.filter(([, o, want]) => celRun(expr, { object: toCel(o) }) !== want);
+  return wrong.length ? `wrong for: ${wrong.map((c) => c[0]).join(", ")}` : true;
+});
+
+// ---- workloads: security, probes, resources --------------------------------------------------
+function podSpecs(objs) {
+  return objs.filter((o) => ["Deployment", "Pod", "DaemonSet", "Job"].includes(o.kind))
+    .map((o) => [o, o.kind === "Pod" ? o.spec : o.spec.template.spec]);
+}
+check("workloads-security-context", () => {
+  const bad = [];
+  for (const [o, s] of podSpecs(R)) {
+    const sc = s.securityContext || {};
+    if (sc.runAsNonRoot !== true) bad.push(`${o.metadata.name}: pod runAsNonRoot`);
+    if (sc.seccompProfile?.type !== "RuntimeDefault") bad.push(`${o.metadata.name}: seccomp`);
+    if (s.hostNetwork || s.hostPID || s.hostIPC) bad.push(`${o.metadata.name}: host namespaces`);
+    for (const c of [...s.containers, ...(s.initContainers || [])]) {
+      const cs = c.securityContext || {};
+      if (cs.allowPrivilegeEscalation !== false) bad.push(`${c.name}: allowPrivilegeEscalation`);
+      if (cs.readOnlyRootFilesystem !== true) bad.push(`${c.name}: readOnlyRootFilesystem`);
+      if (cs.privileged === true) bad.push(`${c.name}: privileged`);
+      if (JSON.stringify(cs.capabilities?.drop) !== '["ALL"]' || cs.capabilities?.add) bad.push(`${c.name}: capabilities`);
+    }
+  }
+  return bad.length ? bad.join("; ") : true;
+});
+check("workloads-probes-and-resources", () => {
+  const bad = [];
+  for (const [o, s] of podSpecs(R)) for (const c of s.containers) {
+    const rp = c.readinessProbe?.httpGet, lp = c.livenessProbe?.httpGet;
+    if (!rp || !lp) bad.push(`${o.metadata.name}/${c.name}: readiness and liveness probes`);
+    for (const k of ["cpu", "memory"]) {
+      if (!c.resources?.requests?.[k]) bad.push(`${c.name}: requests.${k}`);
+      if (!c.resources?.limits?.[k]) bad.push(`${c.name}: limits.${k}`);
+    }
+    if (!c.image.includes(":") || c.image.endsWith(":latest")) bad.push(`${c.name}: image ${c.image} not pinned`);
+    if (c.image.includes("gpupack/gpupack") && !c.image.endsWith(`:${VERSION}`)) bad.push(`${c.name}: image tag is not VERSION ${VERSION}`);
+  }
+  return bad.length ? bad.join("; ") : true;
+});
+check("namespace-enforces-restricted", () => {
+  const ns = find(R, "Namespace", "gpupack-system");
+  expect(ns.metadata.labels["pod-security.kubernetes.io/enforce"] === "restricted", "enforce label");
+});
+check("webhook-deployment-availability", () => {
+  const s = whDep.spec.template.spec;
+  expect(whDep.spec.replicas === 2, `replicas ${whDep.spec.replicas}`);
+  const aa = s.affinity?.podAntiAffinity;
+  const terms = [...(aa?.preferredDuringSchedulingIgnoredDuringExecution || []).map((t) => t.podAffinityTerm),
+    ...(aa?.requiredDuringSchedulingIgnoredDuringExecution || [])];
+  expect(terms.some((t) => t.topologyKey === "kubernetes.io/hostname" &&
+    Object.entries(t.labelSelector.matchLabels).every(([k, v]) => s && whDep.spec.template.metadata.labels[k] === v)),
+    "anti-affinity on hostname selecting its own pods");
+  expect(whDep.spec.strategy.rollingUpdate.maxUnavailable === 0, "maxUnavailable 0");
+  const pdb = find(R, "PodDisruptionBudget", "gpupack-webhook");
+  expect(pdb && pdb.spec.minAvailable === 1, "PDB minAvailable 1");
+  for (const [k, v] of Object.entries(pdb.spec.selector.matchLabels))
+    expect(whDep.spec.template.metadata.labels[k] === v, `PDB selector ${k}`);
+  const c = s.containers[0];
+  expect(c.readinessProbe.httpGet.path === "/readyz" && c.readinessProbe.httpGet.scheme === "HTTPS", "readiness /readyz HTTPS");
+  expect(c.livenessProbe.httpGet.path === "/healthz" && c.livenessProbe.httpGet.scheme === "HTTPS", "liveness /healthz HTTPS");
+});
+check("webhook-deployment-drains", () => {
+  const s = whDep.spec.template.spec, c = s.containers[0];
+  const pre = c.lifecycle?.preStop;
+  const preS = pre?.sleep ? pre.sleep.seconds : pre?.exec?.command?.[0] === "/bin/sleep" ? Number(pre.exec.command[1]) : 0;
+  expect(preS >= 3, `preStop delay ${preS}s`);
+  const drain = Number((c.args.find((a) => a.startsWith("--drain-seconds=")) || "=0").split("=")[1]);
+  expect(drain >= 3, `--drain-seconds ${drain}`);
+  expect(s.terminationGracePeriodSeconds > preS + drain + 5, "grace period covers preStop + drain + in-flight");
+});
+
+// The Deployment's mounts feed the flags, and the Secret and ConfigMap exist under those names.
+function mountedPath(s, c, file) {
+  const m = c.volumeMounts.find((vm) => file.startsWith(vm.mountPath + "/"));
+  return m && { mount: m, volume: s.volumes.find((v) => v.name === m.name) };
+}
+const argOf = (c, flag) => (c.args.find((a) => a.startsWith(`--${flag}=`)) || "").slice(flag.length + 3) || null;
+check("webhook-deployment-mounts", () => {
+  const s = whDep.spec.template.spec, c = s.containers[0];
+  const cert = mountedPath(s, c, argOf(c, "tls-cert")), key = mountedPath(s, c, argOf(c, "tls-key"));
+  const pol = mountedPath(s, c, argOf(c, "policy"));
+  expect(cert?.volume?.secret?.secretName === "gpupack-webhook-tls" && key?.volume === cert.volume, "tls from the Secret");
+  expect(!cert.mount.subPath && !pol.mount.subPath, "no subPath (it would stop live reloads)");
+  const cm = find(R, "ConfigMap", pol.volume.configMap.name);
+  expect(cm && cm.data[path.basename(argOf(c, "policy"))] !== undefined, "policy ConfigMap key");
+});
+check("policy-configmap-is-the-embedded-file", () => {
+  const cm = find(R, "ConfigMap", "gpupack-policy");
+  const want = fs.readFileSync(POLICY_FILE, "utf8");
+  return cm.data["policy.json"] === want ? true : "ConfigMap data differs from manifests/base/policy.json";
+});
+
+// ---- RBAC --------------------------------------------------------------------------------
+function grantsFor(objs, sa) {
+  const rules = [];
+  for (const b of objs.filter((o) => o.kind === "ClusterRoleBinding" || o.kind === "RoleBinding")) {
+    if (!b.subjects.some((s) => s.kind === "ServiceAccount" && s.name === sa)) continue;
+    const role = find(objs, b.roleRef.kind, b.roleRef.name);
+    rules.push({ binding: b, role, rules: role ? role.rules : null });
+  }
+  return rules;
+}
+const WRITE = ["create", "update", "patch", "delete", "deletecollection", "*", "escalate", "bind", "impersonate"];
+check("rbac-webhook-least-privilege", () => {
+  const g = grantsFor(R, "gpupack-webhook");
+  const bad = [];
+  const seen = new Set();
+  for (const { binding, rules } of g) {
+    if (!rules) { bad.push(`${binding.roleRef.name}: not ours`); continue; }
+    for (const r of rules) {
+      if (r.verbs.some((v) => WRITE.includes(v))) bad.push(`writes ${r.resources}`);
+      if (r.resources.includes("*") || r.apiGroups.includes("*")) bad.push("wildcard");
+      for (const res of r.resources) seen.add(`${binding.kind}:${res}:${r.verbs.join(",")}:${(r.resourceNames || []).join(",")}`);
+    }
+  }
+  for (const want of ["ClusterRoleBinding:nodes:get,list,watch", "ClusterRoleBinding:priorityclasses:get,list,watch",
+    "RoleBinding:configmaps:get,watch:gpupack-policy"])
+    if (![...seen].some((s) => s.startsWith(want))) bad.push(`missing ${want}`);
+  return bad.length ? bad.join("; ") : true;
+});
+check("rbac-extender-reads-nodes-and-pods", () => {
+  const cr = find(R, "ClusterRole", "gpupack-extender");
+  const r = cr.rules.find((x) => x.resources.includes("nodes") && x.resources.includes("pods"));
+  expect(r && JSON.stringify(r.verbs) === '["get","list","watch"]', "get/list/watch nodes and pods");
+  expect(grantsFor(R, "gpupack-scheduler").some((g) => g.binding.roleRef.name === "gpupack-extender"), "bound to the scheduler SA");
+});
+
+// ---- PriorityClasses -----------------------------------------------------------------------
+check("priority-classes", () => {
+  const pc = (n) => find(R, "PriorityClass", n);
+  for (const c of Object.values(POLICY.classes)) expect(pc(c.priorityClassName), `${c.priorityClassName} missing`);
+  const [i, t, x] = ["gpu-inference", "gpu-training", "gpu-interactive"].map(pc);
+  expect(i.value > t.value && t.value > x.value && x.value > 0, "ordered inference > training > interactive");
+  expect(i.value < 1000000000, "below the system classes");
+  expect(x.preemptionPolicy === "Never", "interactive never preempts");
+  expect(all(R, "PriorityClass").every((p) => !p.globalDefault), "none is the global default");
+});
+
+// ---- scheduler wiring ----------------------------------------------------------------------
+const EXTENDER_FIELDS = new Set(["urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight",
+  "bindVerb", "enableHTTPS", "tlsConfig", "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable"]);
+const durationS = (d) => { const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(d); return m ? Number(m[1]) * { ms: 0.001, s: 1, m: 60 }[m[2]] : NaN; };
+function checkSchedulerConfig(cfg) {
+  expect(cfg.apiVersion === "kubescheduler.config.k8s.io/v1" && cfg.kind === "KubeSchedulerConfiguration", "apiVersion/kind");
+  expect(cfg.extenders.length === 1, "one extender");
+  const e = cfg.extenders[0];
+  for (const k of Object.keys(e)) expect(EXTENDER_FIELDS.has(k), `unknown extender field ${k}`);
+  expect(/^http:\/\/127\.0\.0\.1:\d+\//.test(e.urlPrefix), `urlPrefix ${e.urlPrefix} is not loopback`);
+  expect(e.filterVerb === "filter" && e.prioritizeVerb === "prioritize", "verbs");
+  expect(Number.isInteger(e.weight) && e.weight > 0, "weight");
+  expect(e.nodeCacheCapable === true && e.ignorable === true, "nodeCacheCapable and ignorable");
+  expect(durationS(e.httpTimeout) > 0 && durationS(e.httpTimeout) <= 5, `httpTimeout ${e.httpTimeout}`);
+  const names = e.managedResources.map((r) => r.name);
+  expect(new Set(names).size === names.length, "duplicate managedResources (kube-scheduler refuses)");
+  expect(e.managedResources.every((r) => r.ignoredByScheduler === false), "ignoredByScheduler false");
+  for (const want of ["nvidia.com/gpu", ...POLICY.migProfiles.map((p) => `nvidia.com/mig-${p.name}`)])
+    expect(names.includes(want), `${want} not managed`);
+  for (const p of cfg.profiles) expect(typeof p.schedulerName === "string", "profile name");
+  return e;
+}
+let schedCfg, cpCfg;
+check("scheduler-config-secondary", () => {
+  const vol = schedDep.spec.template.spec.volumes.find((v) => v.name === "config");
+  const cm = find(R, "ConfigMap", vol.configMap.name);
+  expect(cm, `ConfigMap ${vol.configMap.name} not rendered`);
+  schedCfg = YAML.parse(cm.data["config.yaml"]);
+  checkSchedulerConfig(schedCfg);
+  const ks = schedDep.spec.template.spec.containers.find((c) => c.name === "kube-scheduler");
+  const m = ks.volumeMounts.find((v) => v.name === "config");
+  expect(ks.command.includes(`--config=${m.mountPath}/config.yaml`), "kube-scheduler --config points at the mount");
+  expect(schedCfg.profiles.some((p) => p.schedulerName === "gpupack-scheduler"), "profile gpupack-scheduler");
+  expect(schedCfg.leaderElection.leaderElect === true && schedCfg.leaderElection.resourceName === "gpupack-scheduler", "own leader lease");
+  const ext = schedDep.spec.template.spec.containers.find((c) => c.name === "extender");
+  const u = new URL(schedCfg.extenders[0].urlPrefix);
+  expect(argOf(ext, "listen") === `127.0.0.1:${u.port}`, "the sidecar listens where the scheduler calls");
+  expect(ext.readinessProbe.httpGet.port === "http-metrics" || ext.readinessProbe.httpGet.port === 8889, "probes on the health port");
+  expect(argOf(ext, "health-listen").endsWith(":8889"), "--health-listen on 8889");
+});
+check("scheduler-config-control-plane", () => {
+  cpCfg = YAML.parse(fs.readFileSync(path.join(ROOT, "manifests/control-plane/kube-scheduler-config.yaml"), "utf8"));
+  checkSchedulerConfig(cpCfg);
+  expect(JSON.stringify(cpCfg.extenders) === JSON.stringify(schedCfg.extenders), "extenders differ from manifests/scheduler's");
+  expect(cpCfg.profiles.some((p) => p.schedulerName === "default-scheduler"), "default profile");
+  const sp = controlPlaneFiles["control-plane-static-pod"][0];
+  const c = sp.spec.containers[0];
+  expect(argOf(c, "listen") === `127.0.0.1:${new URL(cpCfg.extenders[0].urlPrefix).port}`, "static pod listens where kube-scheduler calls");
+  expect(sp.spec.hostNetwork === true && c.readinessProbe.httpGet.host === "127.0.0.1", "host network, loopback probes");
+});
+
+// ---- cert-manager overlay ------------------------------------------------------------------
+check("cert-manager-overlay", () => {
+  const C = renders["cert-manager"];
+  const m = find(C, "MutatingWebhookConfiguration", "gpupack-webhook");
+  const ref = m.metadata.annotations?.["cert-manager.io/inject-ca-from"];
+  expect(ref, "no cert-manager.io/inject-ca-from");
+  const [ns, name] = ref.split("/");
+  const cert = C.find((o) => o.kind === "Certificate" && o.metadata.namespace === ns && o.metadata.name === name);
+  expect(cert, `Certificate ${ref} not rendered`);
+  const dep = find(C, "Deployment", "gpupack-webhook");
+  expect(dep.spec.template.spec.volumes.find((v) => v.name === "tls").secret.secretName === cert.spec.secretName, "Secret name");
+  for (const d of ["gpupack-webhook", "gpupack-webhook.gpupack-system", "gpupack-webhook.gpupack-system.svc", "gpupack-webhook.gpupack-system.svc.cluster.local"])
+    expect(cert.spec.dnsNames.includes(d), `SAN ${d}`);
+  const issuer = C.find((o) => o.kind === "Issuer" && o.metadata.name === cert.spec.issuerRef.name);
+  expect(issuer, "issuer rendered");
+  expect(!find(C, "Secret", "gpupack-webhook-tls"), "cert-manager owns the Secret");
+});
+
+// ---- self-signed: the certificate, caBundle and rotation -----------------------------------
+const caBundleOf = (objs) => Buffer.from(find(objs, "MutatingWebhookConfiguration", "gpupack-webhook").webhooks[0].clientConfig.caBundle, "base64").toString();
+const pemCount = (s) => (s.match(/-----BEGIN CERTIFICATE-----/g) || []).length;
+function verifies(caPem, certPem) {
+  fs.writeFileSync(path.join(TMP, "bundle.pem"), caPem);
+  fs.writeFileSync(path.join(TMP, "leaf.pem"), certPem);
+  try {
+    execFileSync("openssl", ["verify", "-CAfile", path.join(TMP, "bundle.pem"), path.join(TMP, "leaf.pem")], { stdio: "ignore" });
+    return true;
+  } catch { return false; }
+}
+check("self-signed-secret-and-cabundle", () => {
+  const S = renders["self-signed-full"];
+  const sec = find(S, "Secret", "gpupack-webhook-tls");
+  expect(sec && sec.type === "kubernetes.io/tls" && sec.metadata.namespace === "gpupack-system", "Secret");
+  const crt = Buffer.from(sec.data["tls.crt"], "base64").toString();
+  const bundle = caBundleOf(S);
+  expect(pemCount(bundle) === 1, "one CA");
+  expect(bundle === fs.readFileSync(path.join(certDir, "ca.crt"), "utf8"), "caBundle is ca.crt");
+  expect(verifies(bundle, crt), "tls.crt does not verify against caBundle");
+  const out = execFileSync(path.join(BIN, "gpupack-certs"), ["--check", path.join(certDir, "tls.crt"), "--key", path.join(certDir, "tls.key")], { encoding: "utf8" });
+  expect(out.includes("gpupack-webhook.gpupack-system.svc"), "SAN for the Service");
+  expect((fs.statSync(path.join(certDir, "tls.key")).mode & 0o077) === 0, "key file is private");
+  expect(!find(renders["self-signed"], "Secret", "gpupack-webhook-tls"), "the overlay alone holds no key");
+});
+check("self-signed-rotation", () => {
+  const oldCrt = fs.readFileSync(path.join(certDir, "tls.crt"), "utf8");
+  const mid = selfSigned("--rotate");
+  const newCrt = Buffer.from(find(mid, "Secret", "gpupack-webhook-tls").data["tls.crt"], "base64").toString();
+  expect(newCrt !== oldCrt, "--rotate made a new pair");
+  const b = caBundleOf(mid);
+  expect(pemCount(b) === 2 && verifies(b, oldCrt) && verifies(b, newCrt), "during rotation both pairs verify");
+  const again = selfSigned();
+  expect(pemCount(caBundleOf(again)) === 2, "a plain run keeps both CAs until --finish");
+  const done = selfSigned("--finish");
+  const b2 = caBundleOf(done);
+  expect(pemCount(b2) === 1 && verifies(b2, newCrt) && !verifies(b2, oldCrt), "after --finish only the new CA");
+});
+
+// ---- the rendered command lines run on the real binaries -----------------------------------
+async function waitHttp(url, args = [], seconds = 10) {
+  for (let i = 0; i < seconds * 10; i++) {
+    try { return execFileSync("curl", ["-s", "--max-time", "1", ...args, url], { encoding: "utf8" }); } catch { await sleep(100); }
+  }
+  return null;
+}
+// Runs a container's command with paths under /etc mapped to files made here and every listen
+// address moved to a free loopback port; returns [process, {flag: port}].
+function startContainer(c, map, ports) {
+  const args = c.args.map((a) => {
+    let out = a;
+    for (const [from, to] of Object.entries(map)) out = out.replace(from, to);
+    for (const [flag, port] of Object.entries(ports)) if (out.startsWith(`--${flag}=`)) out = `--${flag}=127.0.0.1:${port}`;
+    return out;
+  });
+  const bin = path.join(BIN, path.basename(c.command[0]));
+  const p = spawn(bin, args, { stdio: ["ignore", "ignore", fs.openSync(path.join(TMP, `${path.basename(bin)}.log`), "w")] });
+  return p;
+}
+const freePort = () => 20000 + Math.floor(Math.random() * 20000);
+await checkAsync("webhook-container-runs-as-rendered", async () => {
+  const c = whDep.spec.template.spec.containers[0];
+  const etc = path.join(TMP, "etc-webhook");
+  fs.mkdirSync(path.join(etc, "policy"), { recursive: true });
+  fs.writeFileSync(path.join(etc, "policy/policy.json"), find(R, "ConfigMap", "gpupack-policy").data["policy.json"]);
+  execFileSync(path.join(BIN, "gpupack-certs"), ["--service", "gpupack-webhook", "--namespace", "gpupack-system",
+    "--out", path.join(etc, "tls"), "--ip", "127.0.0.1"], { stdio: "ignore" });
+  const port = freePort();
+  const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port });
+  try {
+    const ready = await waitHttp(`https://127.0.0.1:${port}/readyz`, ["--cacert", path.join(etc, "tls/ca.crt")]);
+    expect(ready === "ok\n", `readyz: ${ready}`);
+    const review = fs.readFileSync(path.join(SHARED, "fixtures/kube-v1.32-captured/admissionreview-pod-create-gpu-training-generatename.json"));
+    fs.writeFileSync(path.join(TMP, "review.json"), review);
+    const r = JSON.parse(execFileSync("curl", ["-s", "--max-time", "5", "--cacert", path.join(etc, "tls/ca.crt"),
+      "-H", "Content-Type: application/json", "--data-binary", `@${path.join(TMP, "review.json")}`,
+      `https://127.0.0.1:${port}${hook.clientConfig.service.path}`], { encoding: "utf8" }));
+    expect(r.response.allowed === true && r.response.patchType === "JSONPatch", "mutates the captured GPU pod");
+  } finally { p.kill("SIGTERM"); }
+});
+await checkAsync("extender-sidecar-runs-as-rendered", async () => {
+  const c = schedDep.spec.template.spec.containers.find((x) => x.name === "extender");
+  const etc = path.join(TMP, "etc-extender");
+  fs.mkdirSync(path.join(etc, "policy"), { recursive: true });
+  fs.writeFileSync(path.join(etc, "policy/policy.json"), find(R, "ConfigMap", "gpupack-policy").data["policy.json"]);
+  const port = freePort(), hport = port + 1;
+  const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port, "health-listen": hport });
+  try {
+    expect(await waitHttp(`http://127.0.0.1:${hport}/healthz`) === "ok\n", "health port answers");
+    // kube-scheduler calls urlPrefix + "/" + verb.
+    const e = schedCfg.extenders[0];
+    const u = new URL(e.urlPrefix);
+    const body = path.join(SHARED, "fixtures/kube-v1.32-captured/extenderargs-fullnodes-prioritize-gpu.json");
+    const out = execFileSync("curl", ["-s", "--max-time", "5", "-H", "Content-Type: application/json", "--data-binary", `@${body}`,
+      `http://127.0.0.1:${port}${u.pathname}/${e.prioritizeVerb}`], { encoding: "utf8" });
+    const list = JSON.parse(out);
+    expect(Array.isArray(list) && list.length > 0 && list.every((h) => h.Score >= 0 && h.Score <= 10), `prioritize: ${out.slice(0, 200)}`);
+    const st = execFileSync("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
+      "--data-binary", `@${body}`, `http://127.0.0.1:${hport}${u.pathname}/${e.filterVerb}`], { encoding: "utf8" });
+    expect(st === "404", `the health port scores (${st})`);
+  } finally { p.kill("SIGTERM"); }
+});
+
+process.exitCode = failures ? 1 : 0;
