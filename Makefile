@@ -23,7 +23,7 @@ PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit asan valgrind run certs clean help lint
+.PHONY: all deps test unit asan valgrind run certs clean help lint image
 .SECONDARY:
 all: deps-check $(PROGS) $(UNIT_BIN)
 
@@ -38,13 +38,18 @@ help:
 	@echo "make certs      development certificates in certs/dev/ (git-ignored)"
 	@echo "make deps       install missing build and test packages with apt-get (root only)"
 	@echo "make lint       cppcheck over lib/ and the programs"
+	@echo "make image      the container image (Dockerfile) with docker or podman, when present;"
+	@echo "                IMAGE=name:tag (default ghcr.io/gpupack/gpupack:VERSION)"
 	@echo "make clean      remove build/, build-asan/ and bin/"
 
 # Packages: installed when root, otherwise the exact command is printed and make stops.
+# `make` alone needs only the build packages (as in the Dockerfile's build stage); the test
+# targets also need the test tools.
+DEPS_SET ?= build
 deps:
-	@tools/deps.sh install
+	@tools/deps.sh test
 deps-check:
-	@tools/deps.sh install
+	@tools/deps.sh $(DEPS_SET)
 .PHONY: deps-check
 
 $(BUILD)/%.o: %.c | deps-check
@@ -84,6 +89,7 @@ NODE_MODULES := tests/manifests/node_modules/.package-lock.json
 $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json | deps-check
 	cd tests/manifests && npm ci --no-audit --no-fund --loglevel=error
 
+test: DEPS_SET = test
 test: all $(NODE_MODULES)
 	@BUILD=$(BUILD) BIN=$(BIN) tests/run.sh
 
@@ -91,12 +97,14 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
 
+valgrind: DEPS_SET = test
 valgrind: all $(NODE_MODULES)
 	@BUILD=$(BUILD) BIN=$(BIN) GP_VALGRIND=1 tests/run.sh
 
 certs: $(BIN)/gpupack-certs
 	@tools/devcerts.sh $(BIN)/gpupack-certs certs/dev
 
+run: DEPS_SET = test
 run: all certs
 	@echo "gpupack-webhook on https://127.0.0.1:8443, gpupack-extender on http://127.0.0.1:8888"
 	@echo "(embedded default policy; Ctrl-C stops both)"
@@ -105,6 +113,17 @@ run: all certs
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	  -Iinclude lib webhook extender certs
+
+# The container image. No container engine runs on the project's build machines: this target
+# says so and fails there; tests/e2e/image.sh checks the Dockerfile against what the binaries link.
+IMAGE ?= ghcr.io/gpupack/gpupack:$(VERSION)
+image:
+	@engine=""; for e in docker podman; do \
+	  command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1 && { engine=$$e; break; }; done; \
+	[ -n "$$engine" ] || { \
+	  echo "make image: no running container engine (docker or podman) here; build elsewhere with:" >&2; \
+	  echo "  docker build -t $(IMAGE) ." >&2; exit 1; }; \
+	echo "$$engine build -t $(IMAGE) ."; "$$engine" build -t "$(IMAGE)" .
 
 clean:
 	rm -rf build build-asan bin
