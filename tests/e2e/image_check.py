@@ -68,13 +68,33 @@ def required_packages():
     return {l.split()[0] for l in r.stdout.splitlines()
             if len(l.split()) >= 2 and (l.split()[1] == "required" or l.endswith(" yes"))}
 
+SANITIZER = re.compile(r"^lib(asan|ubsan|tsan|lsan)\.so")
+
+def ldd_paths(path):
+    """{soname: resolved path} that ldd lists for a binary or a library."""
+    out = subprocess.run(["ldd", path], capture_output=True, text=True, check=True).stdout
+    return dict(re.findall(r"^\s*(\S+) => (/\S+)", out, re.M))
+
+def linked_libraries(binary):
+    """The libraries the binary loads, leaving out sanitizer runtimes and what only they pull in
+    (`make asan` runs this same check on instrumented binaries; the image ships plain ones)."""
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]",
+                        subprocess.run(["readelf", "-d", binary], capture_output=True, text=True,
+                                       check=True).stdout)
+    paths = ldd_paths(binary)
+    libs = set()
+    for soname in needed:
+        if SANITIZER.match(soname) or soname not in paths:
+            continue
+        libs.add(paths[soname])
+        libs.update(ldd_paths(paths[soname]).values())
+    return libs
+
 def linked_packages(binaries):
-    """{package: [library, ...]} for every library ldd resolves for the binaries."""
+    """{package: [library, ...]} for every library the binaries load."""
     owners = {}
     for b in binaries:
-        out = subprocess.run(["ldd", b], capture_output=True, text=True, check=True).stdout
-        for m in re.finditer(r"=> (/\S+)", out):
-            lib = m.group(1)
+        for lib in linked_libraries(b):
             r = None
             for cand in (lib, os.path.realpath(lib), "/usr" + lib if lib.startswith("/lib") else lib):
                 r = subprocess.run(["dpkg", "-S", cand], capture_output=True, text=True)
