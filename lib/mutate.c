@@ -499,6 +499,25 @@ static gp_status decide_class(mctx *m)
     return st;
 }
 
+/* The policy's schedulerName for a GPU pod that would otherwise go to the default scheduler. A
+ * pod that names another scheduler, or is bound already (spec.nodeName), is left alone. */
+static gp_status decide_scheduler(mctx *m)
+{
+    const char *want = m->pol->scheduler_name, *have = m->pod->scheduler_name;
+    gp_change *c;
+
+    if (want == NULL || m->pod->node_name != NULL ||
+        (have != NULL && *have != '\0' && strcmp(have, GP_DEFAULT_SCHEDULER) != 0))
+        return GP_OK;
+    c = add_change(m, GP_CH_SET_SCHEDULER_NAME, "scheduler-name",
+                   gp_arena_printf(m->a, "schedulerName %s (policy; was %s)", want,
+                                   have && *have ? have : "unset"));
+    if (c == NULL || c->reason == NULL)
+        return GP_ENOMEM;
+    c->value = want;
+    return GP_OK;
+}
+
 static bool decide_skip(mctx *m)
 {
     const char *skip = gp_pod_label(m->pod, GP_LABEL_SKIP);
@@ -525,6 +544,8 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
     if (out->class_why == NULL && out->class_name != NULL)
         return GP_ENOMEM;
     st = add_tolerations(&m, pol->tolerations, pol->ntolerations, "toleration", "GPU pod");
+    if (st == GP_OK)
+        st = decide_scheduler(&m);
     if (st == GP_OK && out->class_name == NULL && out->class_why != NULL)
         st = add_warning(&m, gp_arena_printf(a, "label " GP_LABEL_CLASS " \"%.40s\" names no "
                                              "class of the policy; class changes skipped",

@@ -440,8 +440,9 @@ static gp_status apply_change(builder *b, const gp_change *c)
         v = toleration_json(c->tol);
         return v ? append(b, tok, 2, v) : GP_ENOMEM;
     case GP_CH_SET_PRIORITY_CLASS:
+    case GP_CH_SET_SCHEDULER_NAME:
         tok[0] = "spec";
-        tok[1] = "priorityClassName";
+        tok[1] = c->kind == GP_CH_SET_PRIORITY_CLASS ? "priorityClassName" : "schedulerName";
         return set_string(b, tok, 2, c->value);
     case GP_CH_REMOVE_PRIORITY:
     case GP_CH_REMOVE_PREEMPTION:

@@ -365,6 +365,7 @@ gp_status gp_pod_from_json(const cJSON *pod, const char *ns_fallback, gp_arena *
     if (st != GP_OK)
         return st;
     out->priority_class = json_str(spec, "priorityClassName");
+    out->scheduler_name = json_str(spec, "schedulerName");
     out->has_priority = cJSON_GetObjectItemCaseSensitive(spec, "priority") != NULL;
     out->has_preemption_policy = cJSON_GetObjectItemCaseSensitive(spec, "preemptionPolicy") != NULL;
     out->has_active_deadline =

@@ -615,6 +615,8 @@ static const vfield policy_fields[] = {
      .elem = &rule_elem, .elem_size = sizeof(gp_rule), .unique = true,
      .key_off = offsetof(gp_rule, name)},
     {.name = "defaultClass", .kind = FK_STR, AT(gp_policy, default_class), .min = 1, .max = 63},
+    {.name = "schedulerName", .kind = FK_STR, AT(gp_policy, scheduler_name), .min = 1,
+     .max = 253, .check = check_dns_subdomain},
     {.name = "migProfiles", .kind = FK_ARRAY, AT(gp_policy, mig_profiles),
      COUNT(gp_policy, nmig_profiles), .elem = &mig_elem, .elem_size = sizeof(gp_mig_profile),
      .unique = true, .key_off = offsetof(gp_mig_profile, name)},

@@ -23,6 +23,7 @@
 #define GP_ANN_ORIGINAL "gpupack.io/original-resources"
 #define GP_RES_GPU "nvidia.com/gpu"
 #define GP_RES_MIG_PREFIX "nvidia.com/mig-"
+#define GP_DEFAULT_SCHEDULER "default-scheduler" /* what kube-apiserver defaults to */
 
 #define GP_MAX_CHANGES 256
 #define GP_MAX_WARNINGS 32
@@ -38,7 +39,8 @@ typedef enum {
     GP_CH_ADD_PREFERRED,        /* nodeAffinity.preferred += {weight, exprs} */
     GP_CH_ADD_REQUIRED,         /* every required term += exprs (a new term when none) */
     GP_CH_REPLACE_RESOURCE,     /* container's key -> value, quantity "1", requests and limits */
-    GP_CH_SET_ACTIVE_DEADLINE   /* spec.activeDeadlineSeconds = seconds */
+    GP_CH_SET_ACTIVE_DEADLINE,  /* spec.activeDeadlineSeconds = seconds */
+    GP_CH_SET_SCHEDULER_NAME    /* spec.schedulerName = value */
 } gp_change_kind;
 
 typedef struct {

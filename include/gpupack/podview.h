@@ -63,6 +63,7 @@ typedef struct {
     bool has_preemption_policy; /* spec.preemptionPolicy present */
     bool has_active_deadline;
     const char *node_name;      /* spec.nodeName, NULL when unset */
+    const char *scheduler_name; /* spec.schedulerName, NULL when unset */
     gp_node_term *required;     /* requiredDuringScheduling...nodeSelectorTerms */
     size_t nrequired;
     gp_node_term *preferred;    /* preferredDuringScheduling... preferences */

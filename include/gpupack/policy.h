@@ -151,6 +151,7 @@ typedef struct gp_policy {
     gp_rule *rules;
     size_t nrules;
     char *default_class; /* NULL: pods no rule matches get no class */
+    char *scheduler_name; /* NULL: spec.schedulerName is left alone */
     gp_mig_profile *mig_profiles;
     size_t nmig_profiles;
     gp_spot spot;

@@ -111,7 +111,8 @@ static void describe_labels(char *buf, size_t sz, const gp_label *l, size_t n)
 }
 
 /* One item per change: "tol KEY", "label K=V", "ann K", "pc NAME", "-priority", "-preemption",
- * "pref W K=V,...", "req K=V,...", "res c0|i0 KEY->VALUE", "deadline N"; joined by "; ". */
+ * "pref W K=V,...", "req K=V,...", "res c0|i0 KEY->VALUE", "deadline N", "sched NAME"; joined
+ * by "; ". */
 static void describe(const gp_decision *d, char *buf, size_t sz)
 {
     buf[0] = '\0';
@@ -153,6 +154,9 @@ static void describe(const gp_decision *d, char *buf, size_t sz)
             break;
         case GP_CH_SET_ACTIVE_DEADLINE:
             app(buf, sz, "deadline %lld", c->seconds);
+            break;
+        case GP_CH_SET_SCHEDULER_NAME:
+            app(buf, sz, "sched %s", c->value);
             break;
         default:
             app(buf, sz, "?%d", (int)c->kind);
@@ -1313,7 +1317,57 @@ GP_TEST(large_toleration_seconds_already_present)
     gp_policy_unref(pol);
 }
 
-GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order), GP_CASE(non_gpu_pod_is_left_alone),
+/* --- schedulerName: GPU pods go to the policy's scheduler (the secondary gpupack-scheduler) --- */
+
+static const char sched_policy[] = "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                                   "'excludedNamespaces':['kube-system'],"
+                                   "'schedulerName':'gpupack-scheduler'}";
+
+GP_TEST(scheduler_name_for_default_or_unset)
+{
+    gp_policy *pol = policy_of(sched_policy);
+    gp_policy *def = default_policy();
+    mfx f;
+
+    if (pol == NULL || def == NULL)
+        goto out;
+    GP_CHECK(def->scheduler_name == NULL);
+    CHECK_CHANGES(def, NULL, "{'spec':{'schedulerName':'default-scheduler'," GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'spec':{'schedulerName':'default-scheduler'," GPU1 "}}",
+                  "sched gpupack-scheduler; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'spec':{" GPU1 "}}", "sched gpupack-scheduler; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'spec':{'schedulerName':''," GPU1 "}}",
+                  "sched gpupack-scheduler; " MUTATED);
+    if (mfx_run(&f, pol, NULL, "{'spec':{'schedulerName':'default-scheduler'," GPU1 "}}"))
+        GP_CHECK_STR(f.d.summary,
+                     "schedulerName gpupack-scheduler (policy; was default-scheduler)");
+    mfx_free(&f);
+out:
+    gp_policy_unref(pol);
+    gp_policy_unref(def);
+}
+
+GP_TEST(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods)
+{
+    gp_policy *pol = policy_of(sched_policy);
+
+    if (pol == NULL)
+        return;
+    CHECK_CHANGES(pol, NULL, "{'spec':{'schedulerName':'volcano'," GPU1 "}}", "");
+    CHECK_CHANGES(pol, NULL, "{'spec':{'schedulerName':'gpupack-scheduler'," GPU1 "}}",
+                  "");
+    CHECK_CHANGES(pol, NULL, "{'spec':{'nodeName':'n1'," GPU1 "}}", "");
+    CHECK_CHANGES(pol, NULL, "{'spec':{'containers':[{'resources':{'limits':{'cpu':'1'}}}]}}", "");
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'kube-system'},'spec':{" GPU1 "}}", "");
+    CHECK_IDEMPOTENT(pol, NULL, "{'spec':{'schedulerName':'default-scheduler'," GPU1 "}}");
+    CHECK_IDEMPOTENT(pol, NULL, "{'spec':{" GPU1 "}}");
+    gp_policy_unref(pol);
+}
+
+GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
+        GP_CASE(scheduler_name_for_default_or_unset),
+        GP_CASE(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods), GP_CASE(non_gpu_pod_is_left_alone),
         GP_CASE(skip_label_true_skips), GP_CASE(excluded_namespaces_skip),
         GP_CASE(excluded_namespace_from_fallback), GP_CASE(toleration_only_when_not_covered),
         GP_CASE(class_label_only_when_different),

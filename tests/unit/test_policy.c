@@ -617,6 +617,24 @@ GP_TEST(err_priority_class_name)
     EXPECT_PATH("'classes':{'c':{'priorityClassName':'High'}}", "classes.c.priorityClassName");
 }
 
+GP_TEST(scheduler_name)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL;
+    static const char ok[] = "{\"apiVersion\":\"gpupack.io/v1alpha1\",\"kind\":\"Policy\","
+                             "\"schedulerName\":\"gpupack-scheduler\"}";
+
+    GP_CHECK_INT(gp_policy_parse(ok, strlen(ok), &p, &errors), GP_OK);
+    if (p != NULL)
+        GP_CHECK_STR(p->scheduler_name, "gpupack-scheduler");
+    gp_policy_unref(p);
+    free(errors);
+    EXPECT_PATH("'schedulerName':'Gpupack'", "schedulerName");
+    EXPECT_PATH("'schedulerName':'a b'", "schedulerName");
+    EXPECT_PATH("'schedulerName':''", "schedulerName");
+    EXPECT_ERROR("'schedulerName':7", "schedulerName: must be a string");
+}
+
 GP_TEST(err_gpu_resource_star)
 {
     EXPECT_ERROR("'gpuResources':['nvidia.com/*-gpu']",
@@ -1214,7 +1232,7 @@ GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_default
         GP_CASE(err_mig_memory_quantity), GP_CASE(err_mig_duplicate),
         GP_CASE(err_mig_slices_zero), GP_CASE(err_mig_name), GP_CASE(err_weight_0),
         GP_CASE(err_weight_101), GP_CASE(err_bad_placement), GP_CASE(err_pool_needs_labels),
-        GP_CASE(err_dotted_key_in_path), GP_CASE(err_class_name_invalid),
+        GP_CASE(err_dotted_key_in_path), GP_CASE(err_class_name_invalid), GP_CASE(scheduler_name),
         GP_CASE(err_priority_class_name), GP_CASE(err_gpu_resource_star),
         GP_CASE(err_too_many_items), GP_CASE(err_string_too_long), GP_CASE(err_syntax_position),
         GP_CASE(err_trailing_garbage), GP_CASE(err_empty_document), GP_CASE(err_non_object_root),
