@@ -228,6 +228,18 @@ check("workloads-probes-and-resources", () => {
   }
   return bad.length ? bad.join("; ") : true;
 });
+check("workloads-are-cluster-critical-within-quota", () => {
+  const quota = all(R, "ResourceQuota").find((q) => q.metadata.namespace === "gpupack-system" &&
+    q.spec.scopeSelector?.matchExpressions?.some((e) => e.scopeName === "PriorityClass" && e.operator === "In" &&
+      e.values.includes("system-cluster-critical")));
+  expect(quota, "no ResourceQuota admits system-cluster-critical pods in gpupack-system");
+  let pods = 0;
+  for (const d of [whDep, schedDep]) {
+    expect(d.spec.template.spec.priorityClassName === "system-cluster-critical", `${d.metadata.name} priorityClassName`);
+    pods += d.spec.replicas + (d.spec.strategy.rollingUpdate.maxSurge || 0);
+  }
+  expect(Number(quota.spec.hard.pods) >= pods, `quota ${quota.spec.hard.pods} < ${pods} pods during a rollout`);
+});
 check("namespace-enforces-restricted", () => {
   const ns = find(R, "Namespace", "gpupack-system");
   expect(ns.metadata.labels["pod-security.kubernetes.io/enforce"] === "restricted", "enforce label");
