@@ -343,8 +343,25 @@ check("priority-classes", () => {
 const EXTENDER_FIELDS = new Set(["urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight",
   "bindVerb", "enableHTTPS", "tlsConfig", "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable"]);
 const durationS = (d) => { const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(d); return m ? Number(m[1]) * { ms: 0.001, s: 1, m: 60 }[m[2]] : NaN; };
+// kubescheduler.config.k8s.io/v1 field names (kube-scheduler rejects unknown fields in strict
+// decoding): the top level, leaderElection, clientConnection and a profile.
+const KSC_FIELDS = new Set(["apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
+  "healthzBindAddress", "metricsBindAddress", "enableProfiling", "enableContentionProfiling",
+  "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles",
+  "extenders", "delayCacheUntilActive"]);
+const LE_FIELDS = new Set(["leaderElect", "leaseDuration", "renewDeadline", "retryPeriod", "resourceLock",
+  "resourceName", "resourceNamespace"]);
+const CC_FIELDS = new Set(["kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"]);
+const PROFILE_FIELDS = new Set(["schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"]);
+function strictKeys(obj, known, where) {
+  for (const k of Object.keys(obj || {})) expect(known.has(k), `unknown field ${where}${k}`);
+}
 function checkSchedulerConfig(cfg) {
   expect(cfg.apiVersion === "kubescheduler.config.k8s.io/v1" && cfg.kind === "KubeSchedulerConfiguration", "apiVersion/kind");
+  strictKeys(cfg, KSC_FIELDS, "");
+  strictKeys(cfg.leaderElection, LE_FIELDS, "leaderElection.");
+  strictKeys(cfg.clientConnection, CC_FIELDS, "clientConnection.");
+  for (const p of cfg.profiles) strictKeys(p, PROFILE_FIELDS, "profiles[].");
   expect(cfg.extenders.length === 1, "one extender");
   const e = cfg.extenders[0];
   for (const k of Object.keys(e)) expect(EXTENDER_FIELDS.has(k), `unknown extender field ${k}`);
