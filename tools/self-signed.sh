@@ -46,6 +46,12 @@ usable() {
 case $mode in
     rotate)
         [ -f "$dir/ca.crt" ] || { echo "self-signed: nothing to rotate in $dir" >&2; exit 1; }
+        # A second --rotate would replace the CA still deployed with one that never was.
+        if [ -f "$dir/ca.crt.previous" ]; then
+            echo "self-signed: a rotation is already in progress in $dir (ca.crt.previous exists):" \
+                 "apply its output again, or finish it with --finish" >&2
+            exit 1
+        fi
         cp "$dir/ca.crt" "$dir/ca.crt.previous"
         make_pair --force
         echo "self-signed: new CA and serving pair in $dir; the old CA stays trusted until --finish" >&2
@@ -68,7 +74,9 @@ prev=""
 [ -f "$dir/ca.crt.previous" ] && prev="$dir/ca.crt.previous"
 bundle=$(cat "$dir/ca.crt" $prev | base64 | tr -d '\n')
 # kustomize takes only relative paths to other kustomizations.
-overlay=$(realpath --relative-to="$work" "$root/manifests/overlays/self-signed")
+overlay=$(realpath --relative-to="$work" "$root/manifests/overlays/self-signed" 2>/dev/null ||
+    python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' \
+        "$root/manifests/overlays/self-signed" "$work")
 "$KUBECTL" create secret generic gpupack-webhook-tls --namespace "$NAMESPACE" \
     --type kubernetes.io/tls --from-file=tls.crt="$dir/tls.crt" --from-file=tls.key="$dir/tls.key" \
     --from-file=ca.crt="$dir/ca.crt" --dry-run=client -o yaml > "$work/secret.yaml"

@@ -459,6 +459,10 @@ check("self-signed-rotation", () => {
   expect(pemCount(b) === 2 && verifies(b, oldCrt) && verifies(b, newCrt), "during rotation both pairs verify");
   const again = selfSigned();
   expect(pemCount(caBundleOf(again)) === 2, "a plain run keeps both CAs until --finish");
+  let refused = false;
+  try { selfSigned("--rotate"); } catch { refused = true; }
+  expect(refused, "a second --rotate before --finish was not refused");
+  expect(caBundleOf(selfSigned()) === b, "a refused --rotate changed the files");
   const done = selfSigned("--finish");
   const b2 = caBundleOf(done);
   expect(pemCount(b2) === 1 && verifies(b2, newCrt) && !verifies(b2, oldCrt), "after --finish only the new CA");
