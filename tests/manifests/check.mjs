@@ -6,6 +6,7 @@
 // Prints one "PASS name" or "FAIL name: why" line per check.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import YAML from "yaml";
@@ -469,7 +470,7 @@ check("self-signed-rotation", () => {
 });
 
 // ---- the rendered command lines run on the real binaries -----------------------------------
-async function waitHttp(url, args = [], seconds = 10) {
+async function waitHttp(url, args = [], seconds = 30) {
   for (let i = 0; i < seconds * 10; i++) {
     try { return execFileSync("curl", ["-s", "--max-time", "1", ...args, url], { encoding: "utf8" }); } catch { await sleep(100); }
   }
@@ -488,7 +489,12 @@ function startContainer(c, map, ports) {
   const p = spawn(bin, args, { stdio: ["ignore", "ignore", fs.openSync(path.join(TMP, `${path.basename(bin)}.log`), "w")] });
   return p;
 }
-const freePort = () => 20000 + Math.floor(Math.random() * 20000);
+// A port the kernel says is free on loopback now.
+const freePort = () => new Promise((resolve, reject) => {
+  const srv = net.createServer();
+  srv.on("error", reject);
+  srv.listen(0, "127.0.0.1", () => { const { port } = srv.address(); srv.close(() => resolve(port)); });
+});
 await checkAsync("webhook-container-runs-as-rendered", async () => {
   const c = whDep.spec.template.spec.containers[0];
   const etc = path.join(TMP, "etc-webhook");
@@ -496,7 +502,7 @@ await checkAsync("webhook-container-runs-as-rendered", async () => {
   fs.writeFileSync(path.join(etc, "policy/policy.json"), find(R, "ConfigMap", "gpupack-policy").data["policy.json"]);
   execFileSync(path.join(BIN, "gpupack-certs"), ["--service", "gpupack-webhook", "--namespace", "gpupack-system",
     "--out", path.join(etc, "tls"), "--ip", "127.0.0.1"], { stdio: "ignore" });
-  const port = freePort();
+  const port = await freePort();
   const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port });
   try {
     const ready = await waitHttp(`https://127.0.0.1:${port}/readyz`, ["--cacert", path.join(etc, "tls/ca.crt")]);
@@ -514,7 +520,7 @@ await checkAsync("extender-sidecar-runs-as-rendered", async () => {
   const etc = path.join(TMP, "etc-extender");
   fs.mkdirSync(path.join(etc, "policy"), { recursive: true });
   fs.writeFileSync(path.join(etc, "policy/policy.json"), find(R, "ConfigMap", "gpupack-policy").data["policy.json"]);
-  const port = freePort(), hport = port + 1;
+  const port = await freePort(), hport = await freePort();
   const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port, "health-listen": hport });
   try {
     expect(await waitHttp(`http://127.0.0.1:${hport}/healthz`) === "ok\n", "health port answers");
