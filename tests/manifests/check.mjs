@@ -506,7 +506,7 @@ await checkAsync("webhook-container-runs-as-rendered", async () => {
   const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port });
   try {
     const ready = await waitHttp(`https://127.0.0.1:${port}/readyz`, ["--cacert", path.join(etc, "tls/ca.crt")]);
-    expect(ready === "ok\n", `readyz: ${ready}`);
+    expect(ready === "ok\n", `readyz: ${ready}: ${fs.readFileSync(path.join(TMP, "gpupack-webhook.log"), "utf8").slice(0, 300)}`);
     const review = fs.readFileSync(path.join(SHARED, "fixtures/kube-v1.32-captured/admissionreview-pod-create-gpu-training-generatename.json"));
     fs.writeFileSync(path.join(TMP, "review.json"), review);
     const r = JSON.parse(execFileSync("curl", ["-s", "--max-time", "5", "--cacert", path.join(etc, "tls/ca.crt"),
@@ -523,7 +523,8 @@ await checkAsync("extender-sidecar-runs-as-rendered", async () => {
   const port = await freePort(), hport = await freePort();
   const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port, "health-listen": hport });
   try {
-    expect(await waitHttp(`http://127.0.0.1:${hport}/healthz`) === "ok\n", "health port answers");
+    expect(await waitHttp(`http://127.0.0.1:${hport}/healthz`) === "ok\n",
+      `health port does not answer: ${fs.readFileSync(path.join(TMP, "gpupack-extender.log"), "utf8").slice(0, 300)}`);
     // kube-scheduler calls urlPrefix + "/" + verb.
     const e = schedCfg.extenders[0];
     const u = new URL(e.urlPrefix);
