@@ -23,7 +23,7 @@ PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit asan valgrind run certs clean help lint image
+.PHONY: all deps test unit asan valgrind run certs clean help lint image fuzz fuzz-build
 .SECONDARY:
 all: deps-check $(PROGS) $(UNIT_BIN)
 
@@ -38,6 +38,7 @@ help:
 	@echo "make certs      development certificates in certs/dev/ (git-ignored)"
 	@echo "make deps       install missing build and test packages with apt-get (root only)"
 	@echo "make lint       cppcheck over lib/ and the programs"
+	@echo "make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 300) with ASan+UBSan"
 	@echo "make image      the container image (Dockerfile) with docker or podman, when present;"
 	@echo "                IMAGE=name:tag (default ghcr.io/gpupack/gpupack:VERSION)"
 	@echo "make clean      remove build/, build-asan/ and bin/"
@@ -90,12 +91,12 @@ $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json 
 	cd tests/manifests && npm ci --no-audit --no-fund --loglevel=error
 
 test: DEPS_SET = test
-test: all $(NODE_MODULES)
-	@BUILD=$(BUILD) BIN=$(BIN) tests/run.sh
+test: all $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
+	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT="-O1 -g -fno-omit-frame-pointer" \
-	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" GP_NO_FUZZ=1 test
 
 valgrind: DEPS_SET = test
 valgrind: all $(NODE_MODULES)
@@ -114,6 +115,36 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	  -Iinclude lib webhook extender certs
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c): the core built again with clang, coverage
+# instrumentation, ASan and UBSan, in $(FUZZ_BUILD)/. `make fuzz` runs each for FUZZ_SECONDS;
+# `make test` runs a short smoke of each (tests/e2e/fuzz.sh) and replays every saved crash.
+FUZZ_CC      ?= clang-14
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS   = $(CFLAGS_BASE) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(PKG_CFLAGS) \
+                -DGP_VERSION='"$(VERSION)"'
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_BUILD)/gen/default_policy.o
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(FUZZ_BUILD)/%.o: %.c | deps-check
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/gen/default_policy.o: $(BUILD)/gen/default_policy.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/libgpupack.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_BUILD)/libgpupack.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libgpupack.a $(PKG_LIBS) \
+	  -lpthread -o $@
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: DEPS_SET = test
+fuzz: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) tools/fuzz.sh $(FUZZ_SECONDS)
+
 # The container image. No container engine runs on the project's build machines: this target
 # says so and fails there; tests/e2e/image.sh checks the Dockerfile against what the binaries link.
 IMAGE ?= ghcr.io/gpupack/gpupack:$(VERSION)
@@ -126,6 +157,6 @@ image:
 	echo "$$engine build -t $(IMAGE) ."; "$$engine" build -t "$(IMAGE)" .
 
 clean:
-	rm -rf build build-asan bin
+	rm -rf build build-asan build-fuzz bin
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
