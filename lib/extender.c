@@ -49,6 +49,14 @@ static void set_error(call *c, const char *what, const char *detail)
     (void)n;
 }
 
+/* An allocation failed: the call answers with an error, never with a partial decision. */
+static bool out_of_memory(call *c)
+{
+    set_error(c, "out of memory", NULL);
+    c->outcome = "internal";
+    return false;
+}
+
 /* A bare Pod instead of ExtenderArgs: score it against every node the cache knows. */
 static bool bare_pod(call *c)
 {
@@ -98,11 +106,8 @@ static bool alloc_arrays(call *c)
     c->fres = gp_arena_alloc(&c->a, n * sizeof(*c->fres));
     c->parts = gp_arena_alloc(&c->a, n * sizeof(*c->parts));
     c->scores = gp_arena_alloc(&c->a, n * sizeof(*c->scores));
-    if (!c->nodes || !c->known || !c->owned || !c->fres || !c->parts || !c->scores) {
-        set_error(c, "out of memory", NULL);
-        c->outcome = "internal";
-        return false;
-    }
+    if (!c->nodes || !c->known || !c->owned || !c->fres || !c->parts || !c->scores)
+        return out_of_memory(c);
     return true;
 }
 
@@ -128,11 +133,19 @@ static bool resolve_nodes(call *c)
         c->locked = true;
     }
     for (size_t i = 0; i < c->args.n; i++) {
+        gp_status st;
+
         if (!c->args.full_nodes) {
             c->known[i] = gp_cache_view(cache, c->args.names[i], c->now_ms, &c->nodes[i]);
             continue;
         }
-        c->known[i] = gp_node_from_json(c->args.nodes[i], c->pol, &c->nodes[i], NULL) == GP_OK;
+        st = gp_node_from_json(c->args.nodes[i], c->pol, &c->nodes[i], NULL);
+        if (st == GP_ENOMEM) {
+            /* Never score a node as unknown because memory ran out: the answer would differ. */
+            gp_node_clear(&c->nodes[i]);
+            return out_of_memory(c);
+        }
+        c->known[i] = st == GP_OK;
         c->owned[i] = c->known[i];
         if (c->known[i] && cache != NULL)
             gp_cache_add_usage(cache, c->args.names[i], c->now_ms, &c->nodes[i]);
@@ -140,29 +153,30 @@ static bool resolve_nodes(call *c)
     return true;
 }
 
-static void run_filter(call *c)
+static bool run_filter(call *c)
 {
     bool all_pass = !c->d.gpu || c->d.never_filter;
 
     for (size_t i = 0; i < c->args.n; i++) {
-        char *reason = gp_arena_alloc(&c->a, GP_REASON_MAX);
+        char *reason = NULL;
 
-        c->fres[i].reason = reason;
         if (all_pass) {
             c->fres[i].verdict = GP_FILTER_PASS;
         } else if (!c->known[i]) {
             c->fres[i].verdict = GP_FILTER_FULL;
             c->fres[i].reason = "node unknown to gpupack's cluster view";
-        } else if (reason == NULL) {
-            c->fres[i].verdict = GP_FILTER_PASS;
+        } else if ((reason = gp_arena_alloc(&c->a, GP_REASON_MAX)) == NULL) {
+            return out_of_memory(c);
         } else {
             reason[0] = '\0';
+            c->fres[i].reason = reason;
             c->fres[i].verdict = (int)gp_filter_node(&c->d, &c->nodes[i], c->pol, reason);
         }
     }
+    return true;
 }
 
-static void run_prioritize(call *c)
+static bool run_prioritize(call *c)
 {
     const gp_node **ptrs = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*ptrs));
     gp_score_parts *kp = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*kp));
@@ -170,10 +184,8 @@ static void run_prioritize(call *c)
                        c->pol->scoring.typical_memory_per_gpu };
     size_t k = 0;
 
-    if (ptrs == NULL || kp == NULL) {
-        memset(c->scores, 0, c->args.n * sizeof(*c->scores));
-        return;
-    }
+    if (ptrs == NULL || kp == NULL)
+        return out_of_memory(c);
     if (c->x->cache != NULL && c->locked)
         typ = gp_cache_typical(c->x->cache, c->pol);
     for (size_t i = 0; i < c->args.n; i++)
@@ -189,6 +201,7 @@ static void run_prioritize(call *c)
         }
         c->scores[i] = c->parts[i].score;
     }
+    return true;
 }
 
 static int best_index(const call *c)
@@ -419,13 +432,9 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
     c.outcome = "ok";
     gp_arena_init(&c.a, GP_EXTENDER_ARENA_LIMIT);
     c.pol = gp_policy_holder_get(x->policy);
-    if (decode(&c, body, len) && alloc_arrays(&c) && resolve_nodes(&c)) {
-        if (verb == GP_VERB_FILTER)
-            run_filter(&c);
-        else
-            run_prioritize(&c);
+    if (decode(&c, body, len) && alloc_arrays(&c) && resolve_nodes(&c) &&
+        (verb == GP_VERB_FILTER ? run_filter(&c) : run_prioritize(&c)))
         explain(&c);
-    }
     if (c.locked) {
         gp_cache_unlock(x->cache);
         c.locked = false;
