@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpupack/json.h"
+
 static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -96,7 +98,9 @@ gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
         gp_err_set(err, "body is nested deeper than %d levels", GP_JSON_MAX_DEPTH);
         st = GP_EINVAL;
     } else {
-        st = check_envelope(*root, err);
+        st = gp_json_reject_ambiguous(body, len, *root, err);
+        if (st == GP_OK)
+            st = check_envelope(*root, err);
     }
     if (st == GP_OK)
         st = decode_request(cJSON_GetObjectItemCaseSensitive(*root, "request"), req, err);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpupack/admission.h"
+#include "gpupack/json.h"
 
 static const char *node_name(const cJSON *node)
 {
@@ -83,6 +84,8 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
                    end && end >= body ? (size_t)(end - body) : 0);
         return GP_EINVAL;
     }
+    if (gp_json_reject_ambiguous(body, len, *root, err) != GP_OK)
+        return GP_EINVAL;
     args->pod = cJSON_GetObjectItemCaseSensitive(*root, "Pod");
     nodes = cJSON_GetObjectItemCaseSensitive(*root, "Nodes");
     names = cJSON_GetObjectItemCaseSensitive(*root, "NodeNames");

@@ -1,0 +1,30 @@
+/* Checks on parsed and raw JSON that cJSON does not make, for bodies from the network.
+ *
+ * cJSON keeps every member of an object, also a repeated name (lookups return the first), and
+ * decodes "\u0000" into a C string that ends there. The Go decoders of kube-apiserver and
+ * kube-scheduler read the same bytes differently (the last duplicate wins; the string goes on),
+ * so gpupack refuses such documents rather than decide on a different reading of them. */
+#ifndef GPUPACK_JSON_H
+#define GPUPACK_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/status.h"
+
+/* Looks for an object that names a member twice, anywhere under root (root's depth must already
+ * be bounded). Returns GP_OK when there is none; GP_EINVAL with *dup set to the repeated name
+ * (owned by the tree) when there is one; GP_ENOMEM when scratch memory ran out. */
+gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup) GP_WUR;
+
+/* True when the JSON text holds the escape \u0000 (in a string or a member name). */
+bool gp_json_has_nul_escape(const char *s, size_t n);
+
+/* Both checks on a request body and its tree: GP_OK, or GP_EINVAL (GP_ENOMEM) with a message
+ * for the client in err ("duplicate key \"uid\"", "\u0000 in a string"). */
+gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *root,
+                                   gp_err *err) GP_WUR;
+
+#endif

@@ -1,0 +1,90 @@
+/* Unit tests of lib/json.c: duplicate member names anywhere in a tree (small objects compared
+ * pairwise, large ones sorted), and the \u0000 escape told apart from an escaped backslash. */
+#include "gptest.h"
+
+#include "gpupack/json.h"
+
+static const char *dup_in(const char *text, gp_status *st)
+{
+    static char name[128];
+    cJSON *root = cJSON_Parse(text);
+    const char *dup = NULL;
+
+    name[0] = '\0';
+    *st = gp_json_find_duplicate_key(root, &dup);
+    if (dup != NULL)
+        snprintf(name, sizeof(name), "%s", dup);
+    cJSON_Delete(root);
+    return dup ? name : NULL;
+}
+
+GP_TEST(no_duplicates)
+{
+    gp_status st;
+
+    GP_CHECK(dup_in("{\"a\":1,\"b\":{\"a\":2},\"c\":[{\"a\":1},{\"a\":2}]}", &st) == NULL);
+    GP_CHECK_INT(st, GP_OK);
+    GP_CHECK(dup_in("[1,2,[3]]", &st) == NULL);
+    GP_CHECK(dup_in("{\"A\":1,\"a\":2}", &st) == NULL); /* names are case-sensitive */
+    GP_CHECK_INT(gp_json_find_duplicate_key(NULL, &(const char *){ NULL }), GP_OK);
+}
+
+GP_TEST(duplicates_anywhere)
+{
+    gp_status st;
+
+    GP_CHECK_STR(dup_in("{\"uid\":\"a\",\"uid\":\"b\"}", &st), "uid");
+    GP_CHECK_INT(st, GP_EINVAL);
+    GP_CHECK_STR(dup_in("{\"a\":{\"b\":[{\"c\":1,\"d\":2,\"c\":3}]}}", &st), "c");
+    GP_CHECK_STR(dup_in("[{},{\"x\":1,\"x\":1}]", &st), "x");
+}
+
+GP_TEST(duplicates_in_large_objects)
+{
+    char buf[8192];
+    size_t n = 0;
+    gp_status st;
+
+    n += (size_t)snprintf(buf + n, sizeof(buf) - n, "{");
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s\"k%03d\":%d", i ? "," : "", i, i);
+    snprintf(buf + n, sizeof(buf) - n, "}");
+    GP_CHECK(dup_in(buf, &st) == NULL);
+    GP_CHECK_INT(st, GP_OK);
+    snprintf(buf + n, sizeof(buf) - n, ",\"k117\":0}");
+    GP_CHECK_STR(dup_in(buf, &st), "k117");
+    GP_CHECK_INT(st, GP_EINVAL);
+}
+
+GP_TEST(nul_escape)
+{
+#define NUL(s) gp_json_has_nul_escape(s, strlen(s))
+    GP_CHECK(NUL("{\"a\":\"x\\u0000y\"}"));
+    GP_CHECK(NUL("{\"a\\u0000\":1}"));
+    GP_CHECK(NUL("\"\\\\\\u0000\"")); /* \\ then \u0000 */
+    GP_CHECK(!NUL("{\"a\":\"x\\\\u0000y\"}")); /* an escaped backslash, then text u0000 */
+    GP_CHECK(NUL("{\"a\":\"\\u00001\"}")); /* \u0000 then the digit 1 */
+    GP_CHECK(!NUL("{\"a\":\"\\u0001\"}"));
+    GP_CHECK(!NUL("\\u000"));
+    GP_CHECK(!NUL(""));
+#undef NUL
+}
+
+GP_TEST(reject_ambiguous_messages)
+{
+    static const char dup[] = "{\"kind\":\"x\",\"kind\":\"y\"}";
+    static const char nul[] = "{\"kind\":\"x\\u0000\"}";
+    cJSON *a = cJSON_Parse(dup), *b = cJSON_Parse(nul);
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_json_reject_ambiguous(dup, strlen(dup), a, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "duplicate key \"kind\" in an object");
+    GP_CHECK_INT(gp_json_reject_ambiguous(nul, strlen(nul), b, &err), GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "\\u0000") != NULL);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+GP_MAIN(GP_CASE(no_duplicates), GP_CASE(duplicates_anywhere),
+        GP_CASE(duplicates_in_large_objects), GP_CASE(nul_escape),
+        GP_CASE(reject_ambiguous_messages))
