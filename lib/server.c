@@ -38,7 +38,9 @@
 #include "gpupack/tlsfiles.h"
 #include "gpupack/watchfs.h"
 
-#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:%SERVER_PRECEDENCE"
+#define TLS_PRIORITIES                                                                        \
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:"       \
+    "+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:%SERVER_PRECEDENCE"
 #define TLS_MAX_CHAIN 8                 /* certificates in the served chain */
 #define TLS_RETIRE_MIN_S 60             /* a retired pair lives at least this long */
 #define CONN_MEMORY_LIMIT (64 * 1024)   /* per connection; larger headers get a 431 from MHD */

@@ -53,12 +53,12 @@ def start(cmd, log):
 
 wh, WPORT = start([f"{BIN}/gpupack-webhook", "--listen", "127.0.0.1:0", "--tls-cert",
                    f"{CERTS}/tls.crt", "--tls-key", f"{CERTS}/tls.key", "--request-timeout", "2",
-                   "--idle-timeout", "3", "--drain-seconds", "0", "--log-level", "info"],
+                   "--idle-timeout", "3", "--drain-seconds", "0", "--log-level", "debug"],
                   f"{TMP}/webhook.log")
 ex, XPORT = start([f"{BIN}/gpupack-extender", "--listen", "127.0.0.1:0", "--snapshot-nodes",
                    f"{ROOT}/tests/extender/nodes.json", "--snapshot-pods",
                    f"{ROOT}/tests/extender/pods.json", "--request-timeout", "2", "--idle-timeout",
-                   "3", "--drain-seconds", "0", "--log-level", "info"], f"{TMP}/extender.log")
+                   "3", "--drain-seconds", "0", "--log-level", "debug"], f"{TMP}/extender.log")
 CTX = ssl.create_default_context(cafile=f"{CERTS}/ca.crt")
 
 
@@ -329,6 +329,42 @@ for tls, label in ((True, "webhook"), (False, "extender")):
     result(f"{label}.idle-connections-closed", cut == len(idle), f"{cut} of {len(idle)} closed")
     for s in idle:
         s.close()
+
+# ---- what the logs may hold: no pod secrets or environment values; bounded lines -----------------
+SECRET = "S3CR3T-9f8e7d6c5b4a"
+
+
+def with_secrets(r):
+    p = pod(r)
+    c = p["spec"]["containers"][0]
+    c["env"] = [{"name": "API_KEY", "value": SECRET}, {"name": "FROM", "valueFrom": {
+        "secretKeyRef": {"name": "creds", "key": SECRET}}}]
+    c["args"] = ["--token", SECRET]
+    c["command"] = ["run", SECRET]
+    p["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = SECRET * 50
+    p["metadata"]["annotations"]["gpupack.io/gpu-memory"] = SECRET  # a bad hint quoted back?
+    p["spec"]["volumes"] = [{"name": "s", "secret": {"secretName": SECRET}}]
+
+
+expect_allowed("secrets-in-pod", review_with(with_secrets))
+a = copy.deepcopy(ARGS)
+a["Pod"]["spec"]["containers"][0]["env"] = [{"name": "API_KEY", "value": SECRET}]
+post(extender_conn, "/prioritize", json.dumps(a))
+post(extender_conn, "/filter", json.dumps(a))
+time.sleep(0.3)
+for label in ("webhook", "extender"):
+    lines = open(f"{TMP}/{label}.log", "rb").read().splitlines()
+    leaked = [l[:120] for l in lines if SECRET.encode() in l]
+    long_lines = [len(l) for l in lines if len(l) > 4096]
+    not_json = []
+    for l in lines:
+        try:
+            json.loads(l)
+        except ValueError:
+            not_json.append(l[:80])
+    result(f"{label}.logs-hold-no-secrets", not leaked, f"{len(leaked)} lines: {leaked[:2]}")
+    result(f"{label}.log-lines-bounded-json", lines and not long_lines and not not_json,
+           f"{len(lines)} lines; over 4096 bytes: {long_lines[:3]}; not JSON: {not_json[:2]}")
 
 # ---- afterwards: both alive, no sanitizer report ---------------------------------------------------
 result("daemons-alive", wh.poll() is None and ex.poll() is None and quick_healthz(webhook_conn)
