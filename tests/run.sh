@@ -15,6 +15,7 @@ fi
 export VG
 LIMIT=600
 [ -n "$VG" ] && LIMIT=3000 # everything runs ~20x slower under valgrind
+[ -n "$VG" ] && export GP_TEST_TIMEOUT=300
 
 run_part() { # name command...
     name=$1; shift
