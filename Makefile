@@ -24,7 +24,7 @@ PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(filter-out $(if $(SAN),tests/unit/test_allocfail.c),$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit asan valgrind run certs clean help lint image fuzz fuzz-build
+.PHONY: all deps test unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
 .SECONDARY:
 all: deps-check $(PROGS) $(UNIT_BIN)
 
@@ -39,6 +39,7 @@ help:
 	@echo "make certs      development certificates in certs/dev/ (git-ignored)"
 	@echo "make deps       install missing build and test packages with apt-get (root only)"
 	@echo "make lint       cppcheck over lib/ and the programs"
+	@echo "make bench      both daemons on loopback with wrk and h2load (docs/benchmarks.md)"
 	@echo "make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 300) with ASan+UBSan"
 	@echo "make image      the container image (Dockerfile) with docker or podman, when present;"
 	@echo "                IMAGE=name:tag (default ghcr.io/gpupack/gpupack:VERSION)"
@@ -92,7 +93,7 @@ $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json 
 	cd tests/manifests && npm ci --no-audit --no-fund --loglevel=error
 
 test: DEPS_SET = test
-test: all $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
+test: all $(BUILD)/bench/floor $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
 
 # Under ASan the soak is shorter and its memory bound is off (the allocator's quarantine holds
@@ -150,6 +151,14 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: DEPS_SET = test
 fuzz: fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) tools/fuzz.sh $(FUZZ_SECONDS)
+
+# Benchmarks (tools/bench.sh, docs/benchmarks.md): measurements, not pass/fail tests.
+$(BUILD)/bench/floor: $(BUILD)/tests/bench/floor.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+bench: DEPS_SET = test
+bench: all $(BUILD)/bench/floor
+	@BUILD=$(BUILD) BIN=$(BIN) tools/bench.sh
 
 # The container image. No container engine runs on the project's build machines: this target
 # says so and fails there; tests/e2e/image.sh checks the Dockerfile against what the binaries link.

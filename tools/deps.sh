@@ -6,7 +6,7 @@
 set -eu
 BUILD_PKGS="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
 libgnutls28-dev libyaml-dev ca-certificates"
-TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client iproute2"
+TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client iproute2 wrk bsdextrautils"
 case "${1:-test}" in
     build) PKGS=$BUILD_PKGS ;;
     test|install) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

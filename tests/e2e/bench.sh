@@ -1,0 +1,18 @@
+#!/bin/sh
+# A smoke of `make bench` (tools/bench.sh --smoke: 1-second runs, a 200-node cluster): proves the
+# benchmarks still run and every request they send succeeds. The figures mean nothing here;
+# docs/benchmarks.md has the real ones. Not under valgrind.
+. "$(dirname "$0")/lib.sh"
+[ -z "$VG" ] || exit 0
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if BENCH_OUT="$E2E_TMP/bench" BIN="$BIN" BUILD="$BUILD" timeout 300 "$ROOT/tools/bench.sh" --smoke > "$E2E_TMP/bench.out" 2>&1; then
+    pass bench.smoke-runs
+else
+    fail bench.smoke-runs "$(tail -n 5 "$E2E_TMP/bench.out")"
+fi
+R="$E2E_TMP/bench/results.jsonl"
+for m in floor-saturation-r1 mutate-saturation-r1 mutate-half-load mutate-new-handshake-each \
+         extender-prioritize-500-names extender-prioritize-200-full-nodes mutate-floor-ratio; do
+    jq -e -s --arg m "$m" 'any(.[]; .name == $m and ((.requests // .calls // .ratio // 0) > 0))' "$R" >/dev/null 2>&1 \
+        && pass "bench.measures-$m" || fail "bench.measures-$m" "missing or empty in results.jsonl"
+done

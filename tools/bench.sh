@@ -1,0 +1,157 @@
+#!/bin/sh
+# The benchmarks (`make bench`; `tools/bench.sh --smoke` is the short run `make test` does to
+# prove they still run). Everything on loopback; load from wrk and h2load (not ours).
+#
+#   webhook: POST /mutate of a ~6 KB Deployment GPU pod review over TLS keep-alive, against the
+#            floor (tests/bench/floor.c: the same HTTP/TLS layer, cJSON parse, fixed allow),
+#            interleaved in the same run: saturation (wrk -t2 -c32), half of the webhook's
+#            saturated rate (h2load --rps), and a new TLS handshake per request.
+#   extender: POST /prioritize and /filter with 500 and all node names against a view of NODES
+#            nodes and PODS pods, and with all NODES full Node objects (nodeCacheCapable false).
+#   memory:  resident set of each daemon idle, under load, and with the large view.
+#
+# Results: build/bench/results.jsonl (one JSON object a measurement) and a table on stdout.
+# Environment: BENCH_SECONDS (each run, default 10), BENCH_NODES (5000), BENCH_PODS (150000).
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BIN=${BIN:-bin}
+BUILD=${BUILD:-build}
+SMOKE=0
+[ "${1:-}" = --smoke ] && SMOKE=1
+if [ $SMOKE = 1 ]; then
+    D=${BENCH_SECONDS:-1}; NODES=${BENCH_NODES:-200}; PODS=${BENCH_PODS:-2000}
+else
+    D=${BENCH_SECONDS:-10}; NODES=${BENCH_NODES:-5000}; PODS=${BENCH_PODS:-150000}
+fi
+OUT=${BENCH_OUT:-$BUILD/bench}
+mkdir -p "$OUT"
+RES="$OUT/results.jsonl"
+: > "$RES"
+PIDS=""
+cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; for p in $PIDS; do wait "$p" 2>/dev/null; done; }
+trap cleanup EXIT INT TERM
+for t in wrk h2load jq python3; do
+    command -v $t >/dev/null || { echo "bench: $t is missing (tools/deps.sh test)" >&2; exit 1; }
+done
+
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+record() { # NAME JSON: one result line, with the name
+    echo "$2" | jq -c --arg n "$1" '{name: $n} + .' >> "$RES"
+}
+# start NAME CMD...: runs a server (logging warnings only, as in production at load); waits for
+# its listening socket; sets PORT and PID.
+start() {
+    n=$1; shift
+    "$@" > /dev/null 2> "$OUT/$n.log" &
+    PID=$!; PIDS="$PIDS $PID"; PORT=""
+    i=0
+    while [ $i -lt 600 ] && [ -z "$PORT" ]; do
+        PORT=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$PID," '$0 ~ p {n = split($4, a, ":"); print a[n]; exit}')
+        [ -n "$PORT" ] || sleep 0.1; i=$((i + 1))
+    done
+    [ -n "$PORT" ] || { echo "bench: $n did not start: $(tail -n 3 "$OUT/$n.log")" >&2; exit 1; }
+}
+wrk_post() { # URL BODY CONNS [close]
+    if [ -n "${4:-}" ]; then BENCH_CLOSE=1; export BENCH_CLOSE; else unset BENCH_CLOSE; fi
+    BENCH_BODY=$2 wrk -t2 -c"$3" -d"${D}s" --timeout 10s -s tests/bench/post.lua "$1" | tail -n 1
+}
+# peak_rss PID SECONDS: highest VmRSS seen over the next SECONDS (sampled every 0.2 s), in kB.
+peak_rss() {
+    m=0; i=0
+    while [ $i -lt $(($2 * 5)) ]; do r=$(rss_kb "$1"); [ "${r:-0}" -gt $m ] && m=$r; sleep 0.2; i=$((i + 1)); done
+    echo $m
+}
+
+# ---- inputs (deterministic) -----------------------------------------------------------------------
+python3 tests/bench/gen_review.py --seed 42 > "$OUT/review.json"
+CL="$OUT/cluster-$NODES-$PODS"
+[ -f "$CL/args-full-$NODES.json" ] || python3 tests/bench/gen_cluster.py "$CL" --seed 42 --nodes "$NODES" --pods "$PODS"
+"$BIN/gpupack-certs" --service gpupack-webhook --namespace gpupack-system --out "$OUT/certs" \
+    --ip 127.0.0.1 --dns localhost --force --log-level error > /dev/null
+
+# ---- webhook against its floor -------------------------------------------------------------------
+start webhook "$BIN/gpupack-webhook" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
+    --tls-key "$OUT/certs/tls.key" --log-level warn --drain-seconds 0
+WPORT=$PORT; WPID=$PID
+start floor "$BUILD/bench/floor" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
+    --tls-key "$OUT/certs/tls.key" --log-level warn
+FPORT=$PORT
+sleep 0.5
+record webhook-rss-idle "{\"rss_kb\": $(rss_kb $WPID)}"
+for round in 1 2; do
+    for t in floor mutate; do
+        port=$FPORT; [ $t = mutate ] && port=$WPORT
+        if [ $t = mutate ]; then peak_rss $WPID "$D" > "$OUT/peak" & sampler=$!; fi
+        r=$(wrk_post "https://127.0.0.1:$port/mutate" "$OUT/review.json" 32)
+        record "$t-saturation-r$round" "$r"
+        if [ $t = mutate ]; then wait $sampler; record webhook-rss-under-load "{\"rss_kb\": $(cat "$OUT/peak")}"; fi
+    done
+done
+# Half load: half of the webhook's best saturated rate, 8 connections.
+sat=$(jq -s '[.[] | select(.name | startswith("mutate-saturation")) | .rps] | max' "$RES")
+rate=$(echo "$sat" | awk '{r = int($1 / 2 / 8); if (r < 1) r = 1; print r}')
+for t in floor mutate; do
+    port=$FPORT; [ $t = mutate ] && port=$WPORT
+    h2load --h1 -c 8 -t 2 --rps="$rate" -D "$D" -H 'Content-Type: application/json' \
+        -d "$OUT/review.json" --log-file "$OUT/$t-half.log" "https://127.0.0.1:$port/mutate" > "$OUT/$t-half.out" 2>&1
+    p=$(python3 tests/bench/percentiles.py "$OUT/$t-half.log")
+    record "$t-half-load" "$(echo "$p" | jq -c --argjson r "$((rate * 8))" --argjson d "$D" '. + {target_rps: $r, rps: (.requests / $d)}')"
+done
+for t in floor mutate; do
+    port=$FPORT; [ $t = mutate ] && port=$WPORT
+    record "$t-new-handshake-each" "$(wrk_post "https://127.0.0.1:$port/mutate" "$OUT/review.json" 8 close)"
+done
+
+# ---- the Go peer (../shared/peers/gowebhook), when a Go 1.23 toolchain is here --------------------
+GOSRC=${GP_SHARED:-$ROOT/../shared}/peers/gowebhook
+if command -v go >/dev/null && go version | grep -Eq 'go1\.(2[3-9]|[3-9][0-9])' && [ -d "$GOSRC" ]; then
+    rm -rf "$OUT/gowebhook" && cp -r "$GOSRC" "$OUT/gowebhook"
+    if (cd "$OUT/gowebhook" && go build -o gowebhook . ) > "$OUT/go-build.log" 2>&1; then
+        gp=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+        "$OUT/gowebhook/gowebhook" --listen "127.0.0.1:$gp" --tls-cert "$OUT/certs/tls.crt" --tls-key "$OUT/certs/tls.key" > "$OUT/go.log" 2>&1 &
+        PIDS="$PIDS $!"; sleep 1
+        record go-peer-saturation "$(wrk_post "https://127.0.0.1:$gp/mutate" "$OUT/review.json" 32)"
+    fi
+else
+    record go-peer-saturation '{"skipped": "no Go 1.23 toolchain (Debian bookworm has 1.19; golang-1.23 is in bookworm-backports)"}'
+fi
+kill $WPID 2>/dev/null
+
+# ---- extender with the large view -------------------------------------------------------------------
+start extender "$BIN/gpupack-extender" --listen 127.0.0.1:0 --snapshot-nodes "$CL/nodes.json" \
+    --snapshot-pods "$CL/pods.json" --log-level warn --drain-seconds 0 --assume-seconds 0
+XPORT=$PORT; XPID=$PID
+sleep 0.5
+record "extender-rss-view-$NODES-nodes-$PODS-pods" "{\"rss_kb\": $(rss_kb $XPID)}"
+for k in 500 "$NODES"; do
+    for v in prioritize filter; do
+        record "extender-$v-$k-names" "$(wrk_post "http://127.0.0.1:$XPORT/$v" "$CL/args-names-$k.json" 4)"
+    done
+done
+record extender-rss-under-load "{\"rss_kb\": $(rss_kb $XPID)}"
+# Full Node objects: one call at a time, as kube-scheduler makes them.
+n=3; [ $SMOKE = 1 ] && n=1
+: > "$OUT/full.times"
+i=0
+while [ $i -lt $n ]; do
+    curl -s -o "$OUT/full.out" -w '%{time_total} %{http_code}\n' -H 'Content-Type: application/json' \
+        --data-binary @"$CL/args-full-$NODES.json" "http://127.0.0.1:$XPORT/prioritize" >> "$OUT/full.times"
+    i=$((i + 1))
+done
+bytes=$(wc -c < "$CL/args-full-$NODES.json")
+record "extender-prioritize-$NODES-full-nodes" "$(awk -v b="$bytes" '{s += $1; if ($1 > m) m = $1; if ($2 != 200) bad++} END {printf "{\"calls\": %d, \"mean_s\": %.3f, \"max_s\": %.3f, \"body_bytes\": %d, \"non2xx\": %d}", NR, s / NR, m, b, bad + 0}' "$OUT/full.times")"
+record extender-rss-after-full-nodes "{\"rss_kb\": $(rss_kb $XPID)}"
+
+# ---- summary -----------------------------------------------------------------------------------------
+jq -r -s '
+  def f(x): if x == null then "-" else (x | tostring) end;
+  (["measurement", "req/s", "p50 us", "p99 us", "p99.9 us", "errors", "non-2xx", "other"] | @tsv),
+  (.[] | [.name, f(.rps | if . then floor else null end), f(.p50_us), f(.p99_us), f(.p999_us), f(.errors), f(.non2xx),
+          f(del(.name, .rps, .p50_us, .p99_us, .p999_us, .errors, .non2xx, .requests, .seconds, .max_us) | if . == {} then null else tojson end)] | @tsv)' "$RES" \
+  | column -t -s "$(printf '\t')"
+ratio=$(jq -s '([.[] | select(.name | startswith("mutate-saturation")) | .rps] | add) / ([.[] | select(.name | startswith("floor-saturation")) | .rps] | add)' "$RES")
+echo "mutate/floor throughput ratio: $ratio"
+record mutate-floor-ratio "{\"ratio\": $ratio}"
+bad=$(jq -s '[.[] | (.errors // 0) + (.non2xx // 0)] | add' "$RES")
+[ "$bad" = 0 ] || { echo "bench: $bad requests failed" >&2; exit 1; }
