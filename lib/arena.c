@@ -4,6 +4,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #define ARENA_BLOCK 8192
@@ -114,4 +117,11 @@ char *gp_arena_printf(gp_arena *a, const char *fmt, ...)
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return p;
+}
+
+void gp_heap_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }

@@ -582,6 +582,7 @@ void gp_cache_pods_end(gp_cache *c)
     }
     c->pod_listing = false;
     c->pods_synced = true;
+    gp_heap_trim(); /* a relist parsed every pod in the cluster, page by page */
     pthread_rwlock_unlock(&c->lock);
 }
 
@@ -614,6 +615,7 @@ static gp_status load_list(gp_cache *c, const char *json, size_t len, bool nodes
     }
     nodes ? gp_cache_nodes_end(c) : gp_cache_pods_end(c);
     cJSON_Delete(root);
+    gp_heap_trim();
     return GP_OK;
 }
 

@@ -447,6 +447,8 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
     cJSON_Delete(c.root);
     gp_policy_unref(c.pol);
     gp_arena_free(&c.a);
+    if (len > GP_EXTENDER_TRIM_BYTES)
+        gp_heap_trim();
 }
 
 static int64_t wall_ms(void)

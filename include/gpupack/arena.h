@@ -32,4 +32,9 @@ void *gp_arena_grow(gp_arena *a, void *old, size_t old_n, size_t new_n);
 char *gp_arena_strdup(gp_arena *a, const char *s);
 char *gp_arena_printf(gp_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Hands the heap's free pages back to the system (glibc's malloc_trim; a no-op elsewhere). Called
+ * after work that parsed a large document (a snapshot, a full list, a body of many megabytes):
+ * glibc keeps freed memory mapped, so without it the resident set stays at the peak. */
+void gp_heap_trim(void);
+
 #endif

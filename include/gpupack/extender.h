@@ -21,6 +21,7 @@
 #include "gpupack/server.h"
 
 #define GP_EXTENDER_ARENA_LIMIT (64u * 1024 * 1024)
+#define GP_EXTENDER_TRIM_BYTES (8u * 1024 * 1024) /* bodies past this return their memory */
 
 typedef struct {
     gp_policy_holder *policy; /* not owned */
