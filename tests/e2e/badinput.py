@@ -20,6 +20,8 @@ import subprocess
 import sys
 import time
 
+import daemons
+
 BIN, CERTS, TMP, ROOT = sys.argv[1:5]
 VG = os.environ.get("VG", "").split()  # `make valgrind` runs the daemons under valgrind
 SLOW = 10 if VG else 1                 # and everything takes longer there
@@ -37,20 +39,7 @@ def result(name, ok, why=""):
 
 
 def start(cmd, log):
-    """Starts a daemon with --listen 127.0.0.1:0 and returns (process, port) from its log."""
-    out = open(log, "w")
-    p = subprocess.Popen(VG + cmd, stdout=out, stderr=out)
-    for _ in range(200 * SLOW):
-        try:
-            for line in open(log):
-                if '"msg":"serving"' in line:
-                    return p, json.loads(line)["port"]
-        except (OSError, ValueError):
-            pass
-        if p.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise RuntimeError(f"{cmd[0]} did not start: {open(log).read()[:400]}")
+    return daemons.start(cmd, log, VG, SLOW)
 
 
 wh, WPORT = start([f"{BIN}/gpupack-webhook", "--listen", "127.0.0.1:0", "--tls-cert",

@@ -5,11 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 X="$BIN/gpupack-extender"
-python3 "$ROOT/tests/e2e/fakeapi.py" --port-file "$E2E_TMP/api.port" --nodes "$ROOT/tests/extender/nodes.json" \
-    --pods "$ROOT/tests/extender/pods.json" --token s3cret --die-with-parent 2> "$E2E_TMP/api.log" &
-E2E_PIDS="$E2E_PIDS $!"
-i=0; while [ $i -lt 100 ] && [ ! -s "$E2E_TMP/api.port" ]; do sleep 0.1; i=$((i+1)); done
-API="http://127.0.0.1:$(cat "$E2E_TMP/api.port")"
+start_fakeapi s3cret
 cat > "$E2E_TMP/kubeconfig" <<YAML
 apiVersion: v1
 kind: Config

@@ -38,3 +38,14 @@ make_certs() {
     "$BIN/gpupack-certs" --service gpupack-webhook --namespace gpupack-system --out "$1" \
         --ip 127.0.0.1 --dns localhost --force >/dev/null 2>&1
 }
+
+# start_fakeapi TOKEN: the fake API server (tests/e2e/fakeapi.py) over the snapshot cluster in
+# tests/extender/, accepting bearer TOKEN; sets API to its URL.
+start_fakeapi() {
+    root=$(cd "$(dirname "$0")/../.." && pwd)
+    python3 "$root/tests/e2e/fakeapi.py" --port-file "$E2E_TMP/api.port" --nodes "$root/tests/extender/nodes.json" \
+        --pods "$root/tests/extender/pods.json" --token "$1" --die-with-parent 2> "$E2E_TMP/api.log" &
+    E2E_PIDS="$E2E_PIDS $!"
+    i=0; while [ $i -lt 100 ] && [ ! -s "$E2E_TMP/api.port" ]; do sleep 0.1; i=$((i+1)); done
+    API="http://127.0.0.1:$(cat "$E2E_TMP/api.port")"
+}

@@ -23,6 +23,8 @@ import sys
 import threading
 import time
 
+import daemons
+
 BIN, TMP, ROOT = sys.argv[1:4]
 REVIEW = open(os.path.join(ROOT, "tests/examples/gpu-deployment-review.json"), "rb").read()
 ARGS = json.dumps({"Pod": {"metadata": {"name": "p", "namespace": "ml", "uid": "u"},
@@ -47,17 +49,7 @@ def certs(out):
                     "--force", "--log-level", "error"], check=True, stdout=subprocess.DEVNULL)
 
 
-def start(cmd, log):
-    out = open(log, "w")
-    p = subprocess.Popen(cmd, stdout=out, stderr=out)
-    for _ in range(200):
-        for line in open(log):
-            if '"msg":"serving"' in line:
-                return p, json.loads(line)["port"]
-        if p.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise RuntimeError(f"did not start: {open(log).read()[:300]}")
+start = daemons.start
 
 
 def serial_of_pem(path):

@@ -1,0 +1,24 @@
+"""Shared by the Python black-box tests: start a gpupack daemon and learn its port."""
+import json
+import subprocess
+import time
+
+
+def start(cmd, log, prefix=(), slow=1):
+    """Starts cmd (a daemon run with --listen 127.0.0.1:0 and an info log level) under the
+    optional prefix (valgrind), logging to the file log; returns (process, port) once its
+    "serving" line is there. Raises RuntimeError with the log's start when it does not come up
+    within 10 s x slow."""
+    out = open(log, "w")
+    p = subprocess.Popen(list(prefix) + list(cmd), stdout=out, stderr=out)
+    for _ in range(200 * slow):
+        try:
+            for line in open(log):
+                if '"msg":"serving"' in line:
+                    return p, json.loads(line)["port"]
+        except (OSError, ValueError):
+            pass
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise RuntimeError(f"{cmd[0]} did not start: {open(log).read()[:400]}")
