@@ -25,6 +25,7 @@ else
     D=${BENCH_SECONDS:-10}; NODES=${BENCH_NODES:-5000}; PODS=${BENCH_PODS:-150000}
 fi
 OUT=${BENCH_OUT:-$BUILD/bench}
+case $OUT in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
 mkdir -p "$OUT"
 RES="$OUT/results.jsonl"
 : > "$RES"
@@ -110,7 +111,7 @@ done
 GOSRC=${GP_SHARED:-$ROOT/../shared}/peers/gowebhook
 if command -v go >/dev/null && [ -d "$GOSRC" ]; then
     rm -rf "$OUT/gowebhook" && cp -r "$GOSRC" "$OUT/gowebhook" && chmod -R u+w "$OUT/gowebhook"
-    if (cd "$OUT/gowebhook" && GOFLAGS=-mod=mod GOPROXY=off GOCACHE="$ROOT/$OUT/gocache" \
+    if (cd "$OUT/gowebhook" && GOFLAGS=-mod=mod GOPROXY=off GOCACHE="$OUT/gocache" \
             go build -o gowebhook . ) > "$OUT/go-build.log" 2>&1; then
         gp=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
         "$OUT/gowebhook/gowebhook" --listen "127.0.0.1:$gp" --tls-cert "$OUT/certs/tls.crt" --tls-key "$OUT/certs/tls.key" > "$OUT/go.log" 2>&1 &
