@@ -26,16 +26,7 @@ BIN, CERTS, TMP, ROOT = sys.argv[1:5]
 VG = os.environ.get("VG", "").split()  # `make valgrind` runs the daemons under valgrind
 SLOW = 10 if VG else 1                 # and everything takes longer there
 REVIEW = json.load(open(os.path.join(ROOT, "tests/examples/gpu-deployment-review.json")))
-fails = 0
-
-
-def result(name, ok, why=""):
-    global fails
-    if ok:
-        print(f"PASS badinput.{name}")
-    else:
-        fails += 1
-        print(f"FAIL badinput.{name}: {why}"[:600])
+result = daemons.Reporter("badinput")
 
 
 def start(cmd, log):
@@ -372,4 +363,4 @@ for name, p in (("webhook", wh), ("extender", ex)):
         rc = "hung"
     # Exit 0 also says: no leak at exit (LeakSanitizer, valgrind's --error-exitcode).
     result(f"{name}.clean-exit", rc == 0, f"exit {rc}")
-sys.exit(1 if fails else 0)
+sys.exit(1 if result.fails else 0)

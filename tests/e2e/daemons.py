@@ -1,4 +1,4 @@
-"""Shared by the Python black-box tests: start a gpupack daemon and learn its port."""
+"""Shared by the Python black-box tests: PASS/FAIL lines, and starting a gpupack daemon."""
 import json
 import subprocess
 import time
@@ -22,3 +22,19 @@ def start(cmd, log, prefix=(), slow=1):
             break
         time.sleep(0.05)
     raise RuntimeError(f"{cmd[0]} did not start: {open(log).read()[:400]}")
+
+
+class Reporter:
+    """Prints "PASS prefix.name" or "FAIL prefix.name: why" (cut to 600 characters); counts the
+    failures in .fails. Call it: report(name, ok, why)."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.fails = 0
+
+    def __call__(self, name, ok, why=""):
+        if ok:
+            print(f"PASS {self.prefix}.{name}")
+        else:
+            self.fails += 1
+            print(f"FAIL {self.prefix}.{name}: {why}"[:600])

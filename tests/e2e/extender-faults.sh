@@ -11,25 +11,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 X="$BIN/gpupack-extender"
 start_fakeapi t1
 printf t1 > "$E2E_TMP/token"
-cat > "$E2E_TMP/kubeconfig" <<YAML
-apiVersion: v1
-kind: Config
-current-context: fake
-clusters:
-- name: fake
-  cluster: {server: "$API"}
-contexts:
-- name: fake
-  context: {cluster: fake, user: rotating}
-users:
-- name: rotating
-  user: {tokenFile: "$E2E_TMP/token"}
-YAML
+fake_kubeconfig "$E2E_TMP/kubeconfig" "{tokenFile: \"$E2E_TMP/token\"}"
 $VG "$X" --listen 127.0.0.1:0 --kubeconfig "$E2E_TMP/kubeconfig" --drain-seconds 0 --assume-seconds 0 \
     --max-staleness 3 2> "$E2E_TMP/x.log" &
 E2E_PIDS="$E2E_PIDS $!"
-i=0; PORT=""
-while [ $i -lt 100 ] && [ -z "$PORT" ]; do PORT=$(grep '"msg":"serving"' "$E2E_TMP/x.log" 2>/dev/null | jq -r .port | head -n 1); [ -n "$PORT" ] || sleep 0.1; i=$((i+1)); done
+PORT=$(serving_port "$E2E_TMP/x.log")
 U="http://127.0.0.1:$PORT"
 ready() { [ "$(curl -s --max-time 2 "$U/readyz")" = ok ]; }
 i=0; while [ $i -lt 100 ] && ! ready; do sleep 0.1; i=$((i+1)); done

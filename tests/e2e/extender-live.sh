@@ -6,22 +6,7 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 X="$BIN/gpupack-extender"
 start_fakeapi s3cret
-cat > "$E2E_TMP/kubeconfig" <<YAML
-apiVersion: v1
-kind: Config
-current-context: fake
-clusters:
-- name: fake
-  cluster:
-    server: $API
-contexts:
-- name: fake
-  context: {cluster: fake, user: tester}
-users:
-- name: tester
-  user:
-    token: s3cret
-YAML
+fake_kubeconfig "$E2E_TMP/kubeconfig" '{token: s3cret}'
 $VG "$X" --listen 127.0.0.1:0 --kubeconfig "$E2E_TMP/kubeconfig" --drain-seconds 0 --assume-seconds 0 2> "$E2E_TMP/x.log" &
 E2E_PIDS="$E2E_PIDS $!"
 i=0; PORT=""

@@ -49,3 +49,28 @@ start_fakeapi() {
     i=0; while [ $i -lt 100 ] && [ ! -s "$E2E_TMP/api.port" ]; do sleep 0.1; i=$((i+1)); done
     API="http://127.0.0.1:$(cat "$E2E_TMP/api.port")"
 }
+
+# fake_kubeconfig FILE USER: a kubeconfig for the fake API ($API) whose user is the YAML flow
+# mapping USER, e.g. '{token: s3cret}' or '{tokenFile: "/path"}'.
+fake_kubeconfig() {
+    cat > "$1" <<YAML
+apiVersion: v1
+kind: Config
+current-context: fake
+clusters:
+- name: fake
+  cluster: {server: "$API"}
+contexts:
+- name: fake
+  context: {cluster: fake, user: tester}
+users:
+- name: tester
+  user: $2
+YAML
+}
+
+# serving_port LOG: waits (10 s at most) for a daemon's "serving" log line and prints its port.
+serving_port() {
+    i=0; while [ $i -lt 100 ] && ! grep -q '"msg":"serving"' "$1" 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+    grep '"msg":"serving"' "$1" 2>/dev/null | head -n 1 | jq -r .port
+}

@@ -31,16 +31,7 @@ ARGS = json.dumps({"Pod": {"metadata": {"name": "p", "namespace": "ml", "uid": "
                            "spec": {"containers": [{"name": "m", "resources": {
                                "limits": {"nvidia.com/gpu": "1"}}}]}},
                    "Nodes": None, "NodeNames": ["gpu-busy", "gpu-empty"]}).encode()
-fails = 0
-
-
-def result(name, ok, why=""):
-    global fails
-    if ok:
-        print(f"PASS operations.{name}")
-    else:
-        fails += 1
-        print(f"FAIL operations.{name}: {why}"[:600])
+result = daemons.Reporter("operations")
 
 
 def certs(out):
@@ -232,4 +223,4 @@ sigterm_case("extender", [f"{BIN}/gpupack-extender", "--listen", "127.0.0.1:0", 
                           "--log-level", "info"],
              lambda port: http.client.HTTPConnection("127.0.0.1", port, timeout=5),
              "/prioritize", ARGS, 2)
-sys.exit(1 if fails else 0)
+sys.exit(1 if result.fails else 0)

@@ -22,10 +22,7 @@ start() { # NAME PROG ARGS...
         --policy "$D/in/policy.json" "$@" ) > /dev/null 2> "$E2E_TMP/$n.log" &
     E2E_PIDS="$E2E_PIDS $!"
 }
-port_of() {
-    i=0; while [ $i -lt 100 ] && ! grep -q '"msg":"serving"' "$E2E_TMP/$1.log" 2>/dev/null; do sleep 0.1; i=$((i+1)); done
-    grep '"msg":"serving"' "$E2E_TMP/$1.log" | head -n 1 | jq -r .port
-}
+port_of() { serving_port "$E2E_TMP/$1.log"; }
 pid_of_port() { ss -Hltnp 2>/dev/null | awk -v p=":$1" '$4 ~ p"$" {match($0, /pid=[0-9]+/); print substr($0, RSTART+4, RLENGTH-4); exit}'; }
 start wh gpupack-webhook --tls-cert "$D/in/certs/tls.crt" --tls-key "$D/in/certs/tls.key" --snapshot-nodes "$D/in/nodes.json"
 start ex gpupack-extender --snapshot-nodes "$D/in/nodes.json" --snapshot-pods "$D/in/pods.json"

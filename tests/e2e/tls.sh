@@ -14,10 +14,7 @@ start_tls() {
         --snapshot-nodes "$(dirname "$0")/../extender/nodes.json" "$@" > /dev/null 2> "$E2E_TMP/$n.log" &
     E2E_PIDS="$E2E_PIDS $!"
 }
-port_of() {
-    i=0; while [ $i -lt 100 ] && ! grep -q '"msg":"serving"' "$E2E_TMP/$1.log" 2>/dev/null; do sleep 0.1; i=$((i+1)); done
-    grep '"msg":"serving"' "$E2E_TMP/$1.log" | head -n 1 | jq -r .port
-}
+port_of() { serving_port "$E2E_TMP/$1.log"; }
 # hs PORT OPENSSL-ARGS...: exit 0 when the handshake completes.
 hs() { p=$1; shift; echo | timeout 10 openssl s_client -connect "127.0.0.1:$p" "$@" > "$E2E_TMP/hs.out" 2>&1 &&
        grep -q '^New, TLSv1\.[23], Cipher is [A-Z]' "$E2E_TMP/hs.out"; }
