@@ -23,7 +23,7 @@ RUN make -j"$(nproc)" bin/gpupack-webhook bin/gpupack-extender bin/gpupack-certs
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
-        libmicrohttpd12 libcjson1 libcurl4 libssl3 libgnutls30 libyaml-0-2 ca-certificates \
+        libmicrohttpd12 libcjson1 libcurl4 libssl3 libgnutls30 libyaml-0-2 libyajl2 ca-certificates \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/* /var/log/apt /var/log/dpkg.log
 COPY --from=build /src/bin/gpupack-webhook /src/bin/gpupack-extender /src/bin/gpupack-certs /usr/local/bin/
 # 65532: the conventional "nonroot" uid; the manifests run it with runAsNonRoot, a read-only root

@@ -4,7 +4,7 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 
                -Iinclude -MMD -MP
 OPT     ?= -O2 -g
 SAN     ?=
-PKGS    := libmicrohttpd libcjson libcurl openssl gnutls yaml-0.1
+PKGS    := libmicrohttpd libcjson libcurl openssl gnutls yaml-0.1 yajl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)

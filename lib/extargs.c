@@ -1,10 +1,384 @@
 /* kube-scheduler extender wire types (see extargs.h). */
 #include "gpupack/extargs.h"
 
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <yajl/yajl_parse.h>
 
 #include "gpupack/admission.h"
 #include "gpupack/json.h"
+#include "gpupack/strbuf.h"
+
+/* ---- decoding: yajl events into a cJSON tree, pruned under Nodes.items ----
+ *
+ * With nodeCacheCapable false the body carries every Node whole (~13 KB each: images,
+ * conditions, managedFields). Scoring reads four fields of a node, so the tree keeps only those;
+ * everything else of the body is kept whole (a bare Pod body too). The byte span of every item is
+ * recorded so that a filter answer can hand the passing nodes back exactly as they came. */
+
+typedef enum {
+    M_ALL,    /* keep everything below */
+    M_ROOT,   /* the document: all but Nodes kept whole */
+    M_NODES,  /* Nodes: only items */
+    M_ITEMS,  /* Nodes.items: each element is a node */
+    M_ITEM,   /* a node: metadata, spec, status */
+    M_META,   /* metadata: name, labels */
+    M_SPEC,   /* spec: unschedulable */
+    M_STATUS, /* status: allocatable */
+    M_SKIP    /* a pruned value: nothing is built */
+} mode;
+
+typedef struct {
+    cJSON *node;
+    mode m;
+} frame;
+
+/* yajl does not check its own allocations (a failed malloc is dereferenced), so it gets an
+ * allocator that keeps a list of what it holds and, when malloc fails, jumps back out of the
+ * parse; everything yajl held is then freed from the list. */
+typedef union yblock {
+    struct {
+        union yblock *prev, *next;
+    } link;
+    max_align_t align;
+} yblock;
+
+typedef struct {
+    yajl_handle h;
+    jmp_buf oom;
+    yblock held;      /* the list's head */
+    const char *body;
+    gp_arena *a;
+    cJSON *root;
+    frame stack[GP_EXTARGS_MAX_DEPTH + 1];
+    int depth;        /* frames in use */
+    int skip;         /* open containers inside a pruned value */
+    char *key;        /* the member name waiting for its value (malloc'd) */
+    mode key_mode;    /* what that value becomes */
+    const char *error;
+    size_t *off, *len; /* item spans, grown in the arena */
+    size_t nitems, capitems;
+} sax;
+
+/* What a member named k of an object in mode m becomes. */
+static mode child_mode(mode m, const char *k)
+{
+    switch (m) {
+    case M_ALL: return M_ALL;
+    case M_ROOT: return strcmp(k, "Nodes") == 0 ? M_NODES : M_ALL;
+    case M_NODES: return strcmp(k, "items") == 0 ? M_ITEMS : M_SKIP;
+    case M_ITEM:
+        return strcmp(k, "metadata") == 0 ? M_META
+               : strcmp(k, "spec") == 0   ? M_SPEC
+               : strcmp(k, "status") == 0 ? M_STATUS
+                                          : M_SKIP;
+    case M_META: return strcmp(k, "name") == 0 || strcmp(k, "labels") == 0 ? M_ALL : M_SKIP;
+    case M_SPEC: return strcmp(k, "unschedulable") == 0 ? M_ALL : M_SKIP;
+    case M_STATUS: return strcmp(k, "allocatable") == 0 ? M_ALL : M_SKIP;
+    default: return M_SKIP;
+    }
+}
+
+/* The mode of the next value: a member's (after its key) or an array element's. */
+static mode next_mode(const sax *x)
+{
+    const frame *f;
+
+    if (x->depth == 0)
+        return M_ROOT;
+    f = &x->stack[x->depth - 1];
+    if (cJSON_IsObject(f->node))
+        return x->key_mode;
+    return f->m == M_ITEMS ? M_ITEM : f->m == M_ALL ? M_ALL : M_SKIP;
+}
+
+static int fail(sax *x, const char *why)
+{
+    x->error = why;
+    return 0;
+}
+
+/* Places a new value v (NULL: allocation failed) under the open container, or as the root. A
+ * member takes the pending name (cJSON frees it with the item). */
+static int attach(sax *x, cJSON *v)
+{
+    cJSON *parent;
+
+    if (v == NULL)
+        return fail(x, "out of memory");
+    if (x->depth == 0) {
+        x->root = v;
+        return 1;
+    }
+    parent = x->stack[x->depth - 1].node;
+    if (cJSON_IsObject(parent)) {
+        v->string = x->key; /* what cJSON_AddItemToObject does, without copying the name */
+        x->key = NULL;
+    }
+    if (!cJSON_AddItemToArray(parent, v)) { /* links the item; cannot fail for a valid pair */
+        cJSON_Delete(v);
+        return fail(x, "out of memory");
+    }
+    return 1;
+}
+
+/* A scalar: kept or dropped. */
+static int scalar(sax *x, cJSON *(*make)(const void *), const void *arg)
+{
+    if (x->skip > 0 || next_mode(x) == M_SKIP) {
+        free(x->key);
+        x->key = NULL;
+        return 1;
+    }
+    return attach(x, make(arg));
+}
+
+static cJSON *make_null(const void *arg) { (void)arg; return cJSON_CreateNull(); }
+static cJSON *make_bool(const void *arg) { return cJSON_CreateBool(*(const int *)arg); }
+static cJSON *make_number(const void *arg) { return cJSON_CreateNumber(*(const double *)arg); }
+
+static int on_null(void *ctx) { return scalar(ctx, make_null, NULL); }
+static int on_bool(void *ctx, int b) { return scalar(ctx, make_bool, &b); }
+
+static int on_number(void *ctx, const char *s, size_t n)
+{
+    char tmp[64];
+    double d;
+
+    if (((sax *)ctx)->skip > 0)
+        return 1;
+    if (n >= sizeof(tmp)) { /* a number this long: parse a copy of the whole text */
+        char *big = gp_arena_alloc(((sax *)ctx)->a, n + 1);
+
+        if (big == NULL)
+            return fail(ctx, "out of memory");
+        memcpy(big, s, n);
+        d = strtod(big, NULL);
+    } else {
+        memcpy(tmp, s, n);
+        tmp[n] = '\0';
+        d = strtod(tmp, NULL);
+    }
+    return scalar(ctx, make_number, &d);
+}
+
+static int on_string(void *ctx, const unsigned char *s, size_t n)
+{
+    sax *x = ctx;
+    char *copy;
+    cJSON *v;
+
+    if (memchr(s, '\0', n) != NULL)
+        return fail(x, "\\u0000 in a string");
+    if (x->skip > 0 || next_mode(x) == M_SKIP) {
+        free(x->key);
+        x->key = NULL;
+        return 1;
+    }
+    copy = malloc(n + 1);
+    v = copy ? cJSON_CreateNull() : NULL;
+    if (v == NULL) {
+        free(copy);
+        return fail(x, "out of memory");
+    }
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    v->type = cJSON_String; /* as cJSON_CreateString makes it, without a second copy */
+    v->valuestring = copy;
+    return attach(x, v);
+}
+
+static int on_key(void *ctx, const unsigned char *s, size_t n)
+{
+    sax *x = ctx;
+
+    if (memchr(s, '\0', n) != NULL)
+        return fail(x, "\\u0000 in a member name");
+    if (x->skip > 0)
+        return 1;
+    free(x->key);
+    x->key = malloc(n + 1);
+    if (x->key == NULL)
+        return fail(x, "out of memory");
+    memcpy(x->key, s, n);
+    x->key[n] = '\0';
+    x->key_mode = child_mode(x->stack[x->depth - 1].m, x->key);
+    return 1;
+}
+
+/* Notes where the node that starts at the '{' just read begins in the body. */
+static int span_start(sax *x)
+{
+    if (x->nitems == x->capitems) {
+        size_t ncap = x->capitems ? x->capitems * 2 : 64;
+
+        if (x->capitems > GP_EXTARGS_MAX_NODES)
+            return fail(x, "too many nodes");
+        x->off = gp_arena_grow(x->a, x->off, x->capitems * sizeof(size_t), ncap * sizeof(size_t));
+        x->len = gp_arena_grow(x->a, x->len, x->capitems * sizeof(size_t), ncap * sizeof(size_t));
+        if (x->off == NULL || x->len == NULL)
+            return fail(x, "out of memory");
+        x->capitems = ncap;
+    }
+    x->off[x->nitems] = yajl_get_bytes_consumed(x->h) - 1;
+    return 1;
+}
+
+static int open_container(sax *x, bool object)
+{
+    mode m = x->skip > 0 ? M_SKIP : next_mode(x);
+    cJSON *v;
+
+    if (x->depth + x->skip >= GP_EXTARGS_MAX_DEPTH)
+        return fail(x, "nested too deeply");
+    if (m == M_SKIP) {
+        free(x->key);
+        x->key = NULL;
+        x->skip++;
+        return 1;
+    }
+    if (m == M_ITEM && object && !span_start(x))
+        return 0;
+    v = object ? cJSON_CreateObject() : cJSON_CreateArray();
+    if (!attach(x, v))
+        return 0;
+    x->stack[x->depth].node = v;
+    x->stack[x->depth].m = m;
+    x->depth++;
+    return 1;
+}
+
+static int close_container(sax *x)
+{
+    if (x->skip > 0) {
+        x->skip--;
+        return 1;
+    }
+    x->depth--;
+    if (x->stack[x->depth].m == M_ITEM && cJSON_IsObject(x->stack[x->depth].node)) {
+        x->len[x->nitems] = yajl_get_bytes_consumed(x->h) - x->off[x->nitems];
+        x->nitems++;
+    }
+    return 1;
+}
+
+static int on_start_map(void *ctx) { return open_container(ctx, true); }
+static int on_start_array(void *ctx) { return open_container(ctx, false); }
+static int on_end(void *ctx) { return close_container(ctx); }
+
+static const yajl_callbacks sax_callbacks = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_bool,
+    .yajl_number = on_number,
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
+static void held_link(sax *x, yblock *b)
+{
+    b->link.prev = &x->held;
+    b->link.next = x->held.link.next;
+    x->held.link.next->link.prev = b;
+    x->held.link.next = b;
+}
+
+static void held_unlink(yblock *b)
+{
+    b->link.prev->link.next = b->link.next;
+    b->link.next->link.prev = b->link.prev;
+}
+
+static void *y_malloc(void *ctx, size_t n)
+{
+    sax *x = ctx;
+    yblock *b = n < SIZE_MAX - sizeof(yblock) ? malloc(sizeof(yblock) + n) : NULL;
+
+    if (b == NULL)
+        longjmp(x->oom, 1);
+    held_link(x, b);
+    return b + 1;
+}
+
+static void y_free(void *ctx, void *p)
+{
+    (void)ctx;
+    if (p == NULL)
+        return;
+    held_unlink((yblock *)p - 1);
+    free((yblock *)p - 1);
+}
+
+static void *y_realloc(void *ctx, void *p, size_t n)
+{
+    sax *x = ctx;
+    yblock *b, *nb;
+
+    if (p == NULL)
+        return y_malloc(ctx, n);
+    b = (yblock *)p - 1;
+    held_unlink(b);
+    nb = n < SIZE_MAX - sizeof(yblock) ? realloc(b, sizeof(yblock) + n) : NULL;
+    if (nb == NULL) {
+        held_link(x, b);
+        longjmp(x->oom, 1);
+    }
+    held_link(x, nb);
+    return nb + 1;
+}
+
+static void held_free_all(sax *x)
+{
+    while (x->held.link.next != &x->held) {
+        yblock *b = x->held.link.next;
+
+        held_unlink(b);
+        free(b);
+    }
+}
+
+/* Parses body into x->root (pruned). GP_EINVAL with a message for text that is not JSON. */
+static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
+{
+    yajl_alloc_funcs funcs = { y_malloc, y_realloc, y_free, x };
+    yajl_status ys;
+
+    x->held.link.prev = x->held.link.next = &x->held;
+    if (setjmp(x->oom) != 0) { /* yajl's own allocation failed */
+        held_free_all(x);
+        free(x->key);
+        x->key = NULL;
+        cJSON_Delete(x->root);
+        x->root = NULL;
+        return GP_ENOMEM;
+    }
+    x->h = yajl_alloc(&sax_callbacks, &funcs, x);
+    ys = yajl_parse(x->h, (const unsigned char *)body, len);
+    if (ys == yajl_status_ok)
+        ys = yajl_complete_parse(x->h);
+    free(x->key);
+    x->key = NULL;
+    if (ys != yajl_status_ok) {
+        size_t at = yajl_get_bytes_consumed(x->h);
+
+        cJSON_Delete(x->root);
+        x->root = NULL;
+        yajl_free(x->h);
+        if (x->error != NULL && strcmp(x->error, "out of memory") == 0)
+            return GP_ENOMEM;
+        gp_err_set(err, "body is not valid JSON (near byte %zu%s%s)", at,
+                   x->error ? ": " : "", x->error ? x->error : "");
+        return GP_EINVAL;
+    }
+    yajl_free(x->h);
+    return GP_OK;
+}
 
 static const char *node_name(const cJSON *node)
 {
@@ -27,7 +401,8 @@ static gp_status alloc_lists(gp_arena *a, gp_extargs *args, size_t n, bool full,
     return GP_OK;
 }
 
-static gp_status decode_full(const cJSON *items, gp_arena *a, gp_extargs *args, gp_err *err)
+static gp_status decode_full(const cJSON *items, const sax *x, gp_arena *a, gp_extargs *args,
+                             gp_err *err)
 {
     const cJSON *it;
     gp_status st = alloc_lists(a, args, (size_t)cJSON_GetArraySize(items), true, err);
@@ -35,6 +410,9 @@ static gp_status decode_full(const cJSON *items, gp_arena *a, gp_extargs *args, 
     if (st != GP_OK)
         return st;
     args->full_nodes = true;
+    args->body = x->body;
+    args->node_off = x->off;
+    args->node_len = x->len;
     cJSON_ArrayForEach(it, items)
     {
         const char *name = node_name(it);
@@ -45,6 +423,10 @@ static gp_status decode_full(const cJSON *items, gp_arena *a, gp_extargs *args, 
         }
         args->nodes[args->n] = it;
         args->names[args->n++] = name;
+    }
+    if (args->n != x->nitems) { /* every item is an object here: each has its span */
+        gp_err_set(err, "Nodes.items: %zu nodes but %zu spans", args->n, x->nitems);
+        return GP_EINVAL;
     }
     return GP_OK;
 }
@@ -71,21 +453,29 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
                             gp_extargs *args, gp_err *err)
 {
     const cJSON *nodes, *names, *items;
-    const char *end = NULL;
+    const char *dup = NULL;
+    sax x;
+    gp_status st;
 
     memset(args, 0, sizeof(*args));
+    memset(&x, 0, sizeof(x));
+    *root = NULL;
     if (!gp_utf8_valid(body, len)) {
         gp_err_set(err, "body is not valid UTF-8 text");
         return GP_EINVAL;
     }
-    *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
-    if (*root == NULL) {
-        gp_err_set(err, "body is not valid JSON (near byte %zu)",
-                   end && end >= body ? (size_t)(end - body) : 0);
-        return GP_EINVAL;
+    x.body = body;
+    x.a = a;
+    st = sax_parse(&x, body, len, err);
+    if (st != GP_OK)
+        return st;
+    *root = x.root;
+    st = gp_json_find_duplicate_key(*root, &dup);
+    if (st != GP_OK) {
+        if (st == GP_EINVAL)
+            gp_err_set(err, "duplicate key \"%.64s\"", dup);
+        return st;
     }
-    if (gp_json_reject_ambiguous(body, len, *root, err) != GP_OK)
-        return GP_EINVAL;
     args->pod = cJSON_GetObjectItemCaseSensitive(*root, "Pod");
     nodes = cJSON_GetObjectItemCaseSensitive(*root, "Nodes");
     names = cJSON_GetObjectItemCaseSensitive(*root, "NodeNames");
@@ -97,107 +487,98 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
     if (cJSON_IsArray(names))
         return decode_names(names, a, args, err);
     if (cJSON_IsArray(items))
-        return decode_full(items, a, args, err);
+        return decode_full(items, &x, a, args, err);
     if (cJSON_IsObject(nodes) && items == NULL)
-        return decode_full(NULL, a, args, err);
+        return decode_full(NULL, &x, a, args, err);
     gp_err_set(err, "not an ExtenderArgs: neither NodeNames nor Nodes.items");
     return GP_EINVAL;
 }
 
-static bool add_failed(cJSON *root, const char *key, const gp_extargs *args,
+/* ---- encoding: written directly (a tree of thousands of nodes costs more than the decision) */
+
+static void put_failed(gp_strbuf *b, const char *key, const gp_extargs *args,
                        const gp_filter_out *res, int verdict)
 {
-    cJSON *m = cJSON_AddObjectToObject(root, key);
+    bool first = true;
 
-    for (size_t i = 0; m != NULL && i < args->n; i++)
-        if (res[i].verdict == verdict &&
-            cJSON_AddStringToObject(m, args->names[i], res[i].reason ? res[i].reason : "") == NULL)
-            return false;
-    return m != NULL;
+    gp_strbuf_put(b, ",", 1);
+    gp_strbuf_json_string(b, key);
+    gp_strbuf_put(b, ":{", 2);
+    for (size_t i = 0; i < args->n; i++) {
+        if (res[i].verdict != verdict)
+            continue;
+        if (!first)
+            gp_strbuf_put(b, ",", 1);
+        first = false;
+        gp_strbuf_json_string(b, args->names[i]);
+        gp_strbuf_put(b, ":", 1);
+        gp_strbuf_json_string(b, res[i].reason ? res[i].reason : "");
+    }
+    gp_strbuf_put(b, "}", 1);
 }
 
-static bool add_passing(cJSON *root, const gp_extargs *args, const gp_filter_out *res)
+/* The passing nodes, in the form they were asked in: names, or the Node objects' own bytes. */
+static void put_passing(gp_strbuf *b, const gp_extargs *args, const gp_filter_out *res)
 {
-    cJSON *list, *items;
+    bool first = true;
 
-    if (!args->full_nodes) {
-        list = cJSON_AddArrayToObject(root, "NodeNames");
-        for (size_t i = 0; list != NULL && i < args->n; i++) {
-            cJSON *s = res[i].verdict == 0 ? cJSON_CreateString(args->names[i]) : NULL;
-
-            if (res[i].verdict == 0 && (s == NULL || !cJSON_AddItemToArray(list, s))) {
-                cJSON_Delete(s);
-                return false;
-            }
-        }
-        return list != NULL && cJSON_AddNullToObject(root, "Nodes") != NULL;
+    gp_strbuf_puts(b, args->full_nodes ? "{\"Nodes\":{\"metadata\":{},\"items\":["
+                                       : "{\"NodeNames\":[");
+    for (size_t i = 0; i < args->n; i++) {
+        if (res[i].verdict != 0)
+            continue;
+        if (!first)
+            gp_strbuf_put(b, ",", 1);
+        first = false;
+        if (args->full_nodes)
+            gp_strbuf_put(b, args->body + args->node_off[i], args->node_len[i]);
+        else
+            gp_strbuf_json_string(b, args->names[i]);
     }
-    list = cJSON_AddObjectToObject(root, "Nodes");
-    items = list && cJSON_AddObjectToObject(list, "metadata") ? cJSON_AddArrayToObject(list, "items")
-                                                               : NULL;
-    for (size_t i = 0; items != NULL && i < args->n; i++) {
-        cJSON *copy = res[i].verdict == 0 ? cJSON_Duplicate(args->nodes[i], 1) : NULL;
-
-        if (res[i].verdict == 0 && (copy == NULL || !cJSON_AddItemToArray(items, copy))) {
-            cJSON_Delete(copy);
-            return false;
-        }
-    }
-    return items != NULL && cJSON_AddNullToObject(root, "NodeNames") != NULL;
-}
-
-static gp_status finish(cJSON *root, bool ok, char **out, size_t *len)
-{
-    *out = ok ? cJSON_PrintUnformatted(root) : NULL;
-    cJSON_Delete(root);
-    if (*out == NULL)
-        return GP_ENOMEM;
-    *len = strlen(*out);
-    return GP_OK;
+    gp_strbuf_puts(b, args->full_nodes ? "]},\"NodeNames\":null" : "],\"Nodes\":null");
 }
 
 gp_status gp_extargs_encode_filter(const gp_extargs *args, const gp_filter_out *res,
                                    const char *error, char **out, size_t *len)
 {
-    cJSON *root;
-    bool ok;
+    gp_strbuf b;
 
     if (error != NULL)
         return gp_extargs_encode_filter_error(error, out, len);
-    root = cJSON_CreateObject();
-    ok = root != NULL && add_passing(root, args, res) &&
-         add_failed(root, "FailedNodes", args, res, 1) &&
-         add_failed(root, "FailedAndUnresolvableNodes", args, res, 2) &&
-         cJSON_AddStringToObject(root, "Error", "") != NULL;
-    return finish(root, ok, out, len);
+    gp_strbuf_init(&b, 0);
+    put_passing(&b, args, res);
+    put_failed(&b, "FailedNodes", args, res, 1);
+    put_failed(&b, "FailedAndUnresolvableNodes", args, res, 2);
+    gp_strbuf_puts(&b, ",\"Error\":\"\"}");
+    return gp_strbuf_take(&b, out, len);
 }
 
 gp_status gp_extargs_encode_filter_error(const char *error, char **out, size_t *len)
 {
-    cJSON *root = cJSON_CreateObject();
-    bool ok = root != NULL && cJSON_AddNullToObject(root, "Nodes") != NULL &&
-              cJSON_AddNullToObject(root, "NodeNames") != NULL &&
-              cJSON_AddObjectToObject(root, "FailedNodes") != NULL &&
-              cJSON_AddObjectToObject(root, "FailedAndUnresolvableNodes") != NULL &&
-              cJSON_AddStringToObject(root, "Error", error) != NULL;
+    gp_strbuf b;
 
-    return finish(root, ok, out, len);
+    gp_strbuf_init(&b, 0);
+    gp_strbuf_puts(&b, "{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":{},"
+                       "\"FailedAndUnresolvableNodes\":{},\"Error\":");
+    gp_strbuf_json_string(&b, error);
+    gp_strbuf_put(&b, "}", 1);
+    return gp_strbuf_take(&b, out, len);
 }
 
 gp_status gp_extargs_encode_priorities(const gp_extargs *args, const int *scores, char **out,
                                        size_t *len)
 {
-    cJSON *root = cJSON_CreateArray();
-    bool ok = root != NULL;
+    gp_strbuf b;
 
-    for (size_t i = 0; ok && i < args->n; i++) {
-        cJSON *h = cJSON_CreateObject();
-
-        ok = h != NULL && cJSON_AddItemToArray(root, h) &&
-             cJSON_AddStringToObject(h, "Host", args->names[i]) != NULL &&
-             cJSON_AddNumberToObject(h, "Score", scores[i]) != NULL;
-        if (h != NULL && !ok && root->child != h && h->prev == NULL)
-            cJSON_Delete(h);
+    gp_strbuf_init(&b, 0);
+    gp_strbuf_put(&b, "[", 1);
+    for (size_t i = 0; i < args->n; i++) {
+        gp_strbuf_puts(&b, i ? ",{\"Host\":" : "{\"Host\":");
+        gp_strbuf_json_string(&b, args->names[i]);
+        gp_strbuf_puts(&b, ",\"Score\":");
+        gp_strbuf_int(&b, scores[i]);
+        gp_strbuf_put(&b, "}", 1);
     }
-    return finish(root, ok, out, len);
+    gp_strbuf_put(&b, "]", 1);
+    return gp_strbuf_take(&b, out, len);
 }

@@ -5,7 +5,7 @@
 # As root: apt-get installs them. Otherwise: prints the exact command and fails.
 set -eu
 BUILD_PKGS="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
-libgnutls28-dev libyaml-dev ca-certificates"
+libgnutls28-dev libyaml-dev libyajl-dev ca-certificates"
 TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client iproute2 wrk bsdextrautils"
 case "${1:-test}" in
     build) PKGS=$BUILD_PKGS ;;

@@ -18,17 +18,24 @@
 
 #define GP_EXTARGS_MAX_BODY (128u * 1024 * 1024) /* 5,000 full Node objects are ~65 MB */
 #define GP_EXTARGS_MAX_NODES 50000
+#define GP_EXTARGS_MAX_DEPTH 1000 /* JSON nesting, as cJSON's own limit */
 
 typedef struct {
     const cJSON *pod;          /* the Pod object */
     bool full_nodes;           /* Nodes.items was given (nodeCacheCapable false) */
     const char **names;        /* every node's name, in request order */
-    const cJSON **nodes;       /* full Node objects, parallel to names, when full_nodes */
+    const cJSON **nodes;       /* full Node objects, parallel to names, when full_nodes: only
+                                * metadata.name/labels, spec.unschedulable and status.allocatable
+                                * are kept (what scoring reads) */
+    const char *body;          /* the request body, when full_nodes ... */
+    const size_t *node_off;    /* ... and where each node's object starts in it ... */
+    const size_t *node_len;    /* ... and its length: a filter answer hands them back verbatim */
     size_t n;
 } gp_extargs;
 
-/* Parses an ExtenderArgs body (NUL-terminated). *root owns the tree (cJSON_Delete); *args
- * borrows from it and from a. GP_EINVAL with a message for anything that is not ExtenderArgs
+/* Parses an ExtenderArgs body (NUL-terminated) with yajl into a cJSON tree, pruning what
+ * scoring does not read of full Node objects. *root owns the tree (cJSON_Delete); *args borrows
+ * from it, from a and from body (which must outlive it). GP_EINVAL with a message for anything that is not ExtenderArgs
  * (not JSON, no Pod object, neither Nodes nor NodeNames, a node without a name, too many). */
 gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **root,
                             gp_extargs *args, gp_err *err) GP_WUR;
@@ -40,7 +47,7 @@ typedef struct {
 } gp_filter_out;
 
 /* Encodes an ExtenderFilterResult for args (same form). error non-NULL: only Error is set (and
- * empty node lists). *out is freed with cJSON_free(). */
+ * empty node lists). The caller frees *out with free(). */
 gp_status gp_extargs_encode_filter(const gp_extargs *args, const gp_filter_out *res,
                                    const char *error, char **out, size_t *len) GP_WUR;
 

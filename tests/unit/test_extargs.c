@@ -79,7 +79,7 @@ static cJSON *parse_out(char *out, size_t len)
         gp_test_failed = 1;
     }
     GP_CHECK(out == NULL || strlen(out) == len);
-    cJSON_free(out);
+    free(out);
     return j;
 }
 
@@ -267,6 +267,109 @@ GP_TEST(decode_errors)
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\x80\"]}", "UTF-8");
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"\xc0\xaf\"]}", "UTF-8");
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"\xe2\x82\"]}", "UTF-8");
+    /* What Go reads differently from a C string or a first-wins lookup: refused, also inside
+     * the parts of a full Node that are not kept. */
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\\u0000b\"]}", "\\u0000");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"},"
+                  "\"status\":{\"images\":[{\"names\":[\"x\\u0000\"]}]}}]}}", "\\u0000");
+    EXPECT_EINVAL("{\"Pod\":{},\"Pod\":{},\"NodeNames\":[]}", "duplicate key \"Pod\"");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\","
+                  "\"name\":\"b\"}}]}}", "duplicate key \"name\"");
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"},"
+                  "\"status\":{\"allocatable\":{\"cpu\":\"1\",\"cpu\":\"2\"}}}]}}",
+                  "duplicate key \"cpu\"");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[]} {}", "JSON");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[],}", "JSON");
+    EXPECT_EINVAL("{\"Pod\":{},/* c */\"NodeNames\":[]}", "JSON");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\"]}\0", "not valid");
+}
+
+/* Nesting: 1,000 levels are read (as cJSON would), 1,001 are refused, also in a pruned part. */
+static char *nested(const char *head, int levels, const char *tail)
+{
+    size_t hl = strlen(head), tl = strlen(tail);
+    char *b = malloc(hl + 2 * (size_t)levels + tl + 1);
+    size_t n = 0;
+
+    memcpy(b, head, hl);
+    n = hl;
+    for (int i = 0; i < levels; i++)
+        b[n++] = '[';
+    for (int i = 0; i < levels; i++)
+        b[n++] = ']';
+    memcpy(b + n, tail, tl + 1);
+    return b;
+}
+
+GP_TEST(decode_depth_limit)
+{
+    static const char *const heads[] = {
+        "{\"Pod\":{\"x\":", /* kept */
+        "{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"},\"skip\":", /* pruned */
+    };
+    static const char *const tails[] = { "},\"NodeNames\":[]}", "}]}}" };
+
+    for (int h = 0; h < 2; h++) {
+        int base = h == 0 ? 2 : 4; /* the containers the head itself opens */
+        char *ok = nested(heads[h], GP_EXTARGS_MAX_DEPTH - base - 1, tails[h]);
+        char *deep = nested(heads[h], GP_EXTARGS_MAX_DEPTH - base + 1, tails[h]);
+        req r;
+
+        req_text(&r, ok);
+        GP_CHECK_INT(r.st, GP_OK);
+        req_done(&r);
+        expect_einval(deep, strlen(deep), "nested too deeply");
+        free(ok);
+        free(deep);
+    }
+}
+
+/* Full Nodes: the tree keeps what scoring reads and drops the rest; spans cover each object. */
+GP_TEST(decode_full_nodes_pruned)
+{
+    static const char body[] =
+        "{\"Pod\":{\"spec\":{\"containers\":[{\"name\":\"c\"}]}},\"Nodes\":{\"metadata\":{\"rv\":\"1\"},"
+        "\"items\":[ {\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"},\"uid\":\"u\","
+        "\"managedFields\":[{\"f\":{}}]},\"spec\":{\"unschedulable\":true,\"taints\":[]},"
+        "\"status\":{\"allocatable\":{\"nvidia.com/gpu\":\"8\",\"cpu\":64},\"conditions\":[{}],"
+        "\"images\":[{\"names\":[\"i\"],\"sizeBytes\":1e3}]},\"extra\":[[[]]]} ,\n"
+        "{ \"metadata\" : { \"name\" : \"n\\u00e9\\\"2\" } } ]},\"Other\":{\"kept\":[1,2.5,null,false]}}";
+    req r;
+    const cJSON *n1, *meta;
+
+    req_text(&r, body);
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.st != GP_OK || r.args.n != 2) {
+        req_done(&r);
+        return;
+    }
+    n1 = r.args.nodes[0];
+    meta = get(n1, "metadata");
+    GP_CHECK_STR(get_str(meta, "name"), "n1");
+    GP_CHECK_STR(get_str(get(meta, "labels"), "a"), "b");
+    GP_CHECK(get(meta, "uid") == NULL && get(meta, "managedFields") == NULL);
+    GP_CHECK(cJSON_IsTrue(get(get(n1, "spec"), "unschedulable")));
+    GP_CHECK(get(get(n1, "spec"), "taints") == NULL);
+    GP_CHECK_STR(get_str(get(get(n1, "status"), "allocatable"), "nvidia.com/gpu"), "8");
+    GP_CHECK(get(get(get(n1, "status"), "allocatable"), "cpu")->valuedouble == 64);
+    GP_CHECK(get(get(n1, "status"), "conditions") == NULL);
+    GP_CHECK(get(get(n1, "status"), "images") == NULL && get(n1, "extra") == NULL);
+    GP_CHECK_STR(r.args.names[1], "n\xc3\xa9\"2");
+    /* Everything outside Nodes is kept whole. */
+    GP_CHECK_STR(get_str(cJSON_GetArrayItem(get(get(r.args.pod, "spec"), "containers"), 0), "name"),
+                 "c");
+    GP_CHECK_INT(cJSON_GetArraySize(get(get(r.root, "Other"), "kept")), 4);
+    /* The spans are the objects' own bytes. */
+    GP_CHECK(r.args.body == r.body);
+    GP_CHECK(strncmp(r.body + r.args.node_off[0], "{\"metadata\":{\"name\":\"n1\"", 24) == 0);
+    GP_CHECK(strncmp(r.body + r.args.node_off[0] + r.args.node_len[0] - 15, "\"extra\":[[[]]]}", 15) == 0);
+    GP_CHECK(r.body[r.args.node_off[0] + r.args.node_len[0] - 1] == '}');
+    GP_CHECK(r.body[r.args.node_off[0] + r.args.node_len[0]] == ' ');
+    GP_CHECK_INT(r.args.node_len[1],
+                 strlen("{ \"metadata\" : { \"name\" : \"n\\u00e9\\\"2\" } }"));
+    GP_CHECK(strncmp(r.body + r.args.node_off[1], "{ \"metadata\"", 12) == 0);
+    req_done(&r);
 }
 
 GP_TEST(decode_utf8_names_ok)
@@ -338,7 +441,7 @@ GP_TEST(encode_filter_full_form)
     gp_filter_out res[2] = { { 1, "too small" }, { 0, NULL } };
     char *out = NULL;
     size_t len = 0;
-    cJSON *j;
+    cJSON *j, *whole;
     const cJSON *items, *first;
 
     req_file(&r, CAP "extenderargs-fullnodes-prioritize-gpu.json");
@@ -357,8 +460,12 @@ GP_TEST(encode_filter_full_form)
     GP_CHECK_INT(cJSON_GetArraySize(items), 1);
     first = cJSON_GetArrayItem(items, 0);
     GP_CHECK_STR(meta_name(first), "gpu-node-1");
-    /* The whole Node object is passed back, not just its name. */
-    GP_CHECK(cJSON_Compare(first, r.args.nodes[1], 1));
+    /* The whole Node object is passed back as it came (the decoded tree keeps only what scoring
+     * reads), not just its name. */
+    whole = cJSON_Parse(r.body);
+    GP_CHECK(cJSON_Compare(first, cJSON_GetArrayItem(get(get(whole, "Nodes"), "items"), 1), 1));
+    GP_CHECK(get(first, "status") != NULL && get(get(first, "status"), "capacity") != NULL);
+    cJSON_Delete(whole);
     GP_CHECK_STR(get_str(get(j, "FailedNodes"), "gpu-node-2"), "too small");
     GP_CHECK_INT(cJSON_GetArraySize(get(j, "FailedNodes")), 1);
     GP_CHECK(cJSON_IsObject(get(j, "FailedAndUnresolvableNodes")));
@@ -465,6 +572,33 @@ GP_TEST(encode_priorities_request_order)
     check_priorities(FIX "extender-v1-ExtenderArgs-nodecache-gpu.constructed.json");
 }
 
+/* Names and reasons with characters JSON must escape come out as valid JSON with the same text. */
+GP_TEST(encode_escapes)
+{
+    req r;
+    gp_filter_out res[2] = { { 0, NULL }, { 1, "line1\nline2 \"q\" \\ \x01 tab\t" } };
+    int scores[2] = { 7, 3 };
+    char *out = NULL;
+    size_t len = 0;
+    cJSON *j;
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"a\\\"b\",\"c\\\\d\\u001f\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(gp_extargs_encode_filter(&r.args, res, NULL, &out, &len), GP_OK);
+    j = parse_out(out, len);
+    GP_CHECK_STR(get(j, "NodeNames") ? get(j, "NodeNames")->child->valuestring : NULL, "a\"b");
+    GP_CHECK_STR(get_str(get(j, "FailedNodes"), "c\\d\x1f"), res[1].reason);
+    cJSON_Delete(j);
+    GP_CHECK_INT(gp_extargs_encode_priorities(&r.args, scores, &out, &len), GP_OK);
+    GP_CHECK_STR(out, "[{\"Host\":\"a\\\"b\",\"Score\":7},{\"Host\":\"c\\\\d\\u001f\",\"Score\":3}]");
+    free(out);
+    GP_CHECK_INT(gp_extargs_encode_filter_error("x\"\n", &out, &len), GP_OK);
+    j = parse_out(out, len);
+    GP_CHECK_STR(get_str(j, "Error"), "x\"\n");
+    cJSON_Delete(j);
+    req_done(&r);
+}
+
 GP_TEST(encode_priorities_text_and_empty)
 {
     req r;
@@ -477,21 +611,22 @@ GP_TEST(encode_priorities_text_and_empty)
     GP_CHECK_STR(out, "[{\"Host\":\"z\",\"Score\":10},{\"Host\":\"a\",\"Score\":0},"
                       "{\"Host\":\"m\",\"Score\":5}]");
     GP_CHECK_INT(len, out ? strlen(out) : 0);
-    cJSON_free(out);
+    free(out);
     req_done(&r);
 
     req_text(&r, "{\"Pod\":{},\"NodeNames\":[]}");
     out = NULL;
     GP_CHECK_INT(gp_extargs_encode_priorities(&r.args, scores, &out, &len), GP_OK);
     GP_CHECK_STR(out, "[]");
-    cJSON_free(out);
+    free(out);
     req_done(&r);
 }
 
 GP_MAIN(GP_CASE(decode_captured_nodecache_filter), GP_CASE(decode_captured_nodecache_prioritize),
         GP_CASE(decode_captured_fullnodes_prioritize), GP_CASE(decode_constructed_nodecache),
         GP_CASE(decode_constructed_fullnodes), GP_CASE(decode_inline_forms),
-        GP_CASE(decode_errors), GP_CASE(decode_utf8_names_ok), GP_CASE(decode_too_many_nodes),
+        GP_CASE(decode_errors), GP_CASE(decode_depth_limit), GP_CASE(decode_full_nodes_pruned),
+        GP_CASE(encode_escapes), GP_CASE(decode_utf8_names_ok), GP_CASE(decode_too_many_nodes),
         GP_CASE(encode_filter_nodenames_form), GP_CASE(encode_filter_full_form),
         GP_CASE(encode_filter_all_fail_and_null_reason), GP_CASE(encode_filter_with_error_argument),
         GP_CASE(encode_filter_error), GP_CASE(encode_priorities_request_order),

@@ -1,0 +1,39 @@
+/* A growable output string, for encoders that write JSON directly instead of building a cJSON
+ * tree first (the extender's answers list thousands of nodes; a tree of them costs more than the
+ * decision).
+ *
+ * Appending never fails loudly: the first allocation failure (or growth past the limit) marks
+ * the buffer failed, later appends do nothing, and gp_strbuf_take() reports it once. */
+#ifndef GPUPACK_STRBUF_H
+#define GPUPACK_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpupack/status.h"
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    size_t limit; /* 0: none */
+    bool failed;
+} gp_strbuf;
+
+/* An empty buffer that refuses to grow past limit bytes (0 for no limit). */
+void gp_strbuf_init(gp_strbuf *b, size_t limit);
+void gp_strbuf_free(gp_strbuf *b);
+
+void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n);
+void gp_strbuf_puts(gp_strbuf *b, const char *s);
+void gp_strbuf_int(gp_strbuf *b, int64_t v);
+
+/* s as a JSON string literal, quotes included: '"' and '\\' escaped, control characters as
+ * \uXXXX (or \n, \t, ...), everything else (valid UTF-8 is the caller's business) as is. */
+void gp_strbuf_json_string(gp_strbuf *b, const char *s);
+
+/* Hands the NUL-terminated text to the caller (free() it) with its length, and empties b.
+ * GP_ENOMEM when any append failed (nothing is handed over then). */
+gp_status gp_strbuf_take(gp_strbuf *b, char **out, size_t *len) GP_WUR;
+
+#endif

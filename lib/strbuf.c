@@ -1,0 +1,137 @@
+/* A growable output string (see strbuf.h). */
+#include "gpupack/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gp_strbuf_init(gp_strbuf *b, size_t limit)
+{
+    memset(b, 0, sizeof(*b));
+    b->limit = limit;
+}
+
+void gp_strbuf_free(gp_strbuf *b)
+{
+    free(b->p);
+    gp_strbuf_init(b, b->limit);
+}
+
+/* Room for n more bytes and a NUL. */
+static bool reserve(gp_strbuf *b, size_t n)
+{
+    size_t need, ncap;
+    char *np;
+
+    if (b->failed)
+        return false;
+    if (n > SIZE_MAX / 2 - b->len - 1) {
+        b->failed = true;
+        return false;
+    }
+    need = b->len + n + 1;
+    if (need <= b->cap)
+        return true;
+    if (b->limit != 0 && need > b->limit) {
+        b->failed = true;
+        return false;
+    }
+    ncap = b->cap ? b->cap : 256;
+    while (ncap < need)
+        ncap *= 2;
+    if (b->limit != 0 && ncap > b->limit)
+        ncap = b->limit;
+    np = realloc(b->p, ncap);
+    if (np == NULL) {
+        b->failed = true;
+        return false;
+    }
+    b->p = np;
+    b->cap = ncap;
+    return true;
+}
+
+void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n)
+{
+    if (!reserve(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void gp_strbuf_puts(gp_strbuf *b, const char *s)
+{
+    gp_strbuf_put(b, s, strlen(s));
+}
+
+void gp_strbuf_int(gp_strbuf *b, int64_t v)
+{
+    char tmp[24];
+    char *p = tmp + sizeof(tmp);
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN too */
+
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *--p = '-';
+    gp_strbuf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* The escape for one byte that cannot appear raw in a JSON string, or NULL. */
+static const char *escape_of(unsigned char c, char tmp[8])
+{
+    switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    case '\r': return "\\r";
+    case '\t': return "\\t";
+    case '\b': return "\\b";
+    case '\f': return "\\f";
+    default: break;
+    }
+    if (c >= 0x20)
+        return NULL;
+    snprintf(tmp, 8, "\\u%04x", c);
+    return tmp;
+}
+
+void gp_strbuf_json_string(gp_strbuf *b, const char *s)
+{
+    const char *run = s;
+
+    gp_strbuf_put(b, "\"", 1);
+    for (; *s; s++) {
+        char tmp[8];
+        const char *e = escape_of((unsigned char)*s, tmp);
+
+        if (e == NULL)
+            continue;
+        gp_strbuf_put(b, run, (size_t)(s - run));
+        gp_strbuf_puts(b, e);
+        run = s + 1;
+    }
+    gp_strbuf_put(b, run, (size_t)(s - run));
+    gp_strbuf_put(b, "\"", 1);
+}
+
+gp_status gp_strbuf_take(gp_strbuf *b, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (!b->failed && !reserve(b, 0)) /* an empty buffer still hands over "" */
+        b->failed = true;
+    if (b->failed) {
+        gp_strbuf_free(b);
+        return GP_ENOMEM;
+    }
+    b->p[b->len] = '\0';
+    *out = b->p;
+    *len = b->len;
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return GP_OK;
+}
