@@ -342,6 +342,21 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Where one call's time went: decoding the body, deciding (node views and scores), encoding. */
+static void record_phases(call *c, const double t[4])
+{
+    static const char *const phase[] = { "decode", "decide", "encode" };
+
+    for (int i = 0; i < 3; i++) {
+        char labels[64];
+
+        snprintf(labels, sizeof(labels), "verb=\"%s\",phase=\"%s\"", verb_name(c->verb), phase[i]);
+        gp_metrics_observe(c->x->metrics, "gpupack_extender_phase_duration_seconds",
+                           "Time of each phase of an extender call (decode the body, decide, "
+                           "encode the answer), by verb and phase.", labels, t[i + 1] - t[i]);
+    }
+}
+
 static void record(call *c, double started)
 {
     char labels[64];
@@ -387,15 +402,10 @@ static void respond(call *c, gp_http_response *resp)
         st = gp_extargs_encode_priorities(&c->args, c->scores, &out, &len);
     resp->status = 200;
     if (st == GP_OK) {
-        resp->body = malloc(len + 1);
-        if (resp->body != NULL) {
-            memcpy(resp->body, out, len + 1);
-            resp->body_len = len;
-        }
-    }
-    cJSON_free(out);
-    if (resp->body != NULL)
+        resp->body = out; /* both malloc'd: the server frees it */
+        resp->body_len = len;
         return;
+    }
     /* A HostPriorityList cannot carry an error: say it with a status the scheduler reports. */
     resp->status = c->error[0] ? 400 : 500;
     cJSON *e = cJSON_CreateObject();
@@ -423,8 +433,9 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
                       gp_http_response *resp)
 {
     call c;
-    double started = now_seconds();
+    double t[4];
 
+    t[0] = now_seconds();
     memset(&c, 0, sizeof(c));
     c.x = x;
     c.verb = verb;
@@ -432,7 +443,10 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
     c.outcome = "ok";
     gp_arena_init(&c.a, GP_EXTENDER_ARENA_LIMIT);
     c.pol = gp_policy_holder_get(x->policy);
-    if (decode(&c, body, len) && alloc_arrays(&c) && resolve_nodes(&c) &&
+    bool decoded = decode(&c, body, len);
+
+    t[1] = now_seconds();
+    if (decoded && alloc_arrays(&c) && resolve_nodes(&c) &&
         (verb == GP_VERB_FILTER ? run_filter(&c) : run_prioritize(&c)))
         explain(&c);
     if (c.locked) {
@@ -441,8 +455,12 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
     }
     if (verb == GP_VERB_PRIORITIZE && !c.error[0])
         assume_best(&c);
+    t[2] = now_seconds();
     respond(&c, resp);
-    record(&c, started);
+    t[3] = now_seconds();
+    if (decoded)
+        record_phases(&c, t);
+    record(&c, t[0]);
     cleanup(&c);
     cJSON_Delete(c.root);
     gp_policy_unref(c.pol);

@@ -122,6 +122,8 @@ static gp_filter_verdict verdict(gp_filter_verdict v, char *reason, const char *
 {
     va_list ap;
 
+    if (reason == NULL) /* only the verdict is wanted: formatting is most of a node's cost */
+        return v;
     va_start(ap, fmt);
     vsnprintf(reason, GP_REASON_MAX, fmt, ap);
     va_end(ap);
@@ -260,12 +262,10 @@ static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, char *r
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                  char *reason)
 {
-    char local[GP_REASON_MAX];
     gp_filter_verdict v;
 
-    if (reason == NULL)
-        reason = local;
-    reason[0] = '\0';
+    if (reason != NULL)
+        reason[0] = '\0';
     if (!d->gpu || d->never_filter)
         return GP_FILTER_PASS;
     if (n->unschedulable)
@@ -281,12 +281,42 @@ gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_
 /* ---------------------------------------------------------------------------------------------
  * Price. */
 
-static const gp_price *find_price(const gp_price *table, size_t n, const char *match)
+/* Price lookups of one prioritize call, by a hash of the name: a cluster has a handful of
+ * instance types and GPU models, so most of its nodes are answered with one comparison instead
+ * of a walk of the price table. */
+#define MEMO_SLOTS 32
+
+typedef struct {
+    const char *key[MEMO_SLOTS];
+    const gp_price *val[MEMO_SLOTS];
+} price_memo;
+
+static unsigned memo_slot(const char *s)
 {
-    for (size_t i = 0; match != NULL && i < n; i++)
+    uint32_t h = 2166136261u;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % MEMO_SLOTS;
+}
+
+static const gp_price *find_price(const gp_price *table, size_t n, const char *match,
+                                  price_memo *m)
+{
+    const gp_price *found = NULL;
+    unsigned k;
+
+    if (match == NULL)
+        return NULL;
+    k = memo_slot(match);
+    if (m->key[k] != NULL && (m->key[k] == match || strcmp(m->key[k], match) == 0))
+        return m->val[k];
+    for (size_t i = 0; found == NULL && i < n; i++)
         if (strcmp(table[i].match, match) == 0)
-            return &table[i];
-    return NULL;
+            found = &table[i];
+    m->key[k] = match; /* the node's string outlives the call */
+    m->val[k] = found;
+    return found;
 }
 
 /* Compute slices of one instance of a MIG profile: the policy's table, else the "<N>g" of the
@@ -332,16 +362,17 @@ static double entry_price(const gp_scoring *s, const gp_price *pr, bool spot)
 
 /* The node's $/hour: its instance type, else its GPU product per GPU, else the default per GPU
  * on a GPU node, else 0. */
-static double node_price(const gp_node *n, const gp_policy *pol)
+static double node_price(const gp_node *n, const gp_policy *pol, price_memo memo[2])
 {
     const gp_scoring *s = &pol->scoring;
-    const gp_price *pr = find_price(s->instance_prices, s->ninstance_prices, n->instance_type);
+    const gp_price *pr = find_price(s->instance_prices, s->ninstance_prices, n->instance_type,
+                                    &memo[0]);
 
     if (pr != NULL)
         return entry_price(s, pr, n->spot);
     if (!gp_node_is_gpu(n))
         return 0;
-    pr = find_price(s->gpu_prices, s->ngpu_prices, n->gpu_product);
+    pr = find_price(s->gpu_prices, s->ngpu_prices, n->gpu_product, &memo[1]);
     return entry_price(s, pr, n->spot) * (double)node_gpus(n, pol);
 }
 
@@ -463,13 +494,11 @@ static double cheapest_unit(const gp_demand *d, const gp_node *const *nodes, siz
 }
 
 static void components(const gp_demand *d, const gp_node *n, const gp_policy *pol,
-                       const gp_typical *typ, gp_score_parts *p)
+                       const gp_typical *typ, price_memo memo[2], gp_score_parts *p)
 {
-    char reason[GP_REASON_MAX];
-
     memset(p, 0, sizeof(*p));
-    p->feasible = gp_filter_node(d, n, pol, reason) == GP_FILTER_PASS;
-    p->marginal_cost = marginal_cost(d, n, node_price(n, pol));
+    p->feasible = gp_filter_node(d, n, pol, NULL) == GP_FILTER_PASS;
+    p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
     p->fit = fit_of(d, n);
     p->stranding = stranding_of(d, n, typ);
 }
@@ -564,12 +593,14 @@ void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
                    const gp_policy *pol, const gp_typical *typ, gp_score_parts *out)
 {
     gp_typical def = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu};
+    price_memo memo[2];
     double cheapest;
 
+    memset(memo, 0, sizeof(memo));
     if (typ == NULL)
         typ = &def;
     for (size_t i = 0; i < n; i++)
-        components(d, nodes[i], pol, typ, &out[i]);
+        components(d, nodes[i], pol, typ, memo, &out[i]);
     cheapest = cheapest_unit(d, nodes, n, out);
     for (size_t i = 0; i < n; i++)
         weigh(d, nodes[i], &pol->scoring, cheapest, &out[i]);

@@ -44,7 +44,8 @@ typedef enum {
 } gp_filter_verdict;
 
 /* Decides one node. reason (GP_REASON_MAX bytes) names the resource and the numbers, e.g.
- * "nvidia.com/mig-2g.20gb: 0 of 3 free", "GPU model Tesla-T4 excluded by class inference". */
+ * "nvidia.com/mig-2g.20gb: 0 of 3 free", "GPU model Tesla-T4 excluded by class inference";
+ * NULL when only the verdict is wanted (no text is formatted then). */
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                  char *reason);
 
