@@ -24,6 +24,7 @@ void gp_arena_init(gp_arena *a, size_t limit)
     a->head = NULL;
     a->total = 0;
     a->limit = limit;
+    a->block = ARENA_BLOCK;
 }
 
 void gp_arena_free(gp_arena *a)
@@ -42,7 +43,8 @@ void gp_arena_free(gp_arena *a)
 
 static gp_arena_block *arena_new_block(gp_arena *a, size_t need)
 {
-    size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+    size_t min = a->block ? a->block : ARENA_BLOCK; /* a zeroed arena works too */
+    size_t cap = need > min ? need : min;
     gp_arena_block *b;
 
     if (cap > SIZE_MAX - sizeof(*b) || (a->limit && a->total + cap > a->limit))
@@ -58,7 +60,7 @@ static gp_arena_block *arena_new_block(gp_arena *a, size_t need)
     return b;
 }
 
-void *gp_arena_alloc(gp_arena *a, size_t n)
+void *gp_arena_alloc_raw(gp_arena *a, size_t n)
 {
     gp_arena_block *b = a->head;
     size_t need;
@@ -76,8 +78,26 @@ void *gp_arena_alloc(gp_arena *a, size_t n)
     }
     p = b->data + b->used;
     b->used += need;
-    memset(p, 0, n);
     return p;
+}
+
+void *gp_arena_alloc(gp_arena *a, size_t n)
+{
+    void *p = gp_arena_alloc_raw(a, n);
+
+    if (p != NULL)
+        memset(p, 0, n);
+    return p;
+}
+
+bool gp_arena_owns(const gp_arena *a, const void *p)
+{
+    const unsigned char *q = p;
+
+    for (const gp_arena_block *b = a->head; b != NULL; b = b->next)
+        if (q >= b->data && q < b->data + b->cap)
+            return true;
+    return false;
 }
 
 void *gp_arena_grow(gp_arena *a, void *old, size_t old_n, size_t new_n)

@@ -8,6 +8,7 @@
 
 #include "gpupack/admission.h"
 #include "gpupack/arena.h"
+#include "gpupack/jsonpool.h"
 #include "gpupack/mutate.h"
 #include "gpupack/patch.h"
 #include "gpupack/podview.h"
@@ -38,6 +39,7 @@ typedef struct {
 void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluster,
                      gp_metrics *metrics, gp_log *log)
 {
+    gp_json_pool_install();
     w->policy = policy;
     w->metrics = metrics;
     w->log = log;
@@ -272,16 +274,20 @@ static void record(review *r, double started)
 void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_response *resp)
 {
     review r;
+    gp_json_pool pool;
     double started = now_seconds();
 
     memset(&r, 0, sizeof(r));
     r.w = w;
     gp_arena_init(&r.arena, GP_WEBHOOK_ARENA_LIMIT);
+    /* Every cJSON tree of the request comes from one pool; the answer is copied out of it. */
+    gp_json_pool_begin(&pool, GP_WEBHOOK_JSON_POOL_LIMIT);
     if (gp_admission_decode(body, len, &r.root, &r.req, &r.err) != GP_OK) {
         gp_metrics_add(w->metrics, "gpupack_admission_reviews_total",
                        "AdmissionReviews answered, by outcome.", "outcome=\"bad-request\"", 1);
         GP_LOG(w->log, GP_LOG_WARN, "bad admission review", GP_LS("error", r.err.msg));
         reply_json_error(resp, 400, r.err.msg);
+        gp_json_pool_end(&pool);
         return;
     }
     r.pol = gp_policy_holder_get(w->policy);
@@ -292,6 +298,7 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     gp_cluster_unref(r.view);
     gp_policy_unref(r.pol);
     cJSON_Delete(r.root);
+    gp_json_pool_end(&pool);
     gp_arena_free(&r.arena);
 }
 

@@ -7,6 +7,7 @@
 #ifndef GPUPACK_ARENA_H
 #define GPUPACK_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct gp_arena_block gp_arena_block;
@@ -15,6 +16,7 @@ typedef struct {
     gp_arena_block *head;
     size_t total; /* bytes obtained from malloc */
     size_t limit; /* 0: no limit */
+    size_t block; /* bytes a new block holds at least (gp_arena_init sets 8 KiB) */
 } gp_arena;
 
 /* An empty arena with a byte limit (0 for none). Needs no allocation. */
@@ -25,6 +27,12 @@ void gp_arena_free(gp_arena *a);
 
 /* Zeroed memory aligned for any type, or NULL when out of memory or over the limit. */
 void *gp_arena_alloc(gp_arena *a, size_t n);
+
+/* Like gp_arena_alloc, without zeroing (for callers that write every byte). */
+void *gp_arena_alloc_raw(gp_arena *a, size_t n);
+
+/* True when p points into memory this arena handed out. */
+bool gp_arena_owns(const gp_arena *a, const void *p);
 
 /* Grows an array allocated from the arena (old contents copied, old block not reclaimed). */
 void *gp_arena_grow(gp_arena *a, void *old, size_t old_n, size_t new_n);

@@ -20,6 +20,7 @@
 #include "gpupack/server.h"
 
 #define GP_WEBHOOK_ARENA_LIMIT (8u * 1024 * 1024) /* per-request decision memory */
+#define GP_WEBHOOK_JSON_POOL_LIMIT (64u * 1024 * 1024) /* per-request cJSON memory (jsonpool.h) */
 
 typedef struct {
     gp_policy_holder *policy; /* not owned */

@@ -13,6 +13,7 @@
 #include "gpupack/admission.h"
 #include "gpupack/daemon.h"
 #include "gpupack/flags.h"
+#include "gpupack/jsonpool.h"
 #include "gpupack/server.h"
 
 static const char allow[] = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
@@ -20,13 +21,17 @@ static const char allow[] = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"
 
 static void route_mutate(void *ctx, const gp_http_request *req, gp_http_response *resp)
 {
-    cJSON *root = cJSON_ParseWithLengthOpts(req->body, req->body_len + 1, NULL, 1);
+    gp_json_pool pool;
+    cJSON *root;
 
     (void)ctx;
+    gp_json_pool_begin(&pool, 0); /* the same cJSON memory as the webhook's */
+    root = cJSON_ParseWithLengthOpts(req->body, req->body_len + 1, NULL, 1);
     resp->status = root ? 200 : 400;
     resp->body = strdup(root ? allow : "{\"error\":\"bad json\"}");
     resp->body_len = resp->body ? strlen(resp->body) : 0;
     cJSON_Delete(root);
+    gp_json_pool_end(&pool);
 }
 
 int main(int argc, char **argv)
@@ -46,6 +51,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-floor: %s\n", err.msg);
         return 2;
     }
+    gp_json_pool_install();
     o.drain_s = 0;
     gp_block_stop_signals();
     if (gp_daemon_start_server(&o, "floor", GP_ADMISSION_MAX_BODY, routes, 2, NULL, NULL, &s,

@@ -262,6 +262,9 @@ static void torture_review(const char *path, bool expect_patch)
 
     if (body == NULL || devnull == NULL || !default_policy(&h))
         return;
+    /* cJSON on malloc, so that every one of its allocations can be failed here; the pool's own
+     * failures are tested in test_jsonpool. */
+    setenv("GPUPACK_JSON_POOL", "off", 1);
     gp_log_init(&log, GP_LOG_DEBUG, devnull);
     gp_webhook_init(&w, &h, NULL, NULL, &log);
     /* A first run outside the tracker: what it leaves behind lives as long as the process

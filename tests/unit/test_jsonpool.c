@@ -1,0 +1,105 @@
+/* Unit tests of lib/jsonpool.c: cJSON allocations bound to a per-request pool, trees larger than
+ * the kept chunk, frees of memory from outside the pool while it is bound, the byte limit, and
+ * cJSON back on malloc once the pool ends (valgrind and the leak check see those). */
+#include "gptest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/jsonpool.h"
+
+/* A JSON array of n objects, each with a short string: about 3 cJSON nodes an element. */
+static char *big_array(size_t n)
+{
+    char *s = malloc(n * 24 + 3), *p = s;
+
+    *p++ = '[';
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s{\"k\":\"v%06zu\"}", i ? "," : "", i % 1000000);
+    *p++ = ']';
+    *p = '\0';
+    return s;
+}
+
+GP_TEST(pool_serves_and_releases)
+{
+    gp_json_pool pool;
+    cJSON *outside, *inside;
+    char *text;
+
+    gp_json_pool_install();
+    outside = cJSON_CreateString("made before the pool"); /* malloc'd */
+    gp_json_pool_begin(&pool, 0);
+    GP_CHECK(pool.bound);
+    inside = cJSON_Parse("{\"a\":[1,2,3],\"b\":\"text\"}");
+    GP_CHECK(inside != NULL);
+    GP_CHECK(pool.used > 0 && pool.used <= pool.cap);
+    text = cJSON_PrintUnformatted(inside);
+    GP_CHECK_STR(text, "{\"a\":[1,2,3],\"b\":\"text\"}");
+    cJSON_free(text);
+    cJSON_Delete(inside);
+    cJSON_Delete(outside); /* not the pool's: really freed (a leak check would see it otherwise) */
+    gp_json_pool_end(&pool);
+    GP_CHECK(!pool.bound);
+    /* After the pool: malloc again; a leak here would show under valgrind. */
+    outside = cJSON_Parse("[true]");
+    GP_CHECK(cJSON_IsTrue(cJSON_GetArrayItem(outside, 0)));
+    cJSON_Delete(outside);
+}
+
+GP_TEST(pool_grows_past_its_chunk)
+{
+    gp_json_pool pool;
+    char *text = big_array(20000); /* ~60,000 nodes: several chunks */
+    cJSON *root;
+
+    gp_json_pool_install();
+    gp_json_pool_begin(&pool, 0);
+    root = cJSON_Parse(text);
+    GP_CHECK(root != NULL);
+    GP_CHECK_INT(cJSON_GetArraySize(root), 20000);
+    GP_CHECK_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(root, 19999), "k")
+                     ->valuestring, "v019999");
+    GP_CHECK(pool.overflow.total > 0);
+    cJSON_Delete(root);
+    gp_json_pool_end(&pool);
+    GP_CHECK_INT(pool.overflow.total, 0);
+    free(text);
+}
+
+GP_TEST(pool_limit_is_an_allocation_failure)
+{
+    gp_json_pool pool;
+    char *text = big_array(20000);
+
+    gp_json_pool_install();
+    gp_json_pool_begin(&pool, GP_JSON_POOL_CHUNK + 64 * 1024);
+    GP_CHECK(cJSON_Parse(text) == NULL); /* cJSON frees what it built and reports failure */
+    gp_json_pool_end(&pool);
+    /* The next request starts afresh. */
+    gp_json_pool_begin(&pool, GP_JSON_POOL_CHUNK + 64 * 1024);
+    GP_CHECK(cJSON_Parse("{\"ok\":1}") != NULL);
+    gp_json_pool_end(&pool);
+    free(text);
+}
+
+GP_TEST(pool_off_by_environment)
+{
+    gp_json_pool pool;
+    cJSON *j;
+
+    setenv("GPUPACK_JSON_POOL", "off", 1);
+    gp_json_pool_install();
+    gp_json_pool_begin(&pool, 0);
+    GP_CHECK(!pool.bound);
+    j = cJSON_Parse("[1]");
+    GP_CHECK(j != NULL);
+    GP_CHECK_INT(pool.used, 0);
+    cJSON_Delete(j);
+    gp_json_pool_end(&pool);
+}
+
+GP_MAIN(GP_CASE(pool_serves_and_releases), GP_CASE(pool_grows_past_its_chunk),
+        GP_CASE(pool_limit_is_an_allocation_failure), GP_CASE(pool_off_by_environment))
