@@ -53,6 +53,10 @@ start() {
     done
     [ -n "$PORT" ] || { echo "bench: $n did not start: $(tail -n 3 "$OUT/$n.log")" >&2; exit 1; }
 }
+wrk_post1() { # URL BODY: one connection, one thread (one request at a time)
+    unset BENCH_CLOSE
+    BENCH_BODY=$2 wrk -t1 -c1 -d"${D}s" --timeout 10s -s tests/bench/post.lua "$1" | tail -n 1
+}
 wrk_post() { # URL BODY CONNS [close]
     if [ -n "${4:-}" ]; then BENCH_CLOSE=1; export BENCH_CLOSE; else unset BENCH_CLOSE; fi
     BENCH_BODY=$2 wrk -t2 -c"$3" -d"${D}s" --timeout 10s -s tests/bench/post.lua "$1" | tail -n 1
@@ -132,23 +136,47 @@ start extender "$BIN/gpupack-extender" --listen 127.0.0.1:0 --snapshot-nodes "$C
 XPORT=$PORT; XPID=$PID
 sleep 0.5
 record "extender-rss-view-$NODES-nodes-$PODS-pods" "{\"rss_kb\": $(rss_kb $XPID)}"
+# phases VERB: mean milliseconds per call of decode / decide / encode since the last call of
+# this, from the extender's own gpupack_extender_phase_duration_seconds histogram.
+echo "none 0" > "$OUT/phases.prev"
+phases() {
+    curl -s "http://127.0.0.1:$XPORT/metrics" | awk '
+        /^gpupack_extender_phase_duration_seconds_(sum|count)\{/ {
+            split($1, a, "verb=\""); split(a[2], vb, "\""); split($1, c, "phase=\""); split(c[2], pb, "\"")
+            print ($1 ~ /_sum/ ? "s" : "c") "_" vb[1] "_" pb[1], $2 }' > "$OUT/phases.now"
+    awk -v v="$1" 'FILENAME == ARGV[1] {prev[$1] = $2; next} {now[$1] = $2}
+         END {split("decode decide encode", ph, " "); printf "{"
+              for (i = 1; i <= 3; i++) { k = v "_" ph[i]; c = now["c_" k] - prev["c_" k]
+                  printf "%s\"%s_ms\": %.3f", (i == 1 ? "" : ", "), ph[i], (c > 0 ? (now["s_" k] - prev["s_" k]) / c * 1e3 : 0) }
+              printf "}" }' "$OUT/phases.prev" "$OUT/phases.now"
+    cp "$OUT/phases.now" "$OUT/phases.prev"
+}
+phases prioritize > /dev/null
 for k in 500 "$NODES"; do
     for v in prioritize filter; do
+        # kube-scheduler makes one extender call at a time (one scheduling cycle): 1 connection;
+        # then 4 connections for the saturated rate.
+        r=$(wrk_post1 "http://127.0.0.1:$XPORT/$v" "$CL/args-names-$k.json")
+        record "extender-$v-$k-names-one-at-a-time" "$(echo "$r" | jq -c --argjson p "$(phases $v)" '. + $p')"
         record "extender-$v-$k-names" "$(wrk_post "http://127.0.0.1:$XPORT/$v" "$CL/args-names-$k.json" 4)"
+        phases $v > /dev/null
     done
 done
 record extender-rss-under-load "{\"rss_kb\": $(rss_kb $XPID)}"
 # Full Node objects: one call at a time, as kube-scheduler makes them.
-n=3; [ $SMOKE = 1 ] && n=1
-: > "$OUT/full.times"
-i=0
-while [ $i -lt $n ]; do
-    curl -s -o "$OUT/full.out" -w '%{time_total} %{http_code}\n' -H 'Content-Type: application/json' \
-        --data-binary @"$CL/args-full-$NODES.json" "http://127.0.0.1:$XPORT/prioritize" >> "$OUT/full.times"
-    i=$((i + 1))
-done
+n=5; [ $SMOKE = 1 ] && n=1
 bytes=$(wc -c < "$CL/args-full-$NODES.json")
-record "extender-prioritize-$NODES-full-nodes" "$(awk -v b="$bytes" '{s += $1; if ($1 > m) m = $1; if ($2 != 200) bad++} END {printf "{\"calls\": %d, \"mean_s\": %.3f, \"max_s\": %.3f, \"body_bytes\": %d, \"non2xx\": %d}", NR, s / NR, m, b, bad + 0}' "$OUT/full.times")"
+for v in prioritize filter; do
+    : > "$OUT/full.times"
+    i=0
+    while [ $i -lt $n ]; do
+        curl -s -o "$OUT/full.out" -w '%{time_total} %{http_code}\n' -H 'Content-Type: application/json' \
+            --data-binary @"$CL/args-full-$NODES.json" "http://127.0.0.1:$XPORT/$v" >> "$OUT/full.times"
+        i=$((i + 1))
+    done
+    t=$(awk -v b="$bytes" '{s += $1; if ($1 > m) m = $1; if ($2 != 200) bad++} END {printf "{\"calls\": %d, \"mean_s\": %.3f, \"max_s\": %.3f, \"body_bytes\": %d, \"non2xx\": %d}", NR, s / NR, m, b, bad + 0}' "$OUT/full.times")
+    record "extender-$v-$NODES-full-nodes" "$(echo "$t" | jq -c --argjson p "$(phases $v)" '. + $p')"
+done
 record extender-rss-after-full-nodes "{\"rss_kb\": $(rss_kb $XPID)}"
 
 # ---- summary -----------------------------------------------------------------------------------------

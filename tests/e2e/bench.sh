@@ -16,3 +16,8 @@ for m in floor-saturation-r1 mutate-saturation-r1 mutate-half-load mutate-new-ha
     jq -e -s --arg m "$m" 'any(.[]; .name == $m and ((.requests // .calls // .ratio // 0) > 0))' "$R" >/dev/null 2>&1 \
         && pass "bench.measures-$m" || fail "bench.measures-$m" "missing or empty in results.jsonl"
 done
+# Where an extender call's time goes, from the daemon's own phase histogram.
+for m in extender-prioritize-500-names-one-at-a-time extender-filter-200-full-nodes; do
+    jq -e -s --arg m "$m" 'any(.[]; .name == $m and .decode_ms > 0 and .decide_ms > 0 and .encode_ms > 0)' "$R" >/dev/null 2>&1 \
+        && pass "bench.phases-$m" || fail "bench.phases-$m" "no decode/decide/encode split in results.jsonl"
+done

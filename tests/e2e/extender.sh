@@ -169,6 +169,8 @@ grep -q '^gpupack_extender_calls_total{verb="prioritize",outcome="ok"} 1' "$E2E_
   && grep -q '^gpupack_cache_nodes 8' "$E2E_TMP/m" && grep -q '^gpupack_extender_filter_nodes_total{result="full"} 1' "$E2E_TMP/m" \
   && grep -q '^gpupack_http_request_duration_seconds_bucket{server="extender",route="/prioritize"' "$E2E_TMP/m" \
   && grep -q '^gpupack_extender_filter_reasons_total{result="full",reason="gpu"} 1' "$E2E_TMP/m" \
+  && grep -q '^gpupack_extender_phase_duration_seconds_count{verb="prioritize",phase="decide"} 1$' "$E2E_TMP/m" \
+  && grep -q '^gpupack_extender_phase_duration_seconds_count{verb="filter",phase="encode"} 1$' "$E2E_TMP/m" \
   && pass extender.http-metrics || fail extender.http-metrics "$(grep -v '^#' "$E2E_TMP/m" | head -c 600)"
 grep '"msg":"prioritize"' "$E2E_TMP/x.log" | jq -e -s 'length >= 1 and (.[0].top[0].node == "gpu-busy")' >/dev/null \
     && pass extender.logs-top-candidates || fail extender.logs-top-candidates "$(grep prioritize "$E2E_TMP/x.log" | head -c 400)"
