@@ -95,6 +95,11 @@ void gp_json_pool_install(void)
         pthread_once(&installed, install_once);
 }
 
+bool gp_json_pool_active(void)
+{
+    return hooks_on;
+}
+
 /* This thread's kept chunk, made on first use; NULL when memory is short. */
 static spare_chunk *thread_chunk(void)
 {

@@ -37,6 +37,9 @@ typedef struct {
  * in gp_webhook_init). */
 void gp_json_pool_install(void);
 
+/* True when the hooks are installed (not under ASan, not with GPUPACK_JSON_POOL=off). */
+bool gp_json_pool_active(void);
+
 /* Binds the calling thread's cJSON allocations to p, which may grow to limit bytes (0: no limit;
  * past it cJSON sees an allocation failure). Does nothing when the hooks are not installed. */
 void gp_json_pool_begin(gp_json_pool *p, size_t limit);
