@@ -1,0 +1,190 @@
+/* The per-device GPU model and the node scorers the simulator compares (docs/simulation.md).
+ *
+ * A node is CPU (milli-cores), memory (MiB) and up to GP_DEV_MAX_GPUS GPUs, each with a free share
+ * in milli-GPU (0..1000), all of one model. A task asks for CPU, memory, num_gpu GPUs and
+ * gpu_milli of each, optionally only on some models:
+ *   - num_gpu == 0: CPU and memory only;
+ *   - num_gpu == 1 and gpu_milli < 1000: a sharing task, needing one GPU with that much free;
+ *   - otherwise: num_gpu GPUs that are fully free (free == 1000).
+ * Which GPU(s) a task takes is part of each scorer's decision: scorers return it in a gp_dev_pick
+ * that gp_dev_apply() then commits.
+ *
+ * Everything here is pure: no I/O, no clock, no globals. Randomness (the `random` scorer) comes
+ * from a salt the caller passes in gp_dev_ctx, so the same inputs always give the same answer.
+ * The PRNG (splitmix64 seeding xoshiro256**) is here too, so the simulator's runs are the same on
+ * every machine. */
+#ifndef GPUPACK_GPUDEV_H
+#define GPUPACK_GPUDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpupack/status.h"
+
+#define GP_DEV_MAX_GPUS 8
+#define GP_DEV_MILLI 1000
+/* GPU models a gp_dev_models table holds (a task's allowed models are a 32-bit mask). */
+#define GP_DEV_MAX_MODELS 32
+#define GP_DEV_MODEL_LEN 32
+/* The score of a node that cannot take the task. Every feasible score is greater. */
+#define GP_DEV_INFEASIBLE (-1e300)
+/* Normalisation constants of the paper's simulator for DotProd and BestFit: the largest node
+ * (128 cores, 8 GPUs). */
+#define GP_DEV_MAX_SPEC_CPU 128000
+#define GP_DEV_MAX_SPEC_GPU 8000
+
+/* Interned GPU model names: a model's id is its index. Zero-initialise. */
+typedef struct {
+    int n;
+    char name[GP_DEV_MAX_MODELS][GP_DEV_MODEL_LEN];
+} gp_dev_models;
+
+/* The id of model name[0..len), added when new. Returns -1 when the table is full or the name is
+ * empty or longer than GP_DEV_MODEL_LEN - 1. */
+int gp_dev_models_id(gp_dev_models *m, const char *name, size_t len);
+
+typedef struct {
+    uint32_t id; /* the caller's index; only the `random` scorer reads it (as a hash input) */
+    int64_t cpu_cap, cpu_free; /* milli-cores */
+    int64_t mem_cap, mem_free; /* MiB */
+    int ngpu;                  /* 0..GP_DEV_MAX_GPUS */
+    int model;                 /* id in a gp_dev_models table, -1 when none */
+    int32_t gpu_free[GP_DEV_MAX_GPUS];
+} gp_dev_node;
+
+typedef struct {
+    int64_t cpu_milli;
+    int64_t mem_mib;
+    int num_gpu;     /* 0..GP_DEV_MAX_GPUS */
+    int gpu_milli;   /* per GPU, 0..1000; 0 when num_gpu == 0 */
+    uint32_t models; /* bit i set: model id i allowed; 0: any model */
+} gp_dev_task;
+
+/* Which GPUs of a node a task takes (indices into gpu_free). */
+typedef struct {
+    int n;
+    int8_t gpu[GP_DEV_MAX_GPUS];
+} gp_dev_pick;
+
+/* An empty node (all GPUs fully free). ngpu is clamped to 0..GP_DEV_MAX_GPUS. */
+void gp_dev_node_init(gp_dev_node *n, uint32_t id, int64_t cpu_milli, int64_t mem_mib, int ngpu,
+                      int model);
+
+/* True when the task's shape is one the model accepts (see the top of this file); on false, err
+ * says why. */
+bool gp_dev_task_valid(const gp_dev_task *t, gp_err *err);
+
+/* True when a sharing task (num_gpu 1, gpu_milli < 1000). */
+bool gp_dev_task_is_share(const gp_dev_task *t);
+
+/* The task's whole GPU request in milli-GPU (num_gpu x gpu_milli). */
+int64_t gp_dev_task_gpu_total(const gp_dev_task *t);
+
+/* True when the node's model is one the task allows (always, for a CPU-only task). */
+bool gp_dev_model_ok(const gp_dev_node *n, const gp_dev_task *t);
+
+/* True when the node can take the task now: CPU, memory, model and GPUs. */
+bool gp_dev_fits(const gp_dev_node *n, const gp_dev_task *t);
+
+/* The free milli-GPU of all the node's GPUs. */
+int64_t gp_dev_gpu_free_total(const gp_dev_node *n);
+
+/* The number of fully free GPUs. */
+int gp_dev_gpu_idle(const gp_dev_node *n);
+
+/* The default GPU choice: a sharing task takes the fitting GPU with the least free share (lowest
+ * index on ties); a whole-GPU task the lowest-indexed fully free GPUs; a CPU-only task none.
+ * Returns false (and an empty pick) when the GPUs cannot take the task. */
+bool gp_dev_pick_bestfit(const gp_dev_node *n, const gp_dev_task *t, gp_dev_pick *pick);
+
+/* Commits / undoes a placement chosen for this task on this node. gp_dev_apply() returns false and
+ * leaves the node unchanged when the pick or the resources do not fit; gp_dev_remove() returns
+ * false and leaves it unchanged when undoing would exceed a capacity. */
+bool gp_dev_apply(gp_dev_node *n, const gp_dev_task *t, const gp_dev_pick *pick);
+bool gp_dev_remove(gp_dev_node *n, const gp_dev_task *t, const gp_dev_pick *pick);
+
+/* ---- The workload mix: task shapes and how often each arrives (FGD's "target workload"). ---- */
+
+typedef struct {
+    gp_dev_task shape; /* mem_mib is 0: the paper's shapes ignore memory */
+    double freq;       /* 0..1; the frequencies of a mix sum to 1 */
+} gp_dev_shape;
+
+typedef struct {
+    size_t n;
+    gp_dev_shape *shapes; /* most frequent first */
+} gp_dev_mix;
+
+/* How a mix is built from a task list. The paper's settings: popularity 95, cpu_tasks true. */
+typedef struct {
+    int popularity_pct; /* keep the most common shapes until they cover this % of the tasks */
+    bool cpu_tasks;     /* count CPU-only tasks as shapes */
+    double gpu_weight;  /* a whole-GPU task counts 1 + gpu_weight x num_gpu times (paper: 0) */
+} gp_dev_mix_opts;
+
+/* Counts the shapes (CPU, GPU count, per-GPU share, allowed models) of tasks[0..n), keeps the most
+ * common ones (by count, then by CPU, share, GPU count, models ascending) until they cover
+ * opts->popularity_pct % of the tasks, and normalises their frequencies to sum to 1. The caller
+ * frees with gp_dev_mix_free(). Returns GP_ENOMEM, or GP_EINVAL when no task counts. */
+gp_status gp_dev_mix_build(const gp_dev_task *tasks, size_t n, const gp_dev_mix_opts *opts,
+                           gp_dev_mix *out, gp_err *err) GP_WUR;
+void gp_dev_mix_free(gp_dev_mix *m);
+
+/* FGD's fragmentation of a node for a mix, in milli-GPU: for each shape (weighted by its
+ * frequency), the free GPU share the shape cannot use. When the node can host the shape, that is
+ * the free share of the GPUs too small for it (Q3); when it cannot (no access to the model, not
+ * enough CPU, not enough GPUs; Q1, Q2, Q4) and for CPU-only shapes (the XL/XR cases), all of it. */
+double gp_dev_frag(const gp_dev_node *n, const gp_dev_mix *mix);
+
+/* ---- Scorers: higher is better; GP_DEV_INFEASIBLE when the node cannot take the task. ---- */
+
+/* What a scorer may read besides the task and the node. */
+typedef struct {
+    const gp_dev_mix *mix; /* fgd, gpupack: the workload mix (required) */
+    uint64_t salt;         /* random: a fresh random number per task */
+} gp_dev_ctx;
+
+/* Scores node n for task t and, when feasible, fills *pick with the GPUs the task would take. */
+typedef double (*gp_dev_score_fn)(const gp_dev_ctx *ctx, const gp_dev_node *n,
+                                  const gp_dev_task *t, gp_dev_pick *pick);
+
+typedef struct {
+    const char *name;
+    gp_dev_score_fn score;
+    bool needs_mix;
+    const char *summary;
+} gp_dev_scorer;
+
+/* The scorers, in a fixed order: gpupack, random, dotprod, gpupacking, bestfit, fgd. */
+const gp_dev_scorer *gp_dev_scorers(size_t *n);
+/* The scorer called name, or NULL. */
+const gp_dev_scorer *gp_dev_scorer_find(const char *name);
+
+double gp_dev_score_random(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
+                           gp_dev_pick *pick);
+double gp_dev_score_dotprod(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
+                            gp_dev_pick *pick);
+double gp_dev_score_gpupacking(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
+                               gp_dev_pick *pick);
+double gp_dev_score_bestfit(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
+                            gp_dev_pick *pick);
+double gp_dev_score_fgd(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
+                        gp_dev_pick *pick);
+double gp_dev_score_gpupack(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
+                            gp_dev_pick *pick);
+
+/* ---- A seeded PRNG: xoshiro256** seeded through splitmix64 (Blackman and Vigna). ---- */
+
+typedef struct {
+    uint64_t s[4];
+} gp_dev_rng;
+
+/* One splitmix64 step: advances *state and returns the next output. */
+uint64_t gp_dev_splitmix64(uint64_t *state);
+void gp_dev_rng_seed(gp_dev_rng *r, uint64_t seed);
+uint64_t gp_dev_rng_next(gp_dev_rng *r);
+/* A uniform integer in [0, bound) (bound > 0), without modulo bias. */
+uint64_t gp_dev_rng_below(gp_dev_rng *r, uint64_t bound);
+
+#endif

@@ -1,0 +1,337 @@
+/* Unit tests of lib/gpudev.c: fit rules, GPU choice, apply/remove, the workload mix, FGD's
+ * fragmentation on worked examples, each scorer on small cases with known answers, the PRNG. */
+#include "gptest.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#include "gpupack/gpudev.h"
+
+static gp_dev_node node(int64_t cpu, int64_t mem, int ngpu, int model)
+{
+    gp_dev_node n;
+
+    gp_dev_node_init(&n, 7, cpu, mem, ngpu, model);
+    return n;
+}
+
+static gp_dev_task task(int64_t cpu, int64_t mem, int num_gpu, int milli)
+{
+    gp_dev_task t = { .cpu_milli = cpu, .mem_mib = mem, .num_gpu = num_gpu, .gpu_milli = milli };
+    return t;
+}
+
+/* A mix of one shape with frequency 1. */
+static gp_dev_mix one_shape(gp_dev_shape *s, gp_dev_task shape)
+{
+    s->shape = shape;
+    s->freq = 1.0;
+    return (gp_dev_mix){ .n = 1, .shapes = s };
+}
+
+GP_TEST(fits_cpu_memory_and_cpu_only)
+{
+    gp_dev_node n = node(4000, 1024, 0, -1);
+
+    GP_CHECK(gp_dev_fits(&n, &(gp_dev_task){ .cpu_milli = 4000, .mem_mib = 1024 }));
+    GP_CHECK(!gp_dev_fits(&n, &(gp_dev_task){ .cpu_milli = 4001, .mem_mib = 1 }));
+    GP_CHECK(!gp_dev_fits(&n, &(gp_dev_task){ .cpu_milli = 1, .mem_mib = 1025 }));
+    gp_dev_task gpu = task(1, 1, 1, 1000);
+    GP_CHECK(!gp_dev_fits(&n, &gpu)); /* no GPU on a CPU node */
+}
+
+GP_TEST(fits_share_needs_one_gpu_with_enough_free)
+{
+    gp_dev_node n = node(8000, 8192, 2, 0);
+    gp_dev_task t = task(1000, 1, 1, 500);
+
+    n.gpu_free[0] = 400;
+    n.gpu_free[1] = 450;
+    GP_CHECK(!gp_dev_fits(&n, &t)); /* 850 free in total, but no single GPU has 500 */
+    n.gpu_free[1] = 500;
+    GP_CHECK(gp_dev_fits(&n, &t));
+}
+
+GP_TEST(fits_multi_gpu_needs_fully_free_gpus)
+{
+    gp_dev_node n = node(8000, 8192, 4, 0);
+    gp_dev_task t = task(1000, 1, 2, 1000);
+
+    n.gpu_free[0] = 999;
+    n.gpu_free[1] = 999;
+    n.gpu_free[2] = 0;
+    GP_CHECK(!gp_dev_fits(&n, &t)); /* only GPU 3 is fully free */
+    n.gpu_free[1] = 1000;
+    GP_CHECK(gp_dev_fits(&n, &t));
+}
+
+GP_TEST(fits_model_constraint)
+{
+    gp_dev_models m = { 0 };
+    int t4 = gp_dev_models_id(&m, "T4", 2), v100 = gp_dev_models_id(&m, "V100M32", 7);
+    gp_dev_node n = node(8000, 8192, 1, t4);
+    gp_dev_task t = task(1000, 1, 1, 1000);
+
+    GP_CHECK_INT(gp_dev_models_id(&m, "T4", 2), t4); /* interned once */
+    GP_CHECK(gp_dev_fits(&n, &t)); /* no constraint: any model */
+    t.models = 1u << v100;
+    GP_CHECK(!gp_dev_fits(&n, &t));
+    t.models |= 1u << t4;
+    GP_CHECK(gp_dev_fits(&n, &t));
+    gp_dev_task cpu = { .cpu_milli = 1, .models = 1u << v100 };
+    GP_CHECK(gp_dev_fits(&n, &cpu)); /* a model list means nothing to a CPU-only task */
+}
+
+GP_TEST(task_valid_shapes)
+{
+    gp_err err = { { 0 } };
+
+    GP_CHECK(gp_dev_task_valid(&(gp_dev_task){ .cpu_milli = 1 }, &err));
+    gp_dev_task share = task(1, 1, 1, 300), two = task(1, 1, 2, 1000);
+    GP_CHECK(gp_dev_task_valid(&share, &err) && gp_dev_task_is_share(&share));
+    GP_CHECK(gp_dev_task_valid(&two, &err) && !gp_dev_task_is_share(&two));
+    GP_CHECK_INT(gp_dev_task_gpu_total(&two), 2000);
+    gp_dev_task bad = task(1, 1, 2, 500);
+    GP_CHECK(!gp_dev_task_valid(&bad, &err) && strstr(err.msg, "whole GPUs"));
+    bad = task(1, 1, 9, 1000);
+    GP_CHECK(!gp_dev_task_valid(&bad, &err));
+    bad = task(1, 1, 1, 0);
+    GP_CHECK(!gp_dev_task_valid(&bad, &err));
+}
+
+GP_TEST(pick_bestfit_share_takes_least_free_fitting_gpu)
+{
+    gp_dev_node n = node(8000, 8192, 4, 0);
+    gp_dev_task t = task(1, 1, 1, 300);
+    gp_dev_pick p;
+
+    n.gpu_free[0] = 1000;
+    n.gpu_free[1] = 250; /* too small */
+    n.gpu_free[2] = 400;
+    n.gpu_free[3] = 400;
+    GP_CHECK(gp_dev_pick_bestfit(&n, &t, &p));
+    GP_CHECK_INT(p.n, 1);
+    GP_CHECK_INT(p.gpu[0], 2); /* the least free that fits; the lower index on ties */
+}
+
+GP_TEST(pick_bestfit_whole_takes_lowest_free_gpus)
+{
+    gp_dev_node n = node(8000, 8192, 4, 0);
+    gp_dev_task t = task(1, 1, 2, 1000);
+    gp_dev_pick p;
+
+    n.gpu_free[0] = 500;
+    GP_CHECK(gp_dev_pick_bestfit(&n, &t, &p));
+    GP_CHECK(p.n == 2 && p.gpu[0] == 1 && p.gpu[1] == 2);
+    n.gpu_free[1] = n.gpu_free[2] = 0;
+    GP_CHECK(!gp_dev_pick_bestfit(&n, &t, &p) && p.n == 0);
+}
+
+GP_TEST(apply_and_remove_round_trip)
+{
+    gp_dev_node n = node(8000, 8192, 2, 0), orig;
+    gp_dev_task t = task(3000, 4096, 1, 600);
+    gp_dev_pick p = { .n = 1, .gpu = { 1 } };
+
+    orig = n;
+    GP_CHECK(gp_dev_apply(&n, &t, &p));
+    GP_CHECK(n.cpu_free == 5000 && n.mem_free == 4096 && n.gpu_free[1] == 400 &&
+             n.gpu_free[0] == 1000);
+    GP_CHECK(!gp_dev_apply(&n, &t, &p)); /* GPU 1 has only 400 left: unchanged */
+    GP_CHECK(n.gpu_free[1] == 400 && n.cpu_free == 5000);
+    gp_dev_pick bad = { .n = 1, .gpu = { 5 } };
+    GP_CHECK(!gp_dev_apply(&n, &t, &bad));
+    GP_CHECK(gp_dev_remove(&n, &t, &p));
+    GP_CHECK(memcmp(&n, &orig, sizeof(n)) == 0);
+    GP_CHECK(!gp_dev_remove(&n, &t, &p)); /* would exceed the capacity */
+}
+
+GP_TEST(mix_counts_keeps_popular_and_normalises)
+{
+    gp_dev_task tasks[10];
+    gp_dev_mix m;
+    gp_err err = { { 0 } };
+
+    for (int i = 0; i < 6; i++)
+        tasks[i] = task(1000, 100 + i, 1, 1000); /* memory differs: same shape */
+    for (int i = 6; i < 9; i++)
+        tasks[i] = task(2000, 1, 1, 500);
+    tasks[9] = (gp_dev_task){ .cpu_milli = 500 };
+    gp_dev_mix_opts all = { .popularity_pct = 100, .cpu_tasks = true };
+    GP_CHECK(gp_dev_mix_build(tasks, 10, &all, &m, &err) == GP_OK);
+    GP_CHECK_INT(m.n, 3);
+    GP_CHECK(fabs(m.shapes[0].freq - 0.6) < 1e-12 && m.shapes[0].shape.cpu_milli == 1000);
+    GP_CHECK(fabs(m.shapes[1].freq - 0.3) < 1e-12 && m.shapes[1].shape.gpu_milli == 500);
+    GP_CHECK(fabs(m.shapes[2].freq - 0.1) < 1e-12 && m.shapes[2].shape.num_gpu == 0);
+    gp_dev_mix_free(&m);
+    /* 80%: the top two shapes cover 90% >= 80%; renormalised to 6/9 and 3/9. */
+    gp_dev_mix_opts pop = { .popularity_pct = 80, .cpu_tasks = true };
+    GP_CHECK(gp_dev_mix_build(tasks, 10, &pop, &m, &err) == GP_OK);
+    GP_CHECK(m.n == 2 && fabs(m.shapes[0].freq - 6.0 / 9) < 1e-12);
+    gp_dev_mix_free(&m);
+    gp_dev_mix_opts nocpu = { .popularity_pct = 100, .cpu_tasks = false };
+    GP_CHECK(gp_dev_mix_build(&tasks[9], 1, &nocpu, &m, &err) == GP_EINVAL);
+}
+
+/* Worked example (docs/simulation.md): GPUs free [1000, 300], 4 cores free; shapes: one whole GPU
+ * (freq 0.5), a 500 share (0.25), CPU only (0.25). The whole-GPU and share shapes fit but cannot
+ * use the 300 sliver: 0.5 x 300 + 0.25 x 300; CPU-only counts all 1300 free: 0.25 x 1300. */
+GP_TEST(frag_worked_example)
+{
+    gp_dev_shape s[3] = { { task(1000, 0, 1, 1000), 0.5 }, { task(1000, 0, 1, 500), 0.25 },
+                          { { .cpu_milli = 1000 }, 0.25 } };
+    gp_dev_mix mix = { .n = 3, .shapes = s };
+    gp_dev_node n = node(4000, 8192, 2, 0);
+
+    n.gpu_free[1] = 300;
+    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 550.0) < 1e-9);
+    n.cpu_free = 500; /* Q4: not enough CPU for either GPU shape, all of it is fragment */
+    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 1300.0) < 1e-9);
+    n.cpu_free = 4000;
+    s[0].shape.models = 1u << 3; /* no access to this model: all of it for that shape */
+    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - (0.5 * 1300 + 75 + 325)) < 1e-9);
+    n.gpu_free[0] = n.gpu_free[1] = 0;
+    GP_CHECK(gp_dev_frag(&n, &mix) == 0);
+}
+
+/* A share task of 500 with a whole-GPU workload. Node A: GPUs [600, 1000]: on GPU 0 the node's
+ * fragmentation goes 600 -> 100 (decrease 500), on GPU 1 600 -> 1100 (-500). */
+GP_TEST(fgd_scores_and_picks_gpu)
+{
+    gp_dev_shape sh;
+    gp_dev_mix mix = one_shape(&sh, task(1000, 0, 1, 1000));
+    gp_dev_ctx ctx = { .mix = &mix };
+    gp_dev_node a = node(8000, 8192, 2, 0), b = node(8000, 8192, 2, 0);
+    gp_dev_task t = task(1000, 1, 1, 500);
+    gp_dev_pick p;
+
+    a.gpu_free[0] = 600;
+    GP_CHECK_INT(gp_dev_score_fgd(&ctx, &a, &t, &p), 62); /* floor(100 x sigmoid(0.5)) */
+    GP_CHECK(p.n == 1 && p.gpu[0] == 0);
+    GP_CHECK_INT(gp_dev_score_fgd(&ctx, &b, &t, &p), 37); /* empty node: 0 -> 500 */
+    GP_CHECK(p.n == 1 && p.gpu[0] == 0);
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &a, &t, &p), 12); /* floor(500 / 40) */
+    GP_CHECK(p.gpu[0] == 0);
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &b, &t, &p), -13);
+    gp_dev_task whole = task(1000, 1, 1, 1000);
+    GP_CHECK_INT(gp_dev_score_fgd(&ctx, &a, &whole, &p), 50); /* 600 -> 600: no change */
+    GP_CHECK(p.gpu[0] == 1);
+}
+
+/* gpupack: a CPU-only task changes no fragmentation here (bucket 0 on both nodes); it goes to the
+ * node with no free GPU, keeping the CPU of the node with free GPUs for GPU tasks. */
+GP_TEST(gpupack_cpu_only_prefers_nodes_without_free_gpus)
+{
+    gp_dev_shape sh;
+    gp_dev_mix mix = one_shape(&sh, task(1000, 0, 1, 1000));
+    gp_dev_ctx ctx = { .mix = &mix };
+    gp_dev_node full = node(32000, 8192, 1, 0), idle = node(32000, 8192, 2, 0);
+    gp_dev_task cpu = { .cpu_milli = 4000, .mem_mib = 1 };
+    gp_dev_pick p;
+
+    full.gpu_free[0] = 0;
+    double a = gp_dev_score_gpupack(&ctx, &full, &cpu, &p);
+    double b = gp_dev_score_gpupack(&ctx, &idle, &cpu, &p);
+    GP_CHECK(fabs(a - 0.5) < 1e-12 && fabs(b - 0.375) < 1e-12 && p.n == 0);
+}
+
+GP_TEST(gpupacking_levels)
+{
+    gp_dev_ctx ctx = { 0 };
+    gp_dev_node empty8 = node(96000, 8192, 8, 0), empty2 = node(96000, 8192, 2, 0);
+    gp_dev_node used = node(96000, 8192, 2, 0);
+    gp_dev_task share = task(1000, 1, 1, 400), whole = task(1000, 1, 1, 1000);
+    gp_dev_pick p;
+
+    GP_CHECK_INT(gp_dev_score_gpupacking(&ctx, &empty8, &share, &p), 25);
+    GP_CHECK_INT(gp_dev_score_gpupacking(&ctx, &empty2, &share, &p), 31);
+    used.gpu_free[0] = 600;
+    GP_CHECK_INT(gp_dev_score_gpupacking(&ctx, &used, &share, &p), 94); /* 100 - 60 / 10 */
+    GP_CHECK(p.gpu[0] == 0);
+    GP_CHECK_INT(gp_dev_score_gpupacking(&ctx, &used, &whole, &p), 49); /* one free GPU used */
+    GP_CHECK(p.gpu[0] == 1);
+    gp_dev_task cpu = { .cpu_milli = 1 };
+    GP_CHECK_INT(gp_dev_score_gpupacking(&ctx, &used, &cpu, &p), 0);
+}
+
+GP_TEST(bestfit_and_dotprod_values)
+{
+    gp_dev_ctx ctx = { 0 };
+    gp_dev_node n = node(64000, 8192, 2, 0);
+    gp_dev_task t = task(32000, 1, 1, 1000);
+    gp_dev_pick p;
+
+    /* 1 - 0.5 x 32000/128000 - 0.5 x 1000/8000 = 0.8125 */
+    GP_CHECK_INT(gp_dev_score_bestfit(&ctx, &n, &t, &p), 81);
+    /* 1 - (0.5 x 0.25 + 0.25 x 0.125) / 2 = 0.921875 */
+    GP_CHECK_INT(gp_dev_score_dotprod(&ctx, &n, &t, &p), 92);
+    GP_CHECK(p.n == 1 && p.gpu[0] == 0);
+}
+
+GP_TEST(every_scorer_rejects_infeasible)
+{
+    size_t k;
+    const gp_dev_scorer *all = gp_dev_scorers(&k);
+    gp_dev_shape sh;
+    gp_dev_mix mix = one_shape(&sh, task(1000, 0, 1, 1000));
+    gp_dev_ctx ctx = { .mix = &mix, .salt = 1 };
+    gp_dev_node n = node(1000, 1024, 1, 0);
+    gp_dev_task t = task(2000, 1, 1, 1000);
+    gp_dev_pick p;
+
+    GP_CHECK_INT(k, 6);
+    for (size_t i = 0; i < k; i++) {
+        GP_CHECK(all[i].score(&ctx, &n, &t, &p) <= GP_DEV_INFEASIBLE);
+        GP_CHECK(gp_dev_scorer_find(all[i].name) == &all[i]);
+    }
+    GP_CHECK_STR(all[0].name, "gpupack");
+    GP_CHECK(gp_dev_scorer_find("nope") == NULL);
+}
+
+GP_TEST(random_is_a_function_of_the_salt)
+{
+    gp_dev_ctx c1 = { .salt = 1 }, c2 = { .salt = 2 };
+    gp_dev_node n = node(8000, 8192, 8, 0);
+    gp_dev_task t = task(1, 1, 1, 100);
+    gp_dev_pick p1, p2;
+    int differ = 0;
+
+    for (uint32_t id = 0; id < 32; id++) {
+        n.id = id;
+        double a = gp_dev_score_random(&c1, &n, &t, &p1);
+        GP_CHECK(a == gp_dev_score_random(&c1, &n, &t, &p2) && p1.gpu[0] == p2.gpu[0]);
+        differ += a != gp_dev_score_random(&c2, &n, &t, &p2);
+        GP_CHECK(p1.n == 1 && p1.gpu[0] >= 0 && p1.gpu[0] < 8);
+    }
+    GP_CHECK(differ > 0);
+}
+
+GP_TEST(prng_is_deterministic)
+{
+    gp_dev_rng a, b, c;
+    int same = 1, diff = 0;
+
+    gp_dev_rng_seed(&a, 42);
+    gp_dev_rng_seed(&b, 42);
+    gp_dev_rng_seed(&c, 43);
+    for (int i = 0; i < 100; i++) {
+        uint64_t x = gp_dev_rng_next(&a);
+        same &= x == gp_dev_rng_next(&b);
+        diff += x != gp_dev_rng_next(&c);
+    }
+    GP_CHECK(same && diff > 90);
+    uint64_t st = 0;
+    GP_CHECK(gp_dev_splitmix64(&st) == 0xe220a8397b1dcdafULL); /* splitmix64's reference output */
+    for (int i = 0; i < 1000; i++)
+        GP_CHECK(gp_dev_rng_below(&a, 7) < 7);
+}
+
+GP_MAIN(GP_CASE(fits_cpu_memory_and_cpu_only), GP_CASE(fits_share_needs_one_gpu_with_enough_free),
+        GP_CASE(fits_multi_gpu_needs_fully_free_gpus), GP_CASE(fits_model_constraint),
+        GP_CASE(task_valid_shapes), GP_CASE(pick_bestfit_share_takes_least_free_fitting_gpu),
+        GP_CASE(pick_bestfit_whole_takes_lowest_free_gpus), GP_CASE(apply_and_remove_round_trip),
+        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(frag_worked_example),
+        GP_CASE(fgd_scores_and_picks_gpu),
+        GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupacking_levels),
+        GP_CASE(bestfit_and_dotprod_values), GP_CASE(every_scorer_rejects_infeasible),
+        GP_CASE(random_is_a_function_of_the_salt), GP_CASE(prng_is_deterministic))
