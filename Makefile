@@ -26,10 +26,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
 .SECONDARY:
-all: deps-check $(PROGS) $(UNIT_BIN)
+all: deps-check $(PROGS) $(BIN)/gpupack-sim $(UNIT_BIN)
 
 help:
-	@echo "make            build bin/gpupack-webhook, bin/gpupack-extender, bin/gpupack-certs, tests"
+	@echo "make            build bin/gpupack-webhook, bin/gpupack-extender, bin/gpupack-certs, bin/gpupack-sim, tests"
 	@echo "make run        install missing packages (as root), build, make dev certificates, serve"
 	@echo "                the webhook on https://127.0.0.1:8443 and the extender on"
 	@echo "                http://127.0.0.1:8888 until Ctrl-C"
@@ -40,6 +40,8 @@ help:
 	@echo "make deps       install missing build and test packages with apt-get (root only)"
 	@echo "make lint       cppcheck over lib/ and the programs"
 	@echo "make bench      both daemons on loopback with wrk and h2load (docs/benchmarks.md)"
+	@echo "make sim        bin/gpupack-sim on the Alibaba trace, seed 42, every scorer (docs/simulation.md)"
+	@echo "make sim-full   every trace variant x every scorer x seeds 42-51"
 	@echo "make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 300) with ASan+UBSan"
 	@echo "make image      the container image (Dockerfile) with docker or podman, when present;"
 	@echo "                IMAGE=name:tag (default ghcr.io/gpupack/gpupack:VERSION)"
@@ -82,6 +84,19 @@ $(BIN)/gpupack-extender: $(BUILD)/extender/main.o $(LIBA)
 $(BIN)/gpupack-certs: $(BUILD)/certs/main.o $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+# The scheduling simulator (docs/simulation.md); lib/gpudev.c needs libm.
+$(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(BUILD)/sim/load.o $(BUILD)/sim/run.o $(LIBA)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lm -o $@
+$(BUILD)/tests/test_gpudev: LDLIBS += -lm
+GP_SHARED ?= ../shared
+SIM_TRACE ?= $(GP_SHARED)/traces/alibaba-gpu-v2023
+.PHONY: sim sim-full
+sim: $(BIN)/gpupack-sim
+	$(BIN)/gpupack-sim --nodes $(SIM_TRACE)/openb_node_list_gpu_node.csv \
+	  --pods $(SIM_TRACE)/openb_pod_list_default.csv --seed 42 --scorer all
+sim-full: $(BIN)/gpupack-sim
+	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/full.sh
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	@mkdir -p $(dir $@)

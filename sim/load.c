@@ -1,0 +1,526 @@
+/* gpupack-sim's input loading (sim/load.h): CSV from the trace, or Kubernetes JSON dumps. */
+#include "load.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/fileio.h"
+#include "gpupack/quantity.h"
+
+#define MAX_COLS 32
+#define MAX_LINE 4096
+
+/* ---- Small helpers ---- */
+
+/* Parses s as a decimal integer in [lo, hi] with nothing after it. */
+static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end = NULL;
+
+    if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '-'))
+        return false;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || !end || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool is_json(const char *buf)
+{
+    while (*buf && isspace((unsigned char)*buf))
+        buf++;
+    return *buf == '{' || *buf == '[';
+}
+
+/* Splits line (modified in place) at commas into cols; returns the count or -1 when too many. */
+static int split_csv(char *line, char **cols)
+{
+    int n = 0;
+
+    for (char *p = line;;) {
+        if (n == MAX_COLS)
+            return -1;
+        cols[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+typedef struct {
+    const char *path;
+    char *buf, *cur;
+    size_t line;
+    int ncols;
+    char *cols[MAX_COLS];
+} csv_reader;
+
+/* The next non-empty line, split; false at the end. Strips a trailing '\r'. */
+static bool csv_next(csv_reader *r)
+{
+    while (r->cur && *r->cur) {
+        char *line = r->cur, *nl = strchr(line, '\n');
+        r->cur = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = '\0';
+        r->line++;
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r')
+            line[--len] = '\0';
+        if (len == 0)
+            continue;
+        r->ncols = len > MAX_LINE ? -1 : split_csv(line, r->cols);
+        return true;
+    }
+    return false;
+}
+
+static int col_index(const csv_reader *r, const char *name)
+{
+    for (int i = 0; i < r->ncols; i++)
+        if (strcmp(r->cols[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Reads the header and finds the named columns (optional ones may be missing: -1). */
+static gp_status csv_header(csv_reader *r, const char *const *names, int n, int required,
+                            int *idx, gp_err *err)
+{
+    if (!csv_next(r) || r->ncols < 0) {
+        gp_err_set(err, "%s: empty file or header too long", r->path);
+        return GP_EINVAL;
+    }
+    for (int i = 0; i < n; i++) {
+        idx[i] = col_index(r, names[i]);
+        if (i < required && idx[i] < 0) {
+            gp_err_set(err, "%s:%zu: header has no column \"%s\"", r->path, r->line, names[i]);
+            return GP_EINVAL;
+        }
+    }
+    return GP_OK;
+}
+
+static const char *csv_col(const csv_reader *r, int i)
+{
+    return i >= 0 && i < r->ncols ? r->cols[i] : NULL;
+}
+
+static gp_status grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return GP_OK;
+    size_t c = *cap ? *cap * 2 : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return GP_ENOMEM;
+    *p = q;
+    *cap = c;
+    return GP_OK;
+}
+
+/* ---- Nodes ---- */
+
+typedef struct {
+    sim_input *in;
+    size_t cap, name_cap;
+} node_sink;
+
+static gp_status add_node(node_sink *s, const char *name, int64_t cpu, int64_t mem, int64_t gpus,
+                          int model, gp_err *err)
+{
+    sim_input *in = s->in;
+
+    if (in->n_nodes >= SIM_MAX_NODES) {
+        gp_err_set(err, "more than %d nodes", SIM_MAX_NODES);
+        return GP_ETOOBIG;
+    }
+    if (grow((void **)&in->nodes, &s->cap, in->n_nodes + 1, sizeof(*in->nodes)) ||
+        grow((void **)&in->node_names, &s->name_cap, in->n_nodes + 1, sizeof(*in->node_names)))
+        return GP_ENOMEM;
+    gp_dev_node_init(&in->nodes[in->n_nodes], (uint32_t)in->n_nodes, cpu, mem, (int)gpus, model);
+    snprintf(in->node_names[in->n_nodes], SIM_NAME_LEN, "%s", name);
+    in->n_nodes++;
+    return GP_OK;
+}
+
+static gp_status model_id(gp_dev_models *m, const char *name, size_t len, int *id, gp_err *err)
+{
+    *id = len ? gp_dev_models_id(m, name, len) : -1;
+    if (len && *id < 0) {
+        gp_err_set(err, "GPU model \"%.*s\": too long or more than %d models", (int)len, name,
+                   GP_DEV_MAX_MODELS);
+        return GP_EINVAL;
+    }
+    return GP_OK;
+}
+
+static gp_status nodes_csv(csv_reader *r, node_sink *s, gp_err *err)
+{
+    static const char *const names[] = { "sn", "cpu_milli", "memory_mib", "gpu", "model" };
+    int idx[5];
+    gp_status st = csv_header(r, names, 5, 4, idx, err);
+
+    while (st == GP_OK && csv_next(r)) {
+        int64_t cpu, mem, gpu;
+        const char *model = csv_col(r, idx[4]);
+        int mid = -1;
+        if (r->ncols < 0 || !csv_col(r, idx[0]) ||
+            !parse_i64(csv_col(r, idx[1]), 0, INT64_C(1) << 40, &cpu) ||
+            !parse_i64(csv_col(r, idx[2]), 0, INT64_C(1) << 40, &mem) ||
+            !parse_i64(csv_col(r, idx[3]), 0, GP_DEV_MAX_GPUS, &gpu)) {
+            gp_err_set(err, "%s:%zu: bad node row (want name, cpu_milli >= 0, memory_mib >= 0, "
+                       "gpu 0..%d, model)", r->path, r->line, GP_DEV_MAX_GPUS);
+            return GP_EINVAL;
+        }
+        st = model_id(&s->in->models, model ? model : "", model ? strlen(model) : 0, &mid, err);
+        if (st == GP_OK)
+            st = add_node(s, csv_col(r, idx[0]), cpu, mem, gpu, mid, err);
+        if (st == GP_EINVAL)
+            gp_err_prefix(err, r->path);
+    }
+    return st;
+}
+
+/* A quantity field as milli-units (CPU) or whole units; absent is 0. */
+static bool qty_field(const cJSON *obj, const char *key, bool milli, int64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    gp_qty q;
+
+    *out = 0;
+    if (!v)
+        return true;
+    if (cJSON_IsNumber(v)) {
+        if (v->valuedouble < 0 || v->valuedouble > 1e15)
+            return false;
+        *out = (int64_t)(milli ? v->valuedouble * 1000 : v->valuedouble);
+        return true;
+    }
+    if (!cJSON_IsString(v) || gp_qty_parse_str(v->valuestring, &q, NULL) != GP_OK)
+        return false;
+    *out = milli ? gp_qty_ceil_milli(q) : gp_qty_ceil_units(q);
+    return *out >= 0;
+}
+
+static const cJSON *json_path(const cJSON *o, const char *a, const char *b)
+{
+    o = cJSON_GetObjectItemCaseSensitive(o, a);
+    return b ? cJSON_GetObjectItemCaseSensitive(o, b) : o;
+}
+
+static const cJSON *json_items(const cJSON *root)
+{
+    return cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "items");
+}
+
+#define MIB (INT64_C(1) << 20)
+
+static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
+{
+    const cJSON *alloc = json_path(item, "status", "allocatable");
+    const cJSON *name = json_path(item, "metadata", "name");
+    const cJSON *labels = json_path(item, "metadata", "labels");
+    const cJSON *product = cJSON_GetObjectItemCaseSensitive(labels, "nvidia.com/gpu.product");
+    int64_t cpu, mem, gpu;
+    int mid = -1;
+
+    if (!cJSON_IsString(name) || !cJSON_IsObject(alloc) || !qty_field(alloc, "cpu", true, &cpu) ||
+        !qty_field(alloc, "memory", false, &mem) ||
+        !qty_field(alloc, "nvidia.com/gpu", false, &gpu) || gpu > GP_DEV_MAX_GPUS) {
+        gp_err_set(err, "items[%d]: want metadata.name and status.allocatable cpu, memory and "
+                   "nvidia.com/gpu (0..%d)", i, GP_DEV_MAX_GPUS);
+        return GP_EINVAL;
+    }
+    if (cJSON_IsString(product) &&
+        model_id(&s->in->models, product->valuestring, strlen(product->valuestring), &mid, err))
+        return GP_EINVAL;
+    return add_node(s, name->valuestring, cpu, mem / MIB, gpu, mid, err);
+}
+
+static gp_status parse_json(const char *path, const char *buf, size_t len, cJSON **root,
+                            gp_err *err)
+{
+    /* The length includes the NUL: cJSON wants to see it when require_null_terminated. */
+    *root = cJSON_ParseWithLengthOpts(buf, len + 1, NULL, 1);
+    if (!*root || !cJSON_IsArray(json_items(*root))) {
+        gp_err_set(err, "%s: not a JSON list (want a List with \"items\")", path);
+        cJSON_Delete(*root);
+        *root = NULL;
+        return GP_EINVAL;
+    }
+    return GP_OK;
+}
+
+static gp_status nodes_json(const char *path, const char *buf, size_t len, node_sink *s,
+                            gp_err *err)
+{
+    cJSON *root;
+    gp_status st = parse_json(path, buf, len, &root, err);
+    int i = 0;
+    const cJSON *item;
+
+    if (st)
+        return st;
+    cJSON_ArrayForEach(item, json_items(root))
+    {
+        if ((st = node_json(s, item, i++, err)) != GP_OK) {
+            gp_err_prefix(err, path);
+            break;
+        }
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    node_sink s = { .in = in, .cap = in->n_nodes, .name_cap = in->n_nodes };
+    gp_status st = gp_file_read(path, SIM_MAX_FILE_BYTES, &buf, &len, err);
+
+    if (st)
+        return st;
+    if (is_json(buf)) {
+        st = nodes_json(path, buf, len, &s, err);
+    } else {
+        csv_reader r = { .path = path, .buf = buf, .cur = buf };
+        st = nodes_csv(&r, &s, err);
+    }
+    free(buf);
+    if (st == GP_OK && in->n_nodes == 0) {
+        gp_err_set(err, "%s: no nodes", path);
+        st = GP_EINVAL;
+    }
+    return st;
+}
+
+/* ---- Tasks ---- */
+
+typedef struct {
+    sim_input *in;
+    size_t cap, bound_cap;
+} task_sink;
+
+static gp_status add_task(task_sink *s, const gp_dev_task *t, size_t bound_to, gp_err *err)
+{
+    sim_input *in = s->in;
+
+    if (in->n_tasks + in->n_bound >= SIM_MAX_TASKS) {
+        gp_err_set(err, "more than %d tasks", SIM_MAX_TASKS);
+        return GP_ETOOBIG;
+    }
+    if (bound_to == SIZE_MAX) {
+        if (grow((void **)&in->tasks, &s->cap, in->n_tasks + 1, sizeof(*in->tasks)))
+            return GP_ENOMEM;
+        in->tasks[in->n_tasks++] = *t;
+        return GP_OK;
+    }
+    size_t c = s->bound_cap;
+    if (grow((void **)&in->bound, &s->bound_cap, in->n_bound + 1, sizeof(*in->bound)) ||
+        grow((void **)&in->bound_node, &c, in->n_bound + 1, sizeof(*in->bound_node)))
+        return GP_ENOMEM;
+    in->bound[in->n_bound] = *t;
+    in->bound_node[in->n_bound++] = bound_to;
+    return GP_OK;
+}
+
+/* The allowed-models mask of a '|'-separated list ("" is any). */
+static gp_status models_mask(gp_dev_models *m, const char *spec, uint32_t *mask, gp_err *err)
+{
+    *mask = 0;
+    while (spec && *spec) {
+        const char *bar = strchr(spec, '|');
+        size_t len = bar ? (size_t)(bar - spec) : strlen(spec);
+        int id;
+        if (len && model_id(m, spec, len, &id, err))
+            return GP_EINVAL;
+        if (len)
+            *mask |= 1u << id;
+        spec = bar ? bar + 1 : NULL;
+    }
+    return GP_OK;
+}
+
+static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
+{
+    static const char *const names[] = { "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
+                                         "gpu_spec" };
+    int idx[6];
+    gp_status st = csv_header(r, names, 6, 5, idx, err);
+
+    while (st == GP_OK && csv_next(r)) {
+        gp_dev_task t = { 0 };
+        int64_t ng, gm;
+        gp_err why = { { 0 } };
+        if (r->ncols < 0 || !csv_col(r, idx[0]) ||
+            !parse_i64(csv_col(r, idx[1]), 0, INT64_C(1) << 40, &t.cpu_milli) ||
+            !parse_i64(csv_col(r, idx[2]), 0, INT64_C(1) << 40, &t.mem_mib) ||
+            !parse_i64(csv_col(r, idx[3]), 0, GP_DEV_MAX_GPUS, &ng) ||
+            !parse_i64(csv_col(r, idx[4]), 0, GP_DEV_MILLI, &gm)) {
+            gp_err_set(err, "%s:%zu: bad task row (want name, cpu_milli, memory_mib, num_gpu 0..%d, "
+                       "gpu_milli 0..1000)", r->path, r->line, GP_DEV_MAX_GPUS);
+            return GP_EINVAL;
+        }
+        t.num_gpu = (int)ng;
+        t.gpu_milli = (int)gm;
+        if (!gp_dev_task_valid(&t, &why)) {
+            gp_err_set(err, "%s:%zu: %s", r->path, r->line, why.msg);
+            return GP_EINVAL;
+        }
+        if (models_mask(&s->in->models, csv_col(r, idx[5]), &t.models, err)) {
+            gp_err_prefix(err, r->path);
+            return GP_EINVAL;
+        }
+        st = add_task(s, &t, SIZE_MAX, err);
+    }
+    return st;
+}
+
+/* Sums the requests (limits where a request is absent) of a pod's containers. */
+static bool pod_requests(const cJSON *spec, int64_t *cpu, int64_t *mem, int64_t *gpu)
+{
+    const cJSON *c;
+
+    *cpu = *mem = *gpu = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(spec, "containers"))
+    {
+        const cJSON *res = cJSON_GetObjectItemCaseSensitive(c, "resources");
+        const cJSON *rq = cJSON_GetObjectItemCaseSensitive(res, "requests");
+        const cJSON *lim = cJSON_GetObjectItemCaseSensitive(res, "limits");
+        int64_t a, b, g;
+        if (!qty_field(cJSON_GetObjectItemCaseSensitive(rq, "cpu") ? rq : lim, "cpu", true, &a) ||
+            !qty_field(cJSON_GetObjectItemCaseSensitive(rq, "memory") ? rq : lim, "memory", false, &b) ||
+            !qty_field(cJSON_GetObjectItemCaseSensitive(rq, "nvidia.com/gpu") ? rq : lim,
+                       "nvidia.com/gpu", false, &g))
+            return false;
+        *cpu += a;
+        *mem += b;
+        *gpu += g;
+    }
+    return true;
+}
+
+static size_t node_by_name(const sim_input *in, const char *name)
+{
+    for (size_t i = 0; i < in->n_nodes; i++)
+        if (strcmp(in->node_names[i], name) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Pods that are finished use nothing. */
+static bool pod_done(const cJSON *pod)
+{
+    const cJSON *phase = json_path(pod, "status", "phase");
+    return cJSON_IsString(phase) &&
+           (!strcmp(phase->valuestring, "Succeeded") || !strcmp(phase->valuestring, "Failed"));
+}
+
+static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
+    const cJSON *ann = json_path(pod, "metadata", "annotations");
+    const cJSON *milli = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-milli");
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-models");
+    const cJSON *product = json_path(spec, "nodeSelector", "nvidia.com/gpu.product");
+    const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
+    gp_dev_task t = { 0 };
+    int64_t gpu, share = 0;
+    gp_err why = { { 0 } };
+
+    if (pod_done(pod))
+        return GP_OK;
+    if (!cJSON_IsObject(spec) || !pod_requests(spec, &t.cpu_milli, &t.mem_mib, &gpu) ||
+        gpu > GP_DEV_MAX_GPUS ||
+        (milli && (!cJSON_IsString(milli) || !parse_i64(milli->valuestring, 1, GP_DEV_MILLI, &share)))) {
+        gp_err_set(err, "items[%d]: bad pod (want spec.containers[].resources with cpu, memory, "
+                   "nvidia.com/gpu 0..%d; annotation gpupack.io/gpu-milli 1..1000)", i,
+                   GP_DEV_MAX_GPUS);
+        return GP_EINVAL;
+    }
+    t.mem_mib = (t.mem_mib + MIB - 1) / MIB;
+    t.num_gpu = share ? 1 : (int)gpu;
+    t.gpu_milli = share ? (int)share : gpu ? GP_DEV_MILLI : 0;
+    if (!gp_dev_task_valid(&t, &why)) {
+        gp_err_set(err, "items[%d]: %s", i, why.msg);
+        return GP_EINVAL;
+    }
+    const char *spec_models = cJSON_IsString(models) ? models->valuestring
+                              : cJSON_IsString(product) ? product->valuestring : NULL;
+    if (models_mask(&s->in->models, spec_models, &t.models, err))
+        return GP_EINVAL;
+    size_t at = SIZE_MAX;
+    if (cJSON_IsString(node) && node->valuestring[0]) {
+        at = node_by_name(s->in, node->valuestring);
+        if (at == SIZE_MAX)
+            return GP_OK; /* bound to a node outside the simulated cluster */
+    }
+    return add_task(s, &t, at, err);
+}
+
+static gp_status tasks_json(const char *path, const char *buf, size_t len, task_sink *s,
+                            gp_err *err)
+{
+    cJSON *root;
+    gp_status st = parse_json(path, buf, len, &root, err);
+    int i = 0;
+    const cJSON *item;
+
+    if (st)
+        return st;
+    cJSON_ArrayForEach(item, json_items(root))
+    {
+        if ((st = pod_json(s, item, i++, err)) != GP_OK) {
+            gp_err_prefix(err, path);
+            break;
+        }
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    task_sink s = { .in = in, .cap = in->n_tasks, .bound_cap = in->n_bound };
+    gp_status st = gp_file_read(path, SIM_MAX_FILE_BYTES, &buf, &len, err);
+
+    if (st)
+        return st;
+    if (is_json(buf)) {
+        st = tasks_json(path, buf, len, &s, err);
+    } else {
+        csv_reader r = { .path = path, .buf = buf, .cur = buf };
+        st = tasks_csv(&r, &s, err);
+    }
+    free(buf);
+    if (st == GP_OK && in->n_tasks == 0) {
+        gp_err_set(err, "%s: no tasks to place", path);
+        st = GP_EINVAL;
+    }
+    return st;
+}
+
+void sim_input_free(sim_input *in)
+{
+    free(in->nodes);
+    free(in->node_names);
+    free(in->tasks);
+    free(in->bound);
+    free(in->bound_node);
+    memset(in, 0, sizeof(*in));
+}

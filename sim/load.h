@@ -1,0 +1,40 @@
+/* gpupack-sim's inputs: a node list and a task list, from the Alibaba trace's CSV files or from
+ * `kubectl get nodes -o json` / `kubectl get pods -A -o json` dumps (docs/simulation.md). The
+ * format is detected from the content: JSON starts with '{' or '['. */
+#ifndef GPUPACK_SIM_LOAD_H
+#define GPUPACK_SIM_LOAD_H
+
+#include <stddef.h>
+
+#include "gpupack/gpudev.h"
+#include "gpupack/status.h"
+
+/* Limits on untrusted input. */
+#define SIM_MAX_FILE_BYTES (512u << 20)
+#define SIM_MAX_NODES 200000
+#define SIM_MAX_TASKS 20000000
+#define SIM_NAME_LEN 64
+
+typedef struct {
+    gp_dev_models models;
+    gp_dev_node *nodes;
+    char (*node_names)[SIM_NAME_LEN];
+    size_t n_nodes;
+    gp_dev_task *tasks; /* the tasks to place, in file order */
+    size_t n_tasks;
+    /* Pods of a JSON dump already bound to a node (spec.nodeName): placed before the run. */
+    gp_dev_task *bound;
+    size_t *bound_node;
+    size_t n_bound;
+} sim_input;
+
+/* Reads the node list at path into in (nodes, node_names, models). Errors name file:line (CSV)
+ * or the JSON item; the caller frees with sim_input_free(). */
+gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err) GP_WUR;
+
+/* Reads the task list at path (after the nodes: JSON pods may name them). */
+gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err) GP_WUR;
+
+void sim_input_free(sim_input *in);
+
+#endif

@@ -1,0 +1,532 @@
+/* gpupack-sim: replays a workload (the Alibaba GPU trace, or Kubernetes dumps) on a cluster one
+ * task at a time with each scorer of lib/gpudev.c, and reports how well the cluster is packed
+ * (docs/simulation.md). Wiring only: flags, loading, a thread pool over (scorer, seed) runs,
+ * output. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/fileio.h"
+#include "gpupack/gpudev.h"
+#include "load.h"
+#include "run.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0.0.0"
+#endif
+
+#define MAX_SEEDS 1000
+#define MAX_SCORERS 16
+#define MAX_JOBS 256
+
+static const char usage[] =
+    "usage: gpupack-sim --nodes FILE --pods FILE [--seed N ...] [--seeds A-B] [--inflate X]\n"
+    "                   [--scorer NAME ...] [--json] [--ties first|random] [--jobs N]\n"
+    "                   [--label TEXT]\n"
+    "       gpupack-sim --summarize FILE...   (a markdown table from --json output)\n"
+    "  --nodes FILE     node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or\n"
+    "                   `kubectl get nodes -o json`\n"
+    "  --pods FILE      tasks: the trace's CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+    "                   [,gpu_spec]) or `kubectl get pods -A -o json` (pods with spec.nodeName\n"
+    "                   are placed first, as they are)\n"
+    "  --seed N         a seed (repeatable; default 42); --seeds A-B a range\n"
+    "  --inflate X      resample the tasks to X times the GPU capacity (default 1.3; 0: as is)\n"
+    "  --scorer NAME    gpupack (default), random, dotprod, gpupacking, bestfit, fgd, or all\n"
+    "                   (repeatable)\n"
+    "  --json           one JSON object per scorer and seed instead of a table\n"
+    "  --ties MODE      first: the first best node in a seeded node permutation (default);\n"
+    "                   random: a uniformly random one of the best\n"
+    "  --jobs N         runs in parallel (default: the online CPUs)\n"
+    "  --label TEXT     a \"label\" field in each JSON line (e.g. the trace variant)\n";
+
+typedef struct {
+    const char *nodes_path, *pods_path, *label;
+    uint64_t seeds[MAX_SEEDS];
+    size_t n_seeds;
+    const gp_dev_scorer *scorers[MAX_SCORERS];
+    size_t n_scorers;
+    double inflate;
+    bool json, ties_random;
+    long jobs;
+} options;
+
+__attribute__((format(printf, 1, 2))) static int die_usage(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "gpupack-sim: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n%s", usage);
+    return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end = NULL;
+
+    if (!s || !*s || *s == '-' || *s == '+')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || !end || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int add_seed(options *o, uint64_t s)
+{
+    if (o->n_seeds >= MAX_SEEDS)
+        return die_usage("more than %s seeds", "1000");
+    o->seeds[o->n_seeds++] = s;
+    return 0;
+}
+
+static int add_seed_range(options *o, const char *arg)
+{
+    char buf[64];
+    uint64_t a, b;
+
+    snprintf(buf, sizeof(buf), "%s", arg);
+    char *dash = strchr(buf, '-');
+    if (!dash)
+        return die_usage("--seeds wants A-B, not \"%s\"", arg);
+    *dash = '\0';
+    if (!parse_u64(buf, UINT32_MAX, &a) || !parse_u64(dash + 1, UINT32_MAX, &b) || b < a ||
+        b - a >= MAX_SEEDS)
+        return die_usage("--seeds wants A-B with A <= B, at most 1000 seeds, not \"%s\"", arg);
+    for (uint64_t s = a; s <= b; s++)
+        if (add_seed(o, s))
+            return 2;
+    return 0;
+}
+
+static int add_scorer(options *o, const char *name)
+{
+    if (strcmp(name, "all") == 0) {
+        size_t n;
+        const gp_dev_scorer *all = gp_dev_scorers(&n);
+        for (size_t i = 0; i < n; i++)
+            if (add_scorer(o, all[i].name))
+                return 2;
+        return 0;
+    }
+    const gp_dev_scorer *s = gp_dev_scorer_find(name);
+    if (!s)
+        return die_usage("unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
+                         "fgd, all)", name);
+    for (size_t i = 0; i < o->n_scorers; i++)
+        if (o->scorers[i] == s)
+            return 0;
+    if (o->n_scorers >= MAX_SCORERS)
+        return die_usage("too many scorers%s", "");
+    o->scorers[o->n_scorers++] = s;
+    return 0;
+}
+
+/* One flag with its value; returns 0, 2 on a usage error, or -1 when flag is not known. */
+static int parse_flag(options *o, const char *flag, const char *val)
+{
+    uint64_t u;
+
+    if (!val)
+        return die_usage("%s needs a value", flag);
+    if (!strcmp(flag, "--nodes"))
+        o->nodes_path = val;
+    else if (!strcmp(flag, "--pods"))
+        o->pods_path = val;
+    else if (!strcmp(flag, "--label")) {
+        if (strlen(val) > 60 || strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789._-") != strlen(val))
+            return die_usage("--label wants at most 60 of [A-Za-z0-9._-], not \"%s\"", val);
+        o->label = val;
+    } else if (!strcmp(flag, "--seed"))
+        return parse_u64(val, UINT64_MAX, &u) ? add_seed(o, u) : die_usage("bad --seed \"%s\"", val);
+    else if (!strcmp(flag, "--seeds"))
+        return add_seed_range(o, val);
+    else if (!strcmp(flag, "--scorer"))
+        return add_scorer(o, val);
+    else if (!strcmp(flag, "--jobs")) {
+        if (!parse_u64(val, MAX_JOBS, &u) || u == 0)
+            return die_usage("--jobs wants 1..256, not \"%s\"", val);
+        o->jobs = (long)u;
+    } else if (!strcmp(flag, "--ties")) {
+        if (strcmp(val, "first") && strcmp(val, "random"))
+            return die_usage("--ties wants first or random, not \"%s\"", val);
+        o->ties_random = !strcmp(val, "random");
+    } else if (!strcmp(flag, "--inflate")) {
+        char *end = NULL;
+        errno = 0;
+        o->inflate = strtod(val, &end);
+        if (errno || !end || *end || !(o->inflate >= 0 && o->inflate <= 100))
+            return die_usage("--inflate wants a number in 0..100, not \"%s\"", val);
+    } else
+        return -1;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    o->inflate = 1.3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--json")) {
+            o->json = true;
+            continue;
+        }
+        int rc = parse_flag(o, a, i + 1 < argc ? argv[i + 1] : NULL);
+        if (rc < 0)
+            return die_usage("unknown argument \"%s\"", a);
+        if (rc)
+            return rc;
+        i++;
+    }
+    if (!o->nodes_path || !o->pods_path)
+        return die_usage("%s", "--nodes and --pods are required");
+    if (o->n_seeds == 0)
+        o->seeds[o->n_seeds++] = 42;
+    if (o->n_scorers == 0)
+        o->scorers[o->n_scorers++] = gp_dev_scorer_find("gpupack");
+    if (o->jobs == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        o->jobs = n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : n;
+    }
+    return 0;
+}
+
+/* ---- Runs in parallel ---- */
+
+typedef struct {
+    const gp_dev_scorer *scorer;
+    uint64_t seed;
+    sim_result res;
+    gp_status st;
+    gp_err err;
+} job;
+
+typedef struct {
+    pthread_mutex_t mu;
+    size_t next, n;
+    job *jobs;
+    const sim_cfg *base;
+} pool;
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            return NULL;
+        job *j = &p->jobs[i];
+        sim_cfg cfg = *p->base;
+        cfg.scorer = j->scorer;
+        cfg.seed = j->seed;
+        j->st = sim_run(&cfg, &j->res, &j->err);
+    }
+}
+
+static gp_status run_all(const sim_cfg *base, job *jobs, size_t n, long threads)
+{
+    pool p = { .next = 0, .n = n, .jobs = jobs, .base = base };
+    pthread_t tid[MAX_JOBS];
+    long started = 0;
+
+    pthread_mutex_init(&p.mu, NULL);
+    for (long i = 0; i < threads && (size_t)i < n; i++)
+        if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+            started++;
+    if (started == 0)
+        worker(&p);
+    for (long i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&p.mu);
+    for (size_t i = 0; i < n; i++)
+        if (jobs[i].st)
+            return jobs[i].st;
+    return GP_OK;
+}
+
+/* ---- Output ---- */
+
+static void print_json(const options *o, const sim_input *in, const job *j)
+{
+    const sim_result *r = &j->res;
+    int64_t gpus = 0;
+
+    for (size_t i = 0; i < in->n_nodes; i++)
+        gpus += in->nodes[i].ngpu;
+    printf("{\"scorer\":\"%s\",\"seed\":%llu,", j->scorer->name, (unsigned long long)j->seed);
+    if (o->label)
+        printf("\"label\":\"%s\",", o->label);
+    printf("\"nodes\":%zu,\"gpus\":%lld,\"tasks\":%zu,\"inflate\":%g,\"ties\":\"%s\","
+           "\"unallocated_gpu_pct_at_100\":%.4f,\"reached_100\":%s,"
+           "\"fragmentation_pct_at_100\":%.4f,\"unallocated_gpu_pct_end\":%.4f,"
+           "\"arrived_tasks_at_100\":%zu,\"failed_pods\":%zu,\"failed_pods_all\":%zu,"
+           "\"failed_by_shape\":{",
+           in->n_nodes, (long long)gpus, r->tasks, o->inflate, o->ties_random ? "random" : "first",
+           r->unalloc_at_100, r->reached_100 ? "true" : "false", r->frag_at_100, r->unalloc_end,
+           r->arrived_at_100, r->failed_at_100, r->failed_all);
+    for (int c = 0; c < SIM_CLASSES; c++)
+        printf("%s\"%s\":%zu", c ? "," : "", sim_class_names[c], r->failed_class[c]);
+    printf("},\"node_scores\":%llu,\"us_per_node_scored\":%.4f,\"seconds\":%.3f,\"curve\":[",
+           (unsigned long long)r->node_scores, r->us_per_node, r->seconds);
+    for (int k = 0; k < r->curve_n; k++)
+        printf("%s%.3f", k ? "," : "", r->curve[k]);
+    printf("]}\n");
+}
+
+typedef struct {
+    double sum, sq;
+    size_t n;
+} stat;
+
+static void stat_add(stat *s, double v)
+{
+    s->sum += v;
+    s->sq += v * v;
+    s->n++;
+}
+
+static double stat_mean(const stat *s)
+{
+    return s->n ? s->sum / (double)s->n : NAN;
+}
+
+/* The sample standard deviation (0 for one value). */
+static double stat_sd(const stat *s)
+{
+    if (s->n < 2)
+        return 0;
+    double m = stat_mean(s), v = (s->sq - (double)s->n * m * m) / (double)(s->n - 1);
+    return v > 0 ? sqrt(v) : 0;
+}
+
+static void print_table(const options *o, const sim_input *in, const job *jobs)
+{
+    int64_t gpus = 0;
+
+    for (size_t i = 0; i < in->n_nodes; i++)
+        gpus += in->nodes[i].ngpu;
+    printf("%zu nodes (%lld GPUs), %zu tasks, inflate %g, %zu seed(s), ties %s\n", in->n_nodes,
+           (long long)gpus, in->n_tasks, o->inflate, o->n_seeds,
+           o->ties_random ? "random" : "first");
+    printf("%-11s %-18s %-16s %-16s %9s %9s\n", "scorer", "unalloc% @100", "frag% @100",
+           "failed @100", "seconds", "us/node");
+    for (size_t s = 0; s < o->n_scorers; s++) {
+        stat u = { 0 }, f = { 0 }, fl = { 0 }, sec = { 0 }, us = { 0 };
+        for (size_t k = 0; k < o->n_seeds; k++) {
+            const sim_result *r = &jobs[s * o->n_seeds + k].res;
+            stat_add(&u, r->unalloc_at_100);
+            stat_add(&f, r->frag_at_100);
+            stat_add(&fl, (double)r->failed_at_100);
+            stat_add(&sec, r->seconds);
+            stat_add(&us, r->us_per_node);
+        }
+        printf("%-11s %6.2f +- %-8.2f %6.2f +- %-6.2f %6.0f +- %-6.0f %9.2f %9.3f\n",
+               o->scorers[s]->name, stat_mean(&u), stat_sd(&u), stat_mean(&f), stat_sd(&f),
+               stat_mean(&fl), stat_sd(&fl), stat_mean(&sec), stat_mean(&us));
+    }
+}
+
+/* ---- --summarize: a markdown table (rows: labels, columns: scorers) from JSON lines ---- */
+
+#define SUM_MAX_LABELS 64
+#define SUM_LABEL_LEN 64
+
+typedef struct {
+    char labels[SUM_MAX_LABELS][SUM_LABEL_LEN];
+    size_t n_labels;
+    stat cell[SUM_MAX_LABELS][MAX_SCORERS];
+    stat us[MAX_SCORERS];
+} summary;
+
+static int scorer_index(const char *name)
+{
+    size_t n;
+    const gp_dev_scorer *all = gp_dev_scorers(&n);
+
+    for (size_t i = 0; i < n; i++)
+        if (name && !strcmp(all[i].name, name))
+            return (int)i;
+    return -1;
+}
+
+static long label_index(summary *s, const char *label)
+{
+    for (size_t i = 0; i < s->n_labels; i++)
+        if (!strcmp(s->labels[i], label))
+            return (long)i;
+    if (s->n_labels >= SUM_MAX_LABELS)
+        return -1;
+    snprintf(s->labels[s->n_labels], SUM_LABEL_LEN, "%s", label);
+    return (long)s->n_labels++;
+}
+
+static int summarize_line(summary *s, const char *line, size_t len, const char *path, size_t ln)
+{
+    cJSON *o = cJSON_ParseWithLengthOpts(line, len, NULL, 0);
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scorer");
+    const cJSON *lb = cJSON_GetObjectItemCaseSensitive(o, "label");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "unallocated_gpu_pct_at_100");
+    const cJSON *us = cJSON_GetObjectItemCaseSensitive(o, "us_per_node_scored");
+    int si = scorer_index(cJSON_IsString(sc) ? sc->valuestring : NULL);
+    long li = label_index(s, cJSON_IsString(lb) ? lb->valuestring : "-");
+
+    if (!o || si < 0 || li < 0 || !cJSON_IsNumber(u)) {
+        fprintf(stderr, "gpupack-sim: %s:%zu: not a gpupack-sim --json line\n", path, ln);
+        cJSON_Delete(o);
+        return 2;
+    }
+    stat_add(&s->cell[li][si], u->valuedouble);
+    if (cJSON_IsNumber(us))
+        stat_add(&s->us[si], us->valuedouble);
+    cJSON_Delete(o);
+    return 0;
+}
+
+static void summary_print(const summary *s)
+{
+    size_t n;
+    const gp_dev_scorer *all = gp_dev_scorers(&n);
+
+    printf("| trace |");
+    for (size_t i = 0; i < n; i++)
+        printf(" %s |", all[i].name);
+    printf("\n|---|");
+    for (size_t i = 0; i < n; i++)
+        printf("---|");
+    printf("\n");
+    for (size_t l = 0; l < s->n_labels; l++) {
+        printf("| %s |", s->labels[l]);
+        for (size_t i = 0; i < n; i++)
+            if (s->cell[l][i].n)
+                printf(" %.2f ± %.2f |", stat_mean(&s->cell[l][i]), stat_sd(&s->cell[l][i]));
+            else
+                printf(" - |");
+        printf("\n");
+    }
+    printf("| µs per node scored |");
+    for (size_t i = 0; i < n; i++)
+        printf(s->us[i].n ? " %.2f |" : " - |", stat_mean(&s->us[i]));
+    printf("\n");
+}
+
+static int summarize(int argc, char **argv)
+{
+    summary *s = calloc(1, sizeof(*s));
+    int rc = 0;
+
+    if (!s)
+        return 1;
+    for (int i = 0; i < argc && rc == 0; i++) {
+        char *buf = NULL;
+        size_t len = 0, ln = 0;
+        gp_err err = { { 0 } };
+        if (gp_file_read(argv[i], SIM_MAX_FILE_BYTES, &buf, &len, &err)) {
+            fprintf(stderr, "gpupack-sim: %s\n", err.msg);
+            rc = 2;
+            break;
+        }
+        for (char *p = buf; rc == 0 && p && *p;) {
+            char *nl = strchr(p, '\n');
+            size_t l = nl ? (size_t)(nl - p) : strlen(p);
+            ln++;
+            if (l)
+                rc = summarize_line(s, p, l, argv[i], ln);
+            p = nl ? nl + 1 : NULL;
+        }
+        free(buf);
+    }
+    if (rc == 0)
+        summary_print(s);
+    free(s);
+    return rc;
+}
+
+/* ---- main ---- */
+
+/* Applies the pods a JSON dump had already bound to nodes. */
+static int apply_bound(sim_input *in)
+{
+    for (size_t i = 0; i < in->n_bound; i++) {
+        gp_dev_node *n = &in->nodes[in->bound_node[i]];
+        gp_dev_pick pick;
+        if (!gp_dev_pick_bestfit(n, &in->bound[i], &pick) ||
+            !gp_dev_apply(n, &in->bound[i], &pick))
+            fprintf(stderr, "gpupack-sim: warning: a bound pod does not fit on node %s; "
+                    "left out\n", in->node_names[in->bound_node[i]]);
+    }
+    return 0;
+}
+
+static int load(const options *o, sim_input *in, gp_dev_mix *mix)
+{
+    gp_err err = { { 0 } };
+    gp_dev_mix_opts mo = { .popularity_pct = 95, .cpu_tasks = true };
+
+    if (sim_load_nodes(o->nodes_path, in, &err) || sim_load_tasks(o->pods_path, in, &err) ||
+        gp_dev_mix_build(in->tasks, in->n_tasks, &mo, mix, &err)) {
+        fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
+        return 2;
+    }
+    return apply_bound(in);
+}
+
+int main(int argc, char **argv)
+{
+    options o = { 0 };
+    sim_input in = { 0 };
+    gp_dev_mix mix = { 0 };
+    int rc;
+
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--version")) {
+        printf("gpupack-sim %s\n", GP_VERSION);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--summarize"))
+        return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");
+    if ((rc = parse_args(argc, argv, &o)) != 0 || (rc = load(&o, &in, &mix)) != 0) {
+        sim_input_free(&in);
+        return rc;
+    }
+    size_t n = o.n_scorers * o.n_seeds;
+    job *jobs = calloc(n, sizeof(*jobs));
+    sim_cfg base = { .nodes = in.nodes, .n_nodes = in.n_nodes, .tasks = in.tasks,
+                     .n_tasks = in.n_tasks, .mix = &mix, .inflate = o.inflate,
+                     .ties_random = o.ties_random };
+    for (size_t i = 0; jobs && i < n; i++) {
+        jobs[i].scorer = o.scorers[i / o.n_seeds];
+        jobs[i].seed = o.seeds[i % o.n_seeds];
+    }
+    gp_status st = jobs ? run_all(&base, jobs, n, o.jobs) : GP_ENOMEM;
+    if (st) {
+        fprintf(stderr, "gpupack-sim: %s\n", gp_status_str(st));
+        rc = 1;
+    } else if (o.json) {
+        for (size_t i = 0; i < n; i++)
+            print_json(&o, &in, &jobs[i]);
+    } else {
+        print_table(&o, &in, jobs);
+    }
+    free(jobs);
+    gp_dev_mix_free(&mix);
+    sim_input_free(&in);
+    return rc;
+}

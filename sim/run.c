@@ -1,0 +1,228 @@
+/* One simulation run (sim/run.h): the protocol of the FGD paper's artifact, described in
+ * ../shared/traces/README.md and docs/simulation.md. */
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *const sim_class_names[SIM_CLASSES] = { "cpu", "share", "1gpu", "2gpu", "4gpu", "8gpu",
+                                                   "other" };
+
+int sim_task_class(const gp_dev_task *t)
+{
+    if (t->num_gpu == 0)
+        return SIM_CLASS_CPU;
+    if (gp_dev_task_is_share(t))
+        return SIM_CLASS_SHARE;
+    switch (t->num_gpu) {
+    case 1: return SIM_CLASS_1;
+    case 2: return SIM_CLASS_2;
+    case 4: return SIM_CLASS_4;
+    case 8: return SIM_CLASS_8;
+    default: return SIM_CLASS_OTHER;
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void shuffle(size_t *v, size_t n, gp_dev_rng *rng)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)gp_dev_rng_below(rng, i);
+        size_t t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+}
+
+/* The workload: the tasks in a seeded random order, then resampled with replacement and appended
+ * until the next sample would take the total GPU request past inflate x capacity (or random tasks
+ * removed while it is above). Returns the list (malloc'd) and its length in *n. */
+static size_t *workload(const sim_cfg *cfg, int64_t cap, gp_dev_rng *rng, size_t *n)
+{
+    size_t len = cfg->n_tasks, room = len + 16;
+    size_t *w = malloc(room * sizeof(*w));
+    int64_t total = 0;
+
+    if (!w)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        w[i] = i;
+        total += gp_dev_task_gpu_total(&cfg->tasks[i]);
+    }
+    shuffle(w, len, rng);
+    double target = cfg->inflate * (double)cap;
+    while (cfg->inflate > 0 && (double)total > target && len > 0) {
+        size_t k = (size_t)gp_dev_rng_below(rng, len);
+        total -= gp_dev_task_gpu_total(&cfg->tasks[w[k]]);
+        memmove(&w[k], &w[k + 1], (len - k - 1) * sizeof(*w));
+        len--;
+    }
+    while (cfg->inflate > 0 && (double)total < target) {
+        size_t k = (size_t)gp_dev_rng_below(rng, cfg->n_tasks);
+        int64_t g = gp_dev_task_gpu_total(&cfg->tasks[k]);
+        if ((double)(total + g) > target)
+            break;
+        if (len == room) {
+            size_t *q = realloc(w, (room *= 2) * sizeof(*w));
+            if (!q) {
+                free(w);
+                return NULL;
+            }
+            w = q;
+        }
+        w[len++] = k;
+        total += g;
+    }
+    *n = len;
+    return w;
+}
+
+/* The best node for task t: the highest score; ties go to the earlier node in the (permuted)
+ * order, or to a uniformly random one of them when cfg->ties_random. Returns -1 when none fits. */
+static long best_node(const sim_cfg *cfg, const gp_dev_ctx *ctx, const gp_dev_node *nodes,
+                      const gp_dev_task *t, gp_dev_rng *rng, gp_dev_pick *pick, uint64_t *scored)
+{
+    double best = GP_DEV_INFEASIBLE;
+    long bi = -1;
+    uint64_t ties = 0;
+
+    for (size_t i = 0; i < cfg->n_nodes; i++) {
+        gp_dev_pick p;
+        if (!gp_dev_fits(&nodes[i], t))
+            continue;
+        double s = cfg->scorer->score(ctx, &nodes[i], t, &p);
+        if (s <= GP_DEV_INFEASIBLE)
+            continue;
+        (*scored)++;
+        if (bi < 0 || s > best) {
+            best = s;
+            bi = (long)i;
+            *pick = p;
+            ties = 1;
+        } else if (s == best && cfg->ties_random && gp_dev_rng_below(rng, ++ties) == 0) {
+            bi = (long)i;
+            *pick = p;
+        }
+    }
+    return bi;
+}
+
+static double unalloc_pct(int64_t alloc, int64_t cap)
+{
+    return 100.0 - 100.0 * (double)alloc / (double)cap;
+}
+
+static double cluster_frag_pct(const gp_dev_node *nodes, size_t n, const gp_dev_mix *mix,
+                               int64_t cap)
+{
+    double f = 0;
+
+    if (!mix)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        f += gp_dev_frag(&nodes[i], mix);
+    return 100.0 * f / (double)cap;
+}
+
+typedef struct {
+    int64_t cap, alloc, arrived;
+} progress;
+
+/* Records the curve points and the 100% metric the arrival just passed. */
+static void observe(const sim_cfg *cfg, const gp_dev_node *nodes, const progress *p,
+                    size_t tried, sim_result *res)
+{
+    while (res->curve_n <= SIM_CURVE_MAX &&
+           p->arrived * 100 >= (int64_t)res->curve_n * p->cap)
+        res->curve[res->curve_n++] = unalloc_pct(p->alloc, p->cap);
+    if (!res->reached_100 && p->arrived >= p->cap) {
+        res->reached_100 = true;
+        res->unalloc_at_100 = unalloc_pct(p->alloc, p->cap);
+        res->frag_at_100 = cluster_frag_pct(nodes, cfg->n_nodes, cfg->mix, p->cap);
+        res->arrived_at_100 = tried;
+        res->failed_at_100 = res->failed_all;
+    }
+}
+
+/* Places the workload w[0..n) on nodes. */
+static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, size_t n,
+                      progress *p, gp_dev_rng *rng, sim_result *res)
+{
+    gp_dev_ctx ctx = { .mix = cfg->mix };
+
+    for (size_t k = 0; k < n; k++) {
+        const gp_dev_task *t = &cfg->tasks[w[k]];
+        gp_dev_pick pick = { 0 };
+        ctx.salt = gp_dev_rng_next(rng);
+        long bi = best_node(cfg, &ctx, nodes, t, rng, &pick, &res->node_scores);
+        if (bi >= 0 && gp_dev_apply(&nodes[bi], t, &pick)) {
+            p->alloc += gp_dev_task_gpu_total(t);
+        } else {
+            res->failed_all++;
+            if (!res->reached_100)
+                res->failed_class[sim_task_class(t)]++;
+        }
+        p->arrived += gp_dev_task_gpu_total(t);
+        observe(cfg, nodes, p, k + 1, res);
+    }
+}
+
+gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
+{
+    double t0 = now_s();
+    gp_dev_rng rng;
+    progress p = { 0 };
+    size_t n = 0;
+
+    memset(res, 0, sizeof(*res));
+    for (size_t i = 0; i < cfg->n_nodes; i++)
+        p.cap += (int64_t)cfg->nodes[i].ngpu * GP_DEV_MILLI;
+    if (p.cap == 0 || cfg->n_tasks == 0) {
+        gp_err_set(err, "the cluster has no GPU or the workload no task");
+        return GP_EINVAL;
+    }
+    gp_dev_rng_seed(&rng, cfg->seed);
+    size_t *perm = malloc(cfg->n_nodes * sizeof(*perm));
+    gp_dev_node *nodes = malloc(cfg->n_nodes * sizeof(*nodes));
+    size_t *w = perm && nodes ? workload(cfg, p.cap, &rng, &n) : NULL;
+    if (!w) {
+        free(perm);
+        free(nodes);
+        return GP_ENOMEM;
+    }
+    /* The node order is a seeded permutation, drawn after the workload's. */
+    for (size_t i = 0; i < cfg->n_nodes; i++)
+        perm[i] = i;
+    shuffle(perm, cfg->n_nodes, &rng);
+    for (size_t i = 0; i < cfg->n_nodes; i++) {
+        nodes[i] = cfg->nodes[perm[i]];
+        p.alloc += (int64_t)nodes[i].ngpu * GP_DEV_MILLI - gp_dev_gpu_free_total(&nodes[i]);
+    }
+    res->tasks = n;
+    observe(cfg, nodes, &p, 0, res);
+    double t1 = now_s();
+    place_all(cfg, nodes, w, n, &p, &rng, res);
+    double t2 = now_s();
+    if (!res->reached_100) {
+        res->unalloc_at_100 = unalloc_pct(p.alloc, p.cap);
+        res->frag_at_100 = cluster_frag_pct(nodes, cfg->n_nodes, cfg->mix, p.cap);
+        res->arrived_at_100 = n;
+        res->failed_at_100 = res->failed_all;
+    }
+    res->unalloc_end = unalloc_pct(p.alloc, p.cap);
+    res->us_per_node = res->node_scores ? (t2 - t1) * 1e6 / (double)res->node_scores : 0;
+    free(w);
+    free(perm);
+    free(nodes);
+    res->seconds = now_s() - t0;
+    return GP_OK;
+}

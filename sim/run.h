@@ -1,0 +1,54 @@
+/* One simulation run: the paper's protocol for one scorer and one seed (docs/simulation.md). */
+#ifndef GPUPACK_SIM_RUN_H
+#define GPUPACK_SIM_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpupack/gpudev.h"
+#include "gpupack/status.h"
+
+/* The curve: unallocated GPU % at arrived = 0%, 1%, ..., SIM_CURVE_MAX% of capacity. */
+#define SIM_CURVE_MAX 200
+
+/* Failed tasks are counted by shape class. */
+enum { SIM_CLASS_CPU, SIM_CLASS_SHARE, SIM_CLASS_1, SIM_CLASS_2, SIM_CLASS_4, SIM_CLASS_8,
+       SIM_CLASS_OTHER, SIM_CLASSES };
+extern const char *const sim_class_names[SIM_CLASSES];
+
+typedef struct {
+    const gp_dev_node *nodes; /* the cluster, empty or with bound pods already applied */
+    size_t n_nodes;
+    const gp_dev_task *tasks; /* the workload, in file order */
+    size_t n_tasks;
+    const gp_dev_mix *mix;    /* the workload mix (fragmentation metric, fgd, gpupack) */
+    const gp_dev_scorer *scorer;
+    uint64_t seed;
+    double inflate;     /* resample to this x GPU capacity; <= 0: keep the workload as is */
+    bool ties_random;   /* break score ties at random, not by the node permutation */
+} sim_cfg;
+
+typedef struct {
+    bool reached_100;          /* the arrived GPU request reached 100% of capacity */
+    double unalloc_at_100;     /* unallocated GPU % then (or at the end when not reached) */
+    double frag_at_100;        /* FGD fragmentation of the cluster then, % of capacity */
+    double unalloc_end;        /* unallocated GPU % after the whole workload */
+    size_t tasks;              /* after inflation */
+    size_t arrived_at_100;     /* tasks tried when the metric was read */
+    size_t failed_at_100, failed_all;
+    size_t failed_class[SIM_CLASSES]; /* up to the metric */
+    int curve_n;               /* curve[0..curve_n) are set */
+    double curve[SIM_CURVE_MAX + 1];
+    uint64_t node_scores;      /* scorer calls on feasible nodes */
+    double seconds;            /* the whole run */
+    double us_per_node;        /* placement loop time / node_scores */
+} sim_result;
+
+/* Runs cfg; returns GP_ENOMEM or GP_EINVAL (empty cluster, no GPU). */
+gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err) GP_WUR;
+
+/* The class of a task for failure counts. */
+int sim_task_class(const gp_dev_task *t);
+
+#endif

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Black-box tests of bin/gpupack-sim (docs/simulation.md) on a slice of the real trace: the JSON
+# fields, determinism, seeds, bad input (exit 2 naming file:line), Kubernetes JSON dumps, the
+# human table and --summarize. A few seconds in all.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TRACE=${GP_SHARED:-$ROOT/../shared}/traces/alibaba-gpu-v2023
+SIM="$BIN/gpupack-sim"
+T=$E2E_TMP
+if [ ! -f "$TRACE/openb_pod_list_default.csv" ]; then
+    echo "PASS sim.skipped-no-trace"
+    exit 0
+fi
+head -n 121 "$TRACE/openb_node_list_gpu_node.csv" > "$T/nodes.csv"
+head -n 801 "$TRACE/openb_pod_list_default.csv" > "$T/pods.csv"
+run() { $VG "$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --jobs 2 "$@"; }
+# The fields that depend on time are left out when comparing runs.
+stable() { jq -c 'del(.seconds, .us_per_node_scored)' "$1"; }
+
+run --json --scorer all --seed 42 > "$T/a.jsonl" 2> "$T/a.err"
+check sim.json-one-line-per-scorer [ "$(wc -l < "$T/a.jsonl")" -eq 6 ]
+check sim.json-fields jq -e -s 'all(.[]; (.scorer | type) == "string" and .seed == 42
+    and (.unallocated_gpu_pct_at_100 | type) == "number" and (.failed_pods | type) == "number"
+    and (.seconds | type) == "number" and (.us_per_node_scored | type) == "number"
+    and (.curve | length) > 100 and .reached_100 == true and (.failed_by_shape | has("share")))' "$T/a.jsonl"
+check sim.json-all-scorers jq -e -s '[.[].scorer] == ["gpupack","random","dotprod","gpupacking","bestfit","fgd"]' "$T/a.jsonl"
+check sim.metric-in-range jq -e -s 'all(.[]; .unallocated_gpu_pct_at_100 >= 0 and .unallocated_gpu_pct_at_100 <= 100)' "$T/a.jsonl"
+
+run --json --scorer all --seed 42 > "$T/b.jsonl" 2>/dev/null
+check sim.same-seed-same-result [ "$(stable "$T/a.jsonl")" = "$(stable "$T/b.jsonl")" ]
+run --json --scorer all --seed 43 > "$T/c.jsonl" 2>/dev/null
+check sim.other-seed-differs [ "$(stable "$T/a.jsonl")" != "$(stable "$T/c.jsonl")" ]
+run --json --scorer fgd --seeds 42-44 > "$T/d.jsonl" 2>/dev/null
+check sim.seed-range jq -e -s '[.[].seed] == [42,43,44]' "$T/d.jsonl"
+
+run --scorer fgd --scorer random > "$T/table.out" 2>&1
+check sim.table grep -q '^fgd .*+-' "$T/table.out"
+"$SIM" --summarize "$T/a.jsonl" > "$T/sum.md" 2>&1
+check sim.summarize grep -q '^| - | [0-9.]* ± 0.00 |' "$T/sum.md"
+
+# Bad input: exit 2 and a message naming the file and line.
+{ head -n 5 "$T/pods.csv"; echo "bad-pod,12x,100,1,1000,,LS,Running,0,1,0"; } > "$T/bad.csv"
+"$SIM" --nodes "$T/nodes.csv" --pods "$T/bad.csv" > /dev/null 2> "$T/bad.err"
+rc=$?
+check sim.bad-row-exit-2 [ "$rc" -eq 2 ]
+check sim.bad-row-names-line grep -q 'bad.csv:6' "$T/bad.err"
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,9,T4\n' > "$T/badnodes.csv"
+"$SIM" --nodes "$T/badnodes.csv" --pods "$T/pods.csv" > /dev/null 2> "$T/badn.err"
+rc=$?
+check sim.bad-node-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'badnodes.csv:2' '$T/badn.err'"
+"$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --scorer nope > /dev/null 2> "$T/badsc.err"
+rc=$?
+check sim.unknown-scorer-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'unknown scorer' '$T/badsc.err'"
+"$SIM" --nodes "$T/missing.csv" --pods "$T/pods.csv" > /dev/null 2>&1
+check sim.missing-file-exit-2 [ $? -eq 2 ]
+
+# Kubernetes dumps: a NodeList and a PodList (one pod already bound, one sharing).
+cat > "$T/nodes.json" <<'JSON'
+{"kind": "NodeList", "items": [
+ {"metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.product": "A100"}},
+  "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4"}}},
+ {"metadata": {"name": "gpu-b", "labels": {"nvidia.com/gpu.product": "T4"}},
+  "status": {"allocatable": {"cpu": "16000m", "memory": "64Gi", "nvidia.com/gpu": "2"}}}]}
+JSON
+cat > "$T/pods.json" <<'JSON'
+{"kind": "PodList", "items": [
+ {"metadata": {"name": "running"}, "spec": {"nodeName": "gpu-a", "containers": [
+   {"resources": {"requests": {"cpu": "4", "memory": "8Gi"}, "limits": {"nvidia.com/gpu": "2"}}}]}},
+ {"metadata": {"name": "done"}, "spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+  "status": {"phase": "Succeeded"}},
+ {"metadata": {"name": "share", "annotations": {"gpupack.io/gpu-milli": "500"}},
+  "spec": {"containers": [{"resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}},
+ {"metadata": {"name": "t4-only"}, "spec": {"nodeSelector": {"nvidia.com/gpu.product": "T4"},
+   "containers": [{"resources": {"requests": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}]}},
+ {"metadata": {"name": "whole"}, "spec": {"containers": [
+   {"resources": {"requests": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}]}}]}
+JSON
+$VG "$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --inflate 0 --scorer all --json > "$T/k8s.jsonl" 2> "$T/k8s.err"
+check sim.k8s-json-accepted jq -e -s 'length == 6 and all(.[]; .nodes == 2 and .gpus == 6 and .tasks == 3 and .failed_pods_all == 0)' "$T/k8s.jsonl"
+# 2 GPUs bound + 0.5 + 1 + 1 placed: 4.5 of 6 GPUs, 25% unallocated at the end.
+check sim.k8s-json-allocation jq -e -s 'length == 6 and all(.[]; .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
+echo '{"items": [{"metadata": {"name": "x"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "lots"}}}]}}]}' > "$T/badpods.json"
+"$SIM" --nodes "$T/nodes.json" --pods "$T/badpods.json" > /dev/null 2> "$T/badp.err"
+rc=$?
+check sim.bad-json-pod-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'items\[0\]' '$T/badp.err'"
