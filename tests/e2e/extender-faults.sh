@@ -117,6 +117,8 @@ ctl fault '{"fault":"reset"}'
 ctl fault '{"fault":"drop-watches","abrupt":true}'
 ctl apply "$(cordon gpu-busy true)"
 ctl apply "$(bind8 t4-small)"
-i=0; while [ $i -lt 300 ] && ! ready; do sleep 0.1; i=$((i+1)); done
+# Up to 10 s for a request caught by the slow fault, then the informer's next try: full-jitter
+# backoff, up to 30 s after the failures of the silence. 50 s bounds both.
+i=0; while [ $i -lt 500 ] && ! ready; do sleep 0.1; i=$((i+1)); done
 ready && pass extender-faults.ready-again || fail extender-faults.ready-again "$(curl -s "$U/readyz")"
 converges after-silence
