@@ -263,8 +263,12 @@ static gp_status parse_json(const char *path, const char *buf, size_t len, cJSON
     return GP_OK;
 }
 
-static gp_status nodes_json(const char *path, const char *buf, size_t len, node_sink *s,
-                            gp_err *err)
+/* Calls fn on each element of a List's items, in order; the first error stops it, prefixed with
+ * the file's name. */
+typedef gp_status (*item_fn)(void *sink, const cJSON *item, int i, gp_err *err);
+
+static gp_status each_json_item(const char *path, const char *buf, size_t len, item_fn fn,
+                                void *sink, gp_err *err)
 {
     cJSON *root;
     gp_status st = parse_json(path, buf, len, &root, err);
@@ -275,13 +279,18 @@ static gp_status nodes_json(const char *path, const char *buf, size_t len, node_
         return st;
     cJSON_ArrayForEach(item, json_items(root))
     {
-        if ((st = node_json(s, item, i++, err)) != GP_OK) {
+        if ((st = fn(sink, item, i++, err)) != GP_OK) {
             gp_err_prefix(err, path);
             break;
         }
     }
     cJSON_Delete(root);
     return st;
+}
+
+static gp_status node_item(void *sink, const cJSON *item, int i, gp_err *err)
+{
+    return node_json(sink, item, i, err);
 }
 
 gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err)
@@ -294,7 +303,7 @@ gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err)
     if (st)
         return st;
     if (is_json(buf)) {
-        st = nodes_json(path, buf, len, &s, err);
+        st = each_json_item(path, buf, len, node_item, &s, err);
     } else {
         csv_reader r = { .path = path, .buf = buf, .cur = buf };
         st = nodes_csv(&r, &s, err);
@@ -471,25 +480,9 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     return add_task(s, &t, at, err);
 }
 
-static gp_status tasks_json(const char *path, const char *buf, size_t len, task_sink *s,
-                            gp_err *err)
+static gp_status pod_item(void *sink, const cJSON *item, int i, gp_err *err)
 {
-    cJSON *root;
-    gp_status st = parse_json(path, buf, len, &root, err);
-    int i = 0;
-    const cJSON *item;
-
-    if (st)
-        return st;
-    cJSON_ArrayForEach(item, json_items(root))
-    {
-        if ((st = pod_json(s, item, i++, err)) != GP_OK) {
-            gp_err_prefix(err, path);
-            break;
-        }
-    }
-    cJSON_Delete(root);
-    return st;
+    return pod_json(sink, item, i, err);
 }
 
 gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err)
@@ -502,7 +495,7 @@ gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err)
     if (st)
         return st;
     if (is_json(buf)) {
-        st = tasks_json(path, buf, len, &s, err);
+        st = each_json_item(path, buf, len, pod_item, &s, err);
     } else {
         csv_reader r = { .path = path, .buf = buf, .cur = buf };
         st = tasks_csv(&r, &s, err);
