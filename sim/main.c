@@ -133,11 +133,24 @@ static int add_scorer(options *o, const char *name)
     return 0;
 }
 
+static bool value_flag(const char *flag)
+{
+    static const char *const known[] = { "--nodes", "--pods", "--label", "--seed", "--seeds",
+                                         "--scorer", "--jobs", "--ties", "--inflate" };
+
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (!strcmp(flag, known[i]))
+            return true;
+    return false;
+}
+
 /* One flag with its value; returns 0, 2 on a usage error, or -1 when flag is not known. */
 static int parse_flag(options *o, const char *flag, const char *val)
 {
     uint64_t u;
 
+    if (!value_flag(flag))
+        return -1;
     if (!val)
         return die_usage("%s needs a value", flag);
     if (!strcmp(flag, "--nodes"))

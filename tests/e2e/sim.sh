@@ -51,6 +51,12 @@ check sim.bad-node-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'badnodes.csv:2' '$T/b
 "$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --scorer nope > /dev/null 2> "$T/badsc.err"
 rc=$?
 check sim.unknown-scorer-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'unknown scorer' '$T/badsc.err'"
+"$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --bogus > /dev/null 2> "$T/badflag.err"
+rc=$?
+check sim.unknown-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'unknown argument \"--bogus\"' '$T/badflag.err'"
+"$SIM" --nodes "$T/nodes.csv" --pods > /dev/null 2> "$T/noval.err"
+rc=$?
+check sim.flag-without-value-exit-2 sh -c "[ $rc -eq 2 ] && grep -q -- '--pods needs a value' '$T/noval.err'"
 "$SIM" --nodes "$T/missing.csv" --pods "$T/pods.csv" > /dev/null 2>&1
 check sim.missing-file-exit-2 [ $? -eq 2 ]
 
