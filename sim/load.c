@@ -288,27 +288,43 @@ static gp_status each_json_item(const char *path, const char *buf, size_t len, i
     return st;
 }
 
-static gp_status node_item(void *sink, const cJSON *item, int i, gp_err *err)
-{
-    return node_json(sink, item, i, err);
-}
+typedef gp_status (*csv_fn)(csv_reader *r, void *sink, gp_err *err);
 
-gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err)
+/* Reads path and feeds it to sink: per List item when it is JSON, else as CSV. */
+static gp_status load_file(const char *path, item_fn per_item, csv_fn csv, void *sink,
+                           gp_err *err)
 {
     char *buf = NULL;
     size_t len = 0;
-    node_sink s = { .in = in, .cap = in->n_nodes, .name_cap = in->n_nodes };
     gp_status st = gp_file_read(path, SIM_MAX_FILE_BYTES, &buf, &len, err);
 
     if (st)
         return st;
     if (is_json(buf)) {
-        st = each_json_item(path, buf, len, node_item, &s, err);
+        st = each_json_item(path, buf, len, per_item, sink, err);
     } else {
         csv_reader r = { .path = path, .buf = buf, .cur = buf };
-        st = nodes_csv(&r, &s, err);
+        st = csv(&r, sink, err);
     }
     free(buf);
+    return st;
+}
+
+static gp_status node_item(void *sink, const cJSON *item, int i, gp_err *err)
+{
+    return node_json(sink, item, i, err);
+}
+
+static gp_status node_rows(csv_reader *r, void *sink, gp_err *err)
+{
+    return nodes_csv(r, sink, err);
+}
+
+gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err)
+{
+    node_sink s = { .in = in, .cap = in->n_nodes, .name_cap = in->n_nodes };
+    gp_status st = load_file(path, node_item, node_rows, &s, err);
+
     if (st == GP_OK && in->n_nodes == 0) {
         gp_err_set(err, "%s: no nodes", path);
         st = GP_EINVAL;
@@ -485,22 +501,16 @@ static gp_status pod_item(void *sink, const cJSON *item, int i, gp_err *err)
     return pod_json(sink, item, i, err);
 }
 
+static gp_status task_rows(csv_reader *r, void *sink, gp_err *err)
+{
+    return tasks_csv(r, sink, err);
+}
+
 gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
     task_sink s = { .in = in, .cap = in->n_tasks, .bound_cap = in->n_bound };
-    gp_status st = gp_file_read(path, SIM_MAX_FILE_BYTES, &buf, &len, err);
+    gp_status st = load_file(path, pod_item, task_rows, &s, err);
 
-    if (st)
-        return st;
-    if (is_json(buf)) {
-        st = each_json_item(path, buf, len, pod_item, &s, err);
-    } else {
-        csv_reader r = { .path = path, .buf = buf, .cur = buf };
-        st = tasks_csv(&r, &s, err);
-    }
-    free(buf);
     if (st == GP_OK && in->n_tasks == 0) {
         gp_err_set(err, "%s: no tasks to place", path);
         st = GP_EINVAL;
