@@ -8,7 +8,7 @@ PKGS    := libmicrohttpd libcjson libcurl openssl gnutls yaml-0.1 yajl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)
-LDLIBS  += $(PKG_LIBS) -lpthread
+LDLIBS  += $(PKG_LIBS) -lpthread -lm
 LDFLAGS += $(SAN)
 
 BUILD   ?= build
@@ -84,11 +84,10 @@ $(BIN)/gpupack-extender: $(BUILD)/extender/main.o $(LIBA)
 $(BIN)/gpupack-certs: $(BUILD)/certs/main.o $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
-# The scheduling simulator (docs/simulation.md); lib/gpudev.c needs libm.
+# The scheduling simulator (docs/simulation.md).
 $(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(BUILD)/sim/load.o $(BUILD)/sim/run.o $(LIBA)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lm -o $@
-$(BUILD)/tests/test_gpudev: LDLIBS += -lm
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 GP_SHARED ?= ../shared
 SIM_TRACE ?= $(GP_SHARED)/traces/alibaba-gpu-v2023
 .PHONY: sim sim-full

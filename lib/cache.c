@@ -49,6 +49,14 @@ typedef struct {
     int64_t expires_ms;
 } assumption;
 
+/* How many bound pods ask for gpu whole GPUs and cpu_m CPU: the workload mix learned from the
+ * pod watch. Slots whose count falls to 0 are reused. */
+typedef struct {
+    uint32_t cpu_m;
+    uint16_t gpu;
+    uint32_t count;
+} shape_rec;
+
 struct gp_cache {
     pthread_rwlock_t lock;
     gp_policy_holder *policy;
@@ -68,6 +76,9 @@ struct gp_cache {
     size_t bound;
     uint64_t bad;
     int64_t sum_gpu, sum_cpu_m, sum_mem; /* over bound GPU pods, for the typical pod */
+    shape_rec shapes[GP_CACHE_MAX_SHAPES]; /* bound whole-GPU pods by shape */
+    size_t nshapes;
+    uint64_t shapes_untracked; /* bound pods of shapes beyond GP_CACHE_MAX_SHAPES */
 };
 
 /* ---- keys and hashing ---- */
@@ -297,6 +308,40 @@ static int64_t nonneg(int64_t v)
     return v < 0 ? 0 : v;
 }
 
+/* Counts (sign 1) or uncounts (sign -1) a bound whole-GPU pod's shape. */
+static void shape_count(gp_cache *c, uint32_t cpu_m, uint16_t gpu, int sign)
+{
+    shape_rec *free_slot = NULL;
+
+    for (size_t i = 0; i < c->nshapes; i++) {
+        shape_rec *s = &c->shapes[i];
+
+        if (s->count > 0 && s->cpu_m == cpu_m && s->gpu == gpu) {
+            if (sign > 0)
+                s->count++;
+            else
+                s->count--;
+            return;
+        }
+        if (s->count == 0 && free_slot == NULL)
+            free_slot = s;
+    }
+    if (sign < 0) {
+        /* A pod counted while the table was full. */
+        c->shapes_untracked -= c->shapes_untracked > 0;
+        return;
+    }
+    if (free_slot == NULL && c->nshapes < GP_CACHE_MAX_SHAPES)
+        free_slot = &c->shapes[c->nshapes++];
+    if (free_slot == NULL) {
+        c->shapes_untracked++;
+        return;
+    }
+    free_slot->cpu_m = cpu_m;
+    free_slot->gpu = gpu;
+    free_slot->count = 1;
+}
+
 /* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
 static void rec_apply(gp_cache *c, const pod_rec *r, int sign)
 {
@@ -316,6 +361,7 @@ static void rec_apply(gp_cache *c, const pod_rec *r, int sign)
         agg_mig(g, r->mig_id[i], sign * (int32_t)r->mig[i]);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
     if (r->gpu > 0) {
+        shape_count(c, r->cpu_m, r->gpu, sign);
         c->sum_gpu = nonneg(c->sum_gpu + sign * (int64_t)r->gpu);
         c->sum_cpu_m = nonneg(c->sum_cpu_m + sign * (int64_t)r->cpu_m);
         c->sum_mem = nonneg(c->sum_mem + sign * (int64_t)r->mem_kib * 1024);
@@ -806,13 +852,40 @@ size_t gp_cache_node_names(gp_cache *c, const char **names, size_t max)
 
 gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol)
 {
-    gp_typical t = { pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu };
+    gp_typical t = { pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu,
+                     NULL };
 
     if (c->sum_gpu > 0) {
         t.cpu_m_per_gpu = c->sum_cpu_m / c->sum_gpu;
         t.mem_per_gpu = c->sum_mem / c->sum_gpu;
     }
     return t;
+}
+
+size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *out)
+{
+    gp_dev_shape *all = NULL;
+    size_t n = 0;
+
+    out->n = 0;
+    out->shapes = NULL;
+    if (c->nshapes == 0 || max == 0 ||
+        (all = gp_arena_alloc(a, c->nshapes * sizeof(*all))) == NULL)
+        return 0;
+    for (size_t i = 0; i < c->nshapes; i++) {
+        const shape_rec *s = &c->shapes[i];
+
+        if (s->count == 0)
+            continue;
+        all[n].shape.cpu_milli = s->cpu_m;
+        all[n].shape.num_gpu = s->gpu;
+        all[n].shape.gpu_milli = GP_DEV_MILLI;
+        all[n].freq = s->count;
+        n++;
+    }
+    out->n = gp_dev_mix_select(all, n, GP_CACHE_MIX_POPULARITY, max);
+    out->shapes = all;
+    return out->n;
 }
 
 gp_cache_stats gp_cache_get_stats(gp_cache *c)

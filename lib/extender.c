@@ -176,18 +176,43 @@ static bool run_filter(call *c)
     return true;
 }
 
+/* The workload mix for the fragmentation component: the policy's when it states one, else the
+ * one learned from the pod watch, else none (gp_prioritize then assumes 1-GPU pods). */
+static void workload_mix(call *c, gp_dev_mix *mix)
+{
+    gp_dev_shape *shapes;
+
+    mix->n = 0;
+    mix->shapes = NULL;
+    if (c->pol->scoring.weight_fragmentation <= 0)
+        return;
+    if (c->pol->scoring.nmix > 0) {
+        shapes = gp_arena_alloc(&c->a, GP_SCORE_MAX_MIX * sizeof(*shapes));
+        if (shapes != NULL) {
+            mix->shapes = shapes;
+            mix->n = gp_score_policy_mix(c->pol, shapes, GP_SCORE_MAX_MIX);
+        }
+        return;
+    }
+    if (c->x->cache != NULL && c->locked)
+        gp_cache_mix(c->x->cache, &c->a, GP_SCORE_MAX_MIX, mix);
+}
+
 static bool run_prioritize(call *c)
 {
     const gp_node **ptrs = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*ptrs));
     gp_score_parts *kp = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*kp));
     gp_typical typ = { c->pol->scoring.typical_cpu_milli_per_gpu,
-                       c->pol->scoring.typical_memory_per_gpu };
+                       c->pol->scoring.typical_memory_per_gpu, NULL };
+    gp_dev_mix mix;
     size_t k = 0;
 
     if (ptrs == NULL || kp == NULL)
         return out_of_memory(c);
     if (c->x->cache != NULL && c->locked)
         typ = gp_cache_typical(c->x->cache, c->pol);
+    workload_mix(c, &mix);
+    typ.mix = &mix;
     for (size_t i = 0; i < c->args.n; i++)
         if (c->known[i])
             ptrs[k++] = &c->nodes[i];
@@ -242,8 +267,8 @@ static void explain(call *c)
                     c->fres[i].verdict ? c->fres[i].reason : "");
         return;
     }
-    fprintf(f, "%-40s %10s %6s %6s %6s %9s %5s\n", "NODE", "MARGINAL$/h", "COST", "FIT", "STRAND",
-            "RAW", "SCORE");
+    fprintf(f, "%-40s %10s %6s %6s %6s %6s %9s %5s\n", "NODE", "MARGINAL$/h", "COST", "FIT",
+            "STRAND", "FRAG", "RAW", "SCORE");
     for (size_t i = 0; i < c->args.n; i++) {
         const gp_score_parts *p = &c->parts[i];
 
@@ -251,8 +276,8 @@ static void explain(call *c)
             fprintf(f, "%-40s %s\n", c->args.names[i], "unknown node: 0");
             continue;
         }
-        fprintf(f, "%-40s %10.3f %6.3f %6.3f %6.3f %9.3f %5d%s\n", c->args.names[i],
-                p->marginal_cost, p->cost, p->fit, p->stranding, p->raw, p->score,
+        fprintf(f, "%-40s %10.3f %6.3f %6.3f %6.3f %6.2f %9.3f %5d%s\n", c->args.names[i],
+                p->marginal_cost, p->cost, p->fit, p->stranding, p->fragmentation, p->raw, p->score,
                 p->feasible ? "" : "  (infeasible)");
     }
 }

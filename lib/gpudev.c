@@ -192,11 +192,6 @@ bool gp_dev_remove(gp_dev_node *n, const gp_dev_task *t, const gp_dev_pick *pick
 
 /* ---- The workload mix ---- */
 
-typedef struct {
-    gp_dev_task shape;
-    double count;
-} shape_count;
-
 static int shape_cmp_key(const gp_dev_task *a, const gp_dev_task *b)
 {
     if (a->cpu_milli != b->cpu_milli)
@@ -210,24 +205,25 @@ static int shape_cmp_key(const gp_dev_task *a, const gp_dev_task *b)
     return 0;
 }
 
-/* Most common first; equal counts in ascending shape order (the paper's stable order). */
+/* Most common first; equal counts in ascending shape order (the paper's stable order). Counts
+ * are held in freq until gp_dev_mix_select() normalises them. */
 static int shape_cmp_count(const void *pa, const void *pb)
 {
-    const shape_count *a = pa, *b = pb;
+    const gp_dev_shape *a = pa, *b = pb;
 
-    if (a->count != b->count)
-        return a->count > b->count ? -1 : 1;
+    if (a->freq != b->freq)
+        return a->freq > b->freq ? -1 : 1;
     return shape_cmp_key(&a->shape, &b->shape);
 }
 
 static int shape_cmp_plain(const void *pa, const void *pb)
 {
-    return shape_cmp_key(&((const shape_count *)pa)->shape, &((const shape_count *)pb)->shape);
+    return shape_cmp_key(&((const gp_dev_shape *)pa)->shape, &((const gp_dev_shape *)pb)->shape);
 }
 
-/* Distinct shapes of the counted tasks, with counts, into *out (malloc'd). Returns the number. */
+/* Distinct shapes of the counted tasks, with their counts in freq, into out. Returns the number. */
 static size_t count_shapes(const gp_dev_task *tasks, size_t n, const gp_dev_mix_opts *o,
-                           shape_count *out)
+                           gp_dev_shape *out)
 {
     size_t k = 0;
 
@@ -236,9 +232,9 @@ static size_t count_shapes(const gp_dev_task *tasks, size_t n, const gp_dev_mix_
             continue;
         out[k].shape = tasks[i];
         out[k].shape.mem_mib = 0;
-        out[k].count = 1;
+        out[k].freq = 1;
         if (tasks[i].gpu_milli == GP_DEV_MILLI)
-            out[k].count += o->gpu_weight * tasks[i].num_gpu;
+            out[k].freq += o->gpu_weight * tasks[i].num_gpu;
         k++;
     }
     if (k == 0)
@@ -247,19 +243,36 @@ static size_t count_shapes(const gp_dev_task *tasks, size_t n, const gp_dev_mix_
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
         if (m > 0 && shape_cmp_key(&out[m - 1].shape, &out[i].shape) == 0)
-            out[m - 1].count += out[i].count;
+            out[m - 1].freq += out[i].freq;
         else
             out[m++] = out[i];
     }
     return m;
 }
 
+size_t gp_dev_mix_select(gp_dev_shape *shapes, size_t n, int popularity_pct, size_t max)
+{
+    double total = 0, cum = 0;
+    size_t keep = 0, m = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (shapes[i].freq > 0)
+            shapes[m++] = shapes[i];
+    qsort(shapes, m, sizeof(*shapes), shape_cmp_count);
+    for (size_t i = 0; i < m; i++)
+        total += shapes[i].freq;
+    double want = (double)popularity_pct * total / 100.0;
+    while (keep < m && keep < max && cum < want)
+        cum += shapes[keep++].freq;
+    for (size_t i = 0; i < keep; i++)
+        shapes[i].freq /= cum;
+    return keep;
+}
+
 gp_status gp_dev_mix_build(const gp_dev_task *tasks, size_t n, const gp_dev_mix_opts *opts,
                            gp_dev_mix *out, gp_err *err)
 {
-    shape_count *sc = n ? malloc(n * sizeof(*sc)) : NULL;
-    double total = 0, cum = 0;
-    size_t keep = 0;
+    gp_dev_shape *sc = n ? malloc(n * sizeof(*sc)) : NULL;
 
     out->n = 0;
     out->shapes = NULL;
@@ -271,23 +284,8 @@ gp_status gp_dev_mix_build(const gp_dev_task *tasks, size_t n, const gp_dev_mix_
         gp_err_set(err, "no task to learn the workload mix from");
         return GP_EINVAL;
     }
-    qsort(sc, m, sizeof(*sc), shape_cmp_count);
-    for (size_t i = 0; i < m; i++)
-        total += sc[i].count;
-    double want = (double)opts->popularity_pct * total / 100.0;
-    while (keep < m && cum < want)
-        cum += sc[keep++].count;
-    out->shapes = malloc(keep * sizeof(*out->shapes));
-    if (!out->shapes) {
-        free(sc);
-        return GP_ENOMEM;
-    }
-    for (size_t i = 0; i < keep; i++) {
-        out->shapes[i].shape = sc[i].shape;
-        out->shapes[i].freq = sc[i].count / cum;
-    }
-    out->n = keep;
-    free(sc);
+    out->n = gp_dev_mix_select(sc, m, opts->popularity_pct, m);
+    out->shapes = sc; /* n entries held, the first out->n used */
     return GP_OK;
 }
 
@@ -493,7 +491,7 @@ double gp_dev_score_fgd(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_de
  * of one point of FGD's 100 x sigmoid(d / 1000) near d = 0. Swept (docs/simulation.md): exact
  * (no buckets) is far worse (7.0% on the default trace), 40 to 150 are within noise of each other
  * there, 40 is best on gpushare40. */
-#define GPUPACK_BUCKET 40.0
+#define GPUPACK_BUCKET GP_DEV_GPUPACK_BUCKET
 
 /* gpupack's tie-break for CPU-only tasks inside a bucket, in [0, 0.5]: the node with less free
  * GPU share wins, so CPU-only work leaves the CPU of nodes with free GPUs to GPU tasks (default

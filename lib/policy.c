@@ -567,6 +567,8 @@ static const vfield weights_fields[] = {
      .max = 1000, .def = 3},
     {.name = "gpuNodePenalty", .kind = FK_INT, AT(gp_scoring, weight_gpu_node_penalty),
      .min = 0, .max = 1000, .def = 50},
+    {.name = "fragmentation", .kind = FK_INT, AT(gp_scoring, weight_fragmentation), .min = 0,
+     .max = 1000, .def = 10},
 };
 static const objspec weights_spec = SPEC(weights_fields, NULL);
 
@@ -578,6 +580,31 @@ static const vfield typical_fields[] = {
 };
 static const objspec typical_spec = SPEC(typical_fields, NULL);
 
+static const vfield mix_fields[] = {
+    {.name = "gpus", .kind = FK_INT, AT(gp_mix_entry, gpus), .required = true, .min = 1,
+     .max = 16},
+    {.name = "cpu", .kind = FK_QTY_I64, AT(gp_mix_entry, cpu_milli), .milli = true,
+     .def_str = "1"},
+    {.name = "weight", .kind = FK_INT, AT(gp_mix_entry, weight), .required = true, .min = 1,
+     .max = 1000000},
+};
+static const objspec mix_spec = SPEC(mix_fields, NULL);
+static const vfield mix_elem = {.kind = FK_OBJECT, .spec = &mix_spec};
+
+static void scoring_post(vctx *v, const objspec *spec, void *dst, uint32_t seen)
+{
+    const gp_scoring *s = dst;
+
+    (void)spec;
+    (void)seen;
+    if (s->nmix > GP_POLICY_MAX_MIX) {
+        size_t old = path_push_key(v, "workloadMix");
+
+        verr(v, "at most %d shapes", GP_POLICY_MAX_MIX);
+        path_pop(v, old);
+    }
+}
+
 /* The extender's scoring (docs/scoring.md). The nested objects hold more fields of gp_scoring. */
 static const vfield scoring_fields[] = {
     {.name = "weights", .kind = FK_OBJECT, .off = 0, .spec = &weights_spec, .fill_absent = true},
@@ -588,8 +615,10 @@ static const vfield scoring_fields[] = {
     {.name = "typicalGpuPod", .kind = FK_OBJECT, .off = 0, .spec = &typical_spec,
      .fill_absent = true},
     {.name = "prices", .kind = FK_OBJECT, .off = 0, .spec = &prices_spec},
+    {.name = "workloadMix", .kind = FK_ARRAY, AT(gp_scoring, mix), COUNT(gp_scoring, nmix),
+     .elem = &mix_elem, .elem_size = sizeof(gp_mix_entry)},
 };
-static const objspec scoring_spec = SPEC(scoring_fields, NULL);
+static const objspec scoring_spec = SPEC(scoring_fields, scoring_post);
 
 static const vfield resource_str = {.kind = FK_STR, .min = 1, .check = check_resource};
 

@@ -493,14 +493,90 @@ static double cheapest_unit(const gp_demand *d, const gp_node *const *nodes, siz
     return best;
 }
 
+/* A capacity the node does not report does not constrain. */
+#define UNREPORTED (INT64_MAX / 4)
+
+/* The node as gp_dev models it: its whole GPUs, the free ones first (whole-GPU pods take any
+ * free GPU alike, so which ones are busy does not matter), CPU and memory. False for a node
+ * without whole GPUs (MIG slices are partitions the MIG manager fixed: a placement cannot
+ * fragment them) or with more than GP_DEV_MAX_GPUS. */
+static bool dev_node(const gp_node *n, gp_dev_node *out)
+{
+    int64_t idle = free_of(n->gpu_alloc, n->gpu_used);
+
+    if (n->gpu_alloc <= 0 || n->gpu_alloc > GP_DEV_MAX_GPUS)
+        return false;
+    gp_dev_node_init(out, 0, n->cpu_alloc_m > 0 ? n->cpu_alloc_m : UNREPORTED,
+                     n->mem_alloc > 0 ? n->mem_alloc >> 20 : UNREPORTED, n->gpu_alloc, -1);
+    if (n->cpu_alloc_m > 0)
+        out->cpu_free = n->cpu_alloc_m - n->cpu_used_m;
+    if (n->mem_alloc > 0)
+        out->mem_free = (n->mem_alloc - n->mem_used) >> 20;
+    for (int i = (int)idle; i < out->ngpu; i++)
+        out->gpu_free[i] = 0;
+    return true;
+}
+
+/* The pod as a gp_dev task: its whole GPUs, CPU and memory (MIG slices are not whole GPUs: a
+ * MIG-only pod weighs on a node's whole GPUs through its CPU and memory only). */
+static bool dev_task(const gp_demand *d, gp_dev_task *out)
+{
+    const gp_usage *u = &d->usage;
+
+    if (u->gpu < 0 || u->gpu > GP_DEV_MAX_GPUS)
+        return false;
+    memset(out, 0, sizeof(*out));
+    out->cpu_milli = u->cpu_m;
+    out->mem_mib = (u->mem + (1 << 20) - 1) >> 20;
+    out->num_gpu = u->gpu;
+    out->gpu_milli = u->gpu > 0 ? GP_DEV_MILLI : 0;
+    return true;
+}
+
+/* gpupack's fragmentation score (the simulator's `gpupack` scorer, docs/simulation.md) in GPUs
+ * of fragmentation removed; 0 when the node has no whole GPUs or gp_dev finds no room. */
+static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_dev_ctx *ctx)
+{
+    gp_dev_node dn;
+    gp_dev_task t;
+    gp_dev_pick pick;
+    double v;
+
+    if (ctx->mix == NULL || !dev_node(n, &dn) || !dev_task(d, &t))
+        return 0;
+    v = gp_dev_score_gpupack(ctx, &dn, &t, &pick);
+    return v <= GP_DEV_INFEASIBLE ? 0 : v * GP_DEV_GPUPACK_BUCKET / GP_DEV_MILLI;
+}
+
+size_t gp_score_policy_mix(const gp_policy *pol, gp_dev_shape *out, size_t max)
+{
+    const gp_scoring *s = &pol->scoring;
+    double total = 0;
+    size_t n = s->nmix < max ? s->nmix : max;
+
+    for (size_t i = 0; i < n; i++)
+        total += s->mix[i].weight;
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof(out[i]));
+        out[i].shape.cpu_milli = s->mix[i].cpu_milli;
+        out[i].shape.num_gpu = s->mix[i].gpus;
+        out[i].shape.gpu_milli = GP_DEV_MILLI;
+        out[i].freq = s->mix[i].weight / total;
+    }
+    return n;
+}
+
 static void components(const gp_demand *d, const gp_node *n, const gp_policy *pol,
-                       const gp_typical *typ, price_memo memo[2], gp_score_parts *p)
+                       const gp_typical *typ, const gp_dev_ctx *ctx, price_memo memo[2],
+                       gp_score_parts *p)
 {
     memset(p, 0, sizeof(*p));
     p->feasible = gp_filter_node(d, n, pol, NULL) == GP_FILTER_PASS;
     p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
     p->fit = fit_of(d, n);
     p->stranding = stranding_of(d, n, typ);
+    if (p->feasible && pol->scoring.weight_fragmentation > 0)
+        p->fragmentation = fragmentation_of(d, n, ctx);
 }
 
 static void weigh(const gp_demand *d, const gp_node *n, const gp_scoring *s, double cheapest,
@@ -515,7 +591,7 @@ static void weigh(const gp_demand *d, const gp_node *n, const gp_scoring *s, dou
     if (p->cost > 1)
         p->cost = 1; /* an infeasible node cheaper than every candidate */
     p->raw = s->weight_cost * p->cost + s->weight_fit * p->fit -
-             s->weight_stranding * p->stranding -
+             s->weight_stranding * p->stranding + s->weight_fragmentation * p->fragmentation -
              (!d->gpu && gp_node_is_gpu(n) ? s->weight_gpu_node_penalty : 0);
 }
 
@@ -592,15 +668,22 @@ static void map_scores(const gp_demand *d, const gp_node *const *nodes, size_t n
 void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
                    const gp_policy *pol, const gp_typical *typ, gp_score_parts *out)
 {
-    gp_typical def = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu};
+    gp_typical def = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu,
+                      NULL};
+    gp_dev_shape one = {{.num_gpu = 1, .gpu_milli = GP_DEV_MILLI}, 1.0};
+    gp_dev_mix fallback = {1, &one};
+    gp_dev_ctx ctx = {.mix = &fallback};
     price_memo memo[2];
     double cheapest;
 
     memset(memo, 0, sizeof(memo));
     if (typ == NULL)
         typ = &def;
+    one.shape.cpu_milli = typ->cpu_m_per_gpu;
+    if (typ->mix != NULL && typ->mix->n > 0)
+        ctx.mix = typ->mix;
     for (size_t i = 0; i < n; i++)
-        components(d, nodes[i], pol, typ, memo, &out[i]);
+        components(d, nodes[i], pol, typ, &ctx, memo, &out[i]);
     cheapest = cheapest_unit(d, nodes, n, out);
     for (size_t i = 0; i < n; i++)
         weigh(d, nodes[i], &pol->scoring, cheapest, &out[i]);

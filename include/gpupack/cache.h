@@ -24,6 +24,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpupack/arena.h"
+#include "gpupack/gpudev.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/policy.h"
 #include "gpupack/score.h"
@@ -32,6 +34,8 @@
 #define GP_CACHE_MAX_NODES 100000
 #define GP_CACHE_MAX_PODS 2000000
 #define GP_CACHE_MAX_ASSUMED 4096
+#define GP_CACHE_MAX_SHAPES 1024       /* distinct pod shapes counted for the workload mix */
+#define GP_CACHE_MIX_POPULARITY 95     /* the learned mix keeps the shapes covering 95% of pods */
 
 typedef struct gp_cache gp_cache;
 
@@ -81,6 +85,13 @@ size_t gp_cache_node_names(gp_cache *c, const char **names, size_t max);
 /* Under the read lock: the cluster's typical GPU pod per GPU (averages over bound GPU pods), or
  * the policy's defaults when there are none. */
 gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol);
+
+/* Under the read lock: the workload mix learned from the pod watch, as FGD builds its target
+ * workload: the shapes (whole GPUs, CPU) of the bound pods that use whole GPUs, the most common
+ * first until they cover GP_CACHE_MIX_POPULARITY % of those pods, at most max shapes, with their
+ * frequencies. The shapes are allocated from a. Returns out->n: 0 when no such pod is bound (or
+ * on allocation failure); the caller then falls back to the policy's typical pod. */
+size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *out);
 
 typedef struct {
     size_t nodes;

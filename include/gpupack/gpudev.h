@@ -22,7 +22,7 @@
 
 #include "gpupack/status.h"
 
-#define GP_DEV_MAX_GPUS 8
+#define GP_DEV_MAX_GPUS 16
 #define GP_DEV_MILLI 1000
 /* GPU models a gp_dev_models table holds (a task's allowed models are a 32-bit mask). */
 #define GP_DEV_MAX_MODELS 32
@@ -131,6 +131,14 @@ gp_status gp_dev_mix_build(const gp_dev_task *tasks, size_t n, const gp_dev_mix_
                            gp_dev_mix *out, gp_err *err) GP_WUR;
 void gp_dev_mix_free(gp_dev_mix *m);
 
+/* The selection step of gp_dev_mix_build() on shapes already counted: shapes[i].freq holds a
+ * count (shapes with count 0 are dropped). Sorts shapes[0..n) in place, most common first (ties
+ * in ascending shape order), keeps the first ones until they cover popularity_pct % of the total
+ * count or max shapes are kept, and normalises the kept counts to frequencies summing to 1.
+ * Returns the number kept (0 when every count is 0). The extender uses it on the counts its pod
+ * watch keeps. */
+size_t gp_dev_mix_select(gp_dev_shape *shapes, size_t n, int popularity_pct, size_t max);
+
 /* FGD's fragmentation of a node for a mix, in milli-GPU: for each shape (weighted by its
  * frequency), the free GPU share the shape cannot use. When the node can host the shape, that is
  * the free share of the GPUs too small for it (Q3); when it cannot (no access to the model, not
@@ -171,6 +179,9 @@ double gp_dev_score_bestfit(const gp_dev_ctx *ctx, const gp_dev_node *n, const g
                             gp_dev_pick *pick);
 double gp_dev_score_fgd(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
                         gp_dev_pick *pick);
+/* gpupack's bucket width in milli-GPU: its score is floor(fragmentation decrease / this), plus a
+ * fraction below 1 for CPU-only tasks. */
+#define GP_DEV_GPUPACK_BUCKET 40.0
 double gp_dev_score_gpupack(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_dev_task *t,
                             gp_dev_pick *pick);
 

@@ -120,6 +120,16 @@ typedef struct {
     bool has_spot;           /* false: spot = on_demand x (100 - spotDiscountPercent) / 100 */
 } gp_price;
 
+/* One shape of the workload mix a policy states (scoring.workloadMix): pods asking for this many
+ * whole GPUs and this much CPU arrive with this relative frequency. */
+typedef struct {
+    int gpus;          /* whole GPUs per pod, 1..16 */
+    int64_t cpu_milli; /* CPU per pod, milli-cores */
+    int weight;        /* relative frequency, 1..1000000 */
+} gp_mix_entry;
+
+#define GP_POLICY_MAX_MIX 32 /* shapes in scoring.workloadMix */
+
 /* The extender's scoring knobs (docs/scoring.md). Weights are 0..1000; the defaults make the
  * components count in the order cost > fit > stranding. */
 typedef struct {
@@ -127,6 +137,7 @@ typedef struct {
     int weight_fit;          /* default 10 */
     int weight_stranding;    /* default 3 */
     int weight_gpu_node_penalty; /* non-GPU pod on a GPU node, default 50 */
+    int weight_fragmentation; /* per GPU of fragmentation avoided (gp_dev), default 10 */
     int spot_discount_pct;   /* spot price = on-demand x (100 - this) / 100 when not listed; 60 */
     int64_t default_gpu_price_micro; /* per GPU-hour when nothing matches; default 2.5 $/h */
     int64_t typical_cpu_milli_per_gpu; /* a typical GPU pod's CPU per GPU; default 4000 */
@@ -135,6 +146,8 @@ typedef struct {
     size_t ninstance_prices;
     gp_price *gpu_prices;
     size_t ngpu_prices;
+    gp_mix_entry *mix;       /* the workload mix; empty: learned from the pods the cache sees */
+    size_t nmix;
 } gp_scoring;
 
 typedef struct gp_policy {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gpupack/arena.h"
+#include "gpupack/gpudev.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/podview.h"
 #include "gpupack/policy.h"
@@ -49,11 +50,21 @@ typedef enum {
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                  char *reason);
 
-/* A typical GPU pod of the cluster, per GPU, for the stranding component. */
+/* What prioritize knows about the cluster's workload besides the nodes: a typical GPU pod per
+ * GPU (the stranding component) and the workload mix (the fragmentation component). */
 typedef struct {
     int64_t cpu_m_per_gpu;
     int64_t mem_per_gpu;
+    const gp_dev_mix *mix; /* NULL or empty: one shape, a 1-GPU pod with cpu_m_per_gpu */
 } gp_typical;
+
+/* The most shapes of a workload mix prioritize uses (the fragmentation of a node costs one pass
+ * over the shapes). */
+#define GP_SCORE_MAX_MIX 32
+
+/* The policy's scoring.workloadMix as shapes with frequencies (whole GPUs, gpu_milli 1000) into
+ * out[0..max). Returns the number written: 0 when the policy states no mix. */
+size_t gp_score_policy_mix(const gp_policy *pol, gp_dev_shape *out, size_t max);
 
 /* One node's score and the parts it came from (for --explain and logs). */
 typedef struct {
@@ -61,6 +72,9 @@ typedef struct {
     double cost;            /* 0..1, 1 = cheapest */
     double fit;             /* 0..1, 1 = exact fit */
     double stranding;       /* 0..1, 1 = worst stranding (or a CPU pod on a GPU node) */
+    double fragmentation;   /* GPUs of FGD fragmentation the placement removes (negative: adds),
+                               from gp_dev_score_gpupack() on the node's whole GPUs; 0 on nodes
+                               without whole GPUs */
     double raw;             /* weighted sum */
     int score;              /* 0..10 */
     bool feasible;          /* the node could take the pod (filter would pass) */

@@ -44,7 +44,7 @@ check sim.summarize grep -q '^| - | [0-9.]* ± 0.00 |' "$T/sum.md"
 rc=$?
 check sim.bad-row-exit-2 [ "$rc" -eq 2 ]
 check sim.bad-row-names-line grep -q 'bad.csv:6' "$T/bad.err"
-printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,9,T4\n' > "$T/badnodes.csv"
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,17,T4\n' > "$T/badnodes.csv"
 "$SIM" --nodes "$T/badnodes.csv" --pods "$T/pods.csv" > /dev/null 2> "$T/badn.err"
 rc=$?
 check sim.bad-node-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'badnodes.csv:2' '$T/badn.err'"

@@ -5,6 +5,7 @@
  * every test. */
 #include "gptest.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -711,6 +712,129 @@ GP_TEST(typical_falls_back_to_policy)
     fx_done(&f);
 }
 
+/* ---- workload mix ---- */
+
+/* A uid from a number: "00000000-0000-4000-8000-00000000NNNN". */
+static void uid_n(char *buf, size_t size, int n)
+{
+    snprintf(buf, size, "00000000-0000-4000-8000-%012d", n);
+}
+
+/* The learned mix under the read lock, into shapes allocated from a. */
+static size_t mix_of(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *m)
+{
+    size_t n;
+
+    gp_cache_rdlock(c);
+    n = gp_cache_mix(c, a, max, m);
+    gp_cache_unlock(c);
+    return n;
+}
+
+GP_TEST(mix_learned_from_bound_gpu_pods)
+{
+    fixture f;
+    gp_arena a;
+    gp_dev_mix m;
+    char uid[40];
+
+    fx_init(&f);
+    gp_arena_init(&a, 0);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 0); /* nothing seen yet */
+    /* 6 pods of 1 GPU with 4 CPUs, 3 of 2 GPUs with 8 CPUs, 1 of 8 GPUs with 64 CPUs. */
+    for (int i = 0; i < 10; i++) {
+        uid_n(uid, sizeof(uid), i);
+        pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, i < 6 ? 1 : i < 9 ? 2 : 8, 0,
+               i < 6 ? "4" : i < 9 ? "8" : "64", "1Gi");
+    }
+    /* Not counted: a CPU pod, a MIG pod, a pending and a finished GPU pod. */
+    pod_ev(f.c, "ADDED", UID1, "gpu-1", NULL, 0, 0, "30", "1Gi");
+    pod_ev(f.c, "ADDED", UID2, "gpu-1", NULL, 0, 1, "2", "1Gi");
+    pod_ev(f.c, "ADDED", UID3, NULL, NULL, 4, 0, "2", "1Gi");
+    pod_ev(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "gpu-1", "Succeeded", 4, 0,
+           "2", "1Gi");
+    /* 95% of 10 pods: all three shapes, most common first. */
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 3);
+    GP_CHECK_INT(m.shapes[0].shape.num_gpu, 1);
+    GP_CHECK_INT(m.shapes[0].shape.cpu_milli, 4000);
+    GP_CHECK_INT(m.shapes[0].shape.gpu_milli, 1000);
+    GP_CHECK(fabs(m.shapes[0].freq - 0.6) < 1e-9);
+    GP_CHECK_INT(m.shapes[1].shape.num_gpu, 2);
+    GP_CHECK(fabs(m.shapes[1].freq - 0.3) < 1e-9);
+    GP_CHECK_INT(m.shapes[2].shape.num_gpu, 8);
+    GP_CHECK_INT(m.shapes[2].shape.cpu_milli, 64000);
+    /* At most 2 shapes: the two most common, renormalised. */
+    GP_CHECK_INT(mix_of(f.c, &a, 2, &m), 2);
+    GP_CHECK(fabs(m.shapes[0].freq - 6.0 / 9) < 1e-9);
+    /* Pods that go away leave the mix: delete the 8-GPU pod, finish two 2-GPU pods. */
+    uid_n(uid, sizeof(uid), 9);
+    pod_ev(f.c, "DELETED", uid, "gpu-1", NULL, 8, 0, "64", "1Gi");
+    for (int i = 7; i < 9; i++) {
+        uid_n(uid, sizeof(uid), i);
+        pod_ev(f.c, "MODIFIED", uid, "gpu-1", "Succeeded", 2, 0, "8", "1Gi");
+    }
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 2);
+    GP_CHECK(fabs(m.shapes[0].freq - 6.0 / 7) < 1e-9);
+    GP_CHECK_INT(m.shapes[1].shape.num_gpu, 2);
+    /* A pod whose request changes (a MODIFIED with other numbers) moves to its new shape. */
+    uid_n(uid, sizeof(uid), 6);
+    pod_ev(f.c, "MODIFIED", uid, "gpu-1", NULL, 1, 0, "4", "1Gi");
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 1);
+    GP_CHECK(fabs(m.shapes[0].freq - 1.0) < 1e-9);
+    gp_arena_free(&a);
+    fx_done(&f);
+}
+
+GP_TEST(mix_popularity_cut_and_full_table)
+{
+    fixture f;
+    gp_arena a;
+    gp_dev_mix m;
+    char uid[40], cpu[16];
+    int id = 0;
+
+    fx_init(&f);
+    gp_arena_init(&a, 0);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    /* 96 pods of one shape, then one pod each of GP_CACHE_MAX_SHAPES + 10 other shapes: the
+     * table keeps GP_CACHE_MAX_SHAPES shapes, the common one covers 95% of what it counts. */
+    for (int i = 0; i < 96; i++, id++) {
+        uid_n(uid, sizeof(uid), id);
+        pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, 1, 0, "4", "1Gi");
+    }
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 1);
+    for (int i = 0; i < GP_CACHE_MAX_SHAPES + 10; i++, id++) {
+        uid_n(uid, sizeof(uid), id);
+        snprintf(cpu, sizeof(cpu), "%dm", 100 + i);
+        pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, 1, 0, cpu, "1Gi");
+    }
+    /* 96 of 96 + 1023 counted pods: the cut needs 32 shapes (the cap) */
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 32);
+    GP_CHECK_INT(m.shapes[0].shape.cpu_milli, 4000);
+    GP_CHECK(fabs(m.shapes[0].freq - 96.0 / 127) < 1e-9);
+    GP_CHECK_INT(m.shapes[1].shape.cpu_milli, 100); /* equal counts: ascending shape order */
+    /* Deleting every one-off pod (also the untracked ones) leaves the common shape alone, and
+     * freed slots take new shapes again. */
+    for (int i = 96; i < id; i++) {
+        uid_n(uid, sizeof(uid), i);
+        pod_ev(f.c, "DELETED", uid, "gpu-1", NULL, 1, 0, "1", "1Gi");
+    }
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 1);
+    uid_n(uid, sizeof(uid), id);
+    pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, 2, 0, "16", "1Gi");
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 1); /* 96 + 1: the common shape covers 95% */
+    for (int i = 0; i < 90; i++) {
+        uid_n(uid, sizeof(uid), i);
+        pod_ev(f.c, "DELETED", uid, "gpu-1", NULL, 1, 0, "4", "1Gi");
+    }
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 2); /* 6 + 1: 95% needs both */
+    GP_CHECK_INT(m.shapes[1].shape.num_gpu, 2);
+    GP_CHECK_INT(m.shapes[1].shape.cpu_milli, 16000);
+    gp_arena_free(&a);
+    fx_done(&f);
+}
+
 /* ---- stats, keys, snapshots ---- */
 
 GP_TEST(stats_counts_and_sync_flags)
@@ -940,6 +1064,7 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(assumption_kept_while_pending_update),
         GP_CASE(assume_bound_pod_or_unknown_node_is_ignored), GP_CASE(reassume_replaces_previous),
         GP_CASE(typical_averages_bound_gpu_pods), GP_CASE(typical_falls_back_to_policy),
+        GP_CASE(mix_learned_from_bound_gpu_pods), GP_CASE(mix_popularity_cut_and_full_table),
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
         GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))

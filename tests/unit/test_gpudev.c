@@ -93,7 +93,7 @@ GP_TEST(task_valid_shapes)
     GP_CHECK_INT(gp_dev_task_gpu_total(&two), 2000);
     gp_dev_task bad = task(1, 1, 2, 500);
     GP_CHECK(!gp_dev_task_valid(&bad, &err) && strstr(err.msg, "whole GPUs"));
-    bad = task(1, 1, 9, 1000);
+    bad = task(1, 1, GP_DEV_MAX_GPUS + 1, 1000);
     GP_CHECK(!gp_dev_task_valid(&bad, &err));
     bad = task(1, 1, 1, 0);
     GP_CHECK(!gp_dev_task_valid(&bad, &err));
@@ -171,6 +171,32 @@ GP_TEST(mix_counts_keeps_popular_and_normalises)
     gp_dev_mix_free(&m);
     gp_dev_mix_opts nocpu = { .popularity_pct = 100, .cpu_tasks = false };
     GP_CHECK(gp_dev_mix_build(&tasks[9], 1, &nocpu, &m, &err) == GP_EINVAL);
+}
+
+/* Counts already made (the extender's pod watch): zero counts dropped, the most common first,
+ * equal counts in ascending shape order, cut at the popularity and at max, renormalised. */
+GP_TEST(mix_select_from_counts)
+{
+    gp_dev_shape s[5] = { { task(4000, 0, 1, 1000), 2 }, { task(8000, 0, 2, 1000), 5 },
+                          { task(1000, 0, 1, 1000), 0 }, { task(2000, 0, 1, 1000), 2 },
+                          { task(64000, 0, 8, 1000), 1 } };
+    gp_dev_shape c[5];
+
+    memcpy(c, s, sizeof(s));
+    GP_CHECK_INT(gp_dev_mix_select(c, 5, 100, 32), 4);
+    GP_CHECK(c[0].shape.num_gpu == 2 && fabs(c[0].freq - 0.5) < 1e-12);
+    GP_CHECK(c[1].shape.cpu_milli == 2000 && fabs(c[1].freq - 0.2) < 1e-12);
+    GP_CHECK(c[2].shape.cpu_milli == 4000 && fabs(c[2].freq - 0.2) < 1e-12);
+    GP_CHECK(c[3].shape.num_gpu == 8 && fabs(c[3].freq - 0.1) < 1e-12);
+    memcpy(c, s, sizeof(s));
+    GP_CHECK_INT(gp_dev_mix_select(c, 5, 70, 32), 2); /* 5 + 2 of 10 cover 70% */
+    memcpy(c, s, sizeof(s));
+    GP_CHECK_INT(gp_dev_mix_select(c, 5, 71, 32), 3);
+    memcpy(c, s, sizeof(s));
+    GP_CHECK_INT(gp_dev_mix_select(c, 5, 100, 2), 2);
+    GP_CHECK(fabs(c[0].freq - 5.0 / 7) < 1e-12 && fabs(c[1].freq - 2.0 / 7) < 1e-12);
+    s[0].freq = s[1].freq = s[3].freq = s[4].freq = 0;
+    GP_CHECK_INT(gp_dev_mix_select(s, 5, 95, 32), 0);
 }
 
 /* Worked example (docs/simulation.md): GPUs free [1000, 300], 4 cores free; shapes: one whole GPU
@@ -330,7 +356,7 @@ GP_MAIN(GP_CASE(fits_cpu_memory_and_cpu_only), GP_CASE(fits_share_needs_one_gpu_
         GP_CASE(fits_multi_gpu_needs_fully_free_gpus), GP_CASE(fits_model_constraint),
         GP_CASE(task_valid_shapes), GP_CASE(pick_bestfit_share_takes_least_free_fitting_gpu),
         GP_CASE(pick_bestfit_whole_takes_lowest_free_gpus), GP_CASE(apply_and_remove_round_trip),
-        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(frag_worked_example),
+        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts), GP_CASE(frag_worked_example),
         GP_CASE(fgd_scores_and_picks_gpu),
         GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupacking_levels),
         GP_CASE(bestfit_and_dotprod_values), GP_CASE(every_scorer_rejects_infeasible),

@@ -985,6 +985,8 @@ GP_TEST(default_policy_scoring)
     GP_CHECK_INT(s->weight_fit, 10);
     GP_CHECK_INT(s->weight_stranding, 3);
     GP_CHECK_INT(s->weight_gpu_node_penalty, 50);
+    GP_CHECK_INT(s->weight_fragmentation, 10);
+    GP_CHECK_INT(s->nmix, 0); /* learned from the pod watch */
     GP_CHECK_INT(s->spot_discount_pct, 60);
     GP_CHECK_INT(s->default_gpu_price_micro, 2500000);
     GP_CHECK_INT(s->typical_cpu_milli_per_gpu, 4000);
@@ -1031,6 +1033,9 @@ GP_TEST(scoring_defaults_golden)
         GP_CHECK_INT(s->weight_fit, 10);
         GP_CHECK_INT(s->weight_stranding, 3);
         GP_CHECK_INT(s->weight_gpu_node_penalty, 50);
+        GP_CHECK_INT(s->weight_fragmentation, 10);
+        GP_CHECK_INT(s->nmix, 0);
+        GP_CHECK(s->mix == NULL);
         GP_CHECK_INT(s->spot_discount_pct, 60);
         GP_CHECK_INT(s->default_gpu_price_micro, 2500000);
         GP_CHECK_INT(s->typical_cpu_milli_per_gpu, 4000);
@@ -1046,7 +1051,9 @@ GP_TEST(scoring_defaults_golden)
 GP_TEST(scoring_values_parsed)
 {
     gp_policy *p = parse_ok(
-        "'scoring':{'weights':{'cost':0,'fit':1000,'stranding':7,'gpuNodePenalty':0},"
+        "'scoring':{'weights':{'cost':0,'fit':1000,'stranding':7,'gpuNodePenalty':0,"
+        "'fragmentation':1000},'workloadMix':[{'gpus':1,'cpu':'3500m','weight':6},"
+        "{'gpus':8,'weight':1000000}],"
         "'spotDiscountPercent':0,'defaultGpuHourlyPrice':'0.000001',"
         "'typicalGpuPod':{'cpuPerGpu':'1500m','memoryPerGpu':'0.5Gi'},"
         "'prices':{'instanceTypes':{'a.b':{'onDemand':'1000000','spot':'0'},"
@@ -1060,6 +1067,16 @@ GP_TEST(scoring_values_parsed)
     GP_CHECK_INT(p->scoring.weight_fit, 1000);
     GP_CHECK_INT(p->scoring.weight_stranding, 7);
     GP_CHECK_INT(p->scoring.weight_gpu_node_penalty, 0);
+    GP_CHECK_INT(p->scoring.weight_fragmentation, 1000);
+    GP_CHECK_INT(p->scoring.nmix, 2);
+    if (p->scoring.nmix == 2) {
+        GP_CHECK_INT(p->scoring.mix[0].gpus, 1);
+        GP_CHECK_INT(p->scoring.mix[0].cpu_milli, 3500);
+        GP_CHECK_INT(p->scoring.mix[0].weight, 6);
+        GP_CHECK_INT(p->scoring.mix[1].gpus, 8);
+        GP_CHECK_INT(p->scoring.mix[1].cpu_milli, 1000); /* default: 1 CPU */
+        GP_CHECK_INT(p->scoring.mix[1].weight, 1000000);
+    }
     GP_CHECK_INT(p->scoring.spot_discount_pct, 0);
     GP_CHECK_INT(p->scoring.default_gpu_price_micro, 1);
     GP_CHECK_INT(p->scoring.typical_cpu_milli_per_gpu, 1500);
@@ -1178,6 +1195,32 @@ GP_TEST(err_scoring_price_table)
                  "scoring.prices.gpuProducts: duplicate key \"a\"");
 }
 
+GP_TEST(err_scoring_workload_mix)
+{
+    char doc[4096] = "'scoring':{'workloadMix':[";
+
+    EXPECT_ERROR("'scoring':{'weights':{'fragmentation':1001}}",
+                 "scoring.weights.fragmentation: must be 0..1000");
+    EXPECT_ERROR("'scoring':{'workloadMix':{}}", "scoring.workloadMix: must be an array");
+    EXPECT_ERROR("'scoring':{'workloadMix':[{'gpus':0,'weight':1}]}",
+                 "scoring.workloadMix[0].gpus: must be 1..16");
+    EXPECT_ERROR("'scoring':{'workloadMix':[{'gpus':1,'weight':1},{'gpus':17,'weight':1}]}",
+                 "scoring.workloadMix[1].gpus: must be 1..16");
+    EXPECT_ERROR("'scoring':{'workloadMix':[{'gpus':1}]}",
+                 "scoring.workloadMix[0].weight: is required");
+    EXPECT_ERROR("'scoring':{'workloadMix':[{'gpus':1,'weight':0}]}",
+                 "scoring.workloadMix[0].weight: must be 1..1000000");
+    EXPECT_ERROR("'scoring':{'workloadMix':[{'gpus':1,'weight':1,'cpu':'-1'}]}",
+                 "scoring.workloadMix[0].cpu: must be positive");
+    EXPECT_ERROR("'scoring':{'workloadMix':[{'gpus':1,'weight':1,'memory':'1Gi'}]}",
+                 "scoring.workloadMix[0].memory: unknown field");
+    for (int i = 0; i <= GP_POLICY_MAX_MIX; i++)
+        snprintf(doc + strlen(doc), sizeof(doc) - strlen(doc), "%s{'gpus':1,'weight':%d}",
+                 i ? "," : "", i + 1);
+    snprintf(doc + strlen(doc), sizeof(doc) - strlen(doc), "]}");
+    EXPECT_ERROR(doc, "scoring.workloadMix: at most 32 shapes");
+}
+
 GP_TEST(err_scoring_typical_pod)
 {
     EXPECT_ERROR("'scoring':{'typicalGpuPod':{'cpuPerGpu':'0'}}",
@@ -1246,4 +1289,4 @@ GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_default
         GP_CASE(class_gpu_models_parsed), GP_CASE(err_class_gpu_models),
         GP_CASE(err_scoring_unknown_fields), GP_CASE(err_scoring_weights),
         GP_CASE(err_scoring_price), GP_CASE(err_scoring_price_table),
-        GP_CASE(err_scoring_typical_pod), GP_CASE(scoring_errors_in_one_pass))
+        GP_CASE(err_scoring_workload_mix), GP_CASE(err_scoring_typical_pod), GP_CASE(scoring_errors_in_one_pass))

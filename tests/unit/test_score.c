@@ -140,7 +140,8 @@ static void score(const gp_demand *d, gp_node *nodes, size_t n, const gp_policy 
                   gp_score_parts *out)
 {
     const gp_node *ptrs[64];
-    gp_typical typ = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu};
+    gp_typical typ = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu,
+                      NULL};
 
     for (size_t i = 0; i < n; i++)
         ptrs[i] = &nodes[i];
@@ -604,7 +605,8 @@ GP_TEST(stranding_component)
 GP_TEST(raw_weighted_sum)
 {
     gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','scoring':{"
-                              "'weights':{'cost':7,'fit':5,'stranding':11,'gpuNodePenalty':13}}}");
+                              "'weights':{'cost':7,'fit':5,'stranding':11,'gpuNodePenalty':13,"
+                              "'fragmentation':17}}}");
     gp_node n[2];
     gp_score_parts out[2];
     fx f;
@@ -618,7 +620,11 @@ GP_TEST(raw_weighted_sum)
     /* 4 CPUs left after the pod feed 1 of the 4 free GPUs: 3 of 8 stranded */
     CHECK_NEAR(out[0].stranding, 3 / 8.0);
     CHECK_NEAR(out[0].fit, 1 - 4000.0 / 96000);
-    CHECK_NEAR(out[0].raw, 7 * 1 + 5 * out[0].fit - 11 * 3 / 8.0 - 13);
+    /* the pod leaves room for the mix's 1-GPU pod (4 CPUs): no fragmentation change; a CPU pod
+     * breaks the tie towards less free GPU: 0.5 x (1 - 4 free / 8) of a 40 milli-GPU bucket */
+    CHECK_NEAR(out[0].fragmentation, 0.5 * 0.5 * 0.04);
+    CHECK_NEAR(out[0].raw, 7 * 1 + 5 * out[0].fit - 11 * 3 / 8.0 + 17 * 0.01 - 13);
+    CHECK_NEAR(out[1].fragmentation, 0);
     CHECK_NEAR(out[1].raw, 7 * 1 + 5 * (1 - 94000.0 / 96000));
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[0].score, 0);
@@ -690,7 +696,8 @@ GP_TEST(mapping_all_equal_all_ten)
 GP_TEST(mapping_near_ties_are_one_tier)
 {
     gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','scoring':{"
-                              "'weights':{'cost':0,'fit':0,'stranding':0,'gpuNodePenalty':1}}}");
+                              "'weights':{'cost':0,'fit':0,'stranding':0,'gpuNodePenalty':1,"
+                              "'fragmentation':0}}}");
     gp_node n[3];
     gp_score_parts out[3];
     fx f;
@@ -942,6 +949,52 @@ GP_TEST(scenario_stranding_avoided)
     gp_policy_unref(pol);
 }
 
+/* The fragmentation component (gp_dev_score_gpupack on whole GPUs). The mix: 2-GPU pods. A 1-GPU
+ * pod on "pairs-left" (3 free -> 2) keeps room for a pair; on "last-pair" (2 free -> 1) the last
+ * GPU fits no pair: fragmentation rises by 1 GPU. Best fit alone picks "last-pair". */
+GP_TEST(scenario_fragmentation_keeps_pairs_whole)
+{
+    gp_policy *pol = default_policy();
+    gp_dev_shape pair = {{.cpu_milli = 8000, .num_gpu = 2, .gpu_milli = 1000}, 1.0};
+    gp_dev_mix mix = {1, &pair};
+    gp_typical typ = {4000, 32 * GIB, &mix};
+    const gp_node *ptrs[2];
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    n[0] = mk("pairs-left", 8, 5, 3, "p4d.24xlarge", NULL);
+    n[1] = mk("last-pair", 8, 6, 3, "p4d.24xlarge", NULL);
+    ptrs[0] = &n[0];
+    ptrs[1] = &n[1];
+    fx_pod(&f, pol, "", GPU1_CPU4);
+    gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
+    CHECK_NEAR(out[0].fragmentation, 0);
+    CHECK_NEAR(out[1].fragmentation, -1.0);
+    GP_CHECK(out[1].fit > out[0].fit);
+    GP_CHECK_INT(out[0].score, 10);
+    GP_CHECK_INT(out[1].score, 0);
+    /* Without a mix, prioritize assumes 1-GPU pods: nothing fragments, best fit wins. */
+    typ.mix = NULL;
+    gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
+    CHECK_NEAR(out[0].fragmentation, 0);
+    CHECK_NEAR(out[1].fragmentation, 0);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK_INT(out[0].score, 0);
+    /* MIG-only and CPU nodes have no whole GPUs: no fragmentation component. */
+    typ.mix = &mix;
+    n[0] = mk("mig", 0, 0, 1, NULL, NULL);
+    add_mig(&n[0], "1g.10gb", 7, 0);
+    n[1] = mk("cpu", 0, 0, 0, NULL, NULL);
+    fx_done(&f);
+    fx_pod(&f, pol, "", CPU2);
+    gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
+    CHECK_NEAR(out[0].fragmentation, 0);
+    CHECK_NEAR(out[1].fragmentation, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
 /* Among empty nodes the cheaper per useful GPU wins, whatever the whole node costs. */
 GP_TEST(scenario_cheaper_per_useful_gpu)
 {
@@ -1037,6 +1090,6 @@ GP_MAIN(GP_CASE(demand_basics), GP_CASE(demand_never_filter), GP_CASE(demand_mod
         GP_CASE(deterministic_under_permutation), GP_CASE(scenario_busy_node_beats_empty),
         GP_CASE(scenario_free_mig_slice_beats_new_gpu),
         GP_CASE(scenario_spot_only_for_checkpointing),
-        GP_CASE(scenario_cpu_pod_prefers_non_gpu_nodes), GP_CASE(scenario_stranding_avoided),
+        GP_CASE(scenario_cpu_pod_prefers_non_gpu_nodes), GP_CASE(scenario_stranding_avoided), GP_CASE(scenario_fragmentation_keeps_pairs_whole),
         GP_CASE(scenario_cheaper_per_useful_gpu), GP_CASE(scenario_exact_fit_beats_loose_fit),
         GP_CASE(scenario_full_vs_unresolvable))
