@@ -49,13 +49,6 @@ typedef struct {
     int64_t expires_ms;
 } assumption;
 
-/* How many bound pods ask for gpu whole GPUs and cpu_m CPU: the workload mix learned from the
- * pod watch. Slots whose count falls to 0 are reused. */
-typedef struct {
-    uint32_t cpu_m;
-    uint16_t gpu;
-    uint32_t count;
-} shape_rec;
 
 struct gp_cache {
     pthread_rwlock_t lock;
@@ -76,9 +69,8 @@ struct gp_cache {
     size_t bound;
     uint64_t bad;
     int64_t sum_gpu, sum_cpu_m, sum_mem; /* over bound GPU pods, for the typical pod */
-    shape_rec shapes[GP_CACHE_MAX_SHAPES]; /* bound whole-GPU pods by shape */
-    size_t nshapes;
-    uint64_t shapes_untracked; /* bound pods of shapes beyond GP_CACHE_MAX_SHAPES */
+    gp_dev_shape shape_slots[GP_CACHE_MAX_SHAPES];
+    gp_dev_tally shapes; /* bound whole-GPU pods by (GPUs, CPU): the learned workload mix */
 };
 
 /* ---- keys and hashing ---- */
@@ -311,35 +303,9 @@ static int64_t nonneg(int64_t v)
 /* Counts (sign 1) or uncounts (sign -1) a bound whole-GPU pod's shape. */
 static void shape_count(gp_cache *c, uint32_t cpu_m, uint16_t gpu, int sign)
 {
-    shape_rec *free_slot = NULL;
+    gp_dev_task t = {.cpu_milli = cpu_m, .num_gpu = gpu, .gpu_milli = GP_DEV_MILLI};
 
-    for (size_t i = 0; i < c->nshapes; i++) {
-        shape_rec *s = &c->shapes[i];
-
-        if (s->count > 0 && s->cpu_m == cpu_m && s->gpu == gpu) {
-            if (sign > 0)
-                s->count++;
-            else
-                s->count--;
-            return;
-        }
-        if (s->count == 0 && free_slot == NULL)
-            free_slot = s;
-    }
-    if (sign < 0) {
-        /* A pod counted while the table was full. */
-        c->shapes_untracked -= c->shapes_untracked > 0;
-        return;
-    }
-    if (free_slot == NULL && c->nshapes < GP_CACHE_MAX_SHAPES)
-        free_slot = &c->shapes[c->nshapes++];
-    if (free_slot == NULL) {
-        c->shapes_untracked++;
-        return;
-    }
-    free_slot->cpu_m = cpu_m;
-    free_slot->gpu = gpu;
-    free_slot->count = 1;
+    gp_dev_tally_add(&c->shapes, &t, sign);
 }
 
 /* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
@@ -417,6 +383,7 @@ gp_cache *gp_cache_new(gp_policy_holder *policy)
         return NULL;
     }
     c->policy = policy;
+    gp_dev_tally_init(&c->shapes, c->shape_slots, GP_CACHE_MAX_SHAPES);
     return c;
 }
 
@@ -864,27 +831,15 @@ gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol)
 
 size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *out)
 {
-    gp_dev_shape *all = NULL;
-    size_t n = 0;
+    gp_dev_shape *scratch = NULL;
 
     out->n = 0;
     out->shapes = NULL;
-    if (c->nshapes == 0 || max == 0 ||
-        (all = gp_arena_alloc(a, c->nshapes * sizeof(*all))) == NULL)
+    if (c->shapes.n == 0 || max == 0 ||
+        (scratch = gp_arena_alloc_raw(a, c->shapes.n * sizeof(*scratch))) == NULL)
         return 0;
-    for (size_t i = 0; i < c->nshapes; i++) {
-        const shape_rec *s = &c->shapes[i];
-
-        if (s->count == 0)
-            continue;
-        all[n].shape.cpu_milli = s->cpu_m;
-        all[n].shape.num_gpu = s->gpu;
-        all[n].shape.gpu_milli = GP_DEV_MILLI;
-        all[n].freq = s->count;
-        n++;
-    }
-    out->n = gp_dev_mix_select(all, n, GP_CACHE_MIX_POPULARITY, max);
-    out->shapes = all;
+    out->n = gp_dev_tally_mix(&c->shapes, scratch, GP_CACHE_MIX_POPULARITY, max);
+    out->shapes = scratch;
     return out->n;
 }
 

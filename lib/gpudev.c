@@ -289,6 +289,53 @@ gp_status gp_dev_mix_build(const gp_dev_task *tasks, size_t n, const gp_dev_mix_
     return GP_OK;
 }
 
+void gp_dev_tally_init(gp_dev_tally *t, gp_dev_shape *storage, size_t cap)
+{
+    memset(t, 0, sizeof(*t));
+    t->slot = storage;
+    t->cap = cap;
+}
+
+void gp_dev_tally_add(gp_dev_tally *t, const gp_dev_task *shape, int sign)
+{
+    gp_dev_task key = *shape;
+    gp_dev_shape *free_slot = NULL;
+
+    key.mem_mib = 0;
+    t->version++;
+    for (size_t i = 0; i < t->n; i++) {
+        gp_dev_shape *s = &t->slot[i];
+
+        if (s->freq > 0 && shape_cmp_key(&s->shape, &key) == 0) {
+            s->freq += sign > 0 ? 1 : -1;
+            return;
+        }
+        if (s->freq <= 0 && free_slot == NULL)
+            free_slot = s;
+    }
+    if (sign < 0) {
+        t->untracked -= t->untracked > 0; /* one counted while the storage was full */
+        return;
+    }
+    if (free_slot == NULL && t->n < t->cap)
+        free_slot = &t->slot[t->n++];
+    if (free_slot == NULL) {
+        t->untracked++;
+        return;
+    }
+    free_slot->shape = key;
+    free_slot->freq = 1;
+}
+
+size_t gp_dev_tally_mix(const gp_dev_tally *t, gp_dev_shape *scratch, int popularity_pct,
+                        size_t max)
+{
+    if (t->n == 0)
+        return 0;
+    memcpy(scratch, t->slot, t->n * sizeof(*scratch));
+    return gp_dev_mix_select(scratch, t->n, popularity_pct, max);
+}
+
 void gp_dev_mix_free(gp_dev_mix *m)
 {
     if (!m)

@@ -15,6 +15,8 @@
 
 #include "gpupack/fileio.h"
 #include "gpupack/gpudev.h"
+#include "gpupack/policy.h"
+#include "gpupack/score.h"
 #include "load.h"
 #include "run.h"
 
@@ -29,7 +31,7 @@
 static const char usage[] =
     "usage: gpupack-sim --nodes FILE --pods FILE [--seed N ...] [--seeds A-B] [--inflate X]\n"
     "                   [--scorer NAME ...] [--json] [--ties first|random] [--jobs N]\n"
-    "                   [--label TEXT]\n"
+    "                   [--label TEXT] [--mix trace|learned] [--policy FILE]\n"
     "       gpupack-sim --summarize FILE...   (a markdown table from --json output)\n"
     "  --nodes FILE     node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or\n"
     "                   `kubectl get nodes -o json`\n"
@@ -44,10 +46,18 @@ static const char usage[] =
     "  --ties MODE      first: the first best node in a seeded node permutation (default);\n"
     "                   random: a uniformly random one of the best\n"
     "  --jobs N         runs in parallel (default: the online CPUs)\n"
-    "  --label TEXT     a \"label\" field in each JSON line (e.g. the trace variant)\n";
+    "  --label TEXT     a \"label\" field in each JSON line (e.g. the trace variant)\n"
+    "  --mix MODE       the workload mix gpupack and fgd score with: trace: every task's shape,\n"
+    "                   known in advance (the paper's, default); learned: the shapes of the\n"
+    "                   tasks placed so far, as gpupack-extender learns them from its pod watch\n"
+    "  --policy FILE    a gpupack policy: its scoring.workloadMix, when stated, is the mix (as in\n"
+    "                   gpupack-extender), and typicalGpuPod.cpuPerGpu the learned mix's start\n";
 
 typedef struct {
-    const char *nodes_path, *pods_path, *label;
+    const char *nodes_path, *pods_path, *label, *policy_path;
+    bool learn_mix;
+    bool policy_mix;      /* the policy states scoring.workloadMix */
+    int64_t typical_cpu;  /* the policy's typicalGpuPod.cpuPerGpu */
     uint64_t seeds[MAX_SEEDS];
     size_t n_seeds;
     const gp_dev_scorer *scorers[MAX_SCORERS];
@@ -136,7 +146,8 @@ static int add_scorer(options *o, const char *name)
 static bool value_flag(const char *flag)
 {
     static const char *const known[] = { "--nodes", "--pods", "--label", "--seed", "--seeds",
-                                         "--scorer", "--jobs", "--ties", "--inflate" };
+                                         "--scorer", "--jobs", "--ties", "--inflate",
+                                         "--mix", "--policy" };
 
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (!strcmp(flag, known[i]))
@@ -176,6 +187,12 @@ static int parse_flag(options *o, const char *flag, const char *val)
         if (strcmp(val, "first") && strcmp(val, "random"))
             return die_usage("--ties wants first or random, not \"%s\"", val);
         o->ties_random = !strcmp(val, "random");
+    } else if (!strcmp(flag, "--mix")) {
+        if (strcmp(val, "trace") && strcmp(val, "learned"))
+            return die_usage("--mix wants trace or learned, not \"%s\"", val);
+        o->learn_mix = !strcmp(val, "learned");
+    } else if (!strcmp(flag, "--policy")) {
+        o->policy_path = val;
     } else if (!strcmp(flag, "--inflate")) {
         char *end = NULL;
         errno = 0;
@@ -274,6 +291,12 @@ static gp_status run_all(const sim_cfg *base, job *jobs, size_t n, long threads)
 
 /* ---- Output ---- */
 
+/* Which mix the scorers used: the policy's, learned, or the trace's. */
+static const char *mix_name(const options *o)
+{
+    return o->policy_mix ? "policy" : o->learn_mix ? "learned" : "trace";
+}
+
 static void print_json(const options *o, const sim_input *in, const job *j)
 {
     const sim_result *r = &j->res;
@@ -284,6 +307,7 @@ static void print_json(const options *o, const sim_input *in, const job *j)
     printf("{\"scorer\":\"%s\",\"seed\":%llu,", j->scorer->name, (unsigned long long)j->seed);
     if (o->label)
         printf("\"label\":\"%s\",", o->label);
+    printf("\"mix\":\"%s\",", mix_name(o));
     printf("\"nodes\":%zu,\"gpus\":%lld,\"tasks\":%zu,\"inflate\":%g,\"ties\":\"%s\","
            "\"unallocated_gpu_pct_at_100\":%.4f,\"reached_100\":%s,"
            "\"fragmentation_pct_at_100\":%.4f,\"unallocated_gpu_pct_end\":%.4f,"
@@ -333,9 +357,9 @@ static void print_table(const options *o, const sim_input *in, const job *jobs)
 
     for (size_t i = 0; i < in->n_nodes; i++)
         gpus += in->nodes[i].ngpu;
-    printf("%zu nodes (%lld GPUs), %zu tasks, inflate %g, %zu seed(s), ties %s\n", in->n_nodes,
-           (long long)gpus, in->n_tasks, o->inflate, o->n_seeds,
-           o->ties_random ? "random" : "first");
+    printf("%zu nodes (%lld GPUs), %zu tasks, inflate %g, %zu seed(s), ties %s, mix %s\n",
+           in->n_nodes, (long long)gpus, in->n_tasks, o->inflate, o->n_seeds,
+           o->ties_random ? "random" : "first", mix_name(o));
     printf("%-11s %-18s %-16s %-16s %9s %9s\n", "scorer", "unalloc% @100", "frag% @100",
            "failed @100", "seconds", "us/node");
     for (size_t s = 0; s < o->n_scorers; s++) {
@@ -498,11 +522,39 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix)
     return apply_bound(in);
 }
 
+/* --policy: its workload mix (the extender's gp_score_policy_mix()) into shapes[], and its
+ * typical pod's CPU. Returns 0 or 2. */
+static int load_policy(options *o, gp_dev_shape *shapes, gp_dev_mix *out)
+{
+    gp_policy *pol = NULL;
+    char *errors = NULL;
+
+    o->typical_cpu = 4000;
+    out->n = 0;
+    out->shapes = shapes;
+    if (!o->policy_path)
+        return 0;
+    if (gp_policy_load_file(o->policy_path, &pol, &errors) != GP_OK) {
+        fprintf(stderr, "gpupack-sim: %s", errors ? errors : "out of memory\n");
+        free(errors);
+        return 2;
+    }
+    out->n = gp_score_policy_mix(pol, shapes, GP_SCORE_MAX_MIX);
+    o->typical_cpu = pol->scoring.typical_cpu_milli_per_gpu;
+    gp_policy_unref(pol);
+    o->policy_mix = out->n > 0;
+    if (o->policy_mix && o->learn_mix)
+        return die_usage("%s", "--mix learned with a policy that states scoring.workloadMix: "
+                               "gpupack-extender would use the policy's mix; drop one");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o = { 0 };
     sim_input in = { 0 };
-    gp_dev_mix mix = { 0 };
+    gp_dev_mix mix = { 0 }, policy_mix = { 0 };
+    gp_dev_shape policy_shapes[GP_SCORE_MAX_MIX];
     int rc;
 
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -515,7 +567,9 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "--summarize"))
         return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");
-    if ((rc = parse_args(argc, argv, &o)) != 0 || (rc = load(&o, &in, &mix)) != 0) {
+    if ((rc = parse_args(argc, argv, &o)) != 0 ||
+        (rc = load_policy(&o, policy_shapes, &policy_mix)) != 0 ||
+        (rc = load(&o, &in, &mix)) != 0) {
         sim_input_free(&in);
         return rc;
     }
@@ -523,7 +577,9 @@ int main(int argc, char **argv)
     job *jobs = calloc(n, sizeof(*jobs));
     sim_cfg base = { .nodes = in.nodes, .n_nodes = in.n_nodes, .tasks = in.tasks,
                      .n_tasks = in.n_tasks, .mix = &mix, .inflate = o.inflate,
-                     .ties_random = o.ties_random };
+                     .ties_random = o.ties_random,
+                     .score_mix = o.policy_mix ? &policy_mix : NULL, .learn_mix = o.learn_mix,
+                     .seen = in.bound, .n_seen = in.n_bound, .fallback_cpu = o.typical_cpu };
     for (size_t i = 0; jobs && i < n; i++) {
         jobs[i].scorer = o.scorers[i / o.n_seeds];
         jobs[i].seed = o.seeds[i % o.n_seeds];

@@ -153,19 +153,75 @@ static void observe(const sim_cfg *cfg, const gp_dev_node *nodes, const progress
     }
 }
 
+/* The mix learned from the tasks placed so far, as the extender learns it from its pod watch
+ * (docs/scoring.md): the most common shapes covering 95%, at most LEARNED_MAX_SHAPES. */
+#define LEARNED_POPULARITY 95
+#define LEARNED_MAX_SHAPES 32
+
+typedef struct {
+    gp_dev_tally tally;
+    gp_dev_shape *store, *scratch;
+    gp_dev_shape fallback;
+    gp_dev_mix mix;
+    uint64_t built; /* tally version the mix was built from */
+} learner;
+
+static bool learner_init(learner *l, const sim_cfg *cfg)
+{
+    size_t cap = cfg->n_tasks + cfg->n_seen + 1;
+
+    memset(l, 0, sizeof(*l));
+    l->store = malloc(cap * sizeof(*l->store));
+    l->scratch = malloc(cap * sizeof(*l->scratch));
+    if (!l->store || !l->scratch)
+        return false;
+    gp_dev_tally_init(&l->tally, l->store, cap);
+    for (size_t i = 0; i < cfg->n_seen; i++)
+        gp_dev_tally_add(&l->tally, &cfg->seen[i], 1);
+    l->fallback.shape = (gp_dev_task){ .cpu_milli = cfg->fallback_cpu, .num_gpu = 1,
+                                       .gpu_milli = GP_DEV_MILLI };
+    l->fallback.freq = 1;
+    l->built = UINT64_MAX;
+    return true;
+}
+
+static void learner_free(learner *l)
+{
+    free(l->store);
+    free(l->scratch);
+}
+
+static const gp_dev_mix *learner_mix(learner *l)
+{
+    if (l->built != l->tally.version) {
+        l->mix.n = gp_dev_tally_mix(&l->tally, l->scratch, LEARNED_POPULARITY, LEARNED_MAX_SHAPES);
+        l->mix.shapes = l->scratch;
+        l->built = l->tally.version;
+        if (l->mix.n == 0) {
+            l->mix.n = 1;
+            l->mix.shapes = &l->fallback;
+        }
+    }
+    return &l->mix;
+}
+
 /* Places the workload w[0..n) on nodes. */
 static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, size_t n,
-                      progress *p, gp_dev_rng *rng, sim_result *res)
+                      progress *p, gp_dev_rng *rng, learner *l, sim_result *res)
 {
-    gp_dev_ctx ctx = { .mix = cfg->mix };
+    gp_dev_ctx ctx = { .mix = cfg->score_mix ? cfg->score_mix : cfg->mix };
 
     for (size_t k = 0; k < n; k++) {
         const gp_dev_task *t = &cfg->tasks[w[k]];
         gp_dev_pick pick = { 0 };
         ctx.salt = gp_dev_rng_next(rng);
+        if (l)
+            ctx.mix = learner_mix(l);
         long bi = best_node(cfg, &ctx, nodes, t, rng, &pick, &res->node_scores);
         if (bi >= 0 && gp_dev_apply(&nodes[bi], t, &pick)) {
             p->alloc += gp_dev_task_gpu_total(t);
+            if (l)
+                gp_dev_tally_add(&l->tally, t, 1);
         } else {
             res->failed_all++;
             if (!res->reached_100)
@@ -193,8 +249,14 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     gp_dev_rng_seed(&rng, cfg->seed);
     size_t *perm = malloc(cfg->n_nodes * sizeof(*perm));
     gp_dev_node *nodes = malloc(cfg->n_nodes * sizeof(*nodes));
-    size_t *w = perm && nodes ? workload(cfg, p.cap, &rng, &n) : NULL;
+    learner learn = { .built = 0 };
+    bool learning = cfg->learn_mix;
+    size_t *w = perm && nodes && (!learning || learner_init(&learn, cfg))
+                    ? workload(cfg, p.cap, &rng, &n)
+                    : NULL;
     if (!w) {
+        if (learning)
+            learner_free(&learn);
         free(perm);
         free(nodes);
         return GP_ENOMEM;
@@ -210,7 +272,9 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     res->tasks = n;
     observe(cfg, nodes, &p, 0, res);
     double t1 = now_s();
-    place_all(cfg, nodes, w, n, &p, &rng, res);
+    place_all(cfg, nodes, w, n, &p, &rng, learning ? &learn : NULL, res);
+    if (learning)
+        learner_free(&learn);
     double t2 = now_s();
     if (!res->reached_100) {
         res->unalloc_at_100 = unalloc_pct(p.alloc, p.cap);

@@ -23,6 +23,11 @@ typedef struct {
     const gp_dev_task *tasks; /* the workload, in file order */
     size_t n_tasks;
     const gp_dev_mix *mix;    /* the workload mix (fragmentation metric, fgd, gpupack) */
+    const gp_dev_mix *score_mix; /* the scorers' mix when not learned; NULL: mix */
+    bool learn_mix;           /* the scorers learn the mix from the tasks placed so far */
+    const gp_dev_task *seen;  /* tasks already on the cluster (bound pods): learned from too */
+    size_t n_seen;
+    int64_t fallback_cpu;     /* learning with nothing placed yet: one shape, 1 GPU, this CPU */
     const gp_dev_scorer *scorer;
     uint64_t seed;
     double inflate;     /* resample to this x GPU capacity; <= 0: keep the workload as is */

@@ -139,6 +139,24 @@ void gp_dev_mix_free(gp_dev_mix *m);
  * watch keeps. */
 size_t gp_dev_mix_select(gp_dev_shape *shapes, size_t n, int popularity_pct, size_t max);
 
+/* A running count of task shapes, to learn the mix from the tasks seen so far (the extender's pod
+ * watch, `gpupack-sim --mix learned`). Fixed storage the caller provides; a shape whose count
+ * falls to 0 frees its slot. Shapes beyond the storage are counted as untracked only. */
+typedef struct {
+    gp_dev_shape *slot; /* freq holds the count */
+    size_t n, cap;
+    uint64_t untracked;
+    uint64_t version;   /* changes whenever a count does */
+} gp_dev_tally;
+
+void gp_dev_tally_init(gp_dev_tally *t, gp_dev_shape *storage, size_t cap);
+/* Counts (sign > 0) or uncounts (sign < 0) one task of this shape (memory ignored). */
+void gp_dev_tally_add(gp_dev_tally *t, const gp_dev_task *shape, int sign);
+/* The mix of the counted shapes as gp_dev_mix_select() makes it: copies the counted shapes into
+ * scratch (room for t->n), selects, and returns the number kept (0: nothing counted). */
+size_t gp_dev_tally_mix(const gp_dev_tally *t, gp_dev_shape *scratch, int popularity_pct,
+                        size_t max);
+
 /* FGD's fragmentation of a node for a mix, in milli-GPU: for each shape (weighted by its
  * frequency), the free GPU share the shape cannot use. When the node can host the shape, that is
  * the free share of the GPUs too small for it (Q3); when it cannot (no access to the model, not

@@ -89,3 +89,30 @@ echo '{"items": [{"metadata": {"name": "x"}, "spec": {"containers": [{"resources
 "$SIM" --nodes "$T/nodes.json" --pods "$T/badpods.json" > /dev/null 2> "$T/badp.err"
 rc=$?
 check sim.bad-json-pod-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'items\[0\]' '$T/badp.err'"
+
+# The workload mix the scorers use: the trace's (default), learned from the tasks placed so far,
+# or the policy's (tests/e2e/extender-mix.sh checks the same choice in the extender).
+run --json --scorer gpupack --scorer fgd --seed 42 --mix learned > "$T/learned.jsonl" 2>/dev/null
+check sim.mix-learned jq -e -s 'length == 2 and all(.[]; .mix == "learned" and .reached_100)' "$T/learned.jsonl"
+check sim.mix-trace-is-default jq -e -s 'all(.[]; .mix == "trace")' "$T/a.jsonl"
+# Learning changes gpupack's placements (the seed, tasks and nodes are the same).
+check sim.mix-learned-differs sh -c "[ \"\$(jq -c 'select(.scorer == \"gpupack\") | .curve' '$T/learned.jsonl')\" != \"\$(jq -c 'select(.scorer == \"gpupack\") | .curve' '$T/a.jsonl')\" ]"
+# Scorers without a mix do not care.
+run --json --scorer bestfit --seed 42 --mix learned > "$T/bf.jsonl" 2>/dev/null
+check sim.mix-learned-no-effect-on-bestfit sh -c "[ \"\$(jq -c 'del(.seconds, .us_per_node_scored, .mix)' '$T/bf.jsonl')\" = \"\$(jq -c 'select(.scorer == \"bestfit\") | del(.seconds, .us_per_node_scored, .mix)' '$T/a.jsonl')\" ]"
+jq '.scoring.workloadMix = [{"gpus": 1, "cpu": "8", "weight": 3}, {"gpus": 8, "cpu": "64", "weight": 1}]' \
+    "$ROOT/manifests/base/policy.json" > "$T/policy-mix.json"
+run --json --scorer gpupack --seed 42 --policy "$T/policy-mix.json" > "$T/pol.jsonl" 2>/dev/null
+check sim.mix-from-policy jq -e -s 'length == 1 and .[0].mix == "policy" and .[0].reached_100' "$T/pol.jsonl"
+run --json --scorer gpupack --seed 42 --policy "$ROOT/manifests/base/policy.json" > "$T/pol0.jsonl" 2>/dev/null
+check sim.policy-without-mix-keeps-trace-mix sh -c "jq -e '.mix == \"trace\"' '$T/pol0.jsonl' >/dev/null && [ \"\$(jq -c 'del(.seconds, .us_per_node_scored)' '$T/pol0.jsonl')\" = \"\$(jq -c 'select(.scorer == \"gpupack\") | del(.seconds, .us_per_node_scored)' '$T/a.jsonl')\" ]"
+run --scorer gpupack --policy "$T/policy-mix.json" --mix learned > /dev/null 2> "$T/both.err"
+rc=$?
+check sim.policy-mix-and-learned-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'workloadMix' '$T/both.err'"
+jq '.scoring.workloadMix = [{"gpus": 0, "weight": 1}]' "$ROOT/manifests/base/policy.json" > "$T/policy-bad.json"
+run --scorer gpupack --policy "$T/policy-bad.json" > /dev/null 2> "$T/polbad.err"
+rc=$?
+check sim.bad-policy-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'scoring.workloadMix\[0\].gpus' '$T/polbad.err'"
+run --scorer gpupack --mix sometimes > /dev/null 2> "$T/mixbad.err"
+rc=$?
+check sim.bad-mix-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'trace or learned' '$T/mixbad.err'"

@@ -199,6 +199,37 @@ GP_TEST(mix_select_from_counts)
     GP_CHECK_INT(gp_dev_mix_select(s, 5, 95, 32), 0);
 }
 
+/* The running count: same shapes (memory aside) share a slot, uncounting frees it for another
+ * shape, shapes past the storage are untracked, and the mix follows the counts. */
+GP_TEST(tally_counts_and_reuses_slots)
+{
+    gp_dev_shape store[2], scratch[2];
+    gp_dev_tally t;
+    gp_dev_task a = task(4000, 10, 1, 1000), a2 = task(4000, 99, 1, 1000);
+    gp_dev_task b = task(1000, 0, 1, 500), c = task(0, 0, 0, 0);
+
+    gp_dev_tally_init(&t, store, 2);
+    GP_CHECK_INT(gp_dev_tally_mix(&t, scratch, 95, 2), 0);
+    gp_dev_tally_add(&t, &a, 1);
+    gp_dev_tally_add(&t, &a2, 1); /* memory is not part of a shape */
+    gp_dev_tally_add(&t, &b, 1);
+    GP_CHECK_INT(t.n, 2);
+    gp_dev_tally_add(&t, &c, 1); /* no room */
+    GP_CHECK_INT(t.untracked, 1);
+    GP_CHECK_INT(gp_dev_tally_mix(&t, scratch, 100, 2), 2);
+    GP_CHECK(fabs(scratch[0].freq - 2.0 / 3) < 1e-12 && scratch[0].shape.mem_mib == 0);
+    uint64_t v = t.version;
+    gp_dev_tally_add(&t, &b, -1); /* b's slot is free again */
+    GP_CHECK(t.version != v);
+    gp_dev_tally_add(&t, &c, -1); /* the untracked one */
+    GP_CHECK_INT(t.untracked, 0);
+    gp_dev_tally_add(&t, &c, 1);
+    GP_CHECK_INT(t.n, 2);
+    GP_CHECK_INT(t.untracked, 0);
+    GP_CHECK_INT(gp_dev_tally_mix(&t, scratch, 100, 2), 2);
+    GP_CHECK(scratch[1].shape.num_gpu == 0 && fabs(scratch[1].freq - 1.0 / 3) < 1e-12);
+}
+
 /* Worked example (docs/simulation.md): GPUs free [1000, 300], 4 cores free; shapes: one whole GPU
  * (freq 0.5), a 500 share (0.25), CPU only (0.25). The whole-GPU and share shapes fit but cannot
  * use the 300 sliver: 0.5 x 300 + 0.25 x 300; CPU-only counts all 1300 free: 0.25 x 1300. */
@@ -356,7 +387,7 @@ GP_MAIN(GP_CASE(fits_cpu_memory_and_cpu_only), GP_CASE(fits_share_needs_one_gpu_
         GP_CASE(fits_multi_gpu_needs_fully_free_gpus), GP_CASE(fits_model_constraint),
         GP_CASE(task_valid_shapes), GP_CASE(pick_bestfit_share_takes_least_free_fitting_gpu),
         GP_CASE(pick_bestfit_whole_takes_lowest_free_gpus), GP_CASE(apply_and_remove_round_trip),
-        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts), GP_CASE(frag_worked_example),
+        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts), GP_CASE(tally_counts_and_reuses_slots), GP_CASE(frag_worked_example),
         GP_CASE(fgd_scores_and_picks_gpu),
         GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupacking_levels),
         GP_CASE(bestfit_and_dotprod_values), GP_CASE(every_scorer_rejects_infeasible),
