@@ -250,6 +250,9 @@ static void route_metrics(void *ctx, const gp_http_request *req, gp_http_respons
                        (double)s.assumed);
         gp_metrics_set(a->metrics, "gpupack_cache_bytes", "Memory held by the cluster view.", "",
                        (double)s.bytes);
+        gp_metrics_set(a->metrics, "gpupack_cache_workload_shapes",
+                       "Distinct pod shapes (GPUs, CPU) the learned workload mix counts.", "",
+                       (double)s.shapes);
         gp_metrics_set(a->metrics, "gpupack_cache_skipped_objects",
                        "Objects the cluster view could not decode.", "", (double)s.bad);
     }

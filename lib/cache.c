@@ -856,9 +856,12 @@ gp_cache_stats gp_cache_get_stats(gp_cache *c)
     s.bound = c->bound;
     s.assumed = c->nassumed;
     s.bad = c->bad;
+    s.shapes = 0;
+    for (size_t i = 0; i < c->shapes.n; i++)
+        s.shapes += c->shapes.slot[i].freq > 0;
     s.nodes_synced = c->nodes_synced;
     s.pods_synced = c->pods_synced;
-    s.bytes = c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +
+    s.bytes = sizeof(*c) + c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +
               c->pods_cap * sizeof(pod_rec) + c->cap_assumed * sizeof(assumption);
     pthread_rwlock_unlock(&c->lock);
     return s;

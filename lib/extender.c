@@ -308,6 +308,7 @@ static char *top_json(const call *c)
         cJSON_AddNumberToObject(o, "marginal_cost", c->parts[best].marginal_cost);
         cJSON_AddNumberToObject(o, "fit", c->parts[best].fit);
         cJSON_AddNumberToObject(o, "stranding", c->parts[best].stranding);
+        cJSON_AddNumberToObject(o, "fragmentation", c->parts[best].fragmentation);
     }
     s = arr ? cJSON_PrintUnformatted(arr) : NULL;
     cJSON_Delete(arr);

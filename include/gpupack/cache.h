@@ -99,6 +99,7 @@ typedef struct {
     size_t bound;     /* pods using resources on a node */
     size_t assumed;
     uint64_t bad;     /* objects skipped as undecodable */
+    size_t shapes;    /* distinct (GPUs, CPU) shapes of bound whole-GPU pods: the learned mix */
     bool nodes_synced, pods_synced;
     size_t bytes;     /* memory held by the tables */
 } gp_cache_stats;

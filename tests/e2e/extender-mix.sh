@@ -55,6 +55,11 @@ awk '$1 == "a" && $6 == "0.00" { a = 1 } $1 == "b" && $6 == "-0.84" { b = 1 } EN
     && grep -q "FRAG" "$T/explain" \
     && pass extender-mix.explain-shows-fragmentation || fail extender-mix.explain-shows-fragmentation "$(cat "$T/explain")"
 
+# The decision log names the component for the top candidates.
+echo "$ARGS" | "$X" --once prioritize --log-level info $SNAP 2>"$T/log" >/dev/null
+grep '"msg":"prioritize"' "$T/log" | jq -e '.top | map({(.node): .fragmentation}) | add == {"a": 0, "b": -0.84}' >/dev/null \
+    && pass extender-mix.log-shows-fragmentation || fail extender-mix.log-shows-fragmentation "$(cat "$T/log")"
+
 policy "$T/off.json" '{"weights": {"fragmentation": 0}}'
 r=$(prio --policy "$T/off.json")
 [ "$(echo "$r" | score_of b)" = 10 ] && [ "$(echo "$r" | score_of a)" -lt 10 ] \

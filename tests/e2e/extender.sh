@@ -167,6 +167,7 @@ st=$(echo garbage | curl -s -o "$E2E_TMP/g" -w '%{http_code}' -H 'Content-Type: 
 curl -s "$U/metrics" > "$E2E_TMP/m"
 grep -q '^gpupack_extender_calls_total{verb="prioritize",outcome="ok"} 1' "$E2E_TMP/m" \
   && grep -q '^gpupack_cache_nodes 8' "$E2E_TMP/m" && grep -q '^gpupack_extender_filter_nodes_total{result="full"} 1' "$E2E_TMP/m" \
+  && grep -q '^gpupack_cache_workload_shapes 1$' "$E2E_TMP/m" \
   && grep -q '^gpupack_http_request_duration_seconds_bucket{server="extender",route="/prioritize"' "$E2E_TMP/m" \
   && grep -q '^gpupack_extender_filter_reasons_total{result="full",reason="gpu"} 1' "$E2E_TMP/m" \
   && grep -q '^gpupack_extender_phase_duration_seconds_count{verb="prioritize",phase="decide"} 1$' "$E2E_TMP/m" \
