@@ -509,13 +509,8 @@ static gp_status task_rows(csv_reader *r, void *sink, gp_err *err)
 gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err)
 {
     task_sink s = { .in = in, .cap = in->n_tasks, .bound_cap = in->n_bound };
-    gp_status st = load_file(path, pod_item, task_rows, &s, err);
 
-    if (st == GP_OK && in->n_tasks == 0) {
-        gp_err_set(err, "%s: no tasks to place", path);
-        st = GP_EINVAL;
-    }
-    return st;
+    return load_file(path, pod_item, task_rows, &s, err);
 }
 
 void sim_input_free(sim_input *in)

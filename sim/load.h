@@ -32,7 +32,8 @@ typedef struct {
  * or the JSON item; the caller frees with sim_input_free(). */
 gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err) GP_WUR;
 
-/* Reads the task list at path (after the nodes: JSON pods may name them). */
+/* Reads the task list at path (after the nodes: JSON pods may name them), appending to what in
+ * already holds (the caller checks that some task is left to place). */
 gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err) GP_WUR;
 
 void sim_input_free(sim_input *in);

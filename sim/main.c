@@ -31,13 +31,15 @@
 static const char usage[] =
     "usage: gpupack-sim --nodes FILE --pods FILE [--seed N ...] [--seeds A-B] [--inflate X]\n"
     "                   [--scorer NAME ...] [--json] [--ties first|random] [--jobs N]\n"
-    "                   [--label TEXT] [--mix trace|learned] [--policy FILE]\n"
+    "                   [--label TEXT] [--mix trace|learned] [--policy FILE] [--place FILE]\n"
     "       gpupack-sim --summarize FILE...   (a markdown table from --json output)\n"
     "  --nodes FILE     node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or\n"
     "                   `kubectl get nodes -o json`\n"
     "  --pods FILE      tasks: the trace's CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
     "                   [,gpu_spec]) or `kubectl get pods -A -o json` (pods with spec.nodeName\n"
     "                   are placed first, as they are)\n"
+    "  --place FILE     more tasks to place after those of --pods, in the same formats (e.g.\n"
+    "                   --pods: the cluster's pods now; --place: this week's pods)\n"
     "  --seed N         a seed (repeatable; default 42); --seeds A-B a range\n"
     "  --inflate X      resample the tasks to X times the GPU capacity (default 1.3; 0: as is)\n"
     "  --scorer NAME    gpupack (default), random, dotprod, gpupacking, bestfit, fgd, or all\n"
@@ -54,7 +56,7 @@ static const char usage[] =
     "                   gpupack-extender), and typicalGpuPod.cpuPerGpu the learned mix's start\n";
 
 typedef struct {
-    const char *nodes_path, *pods_path, *label, *policy_path;
+    const char *nodes_path, *pods_path, *label, *policy_path, *place_path;
     bool learn_mix;
     bool policy_mix;      /* the policy states scoring.workloadMix */
     int64_t typical_cpu;  /* the policy's typicalGpuPod.cpuPerGpu */
@@ -147,7 +149,7 @@ static bool value_flag(const char *flag)
 {
     static const char *const known[] = { "--nodes", "--pods", "--label", "--seed", "--seeds",
                                          "--scorer", "--jobs", "--ties", "--inflate",
-                                         "--mix", "--policy" };
+                                         "--mix", "--policy", "--place" };
 
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (!strcmp(flag, known[i]))
@@ -193,6 +195,8 @@ static int parse_flag(options *o, const char *flag, const char *val)
         o->learn_mix = !strcmp(val, "learned");
     } else if (!strcmp(flag, "--policy")) {
         o->policy_path = val;
+    } else if (!strcmp(flag, "--place")) {
+        o->place_path = val;
     } else if (!strcmp(flag, "--inflate")) {
         char *end = NULL;
         errno = 0;
@@ -515,7 +519,16 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix)
     gp_dev_mix_opts mo = { .popularity_pct = 95, .cpu_tasks = true };
 
     if (sim_load_nodes(o->nodes_path, in, &err) || sim_load_tasks(o->pods_path, in, &err) ||
-        gp_dev_mix_build(in->tasks, in->n_tasks, &mo, mix, &err)) {
+        (o->place_path && sim_load_tasks(o->place_path, in, &err))) {
+        fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
+        return 2;
+    }
+    if (in->n_tasks == 0) {
+        fprintf(stderr, "gpupack-sim: no task to place in %s%s%s\n", o->pods_path,
+                o->place_path ? " or " : "", o->place_path ? o->place_path : "");
+        return 2;
+    }
+    if (gp_dev_mix_build(in->tasks, in->n_tasks, &mo, mix, &err)) {
         fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
         return 2;
     }

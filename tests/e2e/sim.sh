@@ -116,3 +116,13 @@ check sim.bad-policy-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'scoring.workloadMix
 run --scorer gpupack --mix sometimes > /dev/null 2> "$T/mixbad.err"
 rc=$?
 check sim.bad-mix-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'trace or learned' '$T/mixbad.err'"
+
+# --place: the cluster's pods now (--pods) and the pods to place (--place) in separate files give
+# the same run as one file holding both.
+jq '.items |= map(select(.spec.nodeName != null or .status.phase == "Succeeded"))' "$T/pods.json" > "$T/now.json"
+jq '.items |= map(select(.spec.nodeName == null and .status.phase != "Succeeded"))' "$T/pods.json" > "$T/week.json"
+$VG "$SIM" --nodes "$T/nodes.json" --pods "$T/now.json" --place "$T/week.json" --inflate 0 --scorer all --json > "$T/place.jsonl" 2>/dev/null
+check sim.place-file-same-as-one-file sh -c "[ \"\$(stable '$T/place.jsonl')\" = \"\$(stable '$T/k8s.jsonl')\" ]"
+"$SIM" --nodes "$T/nodes.json" --pods "$T/now.json" > /dev/null 2> "$T/none.err"
+rc=$?
+check sim.nothing-to-place-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'no task to place' '$T/none.err'"
