@@ -85,7 +85,8 @@ $(BIN)/gpupack-certs: $(BUILD)/certs/main.o $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 # The scheduling simulator (docs/simulation.md).
-$(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(BUILD)/sim/load.o $(BUILD)/sim/run.o $(LIBA)
+$(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(BUILD)/sim/load.o $(BUILD)/sim/run.o $(BUILD)/sim/extsim.o \
+    $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 GP_SHARED ?= ../shared

@@ -566,7 +566,9 @@ double gp_dev_score_gpupack(const gp_dev_ctx *ctx, const gp_dev_node *n, const g
         gp_dev_node m = after(n, t, pick);
         d = before - gp_dev_frag(&m, ctx->mix);
     }
-    double v = floor(d / GPUPACK_BUCKET);
+    /* The fragmentation is a sum of frequencies x milli-GPU: a decrease that is a whole number
+     * of buckets can come out a hair below it, which floor() must not push into the next. */
+    double v = floor(d / GPUPACK_BUCKET + 1e-9);
     return t->num_gpu == 0 ? v + cpu_only_tiebreak(n) : v;
 }
 

@@ -407,17 +407,19 @@ static double useful_units(const gp_demand *d, const gp_node *n)
     return units > 0 ? (double)units : 1;
 }
 
-/* 1 - free_after / alloc of what the pod asks for (CPU for a CPU pod); 0 when it does not fit. */
-static double fit_of(const gp_demand *d, const gp_node *n)
+/* 1 - free_after / alloc of what the pod asks for (CPU for a CPU pod); 0 when it does not fit.
+ * A node's whole GPUs, and the CPU a CPU pod takes from them, count only when whole_gpus is set
+ * (see components()). */
+static double fit_of(const gp_demand *d, const gp_node *n, bool whole_gpus)
 {
     const gp_usage *u = &d->usage;
     double alloc = 0, free_after = 0;
 
-    if (!d->gpu) {
+    if (!d->gpu && whole_gpus) {
         alloc = (double)n->cpu_alloc_m;
         free_after = (double)n->cpu_alloc_m - (double)n->cpu_used_m - (double)u->cpu_m;
     }
-    if (d->gpu && u->gpu > 0) {
+    if (d->gpu && u->gpu > 0 && whole_gpus) {
         alloc += n->gpu_alloc;
         free_after += free_of(n->gpu_alloc, n->gpu_used) - u->gpu;
     }
@@ -534,18 +536,29 @@ static bool dev_task(const gp_demand *d, gp_dev_task *out)
 }
 
 /* gpupack's fragmentation score (the simulator's `gpupack` scorer, docs/simulation.md) in GPUs
- * of fragmentation removed; 0 when the node has no whole GPUs or gp_dev finds no room. */
-static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_dev_ctx *ctx)
+ * of fragmentation removed; 0 when the node has no whole GPUs or gp_dev finds no room. Inside a
+ * bucket, a pod asking for whole GPUs prefers the tighter fit (fit_gpu, 0..1, as up to half a
+ * bucket): where the simulator's fixed node order packs tied nodes, kube-scheduler picks among
+ * tied nodes at random, which would spread pods. *covered says whether the node's whole GPUs
+ * were scored here (the fit component then leaves them out). */
+static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_dev_ctx *ctx,
+                               double fit_gpu, bool *covered)
 {
     gp_dev_node dn;
     gp_dev_task t;
     gp_dev_pick pick;
     double v;
 
+    *covered = false;
     if (ctx->mix == NULL || !dev_node(n, &dn) || !dev_task(d, &t))
         return 0;
     v = gp_dev_score_gpupack(ctx, &dn, &t, &pick);
-    return v <= GP_DEV_INFEASIBLE ? 0 : v * GP_DEV_GPUPACK_BUCKET / GP_DEV_MILLI;
+    if (v <= GP_DEV_INFEASIBLE)
+        return 0;
+    *covered = true;
+    if (t.num_gpu > 0)
+        v += 0.5 * fit_gpu;
+    return v * GP_DEV_GPUPACK_BUCKET / GP_DEV_MILLI;
 }
 
 size_t gp_score_policy_mix(const gp_policy *pol, gp_dev_shape *out, size_t max)
@@ -570,13 +583,19 @@ static void components(const gp_demand *d, const gp_node *n, const gp_policy *po
                        const gp_typical *typ, const gp_dev_ctx *ctx, price_memo memo[2],
                        gp_score_parts *p)
 {
+    bool covered = false;
+
     memset(p, 0, sizeof(*p));
     p->feasible = gp_filter_node(d, n, pol, NULL) == GP_FILTER_PASS;
     p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
-    p->fit = fit_of(d, n);
-    p->stranding = stranding_of(d, n, typ);
     if (p->feasible && pol->scoring.weight_fragmentation > 0)
-        p->fragmentation = fragmentation_of(d, n, ctx);
+        p->fragmentation = fragmentation_of(d, n, ctx, fit_of(d, n, true), &covered);
+    /* A node's whole GPUs the fragmentation component scored leave the fit component (and so
+     * does the CPU a CPU pod would take next to them): best fit on GPU or CPU counts at fit's
+     * weight overrides fragmentation differences smaller than a GPU, and packing CPU pods
+     * tightly strands GPUs (docs/scoring.md, measured with gpupack-sim --scorer extender). */
+    p->fit = covered ? fit_of(d, n, false) : fit_of(d, n, true);
+    p->stranding = stranding_of(d, n, typ);
 }
 
 static void weigh(const gp_demand *d, const gp_node *n, const gp_scoring *s, double cheapest,
@@ -633,9 +652,12 @@ static int tier_score(size_t t, size_t tiers)
 {
     size_t span = tiers - 1;
 
-    if (tiers <= 1)
+    int v;
+
+    if (tiers <= 1 || t == 0)
         return GP_SCORE_MAX;
-    return (int)((2 * GP_SCORE_MAX * (span - t) + span) / (2 * span));
+    v = (int)((2 * GP_SCORE_MAX * (span - t) + span) / (2 * span));
+    return v < GP_SCORE_MAX ? v : GP_SCORE_MAX - 1;
 }
 
 /* Ranks the ranked nodes into tiers of equal raw and spreads the tiers over 0..10. When the

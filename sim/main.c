@@ -122,6 +122,31 @@ static int add_seed_range(options *o, const char *arg)
     return 0;
 }
 
+/* The `extender` scorer (sim/extsim.h): not a per-node gp_dev scorer, so its score is NULL. */
+static const gp_dev_scorer extender_scorer = {
+    "extender", NULL, false,
+    "gpupack-extender's whole prioritize (cost, fit, stranding, fragmentation) with the policy"
+};
+
+/* The simulator's scorers by index: lib/gpudev.c's, then `extender`; NULL past the end. */
+static const gp_dev_scorer *sim_scorer(size_t i)
+{
+    size_t n;
+    const gp_dev_scorer *all = gp_dev_scorers(&n);
+
+    return i < n ? &all[i] : i == n ? &extender_scorer : NULL;
+}
+
+static const gp_dev_scorer *sim_scorer_find(const char *name)
+{
+    const gp_dev_scorer *s;
+
+    for (size_t i = 0; (s = sim_scorer(i)) != NULL; i++)
+        if (name && !strcmp(s->name, name))
+            return s;
+    return NULL;
+}
+
 static int add_scorer(options *o, const char *name)
 {
     if (strcmp(name, "all") == 0) {
@@ -132,10 +157,10 @@ static int add_scorer(options *o, const char *name)
                 return 2;
         return 0;
     }
-    const gp_dev_scorer *s = gp_dev_scorer_find(name);
+    const gp_dev_scorer *s = sim_scorer_find(name);
     if (!s)
         return die_usage("unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
-                         "fgd, all)", name);
+                         "fgd, all, extender)", name);
     for (size_t i = 0; i < o->n_scorers; i++)
         if (o->scorers[i] == s)
             return 0;
@@ -396,11 +421,10 @@ typedef struct {
 
 static int scorer_index(const char *name)
 {
-    size_t n;
-    const gp_dev_scorer *all = gp_dev_scorers(&n);
+    const gp_dev_scorer *s;
 
-    for (size_t i = 0; i < n; i++)
-        if (name && !strcmp(all[i].name, name))
+    for (size_t i = 0; (s = sim_scorer(i)) != NULL; i++)
+        if (name && !strcmp(s->name, name))
             return (int)i;
     return -1;
 }
@@ -441,11 +465,13 @@ static int summarize_line(summary *s, const char *line, size_t len, const char *
 static void summary_print(const summary *s)
 {
     size_t n;
-    const gp_dev_scorer *all = gp_dev_scorers(&n);
 
+    gp_dev_scorers(&n);
+    if (s->us[n].n) /* the extender's column only when it ran */
+        n++;
     printf("| trace |");
     for (size_t i = 0; i < n; i++)
-        printf(" %s |", all[i].name);
+        printf(" %s |", sim_scorer(i)->name);
     printf("\n|---|");
     for (size_t i = 0; i < n; i++)
         printf("---|");
@@ -535,31 +561,47 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix)
     return apply_bound(in);
 }
 
-/* --policy: its workload mix (the extender's gp_score_policy_mix()) into shapes[], and its
- * typical pod's CPU. Returns 0 or 2. */
-static int load_policy(options *o, gp_dev_shape *shapes, gp_dev_mix *out)
+/* --policy (or the embedded default): its workload mix (the extender's gp_score_policy_mix())
+ * into shapes[], its typical pod's CPU, and the policy itself in *pol for the `extender` scorer.
+ * Returns 0 or 2. */
+static int load_policy(options *o, gp_dev_shape *shapes, gp_dev_mix *out, gp_policy **pol)
 {
-    gp_policy *pol = NULL;
     char *errors = NULL;
+    gp_status st = o->policy_path ? gp_policy_load_file(o->policy_path, pol, &errors)
+                                  : gp_policy_default(pol, &errors);
 
-    o->typical_cpu = 4000;
     out->n = 0;
     out->shapes = shapes;
-    if (!o->policy_path)
-        return 0;
-    if (gp_policy_load_file(o->policy_path, &pol, &errors) != GP_OK) {
+    if (st != GP_OK) {
         fprintf(stderr, "gpupack-sim: %s", errors ? errors : "out of memory\n");
         free(errors);
         return 2;
     }
-    out->n = gp_score_policy_mix(pol, shapes, GP_SCORE_MAX_MIX);
-    o->typical_cpu = pol->scoring.typical_cpu_milli_per_gpu;
-    gp_policy_unref(pol);
+    out->n = gp_score_policy_mix(*pol, shapes, GP_SCORE_MAX_MIX);
+    o->typical_cpu = (*pol)->scoring.typical_cpu_milli_per_gpu;
     o->policy_mix = out->n > 0;
     if (o->policy_mix && o->learn_mix)
         return die_usage("%s", "--mix learned with a policy that states scoring.workloadMix: "
                                "gpupack-extender would use the policy's mix; drop one");
     return 0;
+}
+
+/* The `extender` scorer places whole GPUs only, as Kubernetes requests them. */
+static int check_extender(const options *o, const sim_input *in)
+{
+    size_t shares = 0;
+    bool wanted = false;
+
+    for (size_t i = 0; i < o->n_scorers; i++)
+        wanted |= o->scorers[i] == &extender_scorer;
+    for (size_t i = 0; wanted && i < in->n_tasks; i++)
+        shares += gp_dev_task_is_share(&in->tasks[i]);
+    if (shares == 0)
+        return 0;
+    fprintf(stderr, "gpupack-sim: the extender scorer places whole GPUs only (Kubernetes has no "
+                    "fractional nvidia.com/gpu request), and %zu of the tasks share a GPU\n",
+            shares);
+    return 2;
 }
 
 int main(int argc, char **argv)
@@ -568,6 +610,8 @@ int main(int argc, char **argv)
     sim_input in = { 0 };
     gp_dev_mix mix = { 0 }, policy_mix = { 0 };
     gp_dev_shape policy_shapes[GP_SCORE_MAX_MIX];
+    gp_policy *pol = NULL;
+    const char **names = NULL;
     int rc;
 
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -581,23 +625,29 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--summarize"))
         return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");
     if ((rc = parse_args(argc, argv, &o)) != 0 ||
-        (rc = load_policy(&o, policy_shapes, &policy_mix)) != 0 ||
-        (rc = load(&o, &in, &mix)) != 0) {
+        (rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||
+        (rc = load(&o, &in, &mix)) != 0 || (rc = check_extender(&o, &in)) != 0) {
+        gp_dev_mix_free(&mix);
+        gp_policy_unref(pol);
         sim_input_free(&in);
         return rc;
     }
+    names = malloc((in.n_nodes ? in.n_nodes : 1) * sizeof(*names));
+    for (size_t i = 0; names && i < in.n_nodes; i++)
+        names[i] = in.node_names[i];
     size_t n = o.n_scorers * o.n_seeds;
     job *jobs = calloc(n, sizeof(*jobs));
     sim_cfg base = { .nodes = in.nodes, .n_nodes = in.n_nodes, .tasks = in.tasks,
                      .n_tasks = in.n_tasks, .mix = &mix, .inflate = o.inflate,
                      .ties_random = o.ties_random,
                      .score_mix = o.policy_mix ? &policy_mix : NULL, .learn_mix = o.learn_mix,
-                     .seen = in.bound, .n_seen = in.n_bound, .fallback_cpu = o.typical_cpu };
+                     .seen = in.bound, .n_seen = in.n_bound, .fallback_cpu = o.typical_cpu,
+                     .policy = pol, .node_names = names, .models = &in.models };
     for (size_t i = 0; jobs && i < n; i++) {
         jobs[i].scorer = o.scorers[i / o.n_seeds];
         jobs[i].seed = o.seeds[i % o.n_seeds];
     }
-    gp_status st = jobs ? run_all(&base, jobs, n, o.jobs) : GP_ENOMEM;
+    gp_status st = jobs && names ? run_all(&base, jobs, n, o.jobs) : GP_ENOMEM;
     if (st) {
         fprintf(stderr, "gpupack-sim: %s\n", gp_status_str(st));
         rc = 1;
@@ -608,6 +658,8 @@ int main(int argc, char **argv)
         print_table(&o, &in, jobs);
     }
     free(jobs);
+    free(names);
+    gp_policy_unref(pol);
     gp_dev_mix_free(&mix);
     sim_input_free(&in);
     return rc;

@@ -2,6 +2,8 @@
  * ../shared/traces/README.md and docs/simulation.md. */
 #include "run.h"
 
+#include "extsim.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,7 +209,7 @@ static const gp_dev_mix *learner_mix(learner *l)
 
 /* Places the workload w[0..n) on nodes. */
 static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, size_t n,
-                      progress *p, gp_dev_rng *rng, learner *l, sim_result *res)
+                      progress *p, gp_dev_rng *rng, learner *l, sim_ext *ext, sim_result *res)
 {
     gp_dev_ctx ctx = { .mix = cfg->score_mix ? cfg->score_mix : cfg->mix };
 
@@ -217,7 +219,9 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
         ctx.salt = gp_dev_rng_next(rng);
         if (l)
             ctx.mix = learner_mix(l);
-        long bi = best_node(cfg, &ctx, nodes, t, rng, &pick, &res->node_scores);
+        long bi = ext ? sim_ext_best(ext, nodes, t, ctx.mix, cfg->ties_random ? rng : NULL, &pick,
+                                     &res->node_scores)
+                      : best_node(cfg, &ctx, nodes, t, rng, &pick, &res->node_scores);
         if (bi >= 0 && gp_dev_apply(&nodes[bi], t, &pick)) {
             p->alloc += gp_dev_task_gpu_total(t);
             if (l)
@@ -272,7 +276,29 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     res->tasks = n;
     observe(cfg, nodes, &p, 0, res);
     double t1 = now_s();
-    place_all(cfg, nodes, w, n, &p, &rng, learning ? &learn : NULL, res);
+    sim_ext ext;
+    const char **names = NULL;
+    bool extending = cfg->scorer->score == NULL;
+    if (extending) {
+        names = malloc((cfg->n_nodes ? cfg->n_nodes : 1) * sizeof(*names));
+        for (size_t i = 0; names && i < cfg->n_nodes; i++)
+            names[i] = cfg->node_names[perm[i]];
+        if (!names || !sim_ext_init(&ext, cfg->policy, cfg->models, nodes, names, cfg->n_nodes)) {
+            free(names);
+            if (learning)
+                learner_free(&learn);
+            free(w);
+            free(perm);
+            free(nodes);
+            return GP_ENOMEM;
+        }
+    }
+    place_all(cfg, nodes, w, n, &p, &rng, learning ? &learn : NULL, extending ? &ext : NULL,
+              res);
+    if (extending) {
+        sim_ext_free(&ext);
+        free(names);
+    }
     if (learning)
         learner_free(&learn);
     double t2 = now_s();

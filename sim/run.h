@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "gpupack/gpudev.h"
+#include "gpupack/policy.h"
 #include "gpupack/status.h"
 
 /* The curve: unallocated GPU % at arrived = 0%, 1%, ..., SIM_CURVE_MAX% of capacity. */
@@ -28,6 +29,11 @@ typedef struct {
     const gp_dev_task *seen;  /* tasks already on the cluster (bound pods): learned from too */
     size_t n_seen;
     int64_t fallback_cpu;     /* learning with nothing placed yet: one shape, 1 GPU, this CPU */
+    /* The `extender` scorer (a scorer whose score is NULL): gp_prioritize with this policy over
+     * views of the nodes, which it names and whose models it reads from these. */
+    const gp_policy *policy;
+    const char *const *node_names;
+    const gp_dev_models *models;
     const gp_dev_scorer *scorer;
     uint64_t seed;
     double inflate;     /* resample to this x GPU capacity; <= 0: keep the workload as is */

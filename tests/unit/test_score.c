@@ -544,10 +544,13 @@ GP_TEST(cost_component)
     gp_policy_unref(pol);
 }
 
-/* fit = 1 - free_after / alloc of the demanded resource; CPU for a CPU pod. */
+/* fit = 1 - free_after / alloc of the demanded resource; CPU for a CPU pod. With the
+ * fragmentation component off, whole GPUs count too. */
 GP_TEST(fit_component)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','scoring':{"
+                              "'weights':{'fragmentation':0}}}");
+    gp_policy *def = default_policy();
     gp_node n[3];
     gp_score_parts out[3];
     fx f;
@@ -562,18 +565,31 @@ GP_TEST(fit_component)
     CHECK_NEAR(out[0].fit, 1 - 1.0 / 8);
     CHECK_NEAR(out[1].fit, 1);
     CHECK_NEAR(out[2].fit, 1.0 / 8);
+    /* With it on (the default), whole GPUs are the fragmentation component's: fit is 0 and the
+     * tighter fit only breaks ties inside a bucket (half a bucket of 0.04 GPU at most). */
+    score(&f.d, n, 3, def, out);
+    for (int i = 0; i < 3; i++)
+        CHECK_NEAR(out[i].fit, 0);
+    CHECK_NEAR(out[0].fragmentation, 0.5 * (1 - 1.0 / 8) * 0.04);
+    CHECK_NEAR(out[1].fragmentation, 0.5 * 1 * 0.04);
+    GP_CHECK_INT(out[1].score, 10);
     fx_done(&f);
     fx_pod(&f, pol, "", MIG2G);
     score(&f.d, n, 3, pol, out);
     CHECK_NEAR(out[0].fit, 1 - 1.0 / 3);
     CHECK_NEAR(out[1].fit, 0); /* does not fit at all */
+    score(&f.d, n, 3, def, out); /* MIG slices stay fit's */
+    CHECK_NEAR(out[0].fit, 1 - 1.0 / 3);
     fx_done(&f);
     fx_pod(&f, pol, "", CPU2);
     score(&f.d, n, 3, pol, out);
     CHECK_NEAR(out[0].fit, 1 - 46000.0 / 96000);
     CHECK_NEAR(out[2].fit, 1 - 94000.0 / 96000);
+    score(&f.d, n, 3, def, out); /* a CPU pod next to whole GPUs: fragmentation decides */
+    CHECK_NEAR(out[0].fit, 0);
     fx_done(&f);
     gp_policy_unref(pol);
+    gp_policy_unref(def);
 }
 
 /* stranding = (F - usable) / gpu_alloc after placement, where usable is limited by the CPU and
@@ -619,11 +635,12 @@ GP_TEST(raw_weighted_sum)
     CHECK_NEAR(out[0].cost, 1);
     /* 4 CPUs left after the pod feed 1 of the 4 free GPUs: 3 of 8 stranded */
     CHECK_NEAR(out[0].stranding, 3 / 8.0);
-    CHECK_NEAR(out[0].fit, 1 - 4000.0 / 96000);
     /* the pod leaves room for the mix's 1-GPU pod (4 CPUs): no fragmentation change; a CPU pod
-     * breaks the tie towards less free GPU: 0.5 x (1 - 4 free / 8) of a 40 milli-GPU bucket */
+     * breaks the tie towards less free GPU: 0.5 x (1 - 4 free / 8) of a 40 milli-GPU bucket;
+     * next to whole GPUs, CPU fit is the fragmentation component's, not fit's */
     CHECK_NEAR(out[0].fragmentation, 0.5 * 0.5 * 0.04);
-    CHECK_NEAR(out[0].raw, 7 * 1 + 5 * out[0].fit - 11 * 3 / 8.0 + 17 * 0.01 - 13);
+    CHECK_NEAR(out[0].fit, 0);
+    CHECK_NEAR(out[0].raw, 7 * 1 - 11 * 3 / 8.0 + 17 * 0.01 - 13);
     CHECK_NEAR(out[1].fragmentation, 0);
     CHECK_NEAR(out[1].raw, 7 * 1 + 5 * (1 - 94000.0 / 96000));
     GP_CHECK_INT(out[1].score, 10);
@@ -714,7 +731,8 @@ GP_TEST(mapping_near_ties_are_one_tier)
     gp_policy_unref(pol);
 }
 
-/* 13 tiers on 11 levels: the best is 10, the worst 0, and the order never inverts. */
+/* 13 tiers on 11 levels: the best is 10 and alone there, the worst 0, and the order never
+ * inverts. */
 GP_TEST(mapping_many_tiers_monotonic)
 {
     static const int32_t free13[] = {7, 1, 13, 4, 10, 2, 12, 5, 3, 11, 6, 9, 8};
@@ -726,6 +744,10 @@ GP_TEST(mapping_many_tiers_monotonic)
     tiers_of(13, n, free13);
     fx_pod(&f, pol, "", GPU1);
     score(&f.d, n, 13, pol, out);
+    int tens = 0;
+    for (size_t i = 0; i < 13; i++)
+        tens += out[i].score == 10;
+    GP_CHECK_INT(tens, 1); /* kube-scheduler picks at random among equal totals */
     for (size_t i = 0; i < 13; i++) {
         GP_CHECK(out[i].score >= 0 && out[i].score <= 10);
         if (free13[i] == 1)
@@ -761,6 +783,7 @@ GP_TEST(mapping_large_input)
     gp_prioritize(&f.d, ptrs, N, pol, NULL, out); /* typ NULL: the policy's typical pod */
     GP_CHECK_INT(out[0].score, 10);
     GP_CHECK_INT(out[300].score, 10);
+    GP_CHECK_INT(out[1].score, 9); /* only the best tier scores 10, however many tiers */
     GP_CHECK_INT(out[299].score, 0);
     for (int i = 1; i < 300; i++)
         GP_CHECK(out[i].score <= out[i - 1].score);
@@ -969,16 +992,16 @@ GP_TEST(scenario_fragmentation_keeps_pairs_whole)
     ptrs[1] = &n[1];
     fx_pod(&f, pol, "", GPU1_CPU4);
     gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
-    CHECK_NEAR(out[0].fragmentation, 0);
-    CHECK_NEAR(out[1].fragmentation, -1.0);
-    GP_CHECK(out[1].fit > out[0].fit);
+    /* plus the tie-break inside a bucket: 0.5 x fit x 0.04 (fit 6/8 and 7/8) */
+    CHECK_NEAR(out[0].fragmentation, 0 + 0.5 * 0.75 * 0.04);
+    CHECK_NEAR(out[1].fragmentation, -1.0 + 0.5 * 0.875 * 0.04);
     GP_CHECK_INT(out[0].score, 10);
     GP_CHECK_INT(out[1].score, 0);
-    /* Without a mix, prioritize assumes 1-GPU pods: nothing fragments, best fit wins. */
+    /* Without a mix, prioritize assumes 1-GPU pods: nothing fragments, the tighter fit wins. */
     typ.mix = NULL;
     gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
-    CHECK_NEAR(out[0].fragmentation, 0);
-    CHECK_NEAR(out[1].fragmentation, 0);
+    CHECK_NEAR(out[0].fragmentation, 0.5 * 0.75 * 0.04);
+    CHECK_NEAR(out[1].fragmentation, 0.5 * 0.875 * 0.04);
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[0].score, 0);
     /* MIG-only and CPU nodes have no whole GPUs: no fragmentation component. */
@@ -1040,7 +1063,7 @@ GP_TEST(scenario_exact_fit_beats_loose_fit)
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[2].score, 5);
     GP_CHECK_INT(out[0].score, 0);
-    CHECK_NEAR(out[1].fit, 1);
+    CHECK_NEAR(out[1].fragmentation, 0.5 * 1 * 0.04); /* the exact fit, inside the bucket */
     fx_done(&f);
     gp_policy_unref(pol);
 }

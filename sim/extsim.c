@@ -1,0 +1,104 @@
+/* The simulator's `extender` scorer (extsim.h). */
+#include "extsim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
+                  const gp_dev_node *nodes, const char *const *names, size_t n)
+{
+    memset(e, 0, sizeof(*e));
+    e->pol = pol;
+    e->models = models;
+    e->n = n;
+    e->views = calloc(n ? n : 1, sizeof(*e->views));
+    e->cand = calloc(n ? n : 1, sizeof(*e->cand));
+    e->cand_idx = calloc(n ? n : 1, sizeof(*e->cand_idx));
+    e->parts = calloc(n ? n : 1, sizeof(*e->parts));
+    if (!e->views || !e->cand || !e->cand_idx || !e->parts) {
+        sim_ext_free(e);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        gp_node *v = &e->views[i];
+
+        snprintf(v->name, sizeof(v->name), "%s", names[i]);
+        /* The view borrows the model's name; it is never passed to gp_node_clear(). */
+        if (nodes[i].model >= 0 && nodes[i].model < models->n)
+            v->gpu_product = (char *)models->name[nodes[i].model];
+        v->gpu_alloc = nodes[i].ngpu;
+        v->cpu_alloc_m = nodes[i].cpu_cap;
+        v->mem_alloc = nodes[i].mem_cap << 20;
+        v->pods_alloc = INT32_MAX;
+    }
+    return true;
+}
+
+void sim_ext_free(sim_ext *e)
+{
+    free(e->views);
+    free(e->cand);
+    free(e->cand_idx);
+    free(e->parts);
+    memset(e, 0, sizeof(*e));
+}
+
+/* The view's usage from the simulated node: whole GPUs in use, CPU, memory; "running GPU work"
+ * (the cost component's test) when any GPU share is taken. */
+static void refresh(gp_node *v, const gp_dev_node *n)
+{
+    int64_t taken = (int64_t)n->ngpu * GP_DEV_MILLI - gp_dev_gpu_free_total(n);
+
+    v->gpu_used = n->ngpu - gp_dev_gpu_idle(n);
+    v->gpu_pods = taken > 0;
+    v->cpu_used_m = n->cpu_cap - n->cpu_free;
+    v->mem_used = (n->mem_cap - n->mem_free) << 20;
+}
+
+long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
+                  const gp_dev_mix *mix, gp_dev_rng *rng, gp_dev_pick *pick, uint64_t *scored)
+{
+    const char *allow[GP_DEV_MAX_MODELS];
+    gp_demand d;
+    gp_typical typ = { e->pol->scoring.typical_cpu_milli_per_gpu,
+                       e->pol->scoring.typical_memory_per_gpu, mix };
+    size_t k = 0;
+    long best = -1;
+    uint64_t ties = 0;
+
+    memset(&d, 0, sizeof(d));
+    d.usage.gpu = t->num_gpu;
+    d.usage.cpu_m = t->cpu_milli;
+    d.usage.mem = t->mem_mib << 20;
+    d.gpu = t->num_gpu > 0;
+    for (int m = 0; m < e->models->n && t->models; m++)
+        if (t->models & (1u << m))
+            allow[d.nallow++] = e->models->name[m];
+    d.allow_models = allow;
+    for (size_t i = 0; i < e->n; i++) {
+        if (!gp_dev_fits(&nodes[i], t))
+            continue;
+        refresh(&e->views[i], &nodes[i]);
+        e->cand[k] = &e->views[i];
+        e->cand_idx[k++] = i;
+    }
+    *scored += k;
+    gp_prioritize(&d, e->cand, k, e->pol, &typ, e->parts);
+    for (size_t j = 0; j < k; j++) {
+        const gp_score_parts *p = &e->parts[j];
+
+        if (!p->feasible)
+            continue;
+        if (best < 0 || p->score > e->parts[best].score) {
+            best = (long)j;
+            ties = 1;
+        } else if (p->score == e->parts[best].score && rng && gp_dev_rng_below(rng, ++ties) == 0) {
+            best = (long)j;
+        }
+    }
+    if (best < 0)
+        return -1;
+    best = (long)e->cand_idx[best];
+    return gp_dev_pick_bestfit(&nodes[best], t, pick) ? best : -1;
+}

@@ -1,0 +1,39 @@
+/* The simulator's `extender` scorer: gpupack-extender's whole prioritize (gp_prioritize: cost,
+ * fit, stranding and fragmentation, with a policy) over views of the simulated nodes, the way
+ * kube-scheduler calls the extender with the nodes its own filters passed (docs/simulation.md). */
+#ifndef GPUPACK_SIM_EXTSIM_H
+#define GPUPACK_SIM_EXTSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpupack/gpudev.h"
+#include "gpupack/nodeview.h"
+#include "gpupack/policy.h"
+#include "gpupack/score.h"
+
+typedef struct {
+    const gp_policy *pol;
+    const gp_dev_models *models;
+    gp_node *views;           /* one per node, names and models set once */
+    const gp_node **cand;     /* the candidates of one call */
+    size_t *cand_idx;
+    gp_score_parts *parts;
+    size_t n;
+} sim_ext;
+
+/* Views of nodes[0..n) named names[i] (which must outlive e). Returns false on allocation
+ * failure. */
+bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
+                  const gp_dev_node *nodes, const char *const *names, size_t n);
+void sim_ext_free(sim_ext *e);
+
+/* The node the extender ranks best for whole-GPU or CPU-only task t among the nodes that can
+ * take it (CPU, memory, GPUs, model: kube-scheduler's filters and the extender's), with mix as
+ * the workload mix; ties go to the first in node order, or a uniformly random one when rng is
+ * set. Fills *pick (the lowest free GPUs) and adds the candidates to *scored. -1 when none. */
+long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
+                  const gp_dev_mix *mix, gp_dev_rng *rng, gp_dev_pick *pick, uint64_t *scored);
+
+#endif
