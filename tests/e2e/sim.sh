@@ -126,3 +126,20 @@ check sim.place-file-same-as-one-file sh -c "[ \"\$(stable '$T/place.jsonl')\" =
 "$SIM" --nodes "$T/nodes.json" --pods "$T/now.json" > /dev/null 2> "$T/none.err"
 rc=$?
 check sim.nothing-to-place-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'no task to place' '$T/none.err'"
+
+# --scorer extender: gpupack-extender's whole prioritize on views of the simulated nodes.
+awk -F, 'NR == 1 || $5 == 1000 || $4 == 0' "$T/pods.csv" > "$T/whole.csv"
+runw() { $VG "$SIM" --nodes "$T/nodes.csv" --pods "$T/whole.csv" --jobs 2 "$@"; }
+runw --json --scorer extender --scorer bestfit --seed 42 > "$T/ext.jsonl" 2>/dev/null
+check sim.extender-scorer jq -e -s 'length == 2 and .[0].scorer == "extender" and .[0].reached_100
+    and .[0].unallocated_gpu_pct_at_100 >= 0 and .[0].node_scores > 0' "$T/ext.jsonl"
+# The policy is the extender's: without the fragmentation component it places differently.
+jq '.scoring.weights.fragmentation = 0' "$ROOT/manifests/base/policy.json" > "$T/nofrag.json"
+runw --json --scorer extender --seed 42 --policy "$T/nofrag.json" > "$T/ext0.jsonl" 2>/dev/null
+check sim.extender-uses-policy sh -c "[ \"\$(jq -c .curve '$T/ext0.jsonl')\" != \"\$(jq -c 'select(.scorer == \"extender\") | .curve' '$T/ext.jsonl')\" ]"
+"$SIM" --summarize "$T/ext.jsonl" > "$T/extsum.md" 2>&1
+check sim.summarize-extender-column sh -c "grep -q '| extender |' '$T/extsum.md' && ! grep -q 'extender' '$T/sum.md'"
+# Kubernetes has no fractional GPU request: the extender scorer refuses sharing tasks.
+"$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --scorer extender > /dev/null 2> "$T/extshare.err"
+rc=$?
+check sim.extender-refuses-sharing-tasks sh -c "[ $rc -eq 2 ] && grep -q 'whole GPUs only' '$T/extshare.err'"
