@@ -42,6 +42,7 @@ help:
 	@echo "make bench      both daemons on loopback with wrk and h2load (docs/benchmarks.md)"
 	@echo "make sim        bin/gpupack-sim on the Alibaba trace, seed 42, every scorer (docs/simulation.md)"
 	@echo "make sim-full   every trace variant x every scorer x seeds 42-51"
+	@echo "make sim-extender  gpupack-extender's whole prioritize vs the scorers, whole-GPU tasks"
 	@echo "make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 300) with ASan+UBSan"
 	@echo "make image      the container image (Dockerfile) with docker or podman, when present;"
 	@echo "                IMAGE=name:tag (default ghcr.io/gpupack/gpupack:VERSION)"
@@ -91,12 +92,14 @@ $(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(BUILD)/sim/load.o $(BUILD)/sim/run.o $
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 GP_SHARED ?= ../shared
 SIM_TRACE ?= $(GP_SHARED)/traces/alibaba-gpu-v2023
-.PHONY: sim sim-full
+.PHONY: sim sim-full sim-extender
 sim: $(BIN)/gpupack-sim
 	$(BIN)/gpupack-sim --nodes $(SIM_TRACE)/openb_node_list_gpu_node.csv \
 	  --pods $(SIM_TRACE)/openb_pod_list_default.csv --seed 42 --scorer all
 sim-full: $(BIN)/gpupack-sim
 	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/full.sh
+sim-extender: $(BIN)/gpupack-sim
+	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/extender.sh
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	@mkdir -p $(dir $@)
