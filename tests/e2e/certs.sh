@@ -9,7 +9,9 @@ SVC=gpupack-webhook
 NS=gpupack-system
 
 # certs ARGS...: runs the binary with a time limit (under valgrind when VG is set).
-certs() { timeout 60 $VG "$C" "$@"; }
+# RSA key generation under valgrind can take minutes on a busy machine (3,072-bit primes).
+CT=60; [ -n "${VG:-}" ] && CT=600
+certs() { timeout $CT $VG "$C" "$@"; }
 # osl ARGS...: the openssl CLI with a time limit.
 osl() { timeout 30 openssl "$@"; }
 mode_of() { stat -c %a "$1"; }
