@@ -166,6 +166,7 @@ typedef struct {
     gp_dev_shape fallback;
     gp_dev_mix mix;
     uint64_t built; /* tally version the mix was built from */
+    uint64_t pressure_built; /* tally version the model pressure was computed for */
 } learner;
 
 static bool learner_init(learner *l, const sim_cfg *cfg)
@@ -211,7 +212,15 @@ static const gp_dev_mix *learner_mix(learner *l)
 static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, size_t n,
                       progress *p, gp_dev_rng *rng, learner *l, sim_ext *ext, sim_result *res)
 {
-    gp_dev_ctx ctx = { .mix = cfg->score_mix ? cfg->score_mix : cfg->mix };
+    int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 };
+    double pressure[GP_DEV_MAX_MODELS];
+    const gp_dev_mix *pressure_of = NULL; /* the mix the pressure was computed for */
+
+    for (size_t i = 0; i < cfg->n_nodes; i++)
+        if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
+            model_gpus[nodes[i].model] += nodes[i].ngpu;
+    gp_dev_ctx ctx = { .mix = cfg->score_mix ? cfg->score_mix : cfg->mix,
+                       .model_pressure = pressure };
 
     for (size_t k = 0; k < n; k++) {
         const gp_dev_task *t = &cfg->tasks[w[k]];
@@ -219,6 +228,12 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
         ctx.salt = gp_dev_rng_next(rng);
         if (l)
             ctx.mix = learner_mix(l);
+        if (ctx.mix != pressure_of || (l && l->built != l->pressure_built)) {
+            gp_dev_model_pressure(ctx.mix, model_gpus, pressure);
+            pressure_of = ctx.mix;
+            if (l)
+                l->pressure_built = l->built;
+        }
         long bi = ext ? sim_ext_best(ext, nodes, t, ctx.mix, cfg->ties_random ? rng : NULL, &pick,
                                      &res->node_scores)
                       : best_node(cfg, &ctx, nodes, t, rng, &pick, &res->node_scores);

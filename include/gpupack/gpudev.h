@@ -169,7 +169,21 @@ double gp_dev_frag(const gp_dev_node *n, const gp_dev_mix *mix);
 typedef struct {
     const gp_dev_mix *mix; /* fgd, gpupack: the workload mix (required) */
     uint64_t salt;         /* random: a fresh random number per task */
+    /* gpupack (optional, NULL: none): per GPU model id, how much of that model's GPUs the mix's
+     * model-constrained shapes claim, from gp_dev_model_pressure(). A cluster-wide summary: the
+     * mix and the cluster's GPU count per model, not its free state. */
+    const double *model_pressure;
 } gp_dev_ctx;
+
+/* The pressure of model-constrained work on each GPU model, into out[0..GP_DEV_MAX_MODELS):
+ * for each model-constrained GPU shape of the mix, its GPU demand (frequency x GPUs) spread over
+ * the GPUs of its allowed models, summed per model, relative to the whole mix's GPU demand per
+ * GPU of the cluster. 1 means the constrained shapes alone would use all of the model's GPUs if
+ * the workload filled the cluster; 0 for a model no constrained shape names. model_gpus[i] is
+ * the cluster's GPU count (capacity) of model i. Cheap enough to recompute when the mix or the
+ * node list changes. */
+void gp_dev_model_pressure(const gp_dev_mix *mix, const int64_t model_gpus[GP_DEV_MAX_MODELS],
+                           double out[GP_DEV_MAX_MODELS]);
 
 /* Scores node n for task t and, when feasible, fills *pick with the GPUs the task would take. */
 typedef double (*gp_dev_score_fn)(const gp_dev_ctx *ctx, const gp_dev_node *n,

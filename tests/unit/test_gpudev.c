@@ -292,6 +292,40 @@ GP_TEST(gpupack_cpu_only_prefers_nodes_without_free_gpus)
     GP_CHECK(fabs(a - 0.5) < 1e-12 && fabs(b - 0.375) < 1e-12 && p.n == 0);
 }
 
+/* Model pressure: models 0 (2 GPUs) and 1 (6 GPUs); half the tasks (by GPU) may only use model 0,
+ * the other half any model. Demand per GPU of the cluster: 1 / 8; model 0 gets 0.5 / 2 = 0.25,
+ * i.e. 2x. A whole-GPU task that may run anywhere pays 2 x 1000 on model 0 and nothing on model
+ * 1, so it leaves model 0 to the constrained work. Fragmentation alone already leans to model 1
+ * (its free GPUs are fragment for the model-0 shape: 1000 -> 500, bucket 12) but only by 12
+ * buckets; the pressure adds 50. */
+GP_TEST(gpupack_model_pressure)
+{
+    gp_dev_shape s[2] = { { task(1000, 0, 1, 1000), 0.5 }, { task(1000, 0, 1, 1000), 0.5 } };
+    gp_dev_mix mix = { .n = 2, .shapes = s };
+    int64_t gpus[GP_DEV_MAX_MODELS] = { 2, 6 };
+    double pr[GP_DEV_MAX_MODELS];
+
+    s[0].shape.models = 1u << 0;
+    gp_dev_model_pressure(&mix, gpus, pr);
+    GP_CHECK(fabs(pr[0] - 2.0) < 1e-12 && pr[1] == 0 && pr[2] == 0);
+    gp_dev_ctx ctx = { .mix = &mix, .model_pressure = pr };
+    gp_dev_node m0 = node(8000, 8192, 2, 0), m1 = node(8000, 8192, 2, 1);
+    gp_dev_task any = task(1000, 1, 1, 1000), only0 = task(1000, 1, 1, 1000);
+    gp_dev_pick p;
+
+    only0.models = 1u << 0;
+    double a0 = gp_dev_score_gpupack(&ctx, &m0, &any, &p);
+    double a1 = gp_dev_score_gpupack(&ctx, &m1, &any, &p);
+    GP_CHECK_INT(a0, -50); /* floor((0 - 2 x 1000) / 40) */
+    GP_CHECK_INT(a1, 12);  /* floor(500 / 40) */
+    GP_CHECK(gp_dev_score_gpupack(&ctx, &m1, &only0, &p) == GP_DEV_INFEASIBLE);
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &m0, &only0, &p), -50); /* same on every model-0 node */
+    ctx.model_pressure = NULL; /* unknown: the fragmentation alone */
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &m0, &any, &p), 0);
+    gp_dev_model_pressure(&mix, (int64_t[GP_DEV_MAX_MODELS]){ 0 }, pr); /* no capacity: none */
+    GP_CHECK(pr[0] == 0 && pr[1] == 0);
+}
+
 GP_TEST(gpupacking_levels)
 {
     gp_dev_ctx ctx = { 0 };
@@ -389,6 +423,7 @@ GP_MAIN(GP_CASE(fits_cpu_memory_and_cpu_only), GP_CASE(fits_share_needs_one_gpu_
         GP_CASE(pick_bestfit_whole_takes_lowest_free_gpus), GP_CASE(apply_and_remove_round_trip),
         GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts), GP_CASE(tally_counts_and_reuses_slots), GP_CASE(frag_worked_example),
         GP_CASE(fgd_scores_and_picks_gpu),
-        GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupacking_levels),
+        GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupack_model_pressure),
+        GP_CASE(gpupacking_levels),
         GP_CASE(bestfit_and_dotprod_values), GP_CASE(every_scorer_rejects_infeasible),
         GP_CASE(random_is_a_function_of_the_salt), GP_CASE(prng_is_deterministic))
