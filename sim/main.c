@@ -43,7 +43,8 @@ static const char usage[] =
     "  --seed N         a seed (repeatable; default 42); --seeds A-B a range\n"
     "  --inflate X      resample the tasks to X times the GPU capacity (default 1.3; 0: as is)\n"
     "  --scorer NAME    gpupack (default), random, dotprod, gpupacking, bestfit, fgd, or all\n"
-    "                   (repeatable)\n"
+    "                   (those six; repeatable); extender: gpupack-extender's whole prioritize\n"
+    "                   with --policy (whole-GPU and CPU-only tasks only)\n"
     "  --json           one JSON object per scorer and seed instead of a table\n"
     "  --ties MODE      first: the first best node in a seeded node permutation (default);\n"
     "                   random: a uniformly random one of the best\n"
@@ -52,8 +53,9 @@ static const char usage[] =
     "  --mix MODE       the workload mix gpupack and fgd score with: trace: every task's shape,\n"
     "                   known in advance (the paper's, default); learned: the shapes of the\n"
     "                   tasks placed so far, as gpupack-extender learns them from its pod watch\n"
-    "  --policy FILE    a gpupack policy: its scoring.workloadMix, when stated, is the mix (as in\n"
-    "                   gpupack-extender), and typicalGpuPod.cpuPerGpu the learned mix's start\n";
+    "  --policy FILE    a gpupack policy (default: the embedded one): the extender scorer's; its\n"
+    "                   scoring.workloadMix, when stated, is the mix (as in gpupack-extender),\n"
+    "                   and typicalGpuPod.cpuPerGpu the learned mix's start\n";
 
 typedef struct {
     const char *nodes_path, *pods_path, *label, *policy_path, *place_path;
