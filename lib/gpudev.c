@@ -545,7 +545,9 @@ double gp_dev_score_fgd(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_de
  * trace 4.71% -> 4.61%, cpu200 5.05% -> 4.88%, never worse on the traces tried). */
 static double cpu_only_tiebreak(const gp_dev_node *n)
 {
-    return 0.5 * (1.0 - (double)gp_dev_gpu_free_total(n) / GP_DEV_MAX_SPEC_GPU);
+    double f = (double)gp_dev_gpu_free_total(n) / GP_DEV_MAX_SPEC_GPU;
+
+    return 0.5 * (1.0 - (f < 1 ? f : 1)); /* nodes of more than 8 GPUs: at least 0 */
 }
 
 void gp_dev_model_pressure(const gp_dev_mix *mix, const int64_t model_gpus[GP_DEV_MAX_MODELS],

@@ -552,10 +552,13 @@ static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_de
     *covered = false;
     if (ctx->mix == NULL || !dev_node(n, &dn) || !dev_task(d, &t))
         return 0;
+    /* The node's whole GPUs are this component's from here on, also when gp_dev finds no room
+     * (kube-scheduler's own filters judge CPU and memory; the cache's view of them may lag):
+     * fit must not score this node alone on its whole-GPU scale. */
+    *covered = true;
     v = gp_dev_score_gpupack(ctx, &dn, &t, &pick);
     if (v <= GP_DEV_INFEASIBLE)
         return 0;
-    *covered = true;
     if (t.num_gpu > 0)
         v += 0.5 * fit_gpu;
     return v * GP_DEV_GPUPACK_BUCKET / GP_DEV_MILLI;

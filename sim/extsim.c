@@ -44,6 +44,15 @@ void sim_ext_free(sim_ext *e)
     memset(e, 0, sizeof(*e));
 }
 
+void sim_ext_note(sim_ext *e, const gp_dev_task *t)
+{
+    if (t->num_gpu <= 0)
+        return;
+    e->sum_gpu += t->num_gpu;
+    e->sum_cpu_m += t->cpu_milli;
+    e->sum_mem_mib += t->mem_mib;
+}
+
 /* The view's usage from the simulated node: whole GPUs in use, CPU, memory; "running GPU work"
  * (the cost component's test) when any GPU share is taken. */
 static void refresh(gp_node *v, const gp_dev_node *n)
@@ -63,6 +72,11 @@ long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
     gp_demand d;
     gp_typical typ = { e->pol->scoring.typical_cpu_milli_per_gpu,
                        e->pol->scoring.typical_memory_per_gpu, mix };
+
+    if (e->sum_gpu > 0) { /* gp_cache_typical(): the average over bound GPU pods */
+        typ.cpu_m_per_gpu = e->sum_cpu_m / e->sum_gpu;
+        typ.mem_per_gpu = (e->sum_mem_mib << 20) / e->sum_gpu;
+    }
     size_t k = 0;
     long best = -1;
     uint64_t ties = 0;

@@ -21,6 +21,8 @@ typedef struct {
     size_t *cand_idx;
     gp_score_parts *parts;
     size_t n;
+    int64_t sum_gpu, sum_cpu_m, sum_mem_mib; /* GPU tasks placed: the typical pod, as the cache
+                                               averages it over bound GPU pods */
 } sim_ext;
 
 /* Views of nodes[0..n) named names[i] (which must outlive e). Returns false on allocation
@@ -28,6 +30,9 @@ typedef struct {
 bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
                   const gp_dev_node *nodes, const char *const *names, size_t n);
 void sim_ext_free(sim_ext *e);
+
+/* Counts a placed (or already bound) task towards the typical GPU pod. */
+void sim_ext_note(sim_ext *e, const gp_dev_task *t);
 
 /* The node the extender ranks best for whole-GPU or CPU-only task t among the nodes that can
  * take it (CPU, memory, GPUs, model: kube-scheduler's filters and the extender's), with mix as

@@ -167,7 +167,29 @@ typedef struct {
     gp_dev_mix mix;
     uint64_t built; /* tally version the mix was built from */
     uint64_t pressure_built; /* tally version the model pressure was computed for */
+    bool daemon_view;        /* count as gpupack-extender's cache does (the extender scorer) */
 } learner;
+
+/* A task as gpupack-extender's pod watch counts it: only pods of whole GPUs, without model
+ * constraints (lib/cache.c). False for a task it would not count. */
+static bool daemon_shape(const gp_dev_task *t, gp_dev_task *out)
+{
+    if (t->num_gpu == 0 || t->gpu_milli != GP_DEV_MILLI)
+        return false;
+    *out = *t;
+    out->models = 0;
+    return true;
+}
+
+static void learner_add(learner *l, const gp_dev_task *t)
+{
+    gp_dev_task d;
+
+    if (!l->daemon_view)
+        gp_dev_tally_add(&l->tally, t, 1);
+    else if (daemon_shape(t, &d))
+        gp_dev_tally_add(&l->tally, &d, 1);
+}
 
 static bool learner_init(learner *l, const sim_cfg *cfg)
 {
@@ -179,8 +201,9 @@ static bool learner_init(learner *l, const sim_cfg *cfg)
     if (!l->store || !l->scratch)
         return false;
     gp_dev_tally_init(&l->tally, l->store, cap);
+    l->daemon_view = cfg->scorer->score == NULL;
     for (size_t i = 0; i < cfg->n_seen; i++)
-        gp_dev_tally_add(&l->tally, &cfg->seen[i], 1);
+        learner_add(l, &cfg->seen[i]);
     l->fallback.shape = (gp_dev_task){ .cpu_milli = cfg->fallback_cpu, .num_gpu = 1,
                                        .gpu_milli = GP_DEV_MILLI };
     l->fallback.freq = 1;
@@ -208,9 +231,32 @@ static const gp_dev_mix *learner_mix(learner *l)
     return &l->mix;
 }
 
+/* The mix as gpupack-extender sees it (the extender scorer): its whole-GPU shapes without model
+ * constraints, renormalised, into buf (room for in->n); the fallback shape when none is left. */
+static gp_dev_mix daemon_mix(const gp_dev_mix *in, gp_dev_shape *buf, gp_dev_shape *fallback)
+{
+    gp_dev_mix m = { 0, buf };
+    double total = 0;
+
+    for (size_t i = 0; i < in->n; i++) {
+        if (!daemon_shape(&in->shapes[i].shape, &buf[m.n].shape))
+            continue;
+        buf[m.n].freq = in->shapes[i].freq;
+        total += buf[m.n++].freq;
+    }
+    for (size_t i = 0; i < m.n; i++)
+        buf[i].freq /= total;
+    if (m.n == 0) {
+        m.n = 1;
+        m.shapes = fallback;
+    }
+    return m;
+}
+
 /* Places the workload w[0..n) on nodes. */
 static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, size_t n,
-                      progress *p, gp_dev_rng *rng, learner *l, sim_ext *ext, sim_result *res)
+                      progress *p, gp_dev_rng *rng, learner *l, sim_ext *ext,
+                      const gp_dev_mix *ext_mix, sim_result *res)
 {
     int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 };
     double pressure[GP_DEV_MAX_MODELS];
@@ -219,7 +265,7 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
     for (size_t i = 0; i < cfg->n_nodes; i++)
         if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
             model_gpus[nodes[i].model] += nodes[i].ngpu;
-    gp_dev_ctx ctx = { .mix = cfg->score_mix ? cfg->score_mix : cfg->mix,
+    gp_dev_ctx ctx = { .mix = ext_mix ? ext_mix : cfg->score_mix ? cfg->score_mix : cfg->mix,
                        .model_pressure = pressure };
 
     for (size_t k = 0; k < n; k++) {
@@ -240,7 +286,9 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
         if (bi >= 0 && gp_dev_apply(&nodes[bi], t, &pick)) {
             p->alloc += gp_dev_task_gpu_total(t);
             if (l)
-                gp_dev_tally_add(&l->tally, t, 1);
+                learner_add(l, t);
+            if (ext)
+                sim_ext_note(ext, t);
         } else {
             res->failed_all++;
             if (!res->reached_100)
@@ -293,13 +341,20 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     double t1 = now_s();
     sim_ext ext;
     const char **names = NULL;
+    gp_dev_shape *ext_shapes = NULL;
+    gp_dev_shape fallback = { { .cpu_milli = cfg->fallback_cpu, .num_gpu = 1,
+                                .gpu_milli = GP_DEV_MILLI }, 1.0 };
+    gp_dev_mix ext_mix = { 0 };
     bool extending = cfg->scorer->score == NULL;
     if (extending) {
         names = malloc((cfg->n_nodes ? cfg->n_nodes : 1) * sizeof(*names));
+        ext_shapes = malloc((cfg->mix->n ? cfg->mix->n : 1) * sizeof(*ext_shapes));
         for (size_t i = 0; names && i < cfg->n_nodes; i++)
             names[i] = cfg->node_names[perm[i]];
-        if (!names || !sim_ext_init(&ext, cfg->policy, cfg->models, nodes, names, cfg->n_nodes)) {
+        if (!names || !ext_shapes ||
+            !sim_ext_init(&ext, cfg->policy, cfg->models, nodes, names, cfg->n_nodes)) {
             free(names);
+            free(ext_shapes);
             if (learning)
                 learner_free(&learn);
             free(w);
@@ -307,12 +362,16 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
             free(nodes);
             return GP_ENOMEM;
         }
+        for (size_t i = 0; i < cfg->n_seen; i++)
+            sim_ext_note(&ext, &cfg->seen[i]);
+        ext_mix = daemon_mix(cfg->score_mix ? cfg->score_mix : cfg->mix, ext_shapes, &fallback);
     }
     place_all(cfg, nodes, w, n, &p, &rng, learning ? &learn : NULL, extending ? &ext : NULL,
-              res);
+              extending && !learning ? &ext_mix : NULL, res);
     if (extending) {
         sim_ext_free(&ext);
         free(names);
+        free(ext_shapes);
     }
     if (learning)
         learner_free(&learn);

@@ -136,7 +136,7 @@ check sim.extender-scorer jq -e -s 'length == 2 and .[0].scorer == "extender" an
 # The policy is the extender's: without the fragmentation component it places differently.
 jq '.scoring.weights.fragmentation = 0' "$ROOT/manifests/base/policy.json" > "$T/nofrag.json"
 runw --json --scorer extender --seed 42 --policy "$T/nofrag.json" > "$T/ext0.jsonl" 2>/dev/null
-check sim.extender-uses-policy sh -c "[ \"\$(jq -c .curve '$T/ext0.jsonl')\" != \"\$(jq -c 'select(.scorer == \"extender\") | .curve' '$T/ext.jsonl')\" ]"
+check sim.extender-uses-policy sh -c "jq -e '.reached_100' '$T/ext0.jsonl' >/dev/null && [ \"\$(jq -c .curve '$T/ext0.jsonl')\" != \"\$(jq -c 'select(.scorer == \"extender\") | .curve' '$T/ext.jsonl')\" ]"
 "$SIM" --summarize "$T/ext.jsonl" > "$T/extsum.md" 2>&1
 check sim.summarize-extender-column sh -c "grep -q '| extender |' '$T/extsum.md' && ! grep -q 'extender' '$T/sum.md'"
 # Kubernetes has no fractional GPU request: the extender scorer refuses sharing tasks.
