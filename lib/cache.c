@@ -24,7 +24,12 @@ typedef struct {
     uint8_t mig_id[GP_USAGE_MAX_MIG];
     uint8_t nmig;
     uint8_t used;       /* 0 empty slot, 1 live, 2 tombstone */
+    uint8_t flags;      /* REC_* */
 } pod_rec;
+
+#define REC_DAEMONSET 1u /* owned by a DaemonSet: not part of the workload mix */
+#define REC_CPU_SHAPE 2u /* counted as a CPU-only shape of the mix (bound next to whole GPUs) */
+_Static_assert(sizeof(pod_rec) == 44, "a cached pod takes 44 bytes");
 
 /* What bound pods use on one node. */
 typedef struct {
@@ -300,16 +305,33 @@ static int64_t nonneg(int64_t v)
     return v < 0 ? 0 : v;
 }
 
-/* Counts (sign 1) or uncounts (sign -1) a bound whole-GPU pod's shape. */
+/* Counts (sign 1) or uncounts (sign -1) a bound pod's shape: whole GPUs and CPU, or CPU only. */
 static void shape_count(gp_cache *c, uint32_t cpu_m, uint16_t gpu, int sign)
 {
-    gp_dev_task t = {.cpu_milli = cpu_m, .num_gpu = gpu, .gpu_milli = GP_DEV_MILLI};
+    gp_dev_task t = {.cpu_milli = cpu_m, .num_gpu = gpu, .gpu_milli = gpu ? GP_DEV_MILLI : 0};
 
     gp_dev_tally_add(&c->shapes, &t, sign);
 }
 
+/* The workload mix counts a CPU-only pod (not a DaemonSet's) bound to a node with whole GPUs: it
+ * competes with GPU pods for that node's CPU (FGD counts CPU-only tasks too; simulated, leaving
+ * them out of the mix cost the extender 1.0 point, docs/simulation.md). The record remembers
+ * whether it was counted, so removal balances even if the node changed meanwhile. */
+static void cpu_shape(gp_cache *c, pod_rec *r, int sign)
+{
+    if (r->gpu > 0 || r->nmig > 0 || (r->flags & REC_DAEMONSET))
+        return;
+    if (sign > 0 && c->nodes[r->node].node.gpu_alloc > 0) {
+        shape_count(c, r->cpu_m, 0, 1);
+        r->flags |= REC_CPU_SHAPE;
+    } else if (sign < 0 && (r->flags & REC_CPU_SHAPE)) {
+        shape_count(c, r->cpu_m, 0, -1);
+        r->flags &= (uint8_t)~REC_CPU_SHAPE;
+    }
+}
+
 /* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
-static void rec_apply(gp_cache *c, const pod_rec *r, int sign)
+static void rec_apply(gp_cache *c, pod_rec *r, int sign)
 {
     node_agg *g;
     bool gpu = r->gpu > 0 || r->nmig > 0;
@@ -326,6 +348,7 @@ static void rec_apply(gp_cache *c, const pod_rec *r, int sign)
     for (uint8_t i = 0; i < r->nmig; i++)
         agg_mig(g, r->mig_id[i], sign * (int32_t)r->mig[i]);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
+    cpu_shape(c, r, sign);
     if (r->gpu > 0) {
         shape_count(c, r->cpu_m, r->gpu, sign);
         c->sum_gpu = nonneg(c->sum_gpu + sign * (int64_t)r->gpu);
@@ -493,6 +516,7 @@ typedef struct {
     const char *uid;
     const char *node;
     bool terminated;
+    bool daemonset;
     gp_usage usage;
 } pod_info;
 
@@ -516,6 +540,7 @@ static bool pod_decode(const cJSON *obj, pod_info *pi)
          gp_usage_from_pod(&pod, &pi->usage, NULL) == GP_OK;
     /* node_name borrows from obj, which outlives this call. */
     pi->node = ok ? pod.node_name : NULL;
+    pi->daemonset = ok && pod.owner_kind != NULL && strcmp(pod.owner_kind, "DaemonSet") == 0;
     gp_arena_free(&a);
     return ok;
 }
@@ -548,6 +573,7 @@ static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
         assumption_drop(c, key); /* bound for real: the assumption has done its job */
     }
     rec_set_usage(c, r, &pi->usage);
+    r->flags = (uint8_t)((r->flags & ~REC_DAEMONSET) | (pi->daemonset ? REC_DAEMONSET : 0));
     r->node = node;
     r->gen = c->pod_gen;
     rec_apply(c, r, +1);

@@ -170,24 +170,26 @@ typedef struct {
     bool daemon_view;        /* count as gpupack-extender's cache does (the extender scorer) */
 } learner;
 
-/* A task as gpupack-extender's pod watch counts it: only pods of whole GPUs, without model
- * constraints (lib/cache.c). False for a task it would not count. */
+/* A task as gpupack-extender's pod watch counts it (lib/cache.c): pods of whole GPUs and
+ * CPU-only pods (those on nodes with whole GPUs: the caller checks), without model constraints.
+ * False for a task it would not count. */
 static bool daemon_shape(const gp_dev_task *t, gp_dev_task *out)
 {
-    if (t->num_gpu == 0 || t->gpu_milli != GP_DEV_MILLI)
+    if (t->num_gpu > 0 && t->gpu_milli != GP_DEV_MILLI)
         return false;
     *out = *t;
     out->models = 0;
     return true;
 }
 
-static void learner_add(learner *l, const gp_dev_task *t)
+/* Counts task t placed on node n (NULL: a bound pod whose node is not at hand). */
+static void learner_add(learner *l, const gp_dev_task *t, const gp_dev_node *n)
 {
     gp_dev_task d;
 
     if (!l->daemon_view)
         gp_dev_tally_add(&l->tally, t, 1);
-    else if (daemon_shape(t, &d))
+    else if (daemon_shape(t, &d) && (t->num_gpu > 0 || !n || n->ngpu > 0))
         gp_dev_tally_add(&l->tally, &d, 1);
 }
 
@@ -203,7 +205,7 @@ static bool learner_init(learner *l, const sim_cfg *cfg)
     gp_dev_tally_init(&l->tally, l->store, cap);
     l->daemon_view = cfg->scorer->score == NULL;
     for (size_t i = 0; i < cfg->n_seen; i++)
-        learner_add(l, &cfg->seen[i]);
+        learner_add(l, &cfg->seen[i], NULL);
     l->fallback.shape = (gp_dev_task){ .cpu_milli = cfg->fallback_cpu, .num_gpu = 1,
                                        .gpu_milli = GP_DEV_MILLI };
     l->fallback.freq = 1;
@@ -286,7 +288,7 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
         if (bi >= 0 && gp_dev_apply(&nodes[bi], t, &pick)) {
             p->alloc += gp_dev_task_gpu_total(t);
             if (l)
-                learner_add(l, t);
+                learner_add(l, t, &nodes[bi]);
             if (ext)
                 sim_ext_note(ext, t);
         } else {

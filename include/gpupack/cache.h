@@ -87,7 +87,8 @@ size_t gp_cache_node_names(gp_cache *c, const char **names, size_t max);
 gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol);
 
 /* Under the read lock: the workload mix learned from the pod watch, as FGD builds its target
- * workload: the shapes (whole GPUs, CPU) of the bound pods that use whole GPUs, the most common
+ * workload: the shapes (whole GPUs, CPU) of the bound pods that use whole GPUs and (CPU only) of
+ * the CPU-only pods bound to nodes with whole GPUs, DaemonSet pods aside, the most common
  * first until they cover GP_CACHE_MIX_POPULARITY % of those pods, at most max shapes, with their
  * frequencies. The shapes are allocated from a. Returns out->n: 0 when no such pod is bound (or
  * on allocation failure); the caller then falls back to the policy's typical pod. */

@@ -748,8 +748,9 @@ GP_TEST(mix_learned_from_bound_gpu_pods)
         pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, i < 6 ? 1 : i < 9 ? 2 : 8, 0,
                i < 6 ? "4" : i < 9 ? "8" : "64", "1Gi");
     }
-    /* Not counted: a CPU pod, a MIG pod, a pending and a finished GPU pod. */
-    pod_ev(f.c, "ADDED", UID1, "gpu-1", NULL, 0, 0, "30", "1Gi");
+    /* Not counted: a CPU pod on a CPU node, a MIG pod, a pending and a finished GPU pod. */
+    node_ev(f.c, "ADDED", "cpu-1", -1);
+    pod_ev(f.c, "ADDED", UID1, "cpu-1", NULL, 0, 0, "30", "1Gi");
     pod_ev(f.c, "ADDED", UID2, "gpu-1", NULL, 0, 1, "2", "1Gi");
     pod_ev(f.c, "ADDED", UID3, NULL, NULL, 4, 0, "2", "1Gi");
     pod_ev(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "gpu-1", "Succeeded", 4, 0,
@@ -782,6 +783,70 @@ GP_TEST(mix_learned_from_bound_gpu_pods)
     pod_ev(f.c, "MODIFIED", uid, "gpu-1", NULL, 1, 0, "4", "1Gi");
     GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 1);
     GP_CHECK(fabs(m.shapes[0].freq - 1.0) < 1e-9);
+    gp_arena_free(&a);
+    fx_done(&f);
+}
+
+/* A pod with a DaemonSet owner, bound to node, asking for cpu. */
+static void ds_pod(gp_cache *c, const char *type, const char *uid, const char *node,
+                   const char *cpu)
+{
+    char text[1024];
+    cJSON *j;
+
+    snprintf(text, sizeof(text),
+             "{'metadata':{'name':'ds','namespace':'kube-system','uid':'%s','ownerReferences':"
+             "[{'apiVersion':'apps/v1','kind':'DaemonSet','name':'d','uid':'u','controller':true}]},"
+             "'spec':{'nodeName':'%s','containers':[{'name':'c','resources':{'requests':"
+             "{'cpu':'%s'}}}]}}",
+             uid, node, cpu);
+    j = parse_q(text);
+    gp_cache_pod_event(c, type, j);
+    cJSON_Delete(j);
+}
+
+/* CPU-only pods compete with GPU pods for a GPU node's CPU: the mix counts them there (not on
+ * CPU nodes, not DaemonSet pods, not MIG pods), and their removal balances even when the node
+ * lost its GPUs meanwhile. */
+GP_TEST(mix_counts_cpu_pods_next_to_gpus)
+{
+    fixture f;
+    gp_arena a;
+    gp_dev_mix m;
+    char uid[40];
+
+    fx_init(&f);
+    gp_arena_init(&a, 0);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    node_ev(f.c, "ADDED", "mig-1", 0); /* MIG slices only */
+    node_ev(f.c, "ADDED", "cpu-1", -1);
+    uid_n(uid, sizeof(uid), 1);
+    pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, 1, 0, "8", "1Gi");
+    uid_n(uid, sizeof(uid), 2);
+    pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, 0, 0, "2", "1Gi"); /* counted */
+    uid_n(uid, sizeof(uid), 3);
+    pod_ev(f.c, "ADDED", uid, "cpu-1", NULL, 0, 0, "2", "1Gi");
+    uid_n(uid, sizeof(uid), 4);
+    pod_ev(f.c, "ADDED", uid, "mig-1", NULL, 0, 0, "2", "1Gi");
+    uid_n(uid, sizeof(uid), 5);
+    pod_ev(f.c, "ADDED", uid, "gpu-1", NULL, 0, 1, "2", "1Gi"); /* a MIG pod */
+    ds_pod(f.c, "ADDED", UID1, "gpu-1", "2");
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 2);
+    GP_CHECK(m.shapes[0].shape.num_gpu + m.shapes[1].shape.num_gpu == 1);
+    for (int i = 0; i < 2; i++)
+        if (m.shapes[i].shape.num_gpu == 0) {
+            GP_CHECK_INT(m.shapes[i].shape.cpu_milli, 2000);
+            GP_CHECK_INT(m.shapes[i].shape.gpu_milli, 0);
+            GP_CHECK(fabs(m.shapes[i].freq - 0.5) < 1e-9);
+        }
+    GP_CHECK_INT(gp_cache_get_stats(f.c).shapes, 2);
+    /* The node loses its GPUs; the counted CPU pod still leaves the mix when it goes. */
+    node_ev(f.c, "MODIFIED", "gpu-1", 0);
+    uid_n(uid, sizeof(uid), 2);
+    pod_ev(f.c, "DELETED", uid, "gpu-1", NULL, 0, 0, "2", "1Gi");
+    GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 1);
+    GP_CHECK_INT(m.shapes[0].shape.num_gpu, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).shapes, 1);
     gp_arena_free(&a);
     fx_done(&f);
 }
@@ -1064,7 +1129,7 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(assumption_kept_while_pending_update),
         GP_CASE(assume_bound_pod_or_unknown_node_is_ignored), GP_CASE(reassume_replaces_previous),
         GP_CASE(typical_averages_bound_gpu_pods), GP_CASE(typical_falls_back_to_policy),
-        GP_CASE(mix_learned_from_bound_gpu_pods), GP_CASE(mix_popularity_cut_and_full_table),
+        GP_CASE(mix_learned_from_bound_gpu_pods), GP_CASE(mix_counts_cpu_pods_next_to_gpus), GP_CASE(mix_popularity_cut_and_full_table),
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
         GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))
