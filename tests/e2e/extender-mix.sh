@@ -44,7 +44,7 @@ score_of() { jq -r --arg h "$1" '.[] | select(.Host == $h) | .Score'; }
 policy() {
     jq --argjson s "$2" '.scoring = (.scoring * $s)' "$(dirname "$0")/../../manifests/base/policy.json" > "$1"
 }
-prio() { echo "$ARGS" | "$X" --once prioritize --log-level error $SNAP "$@"; }
+prio() { echo "$ARGS" | $VG "$X" --once prioritize --log-level error $SNAP "$@"; }
 
 r=$(prio 2>"$T/explain" --explain)
 [ "$(echo "$r" | score_of a)" = 10 ] && [ "$(echo "$r" | score_of b)" -lt 10 ] \
@@ -60,7 +60,7 @@ awk '$1 == "a" && $6 == "0.14" { a = 1 } $1 == "b" && $6 == "-0.58" { b = 1 } EN
     && pass extender-mix.explain-shows-fragmentation || fail extender-mix.explain-shows-fragmentation "$(cat "$T/explain")"
 
 # The decision log names the component for the top candidates.
-echo "$ARGS" | "$X" --once prioritize --log-level info $SNAP 2>"$T/log" >/dev/null
+echo "$ARGS" | $VG "$X" --once prioritize --log-level info $SNAP 2>"$T/log" >/dev/null
 grep '"msg":"prioritize"' "$T/log" | jq -e '.top | map({(.node): .fragmentation}) | add | (.a - 0.135 | fabs) < 1e-9 and (.b + 0.5825 | fabs) < 1e-9' >/dev/null \
     && pass extender-mix.log-shows-fragmentation || fail extender-mix.log-shows-fragmentation "$(cat "$T/log")"
 
@@ -87,13 +87,13 @@ policy "$T/ones6.json" '{"workloadMix": [{"gpus": 1, "cpu": "6", "weight": 1}]}'
 jq '(.items[] | select(.metadata.name == "p-03") | .spec.containers[0].resources.requests.cpu) = "74"' \
     "$T/pods.json" > "$T/pods-cpu.json"
 r=$(prio --policy "$T/ones6.json")
-r2=$(echo "$ARGS" | "$X" --once prioritize --log-level error --snapshot-nodes "$T/nodes.json" \
+r2=$(echo "$ARGS" | $VG "$X" --once prioritize --log-level error --snapshot-nodes "$T/nodes.json" \
     --snapshot-pods "$T/pods-cpu.json" --policy "$T/ones6.json")
 [ "$(echo "$r" | score_of b)" = 10 ] && [ "$(echo "$r" | score_of a)" -lt 10 ] \
     && [ "$(echo "$r2" | score_of a)" = 10 ] && [ "$(echo "$r2" | score_of b)" -lt 10 ] \
     && pass extender-mix.gpus-stranded-by-cpu-used-first || fail extender-mix.gpus-stranded-by-cpu-used-first "$r / $r2"
 
 policy "$T/bad.json" '{"workloadMix": [{"gpus": 0, "weight": 1}]}'
-out=$("$X" --once prioritize --policy "$T/bad.json" $SNAP </dev/null 2>&1); rc=$?
+out=$($VG "$X" --once prioritize --policy "$T/bad.json" $SNAP </dev/null 2>&1); rc=$?
 [ "$rc" = 2 ] && echo "$out" | grep -q "scoring.workloadMix\[0\].gpus" \
     && pass extender-mix.bad-mix-rejected || fail extender-mix.bad-mix-rejected "rc=$rc $out"

@@ -25,7 +25,7 @@ bound() {
 list() { jq -s '{apiVersion: "v1", kind: "List", items: .}'; }
 # explain VERB-ARGS-JSON NODES PODS: the --explain table, as "node raw score" lines
 explain() {
-    echo "$1" | "$X" --once prioritize --explain --log-level error --snapshot-nodes "$2" --snapshot-pods "$3" \
+    echo "$1" | $VG "$X" --once prioritize --explain --log-level error --snapshot-nodes "$2" --snapshot-pods "$3" \
         2>&1 >/dev/null | sed 's/  (infeasible)$/ infeasible/' | awk 'NR > 1 { s = $1 " " $7 " " $8; if ($9 != "") s = s " " $9; print s }'
 }
 
