@@ -305,29 +305,27 @@ static int64_t nonneg(int64_t v)
     return v < 0 ? 0 : v;
 }
 
-/* Counts (sign 1) or uncounts (sign -1) a bound pod's shape: whole GPUs and CPU, or CPU only. */
-static void shape_count(gp_cache *c, uint32_t cpu_m, uint16_t gpu, int sign)
+/* Counts (sign 1) or uncounts (sign -1) a bound pod's shape in the learned mix, when the pod watch
+ * counts it (gp_dev_watch_shape): whole-GPU pods, and CPU-only pods (not a DaemonSet's, not MIG
+ * pods) bound to a node with whole GPUs: they compete with GPU pods for that node's CPU (FGD
+ * counts CPU-only tasks too; simulated, leaving them out cost the extender 1.0 point,
+ * docs/simulation.md). A CPU-only record remembers whether it was counted, so removal balances
+ * even if the node changed meanwhile. */
+static void shape_count(gp_cache *c, pod_rec *r, int sign)
 {
-    gp_dev_task t = {.cpu_milli = cpu_m, .num_gpu = gpu, .gpu_milli = gpu ? GP_DEV_MILLI : 0};
+    gp_dev_task t = {.cpu_milli = r->cpu_m, .num_gpu = r->gpu,
+                     .gpu_milli = r->gpu ? GP_DEV_MILLI : 0};
+    gp_dev_task shape;
+    bool next_to_gpus = sign > 0 ? c->nodes[r->node].node.gpu_alloc > 0
+                                 : (r->flags & REC_CPU_SHAPE) != 0;
 
-    gp_dev_tally_add(&c->shapes, &t, sign);
-}
-
-/* The workload mix counts a CPU-only pod (not a DaemonSet's) bound to a node with whole GPUs: it
- * competes with GPU pods for that node's CPU (FGD counts CPU-only tasks too; simulated, leaving
- * them out of the mix cost the extender 1.0 point, docs/simulation.md). The record remembers
- * whether it was counted, so removal balances even if the node changed meanwhile. */
-static void cpu_shape(gp_cache *c, pod_rec *r, int sign)
-{
-    if (r->gpu > 0 || r->nmig > 0 || (r->flags & REC_DAEMONSET))
+    if (r->gpu == 0 && (r->nmig > 0 || (r->flags & REC_DAEMONSET)))
         return;
-    if (sign > 0 && c->nodes[r->node].node.gpu_alloc > 0) {
-        shape_count(c, r->cpu_m, 0, 1);
-        r->flags |= REC_CPU_SHAPE;
-    } else if (sign < 0 && (r->flags & REC_CPU_SHAPE)) {
-        shape_count(c, r->cpu_m, 0, -1);
-        r->flags &= (uint8_t)~REC_CPU_SHAPE;
-    }
+    if (!gp_dev_watch_shape(&t, next_to_gpus, &shape))
+        return;
+    gp_dev_tally_add(&c->shapes, &shape, sign);
+    if (r->gpu == 0)
+        r->flags = (uint8_t)(sign > 0 ? r->flags | REC_CPU_SHAPE : r->flags & ~REC_CPU_SHAPE);
 }
 
 /* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
@@ -348,9 +346,8 @@ static void rec_apply(gp_cache *c, pod_rec *r, int sign)
     for (uint8_t i = 0; i < r->nmig; i++)
         agg_mig(g, r->mig_id[i], sign * (int32_t)r->mig[i]);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
-    cpu_shape(c, r, sign);
+    shape_count(c, r, sign);
     if (r->gpu > 0) {
-        shape_count(c, r->cpu_m, r->gpu, sign);
         c->sum_gpu = nonneg(c->sum_gpu + sign * (int64_t)r->gpu);
         c->sum_cpu_m = nonneg(c->sum_cpu_m + sign * (int64_t)r->cpu_m);
         c->sum_mem = nonneg(c->sum_mem + sign * (int64_t)r->mem_kib * 1024);

@@ -336,6 +336,23 @@ size_t gp_dev_tally_mix(const gp_dev_tally *t, gp_dev_shape *scratch, int popula
     return gp_dev_mix_select(scratch, t->n, popularity_pct, max);
 }
 
+bool gp_dev_watch_shape(const gp_dev_task *t, bool next_to_gpus, gp_dev_task *out)
+{
+    if (t->num_gpu > 0 ? t->gpu_milli != GP_DEV_MILLI : !next_to_gpus)
+        return false;
+    *out = *t;
+    out->mem_mib = 0;
+    out->models = 0;
+    return true;
+}
+
+gp_dev_shape gp_dev_default_shape(int64_t cpu_milli)
+{
+    gp_dev_shape s = { { .cpu_milli = cpu_milli, .num_gpu = 1, .gpu_milli = GP_DEV_MILLI }, 1.0 };
+
+    return s;
+}
+
 void gp_dev_mix_free(gp_dev_mix *m)
 {
     if (!m)

@@ -591,13 +591,15 @@ static void components(const gp_demand *d, const gp_node *n, const gp_policy *po
     memset(p, 0, sizeof(*p));
     p->feasible = gp_filter_node(d, n, pol, NULL) == GP_FILTER_PASS;
     p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
+    p->fit = fit_of(d, n, true);
     if (p->feasible && pol->scoring.weight_fragmentation > 0)
-        p->fragmentation = fragmentation_of(d, n, ctx, fit_of(d, n, true), &covered);
+        p->fragmentation = fragmentation_of(d, n, ctx, p->fit, &covered);
     /* A node's whole GPUs the fragmentation component scored leave the fit component (and so
      * does the CPU a CPU pod would take next to them): best fit on GPU or CPU counts at fit's
      * weight overrides fragmentation differences smaller than a GPU, and packing CPU pods
      * tightly strands GPUs (docs/scoring.md, measured with gpupack-sim --scorer extender). */
-    p->fit = covered ? fit_of(d, n, false) : fit_of(d, n, true);
+    if (covered)
+        p->fit = fit_of(d, n, false);
     p->stranding = stranding_of(d, n, typ);
 }
 
@@ -695,7 +697,7 @@ void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
 {
     gp_typical def = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu,
                       NULL};
-    gp_dev_shape one = {{.num_gpu = 1, .gpu_milli = GP_DEV_MILLI}, 1.0};
+    gp_dev_shape one;
     gp_dev_mix fallback = {1, &one};
     gp_dev_ctx ctx = {.mix = &fallback};
     price_memo memo[2];
@@ -704,7 +706,7 @@ void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
     memset(memo, 0, sizeof(memo));
     if (typ == NULL)
         typ = &def;
-    one.shape.cpu_milli = typ->cpu_m_per_gpu;
+    one = gp_dev_default_shape(typ->cpu_m_per_gpu);
     if (typ->mix != NULL && typ->mix->n > 0)
         ctx.mix = typ->mix;
     for (size_t i = 0; i < n; i++)

@@ -170,18 +170,6 @@ typedef struct {
     bool daemon_view;        /* count as gpupack-extender's cache does (the extender scorer) */
 } learner;
 
-/* A task as gpupack-extender's pod watch counts it (lib/cache.c): pods of whole GPUs and
- * CPU-only pods (those on nodes with whole GPUs: the caller checks), without model constraints.
- * False for a task it would not count. */
-static bool daemon_shape(const gp_dev_task *t, gp_dev_task *out)
-{
-    if (t->num_gpu > 0 && t->gpu_milli != GP_DEV_MILLI)
-        return false;
-    *out = *t;
-    out->models = 0;
-    return true;
-}
-
 /* Counts task t placed on node n (NULL: a bound pod whose node is not at hand). */
 static void learner_add(learner *l, const gp_dev_task *t, const gp_dev_node *n)
 {
@@ -189,7 +177,7 @@ static void learner_add(learner *l, const gp_dev_task *t, const gp_dev_node *n)
 
     if (!l->daemon_view)
         gp_dev_tally_add(&l->tally, t, 1);
-    else if (daemon_shape(t, &d) && (t->num_gpu > 0 || !n || n->ngpu > 0))
+    else if (gp_dev_watch_shape(t, !n || n->ngpu > 0, &d))
         gp_dev_tally_add(&l->tally, &d, 1);
 }
 
@@ -206,9 +194,7 @@ static bool learner_init(learner *l, const sim_cfg *cfg)
     l->daemon_view = cfg->scorer->score == NULL;
     for (size_t i = 0; i < cfg->n_seen; i++)
         learner_add(l, &cfg->seen[i], NULL);
-    l->fallback.shape = (gp_dev_task){ .cpu_milli = cfg->fallback_cpu, .num_gpu = 1,
-                                       .gpu_milli = GP_DEV_MILLI };
-    l->fallback.freq = 1;
+    l->fallback = gp_dev_default_shape(cfg->fallback_cpu);
     l->built = UINT64_MAX;
     return true;
 }
@@ -241,7 +227,7 @@ static gp_dev_mix daemon_mix(const gp_dev_mix *in, gp_dev_shape *buf, gp_dev_sha
     double total = 0;
 
     for (size_t i = 0; i < in->n; i++) {
-        if (!daemon_shape(&in->shapes[i].shape, &buf[m.n].shape))
+        if (!gp_dev_watch_shape(&in->shapes[i].shape, true, &buf[m.n].shape))
             continue;
         buf[m.n].freq = in->shapes[i].freq;
         total += buf[m.n++].freq;
@@ -344,8 +330,7 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     sim_ext ext;
     const char **names = NULL;
     gp_dev_shape *ext_shapes = NULL;
-    gp_dev_shape fallback = { { .cpu_milli = cfg->fallback_cpu, .num_gpu = 1,
-                                .gpu_milli = GP_DEV_MILLI }, 1.0 };
+    gp_dev_shape fallback = gp_dev_default_shape(cfg->fallback_cpu);
     gp_dev_mix ext_mix = { 0 };
     bool extending = cfg->scorer->score == NULL;
     if (extending) {

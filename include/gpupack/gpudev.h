@@ -157,6 +157,16 @@ void gp_dev_tally_add(gp_dev_tally *t, const gp_dev_task *shape, int sign);
 size_t gp_dev_tally_mix(const gp_dev_tally *t, gp_dev_shape *scratch, int popularity_pct,
                         size_t max);
 
+/* The shape gpupack-extender's pod watch counts for a bound task (its learned mix, lib/cache.c;
+ * `gpupack-sim --scorer extender --mix learned` counts the same): a whole-GPU task, or a CPU-only
+ * task bound next to whole GPUs (next_to_gpus), as (GPUs, CPU) without memory or model
+ * constraints. False for a task it does not count: a sharing task (Kubernetes cannot request
+ * one) or a CPU-only task elsewhere. */
+bool gp_dev_watch_shape(const gp_dev_task *t, bool next_to_gpus, gp_dev_task *out);
+
+/* The mix's stand-in before any pod has been seen: a 1-GPU task with this CPU, frequency 1. */
+gp_dev_shape gp_dev_default_shape(int64_t cpu_milli);
+
 /* FGD's fragmentation of a node for a mix, in milli-GPU: for each shape (weighted by its
  * frequency), the free GPU share the shape cannot use. When the node can host the shape, that is
  * the free share of the GPUs too small for it (Q3); when it cannot (no access to the model, not

@@ -230,6 +230,24 @@ GP_TEST(tally_counts_and_reuses_slots)
     GP_CHECK(scratch[1].shape.num_gpu == 0 && fabs(scratch[1].freq - 1.0 / 3) < 1e-12);
 }
 
+/* What the extender's pod watch counts: whole-GPU tasks anywhere, CPU-only tasks next to whole
+ * GPUs, never sharing tasks; memory and model constraints dropped. */
+GP_TEST(watch_shape_rule)
+{
+    gp_dev_task whole = task(8000, 500, 2, 1000), cpu = task(2000, 64, 0, 0);
+    gp_dev_task share = task(1000, 10, 1, 500), out;
+
+    whole.models = 1u << 3;
+    GP_CHECK(gp_dev_watch_shape(&whole, false, &out));
+    GP_CHECK(out.num_gpu == 2 && out.cpu_milli == 8000 && out.mem_mib == 0 && out.models == 0);
+    GP_CHECK(gp_dev_watch_shape(&cpu, true, &out) && out.num_gpu == 0 && out.mem_mib == 0);
+    GP_CHECK(!gp_dev_watch_shape(&cpu, false, &out));
+    GP_CHECK(!gp_dev_watch_shape(&share, true, &out));
+    gp_dev_shape d = gp_dev_default_shape(4000);
+    GP_CHECK(d.shape.num_gpu == 1 && d.shape.gpu_milli == 1000 && d.shape.cpu_milli == 4000);
+    GP_CHECK(d.freq == 1.0);
+}
+
 /* Worked example (docs/simulation.md): GPUs free [1000, 300], 4 cores free; shapes: one whole GPU
  * (freq 0.5), a 500 share (0.25), CPU only (0.25). The whole-GPU and share shapes fit but cannot
  * use the 300 sliver: 0.5 x 300 + 0.25 x 300; CPU-only counts all 1300 free: 0.25 x 1300. */
@@ -421,7 +439,7 @@ GP_MAIN(GP_CASE(fits_cpu_memory_and_cpu_only), GP_CASE(fits_share_needs_one_gpu_
         GP_CASE(fits_multi_gpu_needs_fully_free_gpus), GP_CASE(fits_model_constraint),
         GP_CASE(task_valid_shapes), GP_CASE(pick_bestfit_share_takes_least_free_fitting_gpu),
         GP_CASE(pick_bestfit_whole_takes_lowest_free_gpus), GP_CASE(apply_and_remove_round_trip),
-        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts), GP_CASE(tally_counts_and_reuses_slots), GP_CASE(frag_worked_example),
+        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts), GP_CASE(tally_counts_and_reuses_slots), GP_CASE(watch_shape_rule), GP_CASE(frag_worked_example),
         GP_CASE(fgd_scores_and_picks_gpu),
         GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupack_model_pressure),
         GP_CASE(gpupacking_levels),
