@@ -362,8 +362,33 @@ void gp_dev_mix_free(gp_dev_mix *m)
     m->n = 0;
 }
 
-/* The free share of node n that shape s cannot use (see gp_dev_frag()). */
-static int64_t frag_for_shape(const gp_dev_node *n, const gp_dev_task *s, int64_t free_total)
+/* The free share of the fitting GPUs (free >= share) that `copies` tasks of a sharing shape can
+ * use, one GPU each: the `copies` largest. */
+static int64_t share_usable(const gp_dev_node *n, int share, int64_t copies)
+{
+    int32_t v[GP_DEV_MAX_GPUS];
+    int k = 0;
+    int64_t usable = 0;
+
+    for (int i = 0; i < n->ngpu; i++) {
+        int32_t f = n->gpu_free[i];
+        if (f < share)
+            continue;
+        int j = k++;
+        for (; j > 0 && v[j - 1] < f; j--) /* insertion, largest first */
+            v[j] = v[j - 1];
+        v[j] = f;
+    }
+    for (int i = 0; i < k && i < copies; i++)
+        usable += v[i];
+    return usable;
+}
+
+/* The free share of node n that shape s cannot use (see gp_dev_frag()). With cpu_copies (gpupack's
+ * measure, gp_dev_frag_gpupack()), a sharing shape can use only as many of the fitting GPUs as
+ * the node's free CPU feeds tasks of it; the rest of their share is fragmentation too. */
+static int64_t frag_for_shape(const gp_dev_node *n, const gp_dev_task *s, int64_t free_total,
+                              bool cpu_copies)
 {
     if (s->num_gpu == 0 || !gp_dev_model_ok(n, s) || n->cpu_free < s->cpu_milli)
         return free_total;
@@ -375,10 +400,15 @@ static int64_t frag_for_shape(const gp_dev_node *n, const gp_dev_task *s, int64_
         else
             small += n->gpu_free[i];
     }
-    return fit >= s->num_gpu ? small : free_total;
+    if (fit < s->num_gpu)
+        return free_total;
+    if (!cpu_copies || !gp_dev_task_is_share(s) || s->cpu_milli <= 0 ||
+        n->cpu_free / s->cpu_milli >= fit)
+        return small;
+    return free_total - share_usable(n, s->gpu_milli, n->cpu_free / s->cpu_milli);
 }
 
-double gp_dev_frag(const gp_dev_node *n, const gp_dev_mix *mix)
+static double frag_of(const gp_dev_node *n, const gp_dev_mix *mix, bool cpu_copies)
 {
     int64_t free_total = gp_dev_gpu_free_total(n);
     double f = 0;
@@ -386,8 +416,19 @@ double gp_dev_frag(const gp_dev_node *n, const gp_dev_mix *mix)
     if (free_total == 0)
         return 0;
     for (size_t i = 0; i < mix->n; i++)
-        f += mix->shapes[i].freq * (double)frag_for_shape(n, &mix->shapes[i].shape, free_total);
+        f += mix->shapes[i].freq *
+             (double)frag_for_shape(n, &mix->shapes[i].shape, free_total, cpu_copies);
     return f;
+}
+
+double gp_dev_frag(const gp_dev_node *n, const gp_dev_mix *mix)
+{
+    return frag_of(n, mix, false);
+}
+
+double gp_dev_frag_gpupack(const gp_dev_node *n, const gp_dev_mix *mix)
+{
+    return frag_of(n, mix, true);
 }
 
 /* ---- Scorers ---- */
@@ -510,9 +551,9 @@ static double fgd_quantize(double d)
 }
 
 /* The best GPU for a sharing task under value(before - after); returns the best value and sets
- * *pick. quantize selects the paper's integer scale. */
+ * *pick. fgd: FGD's measure on the paper's integer scale; else gpupack's measure, unscaled. */
 static double share_best(const gp_dev_node *n, const gp_dev_task *t, const gp_dev_mix *mix,
-                         double before, bool quantize, gp_dev_pick *pick)
+                         double before, bool fgd, gp_dev_pick *pick)
 {
     double best = GP_DEV_INFEASIBLE;
 
@@ -522,8 +563,8 @@ static double share_best(const gp_dev_node *n, const gp_dev_task *t, const gp_de
             continue;
         gp_dev_pick p = { .n = 1, .gpu = { (int8_t)i } };
         gp_dev_node m = after(n, t, &p);
-        double d = before - gp_dev_frag(&m, mix);
-        double v = quantize ? fgd_quantize(d) : d;
+        double d = before - frag_of(&m, mix, !fgd);
+        double v = fgd ? fgd_quantize(d) : d;
         if (pick->n == 0 || v > best) {
             best = v;
             *pick = p;
@@ -595,9 +636,11 @@ void gp_dev_model_pressure(const gp_dev_mix *mix, const int64_t model_gpus[GP_DE
         out[m] = demand > 0 && cap > 0 ? out[m] * cap / demand : 0;
 }
 
-/* gpupack: FGD's fragmentation decrease for the workload mix, on a linear scale cut into
- * GPUPACK_BUCKET-wide buckets (where FGD truncates 100 x sigmoid(d / 1000)); a sharing task takes
- * the GPU with the largest exact decrease; CPU-only tasks break ties with cpu_only_tiebreak().
+/* gpupack: the decrease of its fragmentation measure (gp_dev_frag_gpupack(): FGD's, with sharing
+ * shapes limited to the tasks the node's free CPU feeds) for the workload mix, on a linear scale
+ * cut into GPUPACK_BUCKET-wide buckets (where FGD truncates 100 x sigmoid(d / 1000)); a sharing
+ * task takes the GPU with the largest exact decrease; CPU-only tasks break ties with
+ * cpu_only_tiebreak().
  * A GPU task also pays, before bucketing, its GPU request times the pressure of the node's model
  * (ctx->model_pressure): work that may run elsewhere leaves a model that constrained work needs
  * (gpuspec33: 12.34% -> 5.75%; traces without model constraints are unchanged). */
@@ -606,7 +649,7 @@ double gp_dev_score_gpupack(const gp_dev_ctx *ctx, const gp_dev_node *n, const g
 {
     if (!ctx->mix || !gp_dev_fits(n, t))
         return GP_DEV_INFEASIBLE;
-    double before = gp_dev_frag(n, ctx->mix);
+    double before = gp_dev_frag_gpupack(n, ctx->mix);
     double d;
     if (gp_dev_task_is_share(t)) {
         d = share_best(n, t, ctx->mix, before, false, pick);
@@ -614,7 +657,7 @@ double gp_dev_score_gpupack(const gp_dev_ctx *ctx, const gp_dev_node *n, const g
         if (!gp_dev_pick_bestfit(n, t, pick))
             return GP_DEV_INFEASIBLE;
         gp_dev_node m = after(n, t, pick);
-        d = before - gp_dev_frag(&m, ctx->mix);
+        d = before - gp_dev_frag_gpupack(&m, ctx->mix);
     }
     if (t->num_gpu > 0 && ctx->model_pressure && n->model >= 0 && n->model < GP_DEV_MAX_MODELS)
         d -= ctx->model_pressure[n->model] * (double)gp_dev_task_gpu_total(t);
@@ -626,8 +669,9 @@ double gp_dev_score_gpupack(const gp_dev_ctx *ctx, const gp_dev_node *n, const g
 
 static const gp_dev_scorer scorers[] = {
     { "gpupack", gp_dev_score_gpupack, true,
-      "FGD's fragmentation decrease in 40 milli-GPU buckets, less the pressure of model-constrained "
-      "work on the node's model; ties pack; CPU-only work avoids free GPUs" },
+      "FGD's fragmentation decrease, counting GPUs the node's CPU strands for sharing work, in 40 "
+      "milli-GPU buckets, less the pressure of model-constrained work on the node's model; ties "
+      "pack; CPU-only work avoids free GPUs" },
     { "random", gp_dev_score_random, false, "any feasible node, uniformly" },
     { "dotprod", gp_dev_score_dotprod, false, "smallest dot product of free and demand (Tetris)" },
     { "gpupacking", gp_dev_score_gpupacking, false,

@@ -173,6 +173,15 @@ gp_dev_shape gp_dev_default_shape(int64_t cpu_milli);
  * enough CPU, not enough GPUs; Q1, Q2, Q4) and for CPU-only shapes (the XL/XR cases), all of it. */
 double gp_dev_frag(const gp_dev_node *n, const gp_dev_mix *mix);
 
+/* gpupack's fragmentation measure: gp_dev_frag() except that a sharing shape (one GPU, share
+ * below 1000) needing c milli-cores can use only as many of its fitting GPUs as the node has CPU
+ * for tasks of it, floor(CPU free / c), the ones with the most free share; the free share of the
+ * other fitting GPUs counts too. FGD counts a node's share as lost to a shape only when not one
+ * task of it fits (Q4); this counts the part that CPU strands before the GPUs fill. Equal to
+ * gp_dev_frag() when the CPU feeds every fitting GPU and for mixes without sharing shapes (the
+ * extender's). */
+double gp_dev_frag_gpupack(const gp_dev_node *n, const gp_dev_mix *mix);
+
 /* ---- Scorers: higher is better; GP_DEV_INFEASIBLE when the node cannot take the task. ---- */
 
 /* What a scorer may read besides the task and the node. */

@@ -269,6 +269,53 @@ GP_TEST(frag_worked_example)
     GP_CHECK(gp_dev_frag(&n, &mix) == 0);
 }
 
+/* gpupack's measure: a 500 share needing 4 cores, on 8 free cores, can use two of the three
+ * GPUs it fits (the two with the most free share); the third's share counts as fragmentation.
+ * FGD counts only the 300 sliver until not one task fits (Q4). */
+GP_TEST(frag_gpupack_counts_gpus_cpu_strands)
+{
+    gp_dev_shape sh;
+    gp_dev_mix mix = one_shape(&sh, task(4000, 0, 1, 500));
+    gp_dev_node n = node(8000, 8192, 4, 0);
+
+    n.gpu_free[3] = 300;
+    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 300.0) < 1e-9);
+    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 1300.0) < 1e-9); /* 3300 - 2 x 1000 */
+    n.gpu_free[0] = 600;
+    n.gpu_free[2] = 700;
+    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 900.0) < 1e-9); /* 2600 - (1000 + 700) */
+    n.gpu_free[0] = n.gpu_free[2] = 1000;
+    n.cpu_free = 12000; /* CPU for three: the same as FGD */
+    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 300.0) < 1e-9);
+    n.cpu_free = 3000; /* not one: Q4 in both */
+    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 3300.0) < 1e-9);
+    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 3300.0) < 1e-9);
+    n.cpu_free = 8000; /* whole-GPU shapes keep FGD's rule (they are the extender's) */
+    sh.shape = task(4000, 0, 1, 1000);
+    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 300.0) < 1e-9);
+    sh.shape = task(0, 0, 1, 500); /* a shape without CPU: no limit */
+    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 300.0) < 1e-9);
+}
+
+/* The effect: a CPU-light 810 share goes where CPU strands GPUs. Mix: a 500 share needing 3.5
+ * cores, an 810 share needing 0.5 (half each). Node A has 4 cores free, so only one 500 task fits
+ * its two free GPUs: gpupack's measure 500 before, 190 after the 810 task takes a GPU (decrease
+ * 310: bucket 7). Node B has 64 cores: 0 -> 190 (bucket -5). FGD sees -190 on both. */
+GP_TEST(gpupack_fills_gpus_cpu_strands)
+{
+    gp_dev_shape s[2] = { { task(3500, 0, 1, 500), 0.5 }, { task(500, 0, 1, 810), 0.5 } };
+    gp_dev_mix mix = { .n = 2, .shapes = s };
+    gp_dev_ctx ctx = { .mix = &mix };
+    gp_dev_node a = node(4000, 8192, 2, 0), b = node(64000, 8192, 2, 0);
+    gp_dev_task t = task(500, 1, 1, 810);
+    gp_dev_pick p;
+
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &a, &t, &p), 7);
+    GP_CHECK(p.n == 1 && p.gpu[0] == 0);
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &b, &t, &p), -5);
+    GP_CHECK_INT(gp_dev_score_fgd(&ctx, &a, &t, &p), gp_dev_score_fgd(&ctx, &b, &t, &p));
+}
+
 /* A share task of 500 with a whole-GPU workload. Node A: GPUs [600, 1000]: on GPU 0 the node's
  * fragmentation goes 600 -> 100 (decrease 500), on GPU 1 600 -> 1100 (-500). */
 GP_TEST(fgd_scores_and_picks_gpu)
@@ -439,7 +486,10 @@ GP_MAIN(GP_CASE(fits_cpu_memory_and_cpu_only), GP_CASE(fits_share_needs_one_gpu_
         GP_CASE(fits_multi_gpu_needs_fully_free_gpus), GP_CASE(fits_model_constraint),
         GP_CASE(task_valid_shapes), GP_CASE(pick_bestfit_share_takes_least_free_fitting_gpu),
         GP_CASE(pick_bestfit_whole_takes_lowest_free_gpus), GP_CASE(apply_and_remove_round_trip),
-        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts), GP_CASE(tally_counts_and_reuses_slots), GP_CASE(watch_shape_rule), GP_CASE(frag_worked_example),
+        GP_CASE(mix_counts_keeps_popular_and_normalises), GP_CASE(mix_select_from_counts),
+        GP_CASE(tally_counts_and_reuses_slots), GP_CASE(watch_shape_rule),
+        GP_CASE(frag_worked_example), GP_CASE(frag_gpupack_counts_gpus_cpu_strands),
+        GP_CASE(gpupack_fills_gpus_cpu_strands),
         GP_CASE(fgd_scores_and_picks_gpu),
         GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupack_model_pressure),
         GP_CASE(gpupacking_levels),
