@@ -362,33 +362,12 @@ void gp_dev_mix_free(gp_dev_mix *m)
     m->n = 0;
 }
 
-/* The free share of the fitting GPUs (free >= share) that `copies` tasks of a sharing shape can
- * use, one GPU each: the `copies` largest. */
-static int64_t share_usable(const gp_dev_node *n, int share, int64_t copies)
-{
-    int32_t v[GP_DEV_MAX_GPUS];
-    int k = 0;
-    int64_t usable = 0;
-
-    for (int i = 0; i < n->ngpu; i++) {
-        int32_t f = n->gpu_free[i];
-        if (f < share)
-            continue;
-        int j = k++;
-        for (; j > 0 && v[j - 1] < f; j--) /* insertion, largest first */
-            v[j] = v[j - 1];
-        v[j] = f;
-    }
-    for (int i = 0; i < k && i < copies; i++)
-        usable += v[i];
-    return usable;
-}
-
-/* The free share of node n that shape s cannot use (see gp_dev_frag()). With cpu_copies (gpupack's
- * measure, gp_dev_frag_gpupack()), a sharing shape can use only as many of the fitting GPUs as
- * the node's free CPU feeds tasks of it; the rest of their share is fragmentation too. */
+/* The free share of node n that shape s cannot use (see gp_dev_frag()). With desc (gpupack's
+ * measure, gp_dev_frag_gpupack(): the node's free shares, largest first), a sharing shape can use
+ * only as many of the fitting GPUs as the node's free CPU feeds tasks of it, the ones with the
+ * most free share; the rest of their share is fragmentation too. */
 static int64_t frag_for_shape(const gp_dev_node *n, const gp_dev_task *s, int64_t free_total,
-                              bool cpu_copies)
+                              const int32_t *desc)
 {
     if (s->num_gpu == 0 || !gp_dev_model_ok(n, s) || n->cpu_free < s->cpu_milli)
         return free_total;
@@ -402,22 +381,32 @@ static int64_t frag_for_shape(const gp_dev_node *n, const gp_dev_task *s, int64_
     }
     if (fit < s->num_gpu)
         return free_total;
-    if (!cpu_copies || !gp_dev_task_is_share(s) || s->cpu_milli <= 0 ||
+    if (!desc || !gp_dev_task_is_share(s) || s->cpu_milli <= 0 ||
         n->cpu_free / s->cpu_milli >= fit)
         return small;
-    return free_total - share_usable(n, s->gpu_milli, n->cpu_free / s->cpu_milli);
+    int64_t usable = 0; /* the fitting GPUs are the first `fit` of desc */
+    for (int64_t i = 0; i < n->cpu_free / s->cpu_milli; i++)
+        usable += desc[i];
+    return free_total - usable;
 }
 
 static double frag_of(const gp_dev_node *n, const gp_dev_mix *mix, bool cpu_copies)
 {
     int64_t free_total = gp_dev_gpu_free_total(n);
+    int32_t desc[GP_DEV_MAX_GPUS];
     double f = 0;
 
     if (free_total == 0)
         return 0;
+    for (int i = 0; cpu_copies && i < n->ngpu; i++) { /* insertion, largest first */
+        int j = i;
+        for (; j > 0 && desc[j - 1] < n->gpu_free[i]; j--)
+            desc[j] = desc[j - 1];
+        desc[j] = n->gpu_free[i];
+    }
     for (size_t i = 0; i < mix->n; i++)
-        f += mix->shapes[i].freq *
-             (double)frag_for_shape(n, &mix->shapes[i].shape, free_total, cpu_copies);
+        f += mix->shapes[i].freq * (double)frag_for_shape(n, &mix->shapes[i].shape, free_total,
+                                                          cpu_copies ? desc : NULL);
     return f;
 }
 
