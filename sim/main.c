@@ -541,10 +541,13 @@ static int apply_bound(sim_input *in)
     return 0;
 }
 
-static int load(const options *o, sim_input *in, gp_dev_mix *mix)
+/* Loads the inputs and builds the workload mix (the paper's: the shapes covering 95% of the
+ * tasks) and the mix of every shape (the model pressure's). */
+static int load(const options *o, sim_input *in, gp_dev_mix *mix, gp_dev_mix *all)
 {
     gp_err err = { { 0 } };
     gp_dev_mix_opts mo = { .popularity_pct = 95, .cpu_tasks = true };
+    gp_dev_mix_opts every = { .popularity_pct = 100, .cpu_tasks = true };
 
     if (sim_load_nodes(o->nodes_path, in, &err) || sim_load_tasks(o->pods_path, in, &err) ||
         (o->place_path && sim_load_tasks(o->place_path, in, &err))) {
@@ -556,7 +559,8 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix)
                 o->place_path ? " or " : "", o->place_path ? o->place_path : "");
         return 2;
     }
-    if (gp_dev_mix_build(in->tasks, in->n_tasks, &mo, mix, &err)) {
+    if (gp_dev_mix_build(in->tasks, in->n_tasks, &mo, mix, &err) ||
+        gp_dev_mix_build(in->tasks, in->n_tasks, &every, all, &err)) {
         fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
         return 2;
     }
@@ -610,7 +614,7 @@ int main(int argc, char **argv)
 {
     options o = { 0 };
     sim_input in = { 0 };
-    gp_dev_mix mix = { 0 }, policy_mix = { 0 };
+    gp_dev_mix mix = { 0 }, all = { 0 }, policy_mix = { 0 };
     gp_dev_shape policy_shapes[GP_SCORE_MAX_MIX];
     gp_policy *pol = NULL;
     const char **names = NULL;
@@ -628,8 +632,9 @@ int main(int argc, char **argv)
         return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");
     if ((rc = parse_args(argc, argv, &o)) != 0 ||
         (rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||
-        (rc = load(&o, &in, &mix)) != 0 || (rc = check_extender(&o, &in)) != 0) {
+        (rc = load(&o, &in, &mix, &all)) != 0 || (rc = check_extender(&o, &in)) != 0) {
         gp_dev_mix_free(&mix);
+        gp_dev_mix_free(&all);
         gp_policy_unref(pol);
         sim_input_free(&in);
         return rc;
@@ -643,6 +648,7 @@ int main(int argc, char **argv)
                      .n_tasks = in.n_tasks, .mix = &mix, .inflate = o.inflate,
                      .ties_random = o.ties_random,
                      .score_mix = o.policy_mix ? &policy_mix : NULL, .learn_mix = o.learn_mix,
+                     .pressure_mix = o.policy_mix ? &policy_mix : &all,
                      .seen = in.bound, .n_seen = in.n_bound, .fallback_cpu = o.typical_cpu,
                      .policy = pol, .node_names = names, .models = &in.models };
     for (size_t i = 0; jobs && i < n; i++) {
@@ -663,6 +669,7 @@ int main(int argc, char **argv)
     free(names);
     gp_policy_unref(pol);
     gp_dev_mix_free(&mix);
+    gp_dev_mix_free(&all);
     sim_input_free(&in);
     return rc;
 }

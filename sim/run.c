@@ -196,6 +196,7 @@ static bool learner_init(learner *l, const sim_cfg *cfg)
         learner_add(l, &cfg->seen[i], NULL);
     l->fallback = gp_dev_default_shape(cfg->fallback_cpu);
     l->built = UINT64_MAX;
+    l->pressure_built = UINT64_MAX;
     return true;
 }
 
@@ -248,25 +249,27 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
 {
     int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 };
     double pressure[GP_DEV_MAX_MODELS];
-    const gp_dev_mix *pressure_of = NULL; /* the mix the pressure was computed for */
 
     for (size_t i = 0; i < cfg->n_nodes; i++)
         if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
             model_gpus[nodes[i].model] += nodes[i].ngpu;
     gp_dev_ctx ctx = { .mix = ext_mix ? ext_mix : cfg->score_mix ? cfg->score_mix : cfg->mix,
                        .model_pressure = pressure };
+    /* The model pressure counts every shape seen, not only the popular ones the scorers' mix
+     * keeps: model-constrained shapes are rare one by one and add up (docs/simulation.md). */
+    gp_dev_model_pressure(cfg->pressure_mix ? cfg->pressure_mix : ctx.mix, model_gpus, pressure);
 
     for (size_t k = 0; k < n; k++) {
         const gp_dev_task *t = &cfg->tasks[w[k]];
         gp_dev_pick pick = { 0 };
         ctx.salt = gp_dev_rng_next(rng);
-        if (l)
+        if (l) {
             ctx.mix = learner_mix(l);
-        if (ctx.mix != pressure_of || (l && l->built != l->pressure_built)) {
-            gp_dev_model_pressure(ctx.mix, model_gpus, pressure);
-            pressure_of = ctx.mix;
-            if (l)
-                l->pressure_built = l->built;
+            if (l->pressure_built != l->tally.version) {
+                gp_dev_mix seen = { l->tally.n, l->tally.slot }; /* counts, not frequencies */
+                gp_dev_model_pressure(&seen, model_gpus, pressure);
+                l->pressure_built = l->tally.version;
+            }
         }
         long bi = ext ? sim_ext_best(ext, nodes, t, ctx.mix, cfg->ties_random ? rng : NULL, &pick,
                                      &res->node_scores)

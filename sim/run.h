@@ -25,6 +25,9 @@ typedef struct {
     size_t n_tasks;
     const gp_dev_mix *mix;    /* the workload mix (fragmentation metric, fgd, gpupack) */
     const gp_dev_mix *score_mix; /* the scorers' mix when not learned; NULL: mix */
+    /* gpupack's model pressure when not learned: every shape of the workload (no popularity
+     * cut); NULL: the scorers' mix */
+    const gp_dev_mix *pressure_mix;
     bool learn_mix;           /* the scorers learn the mix from the tasks placed so far */
     const gp_dev_task *seen;  /* tasks already on the cluster (bound pods): learned from too */
     size_t n_seen;

@@ -97,6 +97,19 @@ check sim.mix-learned jq -e -s 'length == 2 and all(.[]; .mix == "learned" and .
 check sim.mix-trace-is-default jq -e -s 'all(.[]; .mix == "trace")' "$T/a.jsonl"
 # Learning changes gpupack's placements (the seed, tasks and nodes are the same).
 check sim.mix-learned-differs sh -c "[ \"\$(jq -c 'select(.scorer == \"gpupack\") | .curve' '$T/learned.jsonl')\" != \"\$(jq -c 'select(.scorer == \"gpupack\") | .curve' '$T/a.jsonl')\" ]"
+# The model pressure counts every shape, not only the 95% mix: one T4-only task among 40 CPU-only
+# ones is outside the mix, yet the unconstrained GPU task must leave the T4 GPU to it, whatever
+# the order (on these 20 seeds FGD, which has no pressure, and the pressure of the 95% mix fail it
+# twice).
+printf 'sn,cpu_milli,memory_mib,gpu,model\nt4-node,8000,64000,1,T4\ng2-node,8000,64000,1,G2\n' > "$T/pnodes.csv"
+{ echo "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec"
+  i=0; while [ $i -lt 40 ]; do i=$((i + 1)); echo "cpu-$i,10,10,0,0,"; done
+  echo "any-gpu,1000,1000,1,1000,"; echo "t4-only,1000,1000,1,1000,T4"; } > "$T/ppods.csv"
+$VG "$SIM" --nodes "$T/pnodes.csv" --pods "$T/ppods.csv" --inflate 0 --seeds 42-61 --jobs 2 \
+    --scorer gpupack --scorer fgd --json > "$T/press.jsonl" 2>/dev/null
+check sim.pressure-counts-rare-constrained-shapes jq -e -s 'length == 40 and
+    ([.[] | select(.scorer == "gpupack") | .failed_pods_all] | add) == 0 and
+    ([.[] | select(.scorer == "fgd") | .failed_pods_all] | add) > 0' "$T/press.jsonl"
 # Scorers without a mix do not care.
 run --json --scorer bestfit --seed 42 --mix learned > "$T/bf.jsonl" 2>/dev/null
 check sim.mix-learned-no-effect-on-bestfit sh -c "[ \"\$(jq -c 'del(.seconds, .us_per_node_scored, .mix)' '$T/bf.jsonl')\" = \"\$(jq -c 'select(.scorer == \"bestfit\") | del(.seconds, .us_per_node_scored, .mix)' '$T/a.jsonl')\" ]"
