@@ -253,6 +253,11 @@ static void route_metrics(void *ctx, const gp_http_request *req, gp_http_respons
         gp_metrics_set(a->metrics, "gpupack_cache_workload_shapes",
                        "Distinct pod shapes (GPUs, CPU) the learned workload mix counts.", "",
                        (double)s.shapes);
+        gp_metrics_set(a->metrics, "gpupack_cache_model_constraints",
+                       "Distinct GPU model constraints of pods the model pressure counts.", "",
+                       (double)s.constraints);
+        gp_metrics_set(a->metrics, "gpupack_cache_gpu_models",
+                       "Distinct nvidia.com/gpu.product values of nodes.", "", (double)s.models);
         gp_metrics_set(a->metrics, "gpupack_cache_skipped_objects",
                        "Objects the cluster view could not decode.", "", (double)s.bad);
     }

@@ -25,6 +25,7 @@ typedef struct {
     uint8_t nmig;
     uint8_t used;       /* 0 empty slot, 1 live, 2 tombstone */
     uint8_t flags;      /* REC_* */
+    uint8_t cons;       /* GPU model constraint (cons_entry id), 0: none */
 } pod_rec;
 
 #define REC_DAEMONSET 1u /* owned by a DaemonSet: not part of the workload mix */
@@ -45,7 +46,24 @@ typedef struct {
     node_agg agg;
     uint32_t gen;
     bool present;   /* the Node exists (slots stay for pods that name a deleted node) */
+    int8_t model;   /* id of its nvidia.com/gpu.product in the cache's models, -1: none */
 } node_slot;
+
+/* A GPU model constraint of pods (class label, gpupack.io/gpu-models annotation, the
+ * nvidia.com/gpu.product values of nodeSelector and required node affinity), as a key, and the
+ * whole GPUs the bound pods holding it use: what the model pressure is learned from. */
+#define MODEL_NAME_MAX 63         /* a label value's longest */
+#define MAX_CONS 256            /* ids 1..255; more distinct constraints count as none */
+#define CONS_KEY_MAX 2048
+#define CONS_SEP '\x1f'         /* between the key's three parts */
+#define CONS_VAL_SEP '\x1e'     /* between product values */
+#define LABEL_CLASS "gpupack.io/class"
+#define LABEL_GPU_PRODUCT "nvidia.com/gpu.product"
+typedef struct {
+    char *key;      /* NULL: free */
+    uint32_t refs;  /* pod records holding it */
+    int64_t gpus;   /* whole GPUs of the bound ones */
+} cons_entry;
 
 typedef struct {
     uint8_t key[16];
@@ -76,6 +94,9 @@ struct gp_cache {
     int64_t sum_gpu, sum_cpu_m, sum_mem; /* over bound GPU pods, for the typical pod */
     gp_dev_shape shape_slots[GP_CACHE_MAX_SHAPES];
     gp_dev_tally shapes; /* bound whole-GPU pods by (GPUs, CPU): the learned workload mix */
+    char models[GP_DEV_MAX_MODELS][MODEL_NAME_MAX + 1]; /* nodes' gpu.product values */
+    int nmodels;
+    cons_entry cons[MAX_CONS];
 };
 
 /* ---- keys and hashing ---- */
@@ -215,6 +236,53 @@ static int profile_intern(gp_cache *c, const char *name)
     return (int)c->nprofiles++;
 }
 
+/* The id of a nvidia.com/gpu.product value, added when new; -1 when NULL, too long, or the
+ * table is full (such nodes take no part in the model pressure). */
+static int8_t model_intern(gp_cache *c, const char *name)
+{
+    if (name == NULL || strlen(name) > MODEL_NAME_MAX)
+        return -1;
+    for (int i = 0; i < c->nmodels; i++)
+        if (strcmp(c->models[i], name) == 0)
+            return (int8_t)i;
+    if (c->nmodels == GP_DEV_MAX_MODELS)
+        return -1;
+    snprintf(c->models[c->nmodels], sizeof(c->models[0]), "%s", name);
+    return (int8_t)c->nmodels++;
+}
+
+/* A reference to the constraint key (added when new); 0 for "" or when the table is full. */
+static uint8_t cons_acquire(gp_cache *c, const char *key)
+{
+    int free_id = 0;
+
+    if (key[0] == '\0')
+        return 0;
+    for (int i = 1; i < MAX_CONS; i++) {
+        if (c->cons[i].key == NULL) {
+            if (free_id == 0)
+                free_id = i;
+        } else if (strcmp(c->cons[i].key, key) == 0) {
+            c->cons[i].refs++;
+            return (uint8_t)i;
+        }
+    }
+    if (free_id == 0 || (c->cons[free_id].key = strdup(key)) == NULL)
+        return 0;
+    c->cons[free_id].refs = 1;
+    c->cons[free_id].gpus = 0;
+    return (uint8_t)free_id;
+}
+
+static void cons_release(gp_cache *c, uint8_t id)
+{
+    if (id == 0 || c->cons[id].refs == 0 || --c->cons[id].refs > 0)
+        return;
+    free(c->cons[id].key);
+    c->cons[id].key = NULL;
+    c->cons[id].gpus = 0;
+}
+
 /* ---- pod table ---- */
 
 static pod_rec *pod_find(gp_cache *c, const uint8_t key[16])
@@ -347,6 +415,8 @@ static void rec_apply(gp_cache *c, pod_rec *r, int sign)
         agg_mig(g, r->mig_id[i], sign * (int32_t)r->mig[i]);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
     shape_count(c, r, sign);
+    if (r->gpu > 0 && r->cons != 0)
+        c->cons[r->cons].gpus = nonneg(c->cons[r->cons].gpus + sign * (int64_t)r->gpu);
     if (r->gpu > 0) {
         c->sum_gpu = nonneg(c->sum_gpu + sign * (int64_t)r->gpu);
         c->sum_cpu_m = nonneg(c->sum_cpu_m + sign * (int64_t)r->cpu_m);
@@ -413,6 +483,8 @@ void gp_cache_free(gp_cache *c)
         return;
     for (size_t i = 0; i < c->nnodes; i++)
         gp_node_clear(&c->nodes[i].node);
+    for (size_t i = 0; i < MAX_CONS; i++)
+        free(c->cons[i].key);
     free(c->nodes);
     free(c->node_index);
     free(c->pods);
@@ -462,6 +534,7 @@ static void node_upsert(gp_cache *c, const cJSON *obj, const char *name)
     }
     gp_node_clear(&c->nodes[id].node);
     c->nodes[id].node = n;
+    c->nodes[id].model = model_intern(c, n.gpu_product);
     c->nodes[id].present = true;
     c->nodes[id].gen = c->node_gen;
 }
@@ -515,7 +588,110 @@ typedef struct {
     bool terminated;
     bool daemonset;
     gp_usage usage;
+    char cons[CONS_KEY_MAX]; /* the GPU model constraint's key, "" when none */
 } pod_info;
+
+/* A key being built in a fixed buffer; over when it did not fit. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+    bool over;
+} keybuf;
+
+static void kput(keybuf *b, const char *s, char end)
+{
+    size_t n = strlen(s);
+
+    if (b->over || b->len + n + 2 > b->cap) {
+        b->over = true;
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    if (end != '\0')
+        b->p[b->len++] = end;
+    b->p[b->len] = '\0';
+}
+
+/* The nvidia.com/gpu.product values the pod's required node affinity keeps it to, each ended by
+ * CONS_VAL_SEP: the union over its terms (which are ORed) of their In values on that label.
+ * False when some term does not restrict the label that way (NotIn and Exists are not
+ * followed: the pod counts as free to run on any model). */
+static bool affinity_products(const gp_pod *pod, keybuf *out)
+{
+    if (pod->nrequired == 0)
+        return false;
+    for (size_t t = 0; t < pod->nrequired; t++) {
+        const gp_node_term *term = &pod->required[t];
+        bool in = false;
+
+        for (size_t e = 0; e < term->nexprs; e++) {
+            const gp_selector_req *r = &term->exprs[e];
+
+            if (strcmp(r->key, LABEL_GPU_PRODUCT) != 0 || strcmp(r->op, "In") != 0)
+                continue;
+            in = true;
+            for (size_t v = 0; v < r->nvalues; v++)
+                kput(out, r->values[v], CONS_VAL_SEP);
+        }
+        if (!in)
+            return false;
+    }
+    return true;
+}
+
+/* True when value is one of the CONS_VAL_SEP-ended values in list. */
+static bool listed(const char *list, const char *value)
+{
+    size_t n = strlen(value);
+
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, CONS_VAL_SEP);
+
+        if (end == NULL)
+            return false;
+        if ((size_t)(end - p) == n && memcmp(p, value, n) == 0)
+            return true;
+        p = end + 1;
+    }
+    return false;
+}
+
+/* The key of a GPU pod's model constraint into pi->cons: "class SEP annotation SEP" and, when
+ * nodeSelector or required affinity names nvidia.com/gpu.product values, 'P' and the values
+ * both allow. "" when the pod has none of them, or a key longer than CONS_KEY_MAX: such a pod
+ * counts as free to run on any model. */
+static void pod_constraint(const cJSON *obj, const gp_pod *pod, pod_info *pi)
+{
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "spec"),
+                                         "nodeSelector"),
+        LABEL_GPU_PRODUCT);
+    const char *cls = gp_pod_label(pod, LABEL_CLASS);
+    const char *ann = gp_pod_annotation(pod, GP_ANN_GPU_MODELS);
+    char abuf[CONS_KEY_MAX];
+    keybuf aff = { abuf, 0, sizeof(abuf), false }, key = { pi->cons, 0, sizeof(pi->cons), false };
+    bool by_aff;
+
+    pi->cons[0] = abuf[0] = '\0';
+    if (pi->usage.gpu <= 0)
+        return;
+    by_aff = affinity_products(pod, &aff) && !aff.over;
+    if (!cls && !ann && !cJSON_IsString(sel) && !by_aff)
+        return;
+    kput(&key, cls ? cls : "", CONS_SEP);
+    kput(&key, ann ? ann : "", CONS_SEP);
+    if (cJSON_IsString(sel)) { /* nodeSelector and affinity must both hold */
+        kput(&key, "P", '\0');
+        if (!by_aff || listed(abuf, sel->valuestring))
+            kput(&key, sel->valuestring, CONS_VAL_SEP);
+    } else if (by_aff) {
+        kput(&key, "P", '\0');
+        kput(&key, abuf, '\0');
+    }
+    if (key.over)
+        pi->cons[0] = '\0';
+}
 
 static bool pod_decode(const cJSON *obj, pod_info *pi)
 {
@@ -538,6 +714,8 @@ static bool pod_decode(const cJSON *obj, pod_info *pi)
     /* node_name borrows from obj, which outlives this call. */
     pi->node = ok ? pod.node_name : NULL;
     pi->daemonset = ok && pod.owner_kind != NULL && strcmp(pod.owner_kind, "DaemonSet") == 0;
+    if (ok)
+        pod_constraint(obj, &pod, pi);
     gp_arena_free(&a);
     return ok;
 }
@@ -550,6 +728,8 @@ static void pod_delete(gp_cache *c, const uint8_t key[16])
     if (r == NULL)
         return;
     rec_apply(c, r, -1);
+    cons_release(c, r->cons);
+    r->cons = 0;
     r->used = 2;
     c->pods_live--;
     c->pods_tomb++;
@@ -570,6 +750,9 @@ static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
         assumption_drop(c, key); /* bound for real: the assumption has done its job */
     }
     rec_set_usage(c, r, &pi->usage);
+    uint8_t cons = cons_acquire(c, pi->cons);
+    cons_release(c, r->cons);
+    r->cons = cons;
     r->flags = (uint8_t)((r->flags & ~REC_DAEMONSET) | (pi->daemonset ? REC_DAEMONSET : 0));
     r->node = node;
     r->gen = c->pod_gen;
@@ -842,8 +1025,9 @@ size_t gp_cache_node_names(gp_cache *c, const char **names, size_t max)
 
 gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol)
 {
-    gp_typical t = { pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu,
-                     NULL };
+    gp_typical t = { .cpu_m_per_gpu = pol->scoring.typical_cpu_milli_per_gpu,
+                     .mem_per_gpu = pol->scoring.typical_memory_per_gpu,
+                     .mix = NULL };
 
     if (c->sum_gpu > 0) {
         t.cpu_m_per_gpu = c->sum_cpu_m / c->sum_gpu;
@@ -866,6 +1050,74 @@ size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *out)
     return out->n;
 }
 
+/* Splits a constraint key (pod_constraint()) into m; strings from a. False on allocation
+ * failure. */
+static bool cons_parse(const char *key, gp_arena *a, gp_model_demand *m)
+{
+    const char *ann = strchr(key, CONS_SEP), *prod = ann ? strchr(ann + 1, CONS_SEP) : NULL;
+    char *copy;
+
+    memset(m, 0, sizeof(*m));
+    if (prod == NULL || (copy = gp_arena_strdup(a, key)) == NULL)
+        return false;
+    copy[ann - key] = copy[prod - key] = '\0';
+    m->class_label = ann > key ? copy : NULL;
+    m->annotation = prod > ann + 1 ? copy + (ann - key) + 1 : NULL;
+    if (prod[1] != 'P')
+        return true;
+    size_t n = 0;
+    for (const char *p = prod + 2; *p; p++)
+        n += *p == CONS_VAL_SEP;
+    const char **vals = gp_arena_alloc(a, (n ? n : 1) * sizeof(*vals));
+    if (vals == NULL)
+        return false;
+    for (char *p = copy + (prod - key) + 2; *p;) {
+        char *end = strchr(p, CONS_VAL_SEP);
+
+        *end = '\0';
+        vals[m->nproducts++] = p;
+        p = end + 1;
+    }
+    m->products = vals;
+    m->products_set = true;
+    return true;
+}
+
+void gp_cache_pressure(gp_cache *c, const gp_policy *pol, gp_arena *a, gp_typical *t)
+{
+    int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 };
+    gp_model_demand *d = NULL;
+    const char **names;
+    double *out;
+    size_t n = 0;
+
+    t->model_pressure = NULL;
+    for (size_t i = 1; i < MAX_CONS; i++) {
+        if (c->cons[i].key == NULL || c->cons[i].gpus <= 0)
+            continue;
+        if (d == NULL && (d = gp_arena_alloc(a, MAX_CONS * sizeof(*d))) == NULL)
+            return;
+        if (!cons_parse(c->cons[i].key, a, &d[n]))
+            return;
+        d[n++].gpus = c->cons[i].gpus;
+    }
+    if (n == 0 || c->nmodels == 0)
+        return;
+    names = gp_arena_alloc(a, (size_t)c->nmodels * sizeof(*names));
+    out = gp_arena_alloc(a, (size_t)c->nmodels * sizeof(*out));
+    if (names == NULL || out == NULL)
+        return;
+    for (int m = 0; m < c->nmodels; m++)
+        names[m] = c->models[m];
+    for (size_t id = 0; id < c->nnodes; id++)
+        if (c->nodes[id].present && c->nodes[id].model >= 0 && c->nodes[id].node.gpu_alloc > 0)
+            model_gpus[c->nodes[id].model] += c->nodes[id].node.gpu_alloc;
+    gp_score_model_pressure(d, n, c->sum_gpu, names, model_gpus, c->nmodels, pol, out);
+    t->model_pressure = out;
+    t->models = names;
+    t->nmodels = c->nmodels;
+}
+
 gp_cache_stats gp_cache_get_stats(gp_cache *c)
 {
     gp_cache_stats s;
@@ -882,6 +1134,10 @@ gp_cache_stats gp_cache_get_stats(gp_cache *c)
     s.shapes = 0;
     for (size_t i = 0; i < c->shapes.n; i++)
         s.shapes += c->shapes.slot[i].freq > 0;
+    s.constraints = 0;
+    for (size_t i = 1; i < MAX_CONS; i++)
+        s.constraints += c->cons[i].key != NULL;
+    s.models = (size_t)c->nmodels;
     s.nodes_synced = c->nodes_synced;
     s.pods_synced = c->pods_synced;
     s.bytes = sizeof(*c) + c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +

@@ -202,15 +202,19 @@ static bool run_prioritize(call *c)
 {
     const gp_node **ptrs = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*ptrs));
     gp_score_parts *kp = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*kp));
-    gp_typical typ = { c->pol->scoring.typical_cpu_milli_per_gpu,
-                       c->pol->scoring.typical_memory_per_gpu, NULL };
+    gp_typical typ = { .cpu_m_per_gpu = c->pol->scoring.typical_cpu_milli_per_gpu,
+                       .mem_per_gpu = c->pol->scoring.typical_memory_per_gpu,
+                       .mix = NULL };
     gp_dev_mix mix;
     size_t k = 0;
 
     if (ptrs == NULL || kp == NULL)
         return out_of_memory(c);
-    if (c->x->cache != NULL && c->locked)
+    if (c->x->cache != NULL && c->locked) {
         typ = gp_cache_typical(c->x->cache, c->pol);
+        if (c->pol->scoring.weight_fragmentation > 0)
+            gp_cache_pressure(c->x->cache, c->pol, &c->a, &typ);
+    }
     workload_mix(c, &mix);
     typ.mix = &mix;
     for (size_t i = 0; i < c->args.n; i++)

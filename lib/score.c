@@ -72,7 +72,7 @@ static gp_status parse_model_annotation(const char *ann, gp_arena *a, const char
     return GP_OK;
 }
 
-static gp_status demand_models(const gp_pod *pod, const gp_class *cls, gp_arena *a,
+static gp_status demand_models(const char *ann, const gp_class *cls, gp_arena *a,
                                gp_demand *out, gp_err *err)
 {
     size_t ca = cls ? cls->ngpu_models : 0, cd = cls ? cls->nexclude_gpu_models : 0;
@@ -89,8 +89,7 @@ static gp_status demand_models(const gp_pod *pod, const gp_class *cls, gp_arena 
         deny[out->ndeny++] = cls->exclude_gpu_models[i];
     out->allow_models = allow;
     out->deny_models = deny;
-    return parse_model_annotation(gp_pod_annotation(pod, GP_ANN_GPU_MODELS), a, allow,
-                                  &out->nallow, deny, &out->ndeny, err);
+    return parse_model_annotation(ann, a, allow, &out->nallow, deny, &out->ndeny, err);
 }
 
 gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
@@ -109,7 +108,7 @@ gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *
                         pod->node_name != NULL;
     out->class_name = cls ? cls->name : NULL;
     out->spot_ok = cls != NULL && cls->spot_allowed && ck != NULL && strcmp(ck, "true") == 0;
-    return demand_models(pod, cls, a, out, err);
+    return demand_models(gp_pod_annotation(pod, GP_ANN_GPU_MODELS), cls, a, out, err);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -205,6 +204,79 @@ static gp_filter_verdict check_models(const gp_demand *d, const gp_node *n, cons
                        "node has no nvidia.com/gpu.product label; GPU models are restricted by %s",
                        src);
     return verdict(GP_FILTER_UNRESOLVABLE, reason, "GPU model %s not allowed by %s", model, src);
+}
+
+/* The models of models[0..nmodels) that pods with constraint m may run on, as a mask. */
+static uint32_t allowed_models(const gp_model_demand *m, const char *const *models, int nmodels,
+                               const gp_policy *pol, gp_arena *a)
+{
+    const gp_class *cls = gp_policy_class(pol, m->class_label);
+    gp_demand d;
+    gp_node probe;
+    uint32_t mask = 0;
+
+    memset(&d, 0, sizeof(d));
+    memset(&probe, 0, sizeof(probe));
+    d.class_name = cls ? cls->name : NULL;
+    if (demand_models(m->annotation, cls, a, &d, NULL) != GP_OK)
+        return 0; /* an annotation the filter refuses: such a pod cannot have been placed */
+    for (int i = 0; i < nmodels && i < GP_DEV_MAX_MODELS; i++) {
+        bool listed = !m->products_set;
+
+        for (size_t k = 0; !listed && k < m->nproducts; k++)
+            listed = strcmp(m->products[k], models[i]) == 0;
+        probe.gpu_product = (char *)models[i];
+        if (listed && check_models(&d, &probe, pol, NULL) == GP_FILTER_PASS)
+            mask |= 1u << i;
+    }
+    return mask;
+}
+
+void gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,
+                             const char *const *models, const int64_t *model_gpus, int nmodels,
+                             const gp_policy *pol, double *out)
+{
+    gp_dev_shape shapes[GP_DEV_MAX_MODELS + 1];
+    int64_t gpus[GP_DEV_MAX_MODELS];
+    double full[GP_DEV_MAX_MODELS];
+    gp_dev_mix mix = { 0, shapes };
+    int64_t kept = 0;
+    int counted = nmodels < GP_DEV_MAX_MODELS ? nmodels : GP_DEV_MAX_MODELS;
+    gp_arena a;
+
+    for (int i = 0; i < GP_DEV_MAX_MODELS; i++)
+        gpus[i] = i < counted ? model_gpus[i] : 0;
+    gp_arena_init(&a, 64u * 1024);
+    /* One shape per distinct mask, its frequency the GPUs held: only ratios count. */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t mask = d[i].gpus > 0 ? allowed_models(&d[i], models, counted, pol, &a) : 0;
+        size_t k = 0;
+
+        if (mask == 0)
+            continue;
+        while (k < mix.n && shapes[k].shape.models != mask)
+            k++;
+        if (k == mix.n) {
+            if (mix.n == GP_DEV_MAX_MODELS) /* more masks than room: free to run anywhere */
+                continue;
+            memset(&shapes[mix.n++], 0, sizeof(shapes[0]));
+            shapes[k].shape.num_gpu = 1;
+            shapes[k].shape.gpu_milli = GP_DEV_MILLI;
+            shapes[k].shape.models = mask;
+        }
+        shapes[k].freq += (double)d[i].gpus;
+        kept += d[i].gpus;
+    }
+    gp_arena_free(&a);
+    if (total_gpus > kept) { /* the pods that may run on any model */
+        memset(&shapes[mix.n], 0, sizeof(shapes[0]));
+        shapes[mix.n].shape.num_gpu = 1;
+        shapes[mix.n].shape.gpu_milli = GP_DEV_MILLI;
+        shapes[mix.n++].freq = (double)(total_gpus - kept);
+    }
+    gp_dev_model_pressure(&mix, gpus, full);
+    for (int i = 0; i < nmodels; i++)
+        out[i] = i < counted ? full[i] : 0;
 }
 
 static int32_t free_of(int32_t alloc, int32_t used)
@@ -541,8 +613,8 @@ static bool dev_task(const gp_demand *d, gp_dev_task *out)
  * bucket): where the simulator's fixed node order packs tied nodes, kube-scheduler picks among
  * tied nodes at random, which would spread pods. *covered says whether the node's whole GPUs
  * were scored here (the fit component then leaves them out). */
-static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_dev_ctx *ctx,
-                               double fit_gpu, bool *covered)
+static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_typical *typ,
+                               const gp_dev_ctx *ctx, double fit_gpu, bool *covered)
 {
     gp_dev_node dn;
     gp_dev_task t;
@@ -556,6 +628,9 @@ static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_de
      * (kube-scheduler's own filters judge CPU and memory; the cache's view of them may lag):
      * fit must not score this node alone on its whole-GPU scale. */
     *covered = true;
+    for (int i = 0; typ->model_pressure && n->gpu_product && i < typ->nmodels; i++)
+        if (strcmp(typ->models[i], n->gpu_product) == 0)
+            dn.model = i;
     v = gp_dev_score_gpupack(ctx, &dn, &t, &pick);
     if (v <= GP_DEV_INFEASIBLE)
         return 0;
@@ -593,7 +668,7 @@ static void components(const gp_demand *d, const gp_node *n, const gp_policy *po
     p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
     p->fit = fit_of(d, n, true);
     if (p->feasible && pol->scoring.weight_fragmentation > 0)
-        p->fragmentation = fragmentation_of(d, n, ctx, p->fit, &covered);
+        p->fragmentation = fragmentation_of(d, n, typ, ctx, p->fit, &covered);
     /* A node's whole GPUs the fragmentation component scored leave the fit component (and so
      * does the CPU a CPU pod would take next to them): best fit on GPU or CPU counts at fit's
      * weight overrides fragmentation differences smaller than a GPU, and packing CPU pods
@@ -695,8 +770,9 @@ static void map_scores(const gp_demand *d, const gp_node *const *nodes, size_t n
 void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
                    const gp_policy *pol, const gp_typical *typ, gp_score_parts *out)
 {
-    gp_typical def = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu,
-                      NULL};
+    gp_typical def = { .cpu_m_per_gpu = pol->scoring.typical_cpu_milli_per_gpu,
+                       .mem_per_gpu = pol->scoring.typical_memory_per_gpu,
+                       .mix = NULL };
     gp_dev_shape one;
     gp_dev_mix fallback = {1, &one};
     gp_dev_ctx ctx = {.mix = &fallback};
@@ -709,6 +785,7 @@ void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
     one = gp_dev_default_shape(typ->cpu_m_per_gpu);
     if (typ->mix != NULL && typ->mix->n > 0)
         ctx.mix = typ->mix;
+    ctx.model_pressure = typ->model_pressure;
     for (size_t i = 0; i < n; i++)
         components(d, nodes[i], pol, typ, &ctx, memo, &out[i]);
     cheapest = cheapest_unit(d, nodes, n, out);

@@ -70,8 +70,9 @@ long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
 {
     const char *allow[GP_DEV_MAX_MODELS];
     gp_demand d;
-    gp_typical typ = { e->pol->scoring.typical_cpu_milli_per_gpu,
-                       e->pol->scoring.typical_memory_per_gpu, mix };
+    gp_typical typ = { .cpu_m_per_gpu = e->pol->scoring.typical_cpu_milli_per_gpu,
+                       .mem_per_gpu = e->pol->scoring.typical_memory_per_gpu,
+                       .mix = mix };
 
     if (e->sum_gpu > 0) { /* gp_cache_typical(): the average over bound GPU pods */
         typ.cpu_m_per_gpu = e->sum_cpu_m / e->sum_gpu;

@@ -94,6 +94,15 @@ gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol);
  * on allocation failure); the caller then falls back to the policy's typical pod. */
 size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *out);
 
+/* Under the read lock: the model pressure (gp_score_model_pressure()) of the bound whole-GPU
+ * pods that a GPU model constraint keeps to some models (class gpuModels or excludeGpuModels,
+ * annotation gpupack.io/gpu-models, nodeSelector or required node affinity In values on
+ * nvidia.com/gpu.product), judged with pol, over the nodes' GPUs per nvidia.com/gpu.product,
+ * into t (arrays from a; the model names borrow from the cache until gp_cache_unlock()).
+ * Leaves t's pressure NULL when no bound pod has such a constraint (or on allocation
+ * failure). */
+void gp_cache_pressure(gp_cache *c, const gp_policy *pol, gp_arena *a, gp_typical *t);
+
 typedef struct {
     size_t nodes;
     size_t pods;      /* records held (bound or pending) */
@@ -101,6 +110,8 @@ typedef struct {
     size_t assumed;
     uint64_t bad;     /* objects skipped as undecodable */
     size_t shapes;    /* distinct (GPUs, CPU) shapes of bound whole-GPU pods: the learned mix */
+    size_t constraints; /* distinct GPU model constraints of pods held (the model pressure) */
+    size_t models;    /* distinct nvidia.com/gpu.product values of nodes */
     bool nodes_synced, pods_synced;
     size_t bytes;     /* memory held by the tables */
 } gp_cache_stats;

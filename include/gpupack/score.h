@@ -56,7 +56,34 @@ typedef struct {
     int64_t cpu_m_per_gpu;
     int64_t mem_per_gpu;
     const gp_dev_mix *mix; /* NULL or empty: one shape, a 1-GPU pod with cpu_m_per_gpu */
+    /* The model pressure (gp_score_model_pressure()): model_pressure[i] for the nodes whose
+     * nvidia.com/gpu.product is models[i]; NULL: none (no bound pod is kept to some models). */
+    const double *model_pressure;
+    const char *const *models;
+    int nmodels;
 } gp_typical;
+
+/* A GPU model constraint the pod watch saw on bound GPU pods, and the whole GPUs those pods
+ * hold: the pods' gpupack.io/class label and gpupack.io/gpu-models annotation (judged with the
+ * policy in force, as the filter judges them) and the nvidia.com/gpu.product values their
+ * nodeSelector or required node affinity keeps them to (products_set false: none named). */
+typedef struct {
+    const char *class_label;          /* NULL: none */
+    const char *annotation;           /* NULL: none */
+    const char *const *products;
+    size_t nproducts;
+    bool products_set;
+    int64_t gpus;
+} gp_model_demand;
+
+/* The pressure of model-kept work on each GPU model of the cluster (gp_dev_model_pressure():
+ * 1 means the pods kept to it would fill that model's GPUs alone), into out[0..nmodels):
+ * models[i] is a nvidia.com/gpu.product value of the nodes, model_gpus[i] their whole GPUs,
+ * total_gpus the whole GPUs all bound pods hold, kept to some models or not. At most
+ * GP_DEV_MAX_MODELS models count; the others get 0. Pure. */
+void gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,
+                             const char *const *models, const int64_t *model_gpus, int nmodels,
+                             const gp_policy *pol, double *out);
 
 /* The most shapes of a workload mix prioritize uses (the fragmentation of a node costs one pass
  * over the shapes). */

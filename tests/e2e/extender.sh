@@ -131,6 +131,39 @@ r=$(once prioritize --snapshot-nodes "$E2E_TMP/capnodes.json" --snapshot-pods "$
 echo "$r" | jq -e --slurpfile a "$CAP/extenderargs-nodecache-prioritize-gpu.json" '([.[].Host] | sort) == ($a[0].NodeNames | sort)' >/dev/null \
     && pass extender.captured-nodecache-prioritize || fail extender.captured-nodecache-prioritize "$r"
 
+# --- model pressure: bound pods kept to a GPU model (nodeSelector, or required affinity In, on
+# nvidia.com/gpu.product) hold half the P100 GPUs; a pod free to run anywhere is steered to the
+# V100 node. Neither model has a price in the policy, both nodes are idle: nothing else differs.
+mnode() {
+    jq -n --arg n "$1" --arg p "$2" '{apiVersion: "v1", kind: "Node", metadata: {name: $n, labels: {"nvidia.com/gpu.product": $p}},
+        spec: {}, status: {allocatable: {cpu: "32", memory: "256Gi", pods: "110", "nvidia.com/gpu": "4"}}}'
+}
+{ mnode p100-full Tesla-P100-PCIE-16GB; mnode p100-idle Tesla-P100-PCIE-16GB; mnode v100-idle Tesla-V100-SXM2-16GB; } \
+    | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/mnodes.json"
+# kept HOW: 4 running 1-GPU pods on p100-full, kept to P100 by HOW (selector, affinity, none).
+kept() {
+    for i in 0 1 2 3; do
+        jq -n --arg i "$i" --arg how "$1" '{apiVersion: "v1", kind: "Pod",
+          metadata: {name: ("kept-" + $i), namespace: "ml", uid: ("aaaaaaaa-0000-4000-8000-00000000000" + $i)},
+          spec: ({nodeName: "p100-full", containers: [{name: "c", image: "x",
+                  resources: {limits: {"nvidia.com/gpu": "1"}, requests: {"nvidia.com/gpu": "1"}}}]}
+            + (if $how == "selector" then {nodeSelector: {"nvidia.com/gpu.product": "Tesla-P100-PCIE-16GB"}}
+               elif $how == "affinity" then {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution:
+                   {nodeSelectorTerms: [{matchExpressions: [{key: "nvidia.com/gpu.product", operator: "In",
+                                                             values: ["Tesla-P100-PCIE-16GB", "Tesla-P40"]}]}]}}}}
+               else {} end)),
+          status: {phase: "Running"}}'
+    done | jq -s '{apiVersion: "v1", kind: "List", items: .}'
+}
+ANY1=$(pod anywhere '{"nvidia.com/gpu":"1","cpu":"4","memory":"32Gi"}')
+for how in selector affinity none; do
+    kept $how > "$E2E_TMP/kept.json"
+    r=$(args "$ANY1" p100-idle v100-idle | once prioritize --snapshot-nodes "$E2E_TMP/mnodes.json" --snapshot-pods "$E2E_TMP/kept.json")
+    p100=$(echo "$r" | score_of p100-idle); v100=$(echo "$r" | score_of v100-idle)
+    if [ $how = none ]; then ok=$([ "$p100" = 10 ] && [ "$v100" = 10 ] && echo y); else ok=$([ "$v100" = 10 ] && [ "$p100" -lt 10 ] && echo y); fi
+    [ "$ok" = y ] && pass extender.model-pressure-$how || fail extender.model-pressure-$how "$r"
+done
+
 # --- --explain and "where would this pod go?"
 args "$GPU1" gpu-busy gpu-empty | once prioritize $SNAP --explain 2> "$E2E_TMP/explain" > /dev/null
 grep -q '^NODE' "$E2E_TMP/explain" && grep -q '^gpu-busy' "$E2E_TMP/explain" && grep -q 'SCORE' "$E2E_TMP/explain" \
@@ -168,6 +201,7 @@ curl -s "$U/metrics" > "$E2E_TMP/m"
 grep -q '^gpupack_extender_calls_total{verb="prioritize",outcome="ok"} 1' "$E2E_TMP/m" \
   && grep -q '^gpupack_cache_nodes 8' "$E2E_TMP/m" && grep -q '^gpupack_extender_filter_nodes_total{result="full"} 1' "$E2E_TMP/m" \
   && grep -q '^gpupack_cache_workload_shapes 1$' "$E2E_TMP/m" \
+  && grep -q '^gpupack_cache_gpu_models 3$' "$E2E_TMP/m" && grep -q '^gpupack_cache_model_constraints 0$' "$E2E_TMP/m" \
   && grep -q '^gpupack_http_request_duration_seconds_bucket{server="extender",route="/prioritize"' "$E2E_TMP/m" \
   && grep -q '^gpupack_extender_filter_reasons_total{result="full",reason="gpu"} 1' "$E2E_TMP/m" \
   && grep -q '^gpupack_extender_phase_duration_seconds_count{verb="prioritize",phase="decide"} 1$' "$E2E_TMP/m" \

@@ -900,6 +900,181 @@ GP_TEST(mix_popularity_cut_and_full_table)
     fx_done(&f);
 }
 
+/* ---- model pressure ---- */
+
+/* A node with gpus whole GPUs of the given nvidia.com/gpu.product, 64 CPUs, 256Gi. */
+static void model_node(gp_cache *c, const char *name, const char *product, int gpus)
+{
+    char text[1024];
+    cJSON *j;
+
+    snprintf(text, sizeof(text),
+             "{'metadata':{'name':'%s','labels':{'nvidia.com/gpu.product':'%s'}},"
+             "'status':{'allocatable':{'nvidia.com/gpu':'%d','cpu':'64','memory':'256Gi',"
+             "'pods':'110'}}}",
+             name, product, gpus);
+    j = parse_q(text);
+    gp_cache_node_event(c, "ADDED", j);
+    cJSON_Delete(j);
+}
+
+/* A running pod of gpus GPUs on node (NULL: pending) with more metadata (after the uid, may
+ * be "") and more of spec (before the containers, may be ""). */
+static void kept_pod(gp_cache *c, const char *type, const char *uid, const char *node, int gpus,
+                     const char *meta, const char *spec)
+{
+    char text[4096], nodefield[300] = "";
+    cJSON *j;
+
+    if (node != NULL)
+        snprintf(nodefield, sizeof(nodefield), "'nodeName':'%s',", node);
+    snprintf(text, sizeof(text),
+             "{'metadata':{'name':'p-%s','namespace':'ml','uid':'%s'%s%s},"
+             "'spec':{%s%s%s'containers':[{'name':'c','resources':{'limits':"
+             "{'nvidia.com/gpu':'%d'}}}]}}",
+             uid, uid, meta[0] ? "," : "", meta, nodefield, spec, spec[0] ? "," : "", gpus);
+    j = parse_q(text);
+    gp_cache_pod_event(c, type, j);
+    cJSON_Delete(j);
+}
+
+/* The pressure under the read lock, into p[0..n) in the cache's model order; false when none. */
+static bool pressure_of(gp_cache *c, const gp_policy *pol, double *p, const char **names,
+                        int *n)
+{
+    gp_arena a;
+    gp_typical t;
+    bool some;
+
+    memset(&t, 0, sizeof(t));
+    gp_arena_init(&a, 0);
+    gp_cache_rdlock(c);
+    gp_cache_pressure(c, pol, &a, &t);
+    some = t.model_pressure != NULL;
+    *n = some ? t.nmodels : 0;
+    for (int i = 0; i < *n; i++) {
+        p[i] = t.model_pressure[i];
+        names[i] = t.models[i];
+    }
+    gp_cache_unlock(c);
+    gp_arena_free(&a);
+    return some;
+}
+
+#define SEL_T4 "'nodeSelector':{'nvidia.com/gpu.product':'Tesla-T4'}"
+#define AFF(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':" \
+                   "{'nodeSelectorTerms':[" terms "]}}}"
+#define IN_T4 "{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In'," \
+              "'values':['Tesla-T4']}]}"
+
+/* The pod watch learns who is kept to which models: nodeSelector, required affinity In values,
+ * the gpu-models annotation; pods that may run anywhere only add to the GPUs held. */
+GP_TEST(pressure_learned_from_bound_pods)
+{
+    fixture f;
+    gp_policy *pol;
+    double p[8];
+    const char *names[8];
+    int n = 0;
+
+    fx_init(&f);
+    pol = gp_policy_holder_get(&f.holder);
+    model_node(f.c, "t4-a", "Tesla-T4", 4);
+    model_node(f.c, "t4-b", "Tesla-T4", 4);
+    model_node(f.c, "a10", "NVIDIA-A10G", 8);
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* no pod yet */
+    kept_pod(f.c, "ADDED", UID1, "a10", 4, "", "");
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* nobody is kept to a model */
+    kept_pod(f.c, "ADDED", UID2, "t4-a", 2, "", SEL_T4);
+    kept_pod(f.c, "ADDED", UID3, "t4-a", 1, "", AFF(IN_T4));
+    kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "a10", 1,
+             "'annotations':{'gpupack.io/gpu-models':'NVIDIA-A10*'}", "");
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK_INT(n, 2);
+    GP_CHECK_STR(names[0], "Tesla-T4");
+    GP_CHECK_STR(names[1], "NVIDIA-A10G");
+    /* 8 GPUs held on 16: 0.5 per GPU. T4: 3 kept on 8 GPUs; A10G: 1 on 8. */
+    GP_CHECK(fabs(p[0] - 3.0 / 8 / 0.5) < 1e-9);
+    GP_CHECK(fabs(p[1] - 1.0 / 8 / 0.5) < 1e-9);
+    /* nodeSelector and affinity to the same model are one constraint. */
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 2);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).models, 2);
+    /* The kept pods leave: the pressure goes, and so do their constraints. */
+    kept_pod(f.c, "DELETED", UID2, "t4-a", 2, "", SEL_T4);
+    kept_pod(f.c, "MODIFIED", UID3, "t4-a", 1, "", ""); /* the constraint dropped */
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0]) < 1e-9);
+    GP_CHECK(fabs(p[1] - 1.0 / 8 / (6.0 / 16)) < 1e-9);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 1);
+    gp_cache_pods_begin(f.c); /* a relist without the annotated pod */
+    kept_pod(f.c, "ADDED", UID1, "a10", 4, "", "");
+    kept_pod(f.c, "ADDED", UID3, "t4-a", 1, "", "");
+    gp_cache_pods_end(f.c);
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
+    gp_policy_unref(pol);
+    fx_done(&f);
+}
+
+/* What does not keep a pod to some models: affinity with a term that names no product (terms
+ * are ORed), NotIn, a pending pod, a CPU pod. nodeSelector and affinity that disagree leave
+ * the pod nowhere to run: it presses on no model. */
+GP_TEST(pressure_constraint_edges)
+{
+    fixture f;
+    gp_policy *pol;
+    double p[8];
+    const char *names[8];
+    int n = 0;
+
+    fx_init(&f);
+    pol = gp_policy_holder_get(&f.holder);
+    model_node(f.c, "t4", "Tesla-T4", 4);
+    model_node(f.c, "a10", "NVIDIA-A10G", 4);
+    kept_pod(f.c, "ADDED", UID1, "t4", 1, "",
+             AFF(IN_T4 ",{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}"));
+    kept_pod(f.c, "ADDED", UID2, "a10", 1, "",
+             AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'NotIn',"
+                 "'values':['Tesla-T4']}]}"));
+    kept_pod(f.c, "ADDED", UID3, NULL, 1, "", SEL_T4);
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
+    kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "t4", 1, "",
+             SEL_T4 "," AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product',"
+                            "'operator':'In','values':['NVIDIA-A10G']}]}"));
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0]) < 1e-9 && fabs(p[1]) < 1e-9);
+    /* The pending pod binds: now it counts. */
+    kept_pod(f.c, "MODIFIED", UID3, "t4", 1, "", SEL_T4);
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0] - 1.0 / 4 / (4.0 / 8)) < 1e-9); /* 4 GPUs held on 8 */
+    gp_policy_unref(pol);
+    fx_done(&f);
+}
+
+/* More distinct constraints than the table holds: the rest count as free to run anywhere, and
+ * the table empties again when the pods go. */
+GP_TEST(pressure_constraint_table_bounded)
+{
+    fixture f;
+    char uid[64], meta[128];
+
+    fx_init(&f);
+    model_node(f.c, "t4", "Tesla-T4", 8);
+    for (int i = 0; i < 300; i++) {
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        snprintf(meta, sizeof(meta), "'annotations':{'gpupack.io/gpu-models':'Tesla-T4,m%d'}", i);
+        kept_pod(f.c, "ADDED", uid, "t4", 1, meta, "");
+    }
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 255);
+    for (int i = 0; i < 300; i++) {
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        kept_pod(f.c, "DELETED", uid, "t4", 1, "", "");
+    }
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).bound, 0);
+    fx_done(&f);
+}
+
 /* ---- stats, keys, snapshots ---- */
 
 GP_TEST(stats_counts_and_sync_flags)
@@ -1130,6 +1305,8 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(assume_bound_pod_or_unknown_node_is_ignored), GP_CASE(reassume_replaces_previous),
         GP_CASE(typical_averages_bound_gpu_pods), GP_CASE(typical_falls_back_to_policy),
         GP_CASE(mix_learned_from_bound_gpu_pods), GP_CASE(mix_counts_cpu_pods_next_to_gpus), GP_CASE(mix_popularity_cut_and_full_table),
+        GP_CASE(pressure_learned_from_bound_pods), GP_CASE(pressure_constraint_edges),
+        GP_CASE(pressure_constraint_table_bounded),
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
         GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))

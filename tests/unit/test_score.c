@@ -140,8 +140,9 @@ static void score(const gp_demand *d, gp_node *nodes, size_t n, const gp_policy 
                   gp_score_parts *out)
 {
     const gp_node *ptrs[64];
-    gp_typical typ = {pol->scoring.typical_cpu_milli_per_gpu, pol->scoring.typical_memory_per_gpu,
-                      NULL};
+    gp_typical typ = { .cpu_m_per_gpu = pol->scoring.typical_cpu_milli_per_gpu,
+                       .mem_per_gpu = pol->scoring.typical_memory_per_gpu,
+                       .mix = NULL };
 
     for (size_t i = 0; i < n; i++)
         ptrs[i] = &nodes[i];
@@ -980,7 +981,7 @@ GP_TEST(scenario_fragmentation_keeps_pairs_whole)
     gp_policy *pol = default_policy();
     gp_dev_shape pair = {{.cpu_milli = 8000, .num_gpu = 2, .gpu_milli = 1000}, 1.0};
     gp_dev_mix mix = {1, &pair};
-    gp_typical typ = {4000, 32 * GIB, &mix};
+    gp_typical typ = { .cpu_m_per_gpu = 4000, .mem_per_gpu = 32 * GIB, .mix = &mix };
     const gp_node *ptrs[2];
     gp_node n[2];
     gp_score_parts out[2];
@@ -1014,6 +1015,99 @@ GP_TEST(scenario_fragmentation_keeps_pairs_whole)
     gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
     CHECK_NEAR(out[0].fragmentation, 0);
     CHECK_NEAR(out[1].fragmentation, 0);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* The model pressure judges a constraint the way the filter does (class gpuModels and
+ * excludeGpuModels, the annotation, nodeSelector / affinity values) and spreads the kept GPUs
+ * over the allowed models' GPUs, relative to all GPUs held per GPU of the cluster. */
+GP_TEST(model_pressure_follows_the_filter)
+{
+    gp_policy *pol = policy_q("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','classes':{"
+                              "'inference':{'gpuModels':['NVIDIA-A100*','NVIDIA-L4'],"
+                              "'excludeGpuModels':['*-40GB']},'any':{}}}");
+    const char *models[3] = { "NVIDIA-A100-SXM4-80GB", "NVIDIA-A100-SXM4-40GB", "Tesla-T4" };
+    const int64_t gpus[3] = { 8, 8, 16 }; /* 32 GPUs */
+    const char *t4[1] = { "Tesla-T4" };
+    gp_model_demand d[4];
+    double out[3];
+
+    memset(d, 0, sizeof(d));
+    /* 4 GPUs of class inference: the 80GB A100s only. 16 GPUs held in all: 2 per GPU of the
+     * cluster. 4 on 8 GPUs / (16 / 32) = 1. */
+    d[0].class_label = "inference";
+    d[0].gpus = 4;
+    gp_score_model_pressure(d, 1, 16, models, gpus, 3, pol, out);
+    CHECK_NEAR(out[0], 1.0);
+    CHECK_NEAR(out[1], 0);
+    CHECK_NEAR(out[2], 0);
+    /* nodeSelector Tesla-T4 (2 GPUs), and an annotation that excludes the 40GB (2 GPUs: over
+     * the 80GB A100s and the T4s, 24 GPUs). */
+    d[1].products = t4;
+    d[1].nproducts = 1;
+    d[1].products_set = true;
+    d[1].gpus = 2;
+    d[2].annotation = "!*-40GB";
+    d[2].gpus = 2;
+    gp_score_model_pressure(d, 3, 16, models, gpus, 3, pol, out);
+    CHECK_NEAR(out[0], (4.0 / 8 + 2.0 / 24) * 2);
+    CHECK_NEAR(out[1], 0);
+    CHECK_NEAR(out[2], (2.0 / 16 + 2.0 / 24) * 2);
+    /* An annotation narrows the class (T4 is not an inference model: nowhere to go, no
+     * pressure); a class without models and no constraint at all press on nothing alone. */
+    d[3].class_label = "inference";
+    d[3].annotation = "Tesla-T4";
+    d[3].gpus = 8;
+    gp_score_model_pressure(&d[3], 1, 16, models, gpus, 3, pol, out);
+    CHECK_NEAR(out[0] + out[1] + out[2], 0);
+    d[3].class_label = "any";
+    d[3].annotation = NULL;
+    gp_score_model_pressure(&d[3], 1, 16, models, gpus, 3, pol, out);
+    CHECK_NEAR(out[0], 8.0 / 32 * 2); /* every model alike: no model is preferred */
+    CHECK_NEAR(out[2], 8.0 / 32 * 2);
+    gp_score_model_pressure(d, 0, 16, models, gpus, 3, pol, out);
+    CHECK_NEAR(out[0] + out[1] + out[2], 0);
+    gp_policy_unref(pol);
+}
+
+/* Two idle nodes alike but for the GPU model; bound pods kept to P100 hold half the P100 GPUs:
+ * a pod free to run anywhere goes to the V100 node and leaves the P100 GPUs to the kept work
+ * (neither model has a price in the policy: the cost component ties). */
+GP_TEST(scenario_model_pressure_keeps_scarce_model_free)
+{
+    gp_policy *pol = default_policy();
+    const char *models[2] = { "Tesla-P100-PCIE-16GB", "Tesla-V100-SXM2-16GB" };
+    const int64_t gpus[2] = { 8, 8 };
+    gp_model_demand kept = { .products = models, .nproducts = 1, .products_set = true,
+                             .gpus = 4 };
+    double pressure[2];
+    gp_typical typ = { .cpu_m_per_gpu = 4000, .mem_per_gpu = 32 * GIB, .mix = NULL,
+                       .model_pressure = pressure, .models = models, .nmodels = 2 };
+    const gp_node *ptrs[2];
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    gp_score_model_pressure(&kept, 1, 4, models, gpus, 2, pol, pressure);
+    CHECK_NEAR(pressure[0], 4.0 / 8 * (16.0 / 4)); /* 2 */
+    CHECK_NEAR(pressure[1], 0);
+    n[0] = mk("p100", 4, 0, 0, NULL, models[0]);
+    n[1] = mk("v100", 4, 0, 0, NULL, models[1]);
+    ptrs[0] = &n[0];
+    ptrs[1] = &n[1];
+    fx_pod(&f, pol, "", GPU1_CPU4);
+    gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
+    /* 2 GPUs of pressure per GPU asked, in the fragmentation component's GPUs. */
+    CHECK_NEAR(out[1].fragmentation - out[0].fragmentation, 2.0);
+    GP_CHECK_INT(out[1].score, 10);
+    GP_CHECK(out[0].score < 10);
+    /* Without it the two tie. */
+    typ.model_pressure = NULL;
+    gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
+    CHECK_NEAR(out[1].fragmentation - out[0].fragmentation, 0);
+    GP_CHECK_INT(out[0].score, 10);
+    GP_CHECK_INT(out[1].score, 10);
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -1114,5 +1208,7 @@ GP_MAIN(GP_CASE(demand_basics), GP_CASE(demand_never_filter), GP_CASE(demand_mod
         GP_CASE(scenario_free_mig_slice_beats_new_gpu),
         GP_CASE(scenario_spot_only_for_checkpointing),
         GP_CASE(scenario_cpu_pod_prefers_non_gpu_nodes), GP_CASE(scenario_stranding_avoided), GP_CASE(scenario_fragmentation_keeps_pairs_whole),
+        GP_CASE(model_pressure_follows_the_filter),
+        GP_CASE(scenario_model_pressure_keeps_scarce_model_free),
         GP_CASE(scenario_cheaper_per_useful_gpu), GP_CASE(scenario_exact_fit_beats_loose_fit),
         GP_CASE(scenario_full_vs_unresolvable))
