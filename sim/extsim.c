@@ -11,6 +11,9 @@ bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
     memset(e, 0, sizeof(*e));
     e->pol = pol;
     e->models = models;
+    e->counting = true;
+    for (int m = 0; m < models->n && m < GP_DEV_MAX_MODELS; m++)
+        e->model_names[m] = models->name[m];
     e->n = n;
     e->views = calloc(n ? n : 1, sizeof(*e->views));
     e->cand = calloc(n ? n : 1, sizeof(*e->cand));
@@ -44,6 +47,25 @@ void sim_ext_free(sim_ext *e)
     memset(e, 0, sizeof(*e));
 }
 
+/* Counts the whole GPUs of task t under its models mask, as the cache counts a bound pod's. */
+static void keep(sim_ext *e, const gp_dev_task *t)
+{
+    size_t k = 0;
+
+    if (t->num_gpu <= 0 || t->gpu_milli != GP_DEV_MILLI)
+        return;
+    while (k < e->nkept && e->kept[k].mask != t->models)
+        k++;
+    if (k == e->nkept) {
+        if (k == GP_DEV_MAX_MODELS)
+            k = 0; /* more masks than the cache would tell apart: count it as any model */
+        else
+            e->kept[e->nkept++].mask = t->models;
+    }
+    e->kept[k].gpus += t->num_gpu;
+    e->stale = true;
+}
+
 void sim_ext_note(sim_ext *e, const gp_dev_task *t)
 {
     if (t->num_gpu <= 0)
@@ -51,6 +73,46 @@ void sim_ext_note(sim_ext *e, const gp_dev_task *t)
     e->sum_gpu += t->num_gpu;
     e->sum_cpu_m += t->cpu_milli;
     e->sum_mem_mib += t->mem_mib;
+    if (e->counting)
+        keep(e, t);
+}
+
+void sim_ext_count(sim_ext *e, const gp_dev_task *tasks, size_t n)
+{
+    e->counting = false;
+    e->nkept = 0;
+    for (size_t i = 0; i < n; i++)
+        keep(e, &tasks[i]);
+}
+
+/* The model pressure of the counted tasks (gp_score_model_pressure(), the daemon's), over the
+ * simulated cluster's GPUs per model. */
+static void pressure(sim_ext *e, const gp_dev_node *nodes)
+{
+    int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 }, total = 0;
+    gp_model_demand d[GP_DEV_MAX_MODELS];
+    const char *products[GP_DEV_MAX_MODELS][GP_DEV_MAX_MODELS];
+    size_t n = 0;
+
+    for (size_t i = 0; i < e->n; i++)
+        if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
+            model_gpus[nodes[i].model] += nodes[i].ngpu;
+    for (size_t k = 0; k < e->nkept; k++) {
+        total += e->kept[k].gpus;
+        if (e->kept[k].mask == 0)
+            continue;
+        /* A task's models as a pod states them: nvidia.com/gpu.product values. */
+        memset(&d[n], 0, sizeof(d[n]));
+        for (int m = 0; m < e->models->n && m < GP_DEV_MAX_MODELS; m++)
+            if (e->kept[k].mask >> m & 1u)
+                products[n][d[n].nproducts++] = e->models->name[m];
+        d[n].products = products[n];
+        d[n].products_set = true;
+        d[n++].gpus = e->kept[k].gpus;
+    }
+    gp_score_model_pressure(d, n, total, e->model_names, model_gpus, e->models->n, e->pol,
+                            e->pressure);
+    e->stale = false;
 }
 
 /* The view's usage from the simulated node: whole GPUs in use, CPU, memory; "running GPU work"
@@ -77,6 +139,16 @@ long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
     if (e->sum_gpu > 0) { /* gp_cache_typical(): the average over bound GPU pods */
         typ.cpu_m_per_gpu = e->sum_cpu_m / e->sum_gpu;
         typ.mem_per_gpu = (e->sum_mem_mib << 20) / e->sum_gpu;
+    }
+    if (e->stale)
+        pressure(e, nodes);
+    for (size_t k = 0; k < e->nkept; k++) {
+        if (e->kept[k].mask != 0) { /* gp_cache_pressure(): only when some pod is kept */
+            typ.model_pressure = e->pressure;
+            typ.models = e->model_names;
+            typ.nmodels = e->models->n;
+            break;
+        }
     }
     size_t k = 0;
     long best = -1;

@@ -23,6 +23,17 @@ typedef struct {
     size_t n;
     int64_t sum_gpu, sum_cpu_m, sum_mem_mib; /* GPU tasks placed: the typical pod, as the cache
                                                averages it over bound GPU pods */
+    /* The model pressure, as the cache learns it: whole GPUs of the counted tasks per allowed-
+     * models mask (mask 0: any model), recomputed when they change. */
+    struct {
+        uint32_t mask;
+        int64_t gpus;
+    } kept[GP_DEV_MAX_MODELS];
+    size_t nkept;
+    bool counting;            /* sim_ext_note() counts (false: fixed by sim_ext_count()) */
+    bool stale;
+    double pressure[GP_DEV_MAX_MODELS];
+    const char *model_names[GP_DEV_MAX_MODELS];
 } sim_ext;
 
 /* Views of nodes[0..n) named names[i] (which must outlive e). Returns false on allocation
@@ -31,8 +42,12 @@ bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
                   const gp_dev_node *nodes, const char *const *names, size_t n);
 void sim_ext_free(sim_ext *e);
 
-/* Counts a placed (or already bound) task towards the typical GPU pod. */
+/* Counts a placed (or already bound) task towards the typical GPU pod and, unless
+ * sim_ext_count() fixed it, the model pressure. */
 void sim_ext_note(sim_ext *e, const gp_dev_task *t);
+
+/* Fixes the model pressure to that of tasks[0..n) (the trace's, known in advance). */
+void sim_ext_count(sim_ext *e, const gp_dev_task *tasks, size_t n);
 
 /* The node the extender ranks best for whole-GPU or CPU-only task t among the nodes that can
  * take it (CPU, memory, GPUs, model: kube-scheduler's filters and the extender's), with mix as

@@ -354,6 +354,8 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
         }
         for (size_t i = 0; i < cfg->n_seen; i++)
             sim_ext_note(&ext, &cfg->seen[i]);
+        if (!learning) /* the trace's tasks, known in advance, as its mix is */
+            sim_ext_count(&ext, cfg->tasks, cfg->n_tasks);
         ext_mix = daemon_mix(cfg->score_mix ? cfg->score_mix : cfg->mix, ext_shapes, &fallback);
     }
     place_all(cfg, nodes, w, n, &p, &rng, learning ? &learn : NULL, extending ? &ext : NULL,

@@ -110,6 +110,11 @@ $VG "$SIM" --nodes "$T/pnodes.csv" --pods "$T/ppods.csv" --inflate 0 --seeds 42-
 check sim.pressure-counts-rare-constrained-shapes jq -e -s 'length == 40 and
     ([.[] | select(.scorer == "gpupack") | .failed_pods_all] | add) == 0 and
     ([.[] | select(.scorer == "fgd") | .failed_pods_all] | add) > 0' "$T/press.jsonl"
+# The extender learns the same pressure (gp_score_model_pressure, as from its pod watch): with the
+# trace's tasks known in advance it never fails the T4-only task either (without it: twice).
+$VG "$SIM" --nodes "$T/pnodes.csv" --pods "$T/ppods.csv" --inflate 0 --seeds 42-61 --jobs 2 \
+    --scorer extender --json > "$T/xpress.jsonl" 2>/dev/null
+check sim.extender-model-pressure jq -e -s 'length == 20 and ([.[].failed_pods_all] | add) == 0' "$T/xpress.jsonl"
 # Scorers without a mix do not care.
 run --json --scorer bestfit --seed 42 --mix learned > "$T/bf.jsonl" 2>/dev/null
 check sim.mix-learned-no-effect-on-bestfit sh -c "[ \"\$(jq -c 'del(.seconds, .us_per_node_scored, .mix)' '$T/bf.jsonl')\" = \"\$(jq -c 'select(.scorer == \"bestfit\") | del(.seconds, .us_per_node_scored, .mix)' '$T/a.jsonl')\" ]"
