@@ -236,8 +236,9 @@ static int profile_intern(gp_cache *c, const char *name)
     return (int)c->nprofiles++;
 }
 
-/* The id of a nvidia.com/gpu.product value, added when new; -1 when NULL, too long, or the
- * table is full (such nodes take no part in the model pressure). */
+/* The id of a nvidia.com/gpu.product value, added when new (reusing the id of a model no present
+ * node has once 31 are in use); -1 when NULL, too long, or 31 models are on present nodes (such
+ * nodes take no part in the model pressure). */
 static int8_t model_intern(gp_cache *c, const char *name)
 {
     if (name == NULL || strlen(name) > MODEL_NAME_MAX)
@@ -245,10 +246,25 @@ static int8_t model_intern(gp_cache *c, const char *name)
     for (int i = 0; i < c->nmodels; i++)
         if (strcmp(c->models[i], name) == 0)
             return (int8_t)i;
-    if (c->nmodels == GP_DEV_MAX_MODELS)
-        return -1;
-    snprintf(c->models[c->nmodels], sizeof(c->models[0]), "%s", name);
-    return (int8_t)c->nmodels++;
+    if (c->nmodels < GP_DEV_MAX_MODELS - 1) { /* one id stays for nodes without the label */
+        snprintf(c->models[c->nmodels], sizeof(c->models[0]), "%s", name);
+        return (int8_t)c->nmodels++;
+    }
+    /* Full: reuse the id of a model no present node has any more. */
+    bool used[GP_DEV_MAX_MODELS] = { false };
+    for (size_t id = 0; id < c->nnodes; id++)
+        if (c->nodes[id].present && c->nodes[id].model >= 0)
+            used[c->nodes[id].model] = true;
+    for (int i = 0; i < c->nmodels; i++) {
+        if (used[i])
+            continue;
+        for (size_t id = 0; id < c->nnodes; id++) /* absent nodes must not keep the old name */
+            if (c->nodes[id].model == i)
+                c->nodes[id].model = -1;
+        snprintf(c->models[i], sizeof(c->models[0]), "%s", name);
+        return (int8_t)i;
+    }
+    return -1;
 }
 
 /* A reference to the constraint key (added when new); 0 for "" or when the table is full. */
@@ -613,54 +629,122 @@ static void kput(keybuf *b, const char *s, char end)
     b->p[b->len] = '\0';
 }
 
-/* The nvidia.com/gpu.product values the pod's required node affinity keeps it to, each ended by
- * CONS_VAL_SEP: the union over its terms (which are ORed) of their In values on that label.
- * False when some term does not restrict the label that way (NotIn and Exists are not
- * followed: the pod counts as free to run on any model). */
-static bool affinity_products(const gp_pod *pod, keybuf *out)
+/* A set of nvidia.com/gpu.product values a pod may run on; any: no restriction. */
+#define MAX_PRODUCTS 64
+typedef struct {
+    const char *v[MAX_PRODUCTS];
+    size_t n;
+    bool any;
+} prodset;
+
+static bool prod_has(const prodset *s, const char *v)
 {
-    if (pod->nrequired == 0)
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], v) == 0)
+            return true;
+    return false;
+}
+
+/* Adds v; false when there is no room (the caller then gives up on the restriction). */
+static bool prod_add(prodset *s, const char *v)
+{
+    if (prod_has(s, v))
+        return true;
+    if (s->n == MAX_PRODUCTS)
         return false;
-    for (size_t t = 0; t < pod->nrequired; t++) {
-        const gp_node_term *term = &pod->required[t];
-        bool in = false;
+    s->v[s->n++] = v;
+    return true;
+}
 
-        for (size_t e = 0; e < term->nexprs; e++) {
-            const gp_selector_req *r = &term->exprs[e];
+/* Keeps the values of s that keep(v, r) says yes to. */
+static void prod_filter(prodset *s, const gp_selector_req *r, bool in)
+{
+    size_t k = 0;
 
-            if (strcmp(r->key, LABEL_GPU_PRODUCT) != 0 || strcmp(r->op, "In") != 0)
-                continue;
-            in = true;
+    for (size_t i = 0; i < s->n; i++) {
+        bool listed = false;
+
+        for (size_t j = 0; j < r->nvalues && !listed; j++)
+            listed = strcmp(s->v[i], r->values[j]) == 0;
+        if (listed == in)
+            s->v[k++] = s->v[i];
+    }
+    s->n = k;
+}
+
+/* One node selector term's values (its expressions are ANDed): In intersects, NotIn removes
+ * from a restricted set (from no restriction it cannot be followed: it stays any),
+ * DoesNotExist allows none. False when the values do not fit. */
+static bool term_products(const gp_node_term *term, prodset *out)
+{
+    out->n = 0;
+    out->any = true;
+    for (size_t e = 0; e < term->nexprs; e++) {
+        const gp_selector_req *r = &term->exprs[e];
+
+        if (strcmp(r->key, LABEL_GPU_PRODUCT) != 0)
+            continue;
+        if (strcmp(r->op, "In") == 0 && out->any) {
+            out->any = false;
             for (size_t v = 0; v < r->nvalues; v++)
-                kput(out, r->values[v], CONS_VAL_SEP);
+                if (!prod_add(out, r->values[v]))
+                    return false;
+        } else if (strcmp(r->op, "In") == 0 || (strcmp(r->op, "NotIn") == 0 && !out->any)) {
+            prod_filter(out, r, strcmp(r->op, "In") == 0);
+        } else if (strcmp(r->op, "DoesNotExist") == 0) {
+            out->any = false;
+            out->n = 0;
         }
-        if (!in)
-            return false;
     }
     return true;
 }
 
-/* True when value is one of the CONS_VAL_SEP-ended values in list. */
-static bool listed(const char *list, const char *value)
+/* The values the pod's nodeSelector and required node affinity (terms ORed) both allow. False
+ * when they do not fit MAX_PRODUCTS (the pod then counts as free to run anywhere). */
+static bool pod_products(const gp_pod *pod, const cJSON *sel, prodset *out)
 {
-    size_t n = strlen(value);
+    prodset t;
 
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, CONS_VAL_SEP);
-
-        if (end == NULL)
+    out->n = 0;
+    out->any = pod->nrequired == 0;
+    for (size_t i = 0; i < pod->nrequired && !out->any; i++) {
+        if (!term_products(&pod->required[i], &t))
             return false;
-        if ((size_t)(end - p) == n && memcmp(p, value, n) == 0)
-            return true;
-        p = end + 1;
+        if (t.any) {
+            out->any = true;
+            out->n = 0;
+        }
+        for (size_t k = 0; k < t.n && !out->any; k++)
+            if (!prod_add(out, t.v[k]))
+                return false;
     }
-    return false;
+    if (cJSON_IsString(sel)) {
+        bool allowed = out->any || prod_has(out, sel->valuestring);
+
+        out->any = false;
+        out->n = 0;
+        if (allowed)
+            out->v[out->n++] = sel->valuestring;
+    }
+    return true;
 }
 
-/* The key of a GPU pod's model constraint into pi->cons: "class SEP annotation SEP" and, when
- * nodeSelector or required affinity names nvidia.com/gpu.product values, 'P' and the values
- * both allow. "" when the pod has none of them, or a key longer than CONS_KEY_MAX: such a pod
- * counts as free to run on any model. */
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* True when s holds one of the key's separators (such a pod's constraint is not learned). */
+static bool has_sep(const char *s)
+{
+    return s != NULL && (strchr(s, CONS_SEP) != NULL || strchr(s, CONS_VAL_SEP) != NULL);
+}
+
+/* The key of a bound GPU pod's model constraint into pi->cons: "class SEP annotation SEP" and,
+ * when nodeSelector or required affinity restricts nvidia.com/gpu.product, 'P' and the values
+ * both allow, sorted, each ended by CONS_VAL_SEP. "" when the pod has none of them, or when it
+ * cannot be told reliably (a key longer than CONS_KEY_MAX, more than MAX_PRODUCTS values, a
+ * separator byte in a value): such a pod counts as free to run on any model. */
 static void pod_constraint(const cJSON *obj, const gp_pod *pod, pod_info *pi)
 {
     const cJSON *sel = cJSON_GetObjectItemCaseSensitive(
@@ -669,25 +753,24 @@ static void pod_constraint(const cJSON *obj, const gp_pod *pod, pod_info *pi)
         LABEL_GPU_PRODUCT);
     const char *cls = gp_pod_label(pod, LABEL_CLASS);
     const char *ann = gp_pod_annotation(pod, GP_ANN_GPU_MODELS);
-    char abuf[CONS_KEY_MAX];
-    keybuf aff = { abuf, 0, sizeof(abuf), false }, key = { pi->cons, 0, sizeof(pi->cons), false };
-    bool by_aff;
+    keybuf key = { pi->cons, 0, sizeof(pi->cons), false };
+    prodset ps;
 
-    pi->cons[0] = abuf[0] = '\0';
-    if (pi->usage.gpu <= 0)
+    pi->cons[0] = '\0';
+    if (pi->usage.gpu <= 0 || !pod_products(pod, sel, &ps) || has_sep(cls) || has_sep(ann))
         return;
-    by_aff = affinity_products(pod, &aff) && !aff.over;
-    if (!cls && !ann && !cJSON_IsString(sel) && !by_aff)
+    if (!cls && !ann && ps.any)
         return;
+    for (size_t i = 0; i < ps.n; i++)
+        if (has_sep(ps.v[i]))
+            return;
     kput(&key, cls ? cls : "", CONS_SEP);
     kput(&key, ann ? ann : "", CONS_SEP);
-    if (cJSON_IsString(sel)) { /* nodeSelector and affinity must both hold */
+    if (!ps.any) {
+        qsort(ps.v, ps.n, sizeof(ps.v[0]), str_cmp);
         kput(&key, "P", '\0');
-        if (!by_aff || listed(abuf, sel->valuestring))
-            kput(&key, sel->valuestring, CONS_VAL_SEP);
-    } else if (by_aff) {
-        kput(&key, "P", '\0');
-        kput(&key, abuf, '\0');
+        for (size_t i = 0; i < ps.n; i++)
+            kput(&key, ps.v[i], CONS_VAL_SEP);
     }
     if (key.over)
         pi->cons[0] = '\0';
@@ -750,9 +833,12 @@ static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
         assumption_drop(c, key); /* bound for real: the assumption has done its job */
     }
     rec_set_usage(c, r, &pi->usage);
-    uint8_t cons = cons_acquire(c, pi->cons);
-    cons_release(c, r->cons);
-    r->cons = cons;
+    /* Only bound pods count: pending and finished ones would take table slots for nothing. */
+    const char *cons = node != NO_NODE ? pi->cons : "";
+    if (r->cons == 0 || strcmp(c->cons[r->cons].key, cons) != 0) {
+        cons_release(c, r->cons);
+        r->cons = cons_acquire(c, cons);
+    }
     r->flags = (uint8_t)((r->flags & ~REC_DAEMONSET) | (pi->daemonset ? REC_DAEMONSET : 0));
     r->node = node;
     r->gen = c->pod_gen;
@@ -1071,9 +1157,11 @@ static bool cons_parse(const char *key, gp_arena *a, gp_model_demand *m)
     const char **vals = gp_arena_alloc(a, (n ? n : 1) * sizeof(*vals));
     if (vals == NULL)
         return false;
-    for (char *p = copy + (prod - key) + 2; *p;) {
+    for (char *p = copy + (prod - key) + 2; *p && m->nproducts < n;) {
         char *end = strchr(p, CONS_VAL_SEP);
 
+        if (end == NULL) /* pod_constraint() ends every value: not reached */
+            break;
         *end = '\0';
         vals[m->nproducts++] = p;
         p = end + 1;
@@ -1101,21 +1189,29 @@ void gp_cache_pressure(gp_cache *c, const gp_policy *pol, gp_arena *a, gp_typica
             return;
         d[n++].gpus = c->cons[i].gpus;
     }
-    if (n == 0 || c->nmodels == 0)
+    if (n == 0)
         return;
-    names = gp_arena_alloc(a, (size_t)c->nmodels * sizeof(*names));
-    out = gp_arena_alloc(a, (size_t)c->nmodels * sizeof(*out));
+    /* The nodes' models, and last (name NULL) the GPU nodes without the label, which the filter
+     * judges as such: their GPUs count in the cluster's as the pods on them do in the demand. */
+    int nm = c->nmodels + 1;
+    names = gp_arena_alloc(a, (size_t)nm * sizeof(*names));
+    out = gp_arena_alloc(a, (size_t)nm * sizeof(*out));
     if (names == NULL || out == NULL)
         return;
     for (int m = 0; m < c->nmodels; m++)
         names[m] = c->models[m];
-    for (size_t id = 0; id < c->nnodes; id++)
-        if (c->nodes[id].present && c->nodes[id].model >= 0 && c->nodes[id].node.gpu_alloc > 0)
-            model_gpus[c->nodes[id].model] += c->nodes[id].node.gpu_alloc;
-    gp_score_model_pressure(d, n, c->sum_gpu, names, model_gpus, c->nmodels, pol, out);
+    names[c->nmodels] = NULL;
+    for (size_t id = 0; id < c->nnodes; id++) {
+        const node_slot *ns = &c->nodes[id];
+
+        if (ns->present && ns->node.gpu_alloc > 0 && (ns->model >= 0 || !ns->node.gpu_product))
+            model_gpus[ns->model >= 0 ? ns->model : c->nmodels] += ns->node.gpu_alloc;
+    }
+    if (!gp_score_model_pressure(d, n, c->sum_gpu, names, model_gpus, nm, pol, out))
+        return;
     t->model_pressure = out;
     t->models = names;
-    t->nmodels = c->nmodels;
+    t->nmodels = nm;
 }
 
 gp_cache_stats gp_cache_get_stats(gp_cache *c)

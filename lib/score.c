@@ -223,16 +223,16 @@ static uint32_t allowed_models(const gp_model_demand *m, const char *const *mode
     for (int i = 0; i < nmodels && i < GP_DEV_MAX_MODELS; i++) {
         bool listed = !m->products_set;
 
-        for (size_t k = 0; !listed && k < m->nproducts; k++)
+        for (size_t k = 0; !listed && models[i] != NULL && k < m->nproducts; k++)
             listed = strcmp(m->products[k], models[i]) == 0;
-        probe.gpu_product = (char *)models[i];
+        probe.gpu_product = (char *)models[i]; /* NULL: nodes without the label */
         if (listed && check_models(&d, &probe, pol, NULL) == GP_FILTER_PASS)
             mask |= 1u << i;
     }
     return mask;
 }
 
-void gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,
+bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,
                              const char *const *models, const int64_t *model_gpus, int nmodels,
                              const gp_policy *pol, double *out)
 {
@@ -244,15 +244,20 @@ void gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
     int counted = nmodels < GP_DEV_MAX_MODELS ? nmodels : GP_DEV_MAX_MODELS;
     gp_arena a;
 
-    for (int i = 0; i < GP_DEV_MAX_MODELS; i++)
+    uint32_t every = 0; /* the models that have GPUs: a pod allowed all of them is free */
+
+    for (int i = 0; i < GP_DEV_MAX_MODELS; i++) {
         gpus[i] = i < counted ? model_gpus[i] : 0;
+        every |= gpus[i] > 0 ? 1u << i : 0;
+    }
     gp_arena_init(&a, 64u * 1024);
     /* One shape per distinct mask, its frequency the GPUs held: only ratios count. */
     for (size_t i = 0; i < n; i++) {
         uint32_t mask = d[i].gpus > 0 ? allowed_models(&d[i], models, counted, pol, &a) : 0;
         size_t k = 0;
 
-        if (mask == 0)
+        mask &= every;
+        if (mask == 0 || mask == every) /* nowhere, or anywhere: no model is preferred */
             continue;
         while (k < mix.n && shapes[k].shape.models != mask)
             k++;
@@ -274,9 +279,14 @@ void gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
         shapes[mix.n].shape.gpu_milli = GP_DEV_MILLI;
         shapes[mix.n++].freq = (double)(total_gpus - kept);
     }
-    gp_dev_model_pressure(&mix, gpus, full);
     for (int i = 0; i < nmodels; i++)
-        out[i] = i < counted ? full[i] : 0;
+        out[i] = 0;
+    if (kept == 0)
+        return false;
+    gp_dev_model_pressure(&mix, gpus, full);
+    for (int i = 0; i < counted; i++)
+        out[i] = full[i];
+    return true;
 }
 
 static int32_t free_of(int32_t alloc, int32_t used)
@@ -628,8 +638,9 @@ static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_ty
      * (kube-scheduler's own filters judge CPU and memory; the cache's view of them may lag):
      * fit must not score this node alone on its whole-GPU scale. */
     *covered = true;
-    for (int i = 0; typ->model_pressure && n->gpu_product && i < typ->nmodels; i++)
-        if (strcmp(typ->models[i], n->gpu_product) == 0)
+    for (int i = 0; typ->model_pressure && i < typ->nmodels && dn.model < 0; i++)
+        if (n->gpu_product == NULL ? typ->models[i] == NULL
+                                   : typ->models[i] && strcmp(typ->models[i], n->gpu_product) == 0)
             dn.model = i;
     v = gp_dev_score_gpupack(ctx, &dn, &t, &pick);
     if (v <= GP_DEV_INFEASIBLE)

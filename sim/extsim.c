@@ -54,16 +54,16 @@ static void keep(sim_ext *e, const gp_dev_task *t)
 
     if (t->num_gpu <= 0 || t->gpu_milli != GP_DEV_MILLI)
         return;
+    e->stale = true;
     while (k < e->nkept && e->kept[k].mask != t->models)
         k++;
-    if (k == e->nkept) {
-        if (k == GP_DEV_MAX_MODELS)
-            k = 0; /* more masks than the cache would tell apart: count it as any model */
-        else
-            e->kept[e->nkept++].mask = t->models;
+    if (k == e->nkept && k == GP_DEV_MAX_MODELS) { /* no room: free to run anywhere */
+        e->any_gpus += t->num_gpu;
+        return;
     }
+    if (k == e->nkept)
+        e->kept[e->nkept++].mask = t->models;
     e->kept[k].gpus += t->num_gpu;
-    e->stale = true;
 }
 
 void sim_ext_note(sim_ext *e, const gp_dev_task *t)
@@ -81,6 +81,7 @@ void sim_ext_count(sim_ext *e, const gp_dev_task *tasks, size_t n)
 {
     e->counting = false;
     e->nkept = 0;
+    e->any_gpus = 0;
     for (size_t i = 0; i < n; i++)
         keep(e, &tasks[i]);
 }
@@ -94,6 +95,7 @@ static void pressure(sim_ext *e, const gp_dev_node *nodes)
     const char *products[GP_DEV_MAX_MODELS][GP_DEV_MAX_MODELS];
     size_t n = 0;
 
+    total = e->any_gpus;
     for (size_t i = 0; i < e->n; i++)
         if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
             model_gpus[nodes[i].model] += nodes[i].ngpu;
@@ -110,8 +112,8 @@ static void pressure(sim_ext *e, const gp_dev_node *nodes)
         d[n].products_set = true;
         d[n++].gpus = e->kept[k].gpus;
     }
-    gp_score_model_pressure(d, n, total, e->model_names, model_gpus, e->models->n, e->pol,
-                            e->pressure);
+    e->has_pressure = gp_score_model_pressure(d, n, total, e->model_names, model_gpus,
+                                              e->models->n, e->pol, e->pressure);
     e->stale = false;
 }
 
@@ -142,13 +144,10 @@ long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
     }
     if (e->stale)
         pressure(e, nodes);
-    for (size_t k = 0; k < e->nkept; k++) {
-        if (e->kept[k].mask != 0) { /* gp_cache_pressure(): only when some pod is kept */
-            typ.model_pressure = e->pressure;
-            typ.models = e->model_names;
-            typ.nmodels = e->models->n;
-            break;
-        }
+    if (e->has_pressure) { /* as gp_cache_pressure(): only when some pod is kept */
+        typ.model_pressure = e->pressure;
+        typ.models = e->model_names;
+        typ.nmodels = e->models->n;
     }
     size_t k = 0;
     long best = -1;

@@ -30,6 +30,8 @@ typedef struct {
         int64_t gpus;
     } kept[GP_DEV_MAX_MODELS];
     size_t nkept;
+    int64_t any_gpus;         /* beyond the masks kept apart: free to run anywhere */
+    bool has_pressure;
     bool counting;            /* sim_ext_note() counts (false: fixed by sim_ext_count()) */
     bool stale;
     double pressure[GP_DEV_MAX_MODELS];

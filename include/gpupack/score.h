@@ -78,10 +78,13 @@ typedef struct {
 
 /* The pressure of model-kept work on each GPU model of the cluster (gp_dev_model_pressure():
  * 1 means the pods kept to it would fill that model's GPUs alone), into out[0..nmodels):
- * models[i] is a nvidia.com/gpu.product value of the nodes, model_gpus[i] their whole GPUs,
- * total_gpus the whole GPUs all bound pods hold, kept to some models or not. At most
- * GP_DEV_MAX_MODELS models count; the others get 0. Pure. */
-void gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,
+ * models[i] is a nvidia.com/gpu.product value of the nodes (NULL: the nodes without the label,
+ * judged as the filter judges them), model_gpus[i] their whole GPUs, total_gpus the whole GPUs
+ * all bound pods hold, kept to some models or not. A constraint that allows every model with
+ * GPUs (a class without gpuModels, say) keeps a pod nowhere in particular. At most
+ * GP_DEV_MAX_MODELS models count; the others get 0. Returns false (out all 0) when no pod is
+ * kept to some of the models. Pure. */
+bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,
                              const char *const *models, const int64_t *model_gpus, int nmodels,
                              const gp_policy *pol, double *out);
 

@@ -140,11 +140,13 @@ mnode() {
 }
 { mnode p100-full Tesla-P100-PCIE-16GB; mnode p100-idle Tesla-P100-PCIE-16GB; mnode v100-idle Tesla-V100-SXM2-16GB; } \
     | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/mnodes.json"
-# kept HOW: 4 running 1-GPU pods on p100-full, kept to P100 by HOW (selector, affinity, none).
+# kept HOW: 4 running 1-GPU pods on p100-full, kept to P100 by HOW (selector, affinity), or not
+# (none; class: the webhook's class label, a class that names no GPU models).
 kept() {
     for i in 0 1 2 3; do
         jq -n --arg i "$i" --arg how "$1" '{apiVersion: "v1", kind: "Pod",
-          metadata: {name: ("kept-" + $i), namespace: "ml", uid: ("aaaaaaaa-0000-4000-8000-00000000000" + $i)},
+          metadata: {name: ("kept-" + $i), namespace: "ml", uid: ("aaaaaaaa-0000-4000-8000-00000000000" + $i),
+                     labels: (if $how == "class" then {"gpupack.io/class": "training"} else {} end)},
           spec: ({nodeName: "p100-full", containers: [{name: "c", image: "x",
                   resources: {limits: {"nvidia.com/gpu": "1"}, requests: {"nvidia.com/gpu": "1"}}}]}
             + (if $how == "selector" then {nodeSelector: {"nvidia.com/gpu.product": "Tesla-P100-PCIE-16GB"}}
@@ -156,11 +158,11 @@ kept() {
     done | jq -s '{apiVersion: "v1", kind: "List", items: .}'
 }
 ANY1=$(pod anywhere '{"nvidia.com/gpu":"1","cpu":"4","memory":"32Gi"}')
-for how in selector affinity none; do
+for how in selector affinity none class; do
     kept $how > "$E2E_TMP/kept.json"
     r=$(args "$ANY1" p100-idle v100-idle | once prioritize --snapshot-nodes "$E2E_TMP/mnodes.json" --snapshot-pods "$E2E_TMP/kept.json")
     p100=$(echo "$r" | score_of p100-idle); v100=$(echo "$r" | score_of v100-idle)
-    if [ $how = none ]; then ok=$([ "$p100" = 10 ] && [ "$v100" = 10 ] && echo y); else ok=$([ "$v100" = 10 ] && [ "$p100" -lt 10 ] && echo y); fi
+    if [ $how = none ] || [ $how = class ]; then ok=$([ "$p100" = 10 ] && [ "$v100" = 10 ] && echo y); else ok=$([ "$v100" = 10 ] && [ "$p100" -lt 10 ] && echo y); fi
     [ "$ok" = y ] && pass extender.model-pressure-$how || fail extender.model-pressure-$how "$r"
 done
 

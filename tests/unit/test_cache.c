@@ -990,9 +990,10 @@ GP_TEST(pressure_learned_from_bound_pods)
     kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "a10", 1,
              "'annotations':{'gpupack.io/gpu-models':'NVIDIA-A10*'}", "");
     GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK_INT(n, 2);
+    GP_CHECK_INT(n, 3);
     GP_CHECK_STR(names[0], "Tesla-T4");
     GP_CHECK_STR(names[1], "NVIDIA-A10G");
+    GP_CHECK(names[2] == NULL); /* GPU nodes without the label: none here */
     /* 8 GPUs held on 16: 0.5 per GPU. T4: 3 kept on 8 GPUs; A10G: 1 on 8. */
     GP_CHECK(fabs(p[0] - 3.0 / 8 / 0.5) < 1e-9);
     GP_CHECK(fabs(p[1] - 1.0 / 8 / 0.5) < 1e-9);
@@ -1041,12 +1042,144 @@ GP_TEST(pressure_constraint_edges)
     kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "t4", 1, "",
              SEL_T4 "," AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product',"
                             "'operator':'In','values':['NVIDIA-A10G']}]}"));
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0]) < 1e-9 && fabs(p[1]) < 1e-9);
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
+    /* A class label whose class names no models, and an annotation that allows every model,
+     * keep a pod nowhere in particular (the webhook labels every GPU pod with its class). */
+    kept_pod(f.c, "ADDED", "55555555-5555-4555-8555-555555555555", "t4", 1,
+             "'labels':{'gpupack.io/class':'training'}", "");
+    kept_pod(f.c, "ADDED", "66666666-6666-4666-8666-666666666666", "a10", 1,
+             "'annotations':{'gpupack.io/gpu-models':'*'}", "");
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
     /* The pending pod binds: now it counts. */
     kept_pod(f.c, "MODIFIED", UID3, "t4", 1, "", SEL_T4);
     GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0] - 1.0 / 4 / (4.0 / 8)) < 1e-9); /* 4 GPUs held on 8 */
+    GP_CHECK(fabs(p[0] - 1.0 / 4 / (6.0 / 8)) < 1e-9); /* 6 GPUs held on 8 */
+    gp_policy_unref(pol);
+    fx_done(&f);
+}
+
+/* One term's expressions are ANDed: two In lists intersect, NotIn removes, DoesNotExist
+ * allows no model; values in any order are one constraint. */
+GP_TEST(pressure_affinity_expressions_and)
+{
+    fixture f;
+    gp_policy *pol;
+    double p[8];
+    const char *names[8];
+    int n = 0;
+
+    fx_init(&f);
+    pol = gp_policy_holder_get(&f.holder);
+    model_node(f.c, "t4", "Tesla-T4", 4);
+    model_node(f.c, "a10", "NVIDIA-A10G", 4);
+    model_node(f.c, "l4", "NVIDIA-L4", 4);
+    /* In [T4, A10G] and In [A10G, L4]: A10G only. */
+    kept_pod(f.c, "ADDED", UID1, "a10", 2, "",
+             AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
+                 "'values':['Tesla-T4','NVIDIA-A10G']},{'key':'nvidia.com/gpu.product',"
+                 "'operator':'In','values':['NVIDIA-L4','NVIDIA-A10G']}]}"));
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0]) < 1e-9 && fabs(p[2]) < 1e-9 && p[1] > 0);
+    /* In [A10G, T4] then NotIn [T4]: A10G only again, and the same key as In [A10G]. */
+    kept_pod(f.c, "ADDED", UID2, "a10", 1, "",
+             AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
+                 "'values':['NVIDIA-A10G','Tesla-T4']},{'key':'nvidia.com/gpu.product',"
+                 "'operator':'NotIn','values':['Tesla-T4']}]}"));
+    kept_pod(f.c, "ADDED", UID3, "a10", 1, "",
+             AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
+                 "'values':['NVIDIA-A10G']}]}"));
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 1);
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[1] - 4.0 / 4 / (4.0 / 12)) < 1e-9);
+    /* DoesNotExist: no model at all (nowhere to press). */
+    kept_pod(f.c, "MODIFIED", UID1, "a10", 2, "",
+             AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product',"
+                 "'operator':'DoesNotExist'}]}"));
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[1] - 2.0 / 4 / (4.0 / 12)) < 1e-9);
+    gp_policy_unref(pol);
+    fx_done(&f);
+}
+
+/* Separator bytes in a label, annotation or value cannot break the key: such a pod is not
+ * learned (and nothing crashes when the pressure is read). Pending and finished pods take no
+ * slot. */
+GP_TEST(pressure_hostile_and_unbound_pods)
+{
+    fixture f;
+    gp_policy *pol;
+    double p[8];
+    const char *names[8];
+    int n = 0;
+
+    fx_init(&f);
+    pol = gp_policy_holder_get(&f.holder);
+    model_node(f.c, "t4", "Tesla-T4", 4);
+    model_node(f.c, "a10", "NVIDIA-A10G", 4);
+    kept_pod(f.c, "ADDED", UID1, "t4", 1,
+             "'annotations':{'gpupack.io/gpu-models':'x\\u001fPy'}", "");
+    kept_pod(f.c, "ADDED", UID2, "t4", 1, "'labels':{'gpupack.io/class':'a\\u001eb'}", "");
+    kept_pod(f.c, "ADDED", UID3, "t4", 1, "",
+             "'nodeSelector':{'nvidia.com/gpu.product':'Tesla-T4\\u001e'}");
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
+    kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", NULL, 1, "", SEL_T4);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
+    kept_pod(f.c, "MODIFIED", "44444444-4444-4444-8444-444444444444", "t4", 1, "", SEL_T4);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 1);
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    gp_cache_pod_event(f.c, "MODIFIED", NULL); /* undecodable: counted as bad, nothing else */
+    pod_ev(f.c, "MODIFIED", "44444444-4444-4444-8444-444444444444", "t4", "Succeeded", 1, 0,
+           "1", "1Gi");
+    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
+    gp_policy_unref(pol);
+    fx_done(&f);
+}
+
+/* 31 models on present nodes at most (one id is for nodes without the label); the id of a
+ * model whose nodes are gone is reused. */
+GP_TEST(pressure_models_reused)
+{
+    fixture f;
+    char name[32], product[32];
+
+    fx_init(&f);
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof(name), "n%d", i);
+        snprintf(product, sizeof(product), "GPU-%d", i);
+        model_node(f.c, name, product, 1);
+        if (i >= 4) { /* the node of four models ago goes */
+            char text[128];
+            cJSON *j;
+
+            snprintf(text, sizeof(text), "{'metadata':{'name':'n%d'}}", i - 4);
+            j = parse_q(text);
+            gp_cache_node_event(f.c, "DELETED", j);
+            cJSON_Delete(j);
+        }
+    }
+    GP_CHECK_INT(gp_cache_get_stats(f.c).models, 31);
+    /* Every present node has its model: a pod kept to the newest one presses on it alone. */
+    gp_policy *pol = gp_policy_holder_get(&f.holder);
+    double p[40];
+    const char *names[40];
+    int n = 0;
+
+    kept_pod(f.c, "ADDED", UID1, "n39", 1, "",
+             "'nodeSelector':{'nvidia.com/gpu.product':'GPU-39'}");
+    kept_pod(f.c, "ADDED", UID2, "n38", 1, "", "");
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    int hits = 0;
+    for (int i = 0; i < n; i++) {
+        if (names[i] != NULL && strcmp(names[i], "GPU-39") == 0) {
+            hits++;
+            GP_CHECK(fabs(p[i] - 1.0 / 1 / (2.0 / 4)) < 1e-9);
+        } else {
+            GP_CHECK(fabs(p[i]) < 1e-9);
+        }
+    }
+    GP_CHECK_INT(hits, 1);
     gp_policy_unref(pol);
     fx_done(&f);
 }
@@ -1306,7 +1439,8 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(typical_averages_bound_gpu_pods), GP_CASE(typical_falls_back_to_policy),
         GP_CASE(mix_learned_from_bound_gpu_pods), GP_CASE(mix_counts_cpu_pods_next_to_gpus), GP_CASE(mix_popularity_cut_and_full_table),
         GP_CASE(pressure_learned_from_bound_pods), GP_CASE(pressure_constraint_edges),
-        GP_CASE(pressure_constraint_table_bounded),
+        GP_CASE(pressure_constraint_table_bounded), GP_CASE(pressure_affinity_expressions_and),
+        GP_CASE(pressure_hostile_and_unbound_pods), GP_CASE(pressure_models_reused),
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
         GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))

@@ -1038,7 +1038,7 @@ GP_TEST(model_pressure_follows_the_filter)
      * cluster. 4 on 8 GPUs / (16 / 32) = 1. */
     d[0].class_label = "inference";
     d[0].gpus = 4;
-    gp_score_model_pressure(d, 1, 16, models, gpus, 3, pol, out);
+    GP_CHECK(gp_score_model_pressure(d, 1, 16, models, gpus, 3, pol, out));
     CHECK_NEAR(out[0], 1.0);
     CHECK_NEAR(out[1], 0);
     CHECK_NEAR(out[2], 0);
@@ -1055,19 +1055,37 @@ GP_TEST(model_pressure_follows_the_filter)
     CHECK_NEAR(out[1], 0);
     CHECK_NEAR(out[2], (2.0 / 16 + 2.0 / 24) * 2);
     /* An annotation narrows the class (T4 is not an inference model: nowhere to go, no
-     * pressure); a class without models and no constraint at all press on nothing alone. */
+     * pressure); a class without models allows every model: free to run anywhere, as is
+     * "*"; and no constraint at all. */
     d[3].class_label = "inference";
     d[3].annotation = "Tesla-T4";
     d[3].gpus = 8;
-    gp_score_model_pressure(&d[3], 1, 16, models, gpus, 3, pol, out);
+    GP_CHECK(!gp_score_model_pressure(&d[3], 1, 16, models, gpus, 3, pol, out));
     CHECK_NEAR(out[0] + out[1] + out[2], 0);
     d[3].class_label = "any";
     d[3].annotation = NULL;
-    gp_score_model_pressure(&d[3], 1, 16, models, gpus, 3, pol, out);
-    CHECK_NEAR(out[0], 8.0 / 32 * 2); /* every model alike: no model is preferred */
-    CHECK_NEAR(out[2], 8.0 / 32 * 2);
-    gp_score_model_pressure(d, 0, 16, models, gpus, 3, pol, out);
+    GP_CHECK(!gp_score_model_pressure(&d[3], 1, 16, models, gpus, 3, pol, out));
+    d[3].class_label = NULL;
+    d[3].annotation = "*";
+    GP_CHECK(!gp_score_model_pressure(&d[3], 1, 16, models, gpus, 3, pol, out));
     CHECK_NEAR(out[0] + out[1] + out[2], 0);
+    GP_CHECK(!gp_score_model_pressure(d, 0, 16, models, gpus, 3, pol, out));
+    /* Nodes without the label (models[i] NULL) are judged as the filter judges them: an
+     * exclusion lets pods there, an allow list does not. "!Tesla-T4" keeps 4 GPUs off the 16
+     * T4s: on the 8 + 8 A100s and 8 unlabeled GPUs (4 / 24, x 40 / 16). */
+    const char *with_bare[4] = { models[0], models[1], models[2], NULL };
+    const int64_t gpus_bare[4] = { 8, 8, 16, 8 };
+    double out4[4];
+    d[3].annotation = "!Tesla-T4";
+    d[3].gpus = 4;
+    GP_CHECK(gp_score_model_pressure(&d[3], 1, 16, with_bare, gpus_bare, 4, pol, out4));
+    CHECK_NEAR(out4[3], 4.0 / 24 * 40 / 16);
+    CHECK_NEAR(out4[0], 4.0 / 24 * 40 / 16);
+    CHECK_NEAR(out4[2], 0);
+    d[3].annotation = "NVIDIA-A100*";
+    GP_CHECK(gp_score_model_pressure(&d[3], 1, 16, with_bare, gpus_bare, 4, pol, out4));
+    CHECK_NEAR(out4[3], 0);
+    CHECK_NEAR(out4[0], 4.0 / 16 * 40 / 16);
     gp_policy_unref(pol);
 }
 
@@ -1089,7 +1107,7 @@ GP_TEST(scenario_model_pressure_keeps_scarce_model_free)
     gp_score_parts out[2];
     fx f;
 
-    gp_score_model_pressure(&kept, 1, 4, models, gpus, 2, pol, pressure);
+    GP_CHECK(gp_score_model_pressure(&kept, 1, 4, models, gpus, 2, pol, pressure));
     CHECK_NEAR(pressure[0], 4.0 / 8 * (16.0 / 4)); /* 2 */
     CHECK_NEAR(pressure[1], 0);
     n[0] = mk("p100", 4, 0, 0, NULL, models[0]);
