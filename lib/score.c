@@ -242,9 +242,8 @@ bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
     gp_dev_mix mix = { 0, shapes };
     int64_t kept = 0;
     int counted = nmodels < GP_DEV_MAX_MODELS ? nmodels : GP_DEV_MAX_MODELS;
-    gp_arena a;
-
     uint32_t every = 0; /* the models that have GPUs: a pod allowed all of them is free */
+    gp_arena a;
 
     for (int i = 0; i < GP_DEV_MAX_MODELS; i++) {
         gpus[i] = i < counted ? model_gpus[i] : 0;
@@ -256,6 +255,7 @@ bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
         uint32_t mask = d[i].gpus > 0 ? allowed_models(&d[i], models, counted, pol, &a) : 0;
         size_t k = 0;
 
+        gp_arena_free(&a); /* one constraint's globs at a time */
         mask &= every;
         if (mask == 0 || mask == every) /* nowhere, or anywhere: no model is preferred */
             continue;

@@ -1191,14 +1191,25 @@ GP_TEST(pressure_constraint_table_bounded)
     fixture f;
     char uid[64], meta[128];
 
+    gp_policy *pol;
+    double p[8];
+    const char *names[8];
+    int n = 0;
+
     fx_init(&f);
+    pol = gp_policy_holder_get(&f.holder);
     model_node(f.c, "t4", "Tesla-T4", 8);
+    model_node(f.c, "a10", "NVIDIA-A10G", 8);
     for (int i = 0; i < 300; i++) {
         snprintf(uid, sizeof(uid), "uid-%d", i);
         snprintf(meta, sizeof(meta), "'annotations':{'gpupack.io/gpu-models':'Tesla-T4,m%d'}", i);
         kept_pod(f.c, "ADDED", uid, "t4", 1, meta, "");
     }
     GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 255);
+    /* 255 kept to T4 (each judged), 45 beyond the table free: 300 GPUs held on 16. */
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0] - 255.0 / 8 / (300.0 / 16)) < 1e-9);
+    gp_policy_unref(pol);
     for (int i = 0; i < 300; i++) {
         snprintf(uid, sizeof(uid), "uid-%d", i);
         kept_pod(f.c, "DELETED", uid, "t4", 1, "", "");
