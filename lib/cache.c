@@ -97,6 +97,18 @@ struct gp_cache {
     char models[GP_DEV_MAX_MODELS][MODEL_NAME_MAX + 1]; /* nodes' gpu.product values */
     int nmodels;
     cons_entry cons[MAX_CONS];
+    /* The model pressure is recomputed only when what it is learned from changes (bound GPU
+     * pods, nodes: pressure_gen, under the write lock) or the policy does; readers share the
+     * last result under memo_lock. */
+    uint64_t pressure_gen;
+    pthread_mutex_t memo_lock;
+    struct {
+        bool valid, some;
+        uint64_t gen;
+        gp_policy *pol;  /* referenced: its address cannot come back as another policy */
+        int nm;
+        double out[GP_DEV_MAX_MODELS];
+    } memo;
 };
 
 /* ---- keys and hashing ---- */
@@ -431,6 +443,8 @@ static void rec_apply(gp_cache *c, pod_rec *r, int sign)
         agg_mig(g, r->mig_id[i], sign * (int32_t)r->mig[i]);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
     shape_count(c, r, sign);
+    if (r->gpu > 0)
+        c->pressure_gen++;
     if (r->gpu > 0 && r->cons != 0)
         c->cons[r->cons].gpus = nonneg(c->cons[r->cons].gpus + sign * (int64_t)r->gpu);
     if (r->gpu > 0) {
@@ -488,6 +502,11 @@ gp_cache *gp_cache_new(gp_policy_holder *policy)
         free(c);
         return NULL;
     }
+    if (pthread_mutex_init(&c->memo_lock, NULL) != 0) {
+        pthread_rwlock_destroy(&c->lock);
+        free(c);
+        return NULL;
+    }
     c->policy = policy;
     gp_dev_tally_init(&c->shapes, c->shape_slots, GP_CACHE_MAX_SHAPES);
     return c;
@@ -505,6 +524,8 @@ void gp_cache_free(gp_cache *c)
     free(c->node_index);
     free(c->pods);
     free(c->assumed);
+    gp_policy_unref(c->memo.pol);
+    pthread_mutex_destroy(&c->memo_lock);
     pthread_rwlock_destroy(&c->lock);
     free(c);
 }
@@ -524,6 +545,7 @@ static void node_remove(gp_cache *c, uint32_t id)
     char name[GP_NODE_NAME_MAX + 1];
 
     memcpy(name, c->nodes[id].node.name, sizeof(name));
+    c->pressure_gen++;
     gp_node_clear(&c->nodes[id].node);
     memset(&c->nodes[id].node, 0, sizeof(c->nodes[id].node));
     memcpy(c->nodes[id].node.name, name, sizeof(name));
@@ -551,6 +573,7 @@ static void node_upsert(gp_cache *c, const cJSON *obj, const char *name)
     gp_node_clear(&c->nodes[id].node);
     c->nodes[id].node = n;
     c->nodes[id].model = model_intern(c, n.gpu_product);
+    c->pressure_gen++;
     c->nodes[id].present = true;
     c->nodes[id].gen = c->node_gen;
 }
@@ -1171,15 +1194,16 @@ static bool cons_parse(const char *key, gp_arena *a, gp_model_demand *m)
     return true;
 }
 
-void gp_cache_pressure(gp_cache *c, const gp_policy *pol, gp_arena *a, gp_typical *t)
+/* Computes the pressure into c->memo (memo_lock held). */
+static void pressure_compute(gp_cache *c, const gp_policy *pol, gp_arena *a)
 {
     int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 };
+    const char *names[GP_DEV_MAX_MODELS];
     gp_model_demand *d = NULL;
-    const char **names;
-    double *out;
     size_t n = 0;
 
-    t->model_pressure = NULL;
+    c->memo.some = false;
+    c->memo.nm = 0;
     for (size_t i = 1; i < MAX_CONS; i++) {
         if (c->cons[i].key == NULL || c->cons[i].gpus <= 0)
             continue;
@@ -1194,10 +1218,6 @@ void gp_cache_pressure(gp_cache *c, const gp_policy *pol, gp_arena *a, gp_typica
     /* The nodes' models, and last (name NULL) the GPU nodes without the label, which the filter
      * judges as such: their GPUs count in the cluster's as the pods on them do in the demand. */
     int nm = c->nmodels + 1;
-    names = gp_arena_alloc(a, (size_t)nm * sizeof(*names));
-    out = gp_arena_alloc(a, (size_t)nm * sizeof(*out));
-    if (names == NULL || out == NULL)
-        return;
     for (int m = 0; m < c->nmodels; m++)
         names[m] = c->models[m];
     names[c->nmodels] = NULL;
@@ -1207,11 +1227,42 @@ void gp_cache_pressure(gp_cache *c, const gp_policy *pol, gp_arena *a, gp_typica
         if (ns->present && ns->node.gpu_alloc > 0 && (ns->model >= 0 || !ns->node.gpu_product))
             model_gpus[ns->model >= 0 ? ns->model : c->nmodels] += ns->node.gpu_alloc;
     }
-    if (!gp_score_model_pressure(d, n, c->sum_gpu, names, model_gpus, nm, pol, out))
-        return;
-    t->model_pressure = out;
-    t->models = names;
-    t->nmodels = nm;
+    c->memo.some = gp_score_model_pressure(d, n, c->sum_gpu, names, model_gpus, nm, pol,
+                                           c->memo.out);
+    c->memo.nm = nm;
+}
+
+void gp_cache_pressure(gp_cache *c, const gp_policy *pol, gp_arena *a, gp_typical *t)
+{
+    const char **names;
+    double *out;
+
+    t->model_pressure = NULL;
+    pthread_mutex_lock(&c->memo_lock);
+    if (!c->memo.valid || c->memo.gen != c->pressure_gen || c->memo.pol != pol) {
+        gp_arena scratch;
+
+        gp_arena_init(&scratch, 0);
+        pressure_compute(c, pol, &scratch);
+        gp_arena_free(&scratch);
+        if (c->memo.pol != pol) {
+            gp_policy_unref(c->memo.pol);
+            c->memo.pol = gp_policy_ref((gp_policy *)pol);
+        }
+        c->memo.gen = c->pressure_gen;
+        c->memo.valid = true;
+    }
+    if (c->memo.some && (names = gp_arena_alloc(a, (size_t)c->memo.nm * sizeof(*names))) &&
+        (out = gp_arena_alloc(a, (size_t)c->memo.nm * sizeof(*out)))) {
+        for (int m = 0; m < c->memo.nm; m++) {
+            names[m] = m < c->nmodels ? c->models[m] : NULL;
+            out[m] = c->memo.out[m];
+        }
+        t->model_pressure = out;
+        t->models = names;
+        t->nmodels = c->memo.nm;
+    }
+    pthread_mutex_unlock(&c->memo_lock);
 }
 
 gp_cache_stats gp_cache_get_stats(gp_cache *c)

@@ -1184,6 +1184,50 @@ GP_TEST(pressure_models_reused)
     fx_done(&f);
 }
 
+/* The pressure is recomputed when the policy changes (a class gains gpuModels) and when pods
+ * or nodes change, not otherwise. */
+GP_TEST(pressure_follows_policy_and_cluster)
+{
+    fixture f;
+    gp_policy *pol, *next = NULL;
+    char *errs = NULL;
+    const char *text = "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','classes':{"
+                       "'pinned':{'gpuModels':['Tesla-T4']}}}";
+    char *q = strdup(text);
+    double p[8];
+    const char *names[8];
+    int n = 0;
+
+    for (char *ch = q; *ch; ch++)
+        if (*ch == '\'')
+            *ch = '"';
+    fx_init(&f);
+    model_node(f.c, "t4", "Tesla-T4", 4);
+    model_node(f.c, "a10", "NVIDIA-A10G", 4);
+    kept_pod(f.c, "ADDED", UID1, "t4", 2, "'labels':{'gpupack.io/class':'pinned'}", "");
+    pol = gp_policy_holder_get(&f.holder);
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* no class "pinned" in the default */
+    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* the same, remembered */
+    gp_policy_unref(pol);
+    GP_CHECK_INT(gp_policy_parse(q, strlen(q), &next, &errs), GP_OK);
+    gp_policy_holder_set(&f.holder, next);
+    pol = gp_policy_holder_get(&f.holder);
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0] - 2.0 / 4 / (2.0 / 8)) < 1e-9);
+    /* More T4 GPUs: the pressure on them drops. */
+    model_node(f.c, "t4-2", "Tesla-T4", 4);
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0] - 2.0 / 8 / (2.0 / 12)) < 1e-9);
+    /* An unconstrained pod binds: the load per GPU rises, the pressure falls. */
+    kept_pod(f.c, "ADDED", UID2, "a10", 2, "", "");
+    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(fabs(p[0] - 2.0 / 8 / (4.0 / 12)) < 1e-9);
+    gp_policy_unref(pol);
+    free(errs);
+    free(q);
+    fx_done(&f);
+}
+
 /* More distinct constraints than the table holds: the rest count as free to run anywhere, and
  * the table empties again when the pods go. */
 GP_TEST(pressure_constraint_table_bounded)
@@ -1452,6 +1496,7 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(pressure_learned_from_bound_pods), GP_CASE(pressure_constraint_edges),
         GP_CASE(pressure_constraint_table_bounded), GP_CASE(pressure_affinity_expressions_and),
         GP_CASE(pressure_hostile_and_unbound_pods), GP_CASE(pressure_models_reused),
+        GP_CASE(pressure_follows_policy_and_cluster),
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
         GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))
