@@ -420,6 +420,141 @@ double gp_dev_frag_gpupack(const gp_dev_node *n, const gp_dev_mix *mix)
     return frag_of(n, mix, true);
 }
 
+/* ---- The plan for sharing work ---- */
+
+#define PLAN_WORDS ((GP_DEV_MILLI + 1 + 63) / 64) /* a set of sums 0..1000 */
+
+/* The sample: the mix's sharing sizes (in mix order, the commonest first, up to
+ * GP_DEV_PLAN_MAX_SIZES), each with round(its share of the sharing tasks x GP_DEV_PLAN_SAMPLE)
+ * copies and at least one, largest size first. Returns the number of sizes. */
+static size_t plan_sample(const gp_dev_mix *mix, int32_t *size, int32_t *copies)
+{
+    double f[GP_DEV_PLAN_MAX_SIZES], total = 0;
+    size_t n = 0;
+
+    for (size_t i = 0; mix && i < mix->n; i++) {
+        const gp_dev_task *t = &mix->shapes[i].shape;
+        size_t k = 0;
+
+        if (!gp_dev_task_is_share(t) || mix->shapes[i].freq <= 0)
+            continue;
+        while (k < n && size[k] != t->gpu_milli)
+            k++;
+        if (k == n) {
+            if (n == GP_DEV_PLAN_MAX_SIZES)
+                continue;
+            size[n] = t->gpu_milli;
+            f[n++] = 0;
+        }
+        f[k] += mix->shapes[i].freq;
+        total += mix->shapes[i].freq;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double c = floor(f[i] / total * GP_DEV_PLAN_SAMPLE + 0.5);
+        copies[i] = c < 1 ? 1 : (int32_t)c;
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort, largest size first */
+        for (size_t j = i; j > 0 && size[j - 1] < size[j]; j--) {
+            int32_t ts = size[j], tc = copies[j];
+            size[j] = size[j - 1];
+            copies[j] = copies[j - 1];
+            size[j - 1] = ts;
+            copies[j - 1] = tc;
+        }
+    return n;
+}
+
+/* sums |= sums shifted up by k (sums above 1000 drop out). */
+static void sums_add(uint64_t *sums, int32_t k)
+{
+    uint64_t out[PLAN_WORDS] = { 0 };
+
+    for (int w = PLAN_WORDS - 1; w >= 0; w--) {
+        int src = w - k / 64, bit = k % 64;
+        uint64_t v = 0;
+
+        if (src >= 0)
+            v = sums[src] << bit;
+        if (bit && src - 1 >= 0)
+            v |= sums[src - 1] >> (64 - bit);
+        out[w] = v;
+    }
+    for (int w = 0; w < PLAN_WORDS; w++)
+        sums[w] |= out[w];
+    sums[PLAN_WORDS - 1] &= (1ull << ((GP_DEV_MILLI + 1) % 64)) - 1;
+}
+
+/* Marks in p what one packed GPU allows: each of its sizes may join every sum of the others. */
+static void plan_mark(gp_dev_plan *p, const int32_t *size, size_t n, const int32_t *count)
+{
+    for (size_t s = 0; s < n; s++) {
+        uint64_t sums[PLAN_WORDS] = { 1 }; /* the empty sum */
+
+        if (count[s] == 0)
+            continue;
+        for (size_t k = 0; k < n; k++)
+            for (int32_t c = k == s ? 1 : 0; c < count[k]; c++)
+                sums_add(sums, size[k]);
+        for (int u = 0; u <= GP_DEV_MILLI; u++)
+            if (sums[u / 64] >> (u % 64) & 1u)
+                p->good[size[s] / 10][u / 10 / 8] |= (uint8_t)(1u << (u / 10 % 8));
+    }
+}
+
+bool gp_dev_plan_build(const gp_dev_mix *mix, gp_dev_plan *p)
+{
+    int32_t size[GP_DEV_PLAN_MAX_SIZES], copies[GP_DEV_PLAN_MAX_SIZES];
+    size_t n = plan_sample(mix, size, copies), items = 0;
+
+    if (n == p->nsizes && memcmp(size, p->size, n * sizeof(*size)) == 0 &&
+        memcmp(copies, p->copies, n * sizeof(*copies)) == 0)
+        return false;
+    memset(p, 0, sizeof(*p));
+    p->nsizes = n;
+    memcpy(p->size, size, n * sizeof(*size));
+    memcpy(p->copies, copies, n * sizeof(*copies));
+    for (size_t i = 0; i < n; i++)
+        items += (size_t)copies[i];
+    /* First fit decreasing: the sizes come largest first. A GPU's content is a count per size. */
+    int32_t *used = calloc(items ? items : 1, sizeof(*used));
+    int32_t *count = calloc((items ? items : 1) * (n ? n : 1), sizeof(*count));
+    size_t gpus = 0;
+    if (!used || !count) { /* no plan: nothing is off it */
+        free(used);
+        free(count);
+        return true;
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (int32_t c = 0; c < copies[i]; c++) {
+            size_t g = 0;
+            while (g < gpus && used[g] + size[i] > GP_DEV_MILLI)
+                g++;
+            gpus += g == gpus;
+            used[g] += size[i];
+            count[g * n + i]++;
+        }
+        p->known[size[i] / 10 / 8] |= (uint8_t)(1u << (size[i] / 10 % 8));
+    }
+    for (size_t g = 0; g < gpus; g++)
+        plan_mark(p, size, n, &count[g * n]);
+    p->any = n > 0;
+    free(used);
+    free(count);
+    return true;
+}
+
+bool gp_dev_plan_fits(const gp_dev_plan *p, int32_t share, int32_t taken)
+{
+    if (p == NULL || !p->any || taken <= 0 || share <= 0 || share >= GP_DEV_MILLI)
+        return true;
+    if (taken > GP_DEV_MILLI)
+        taken = GP_DEV_MILLI;
+    int s = share / 10, u = taken / 10;
+    if (!(p->known[s / 8] >> (s % 8) & 1u))
+        return true;
+    return p->good[s][u / 8] >> (u % 8) & 1u;
+}
+
 /* ---- Scorers ---- */
 
 /* splitmix64's finaliser: a well-mixed 64-bit hash. */
@@ -542,7 +677,7 @@ static double fgd_quantize(double d)
 /* The best GPU for a sharing task under value(before - after); returns the best value and sets
  * *pick. fgd: FGD's measure on the paper's integer scale; else gpupack's measure, unscaled. */
 static double share_best(const gp_dev_node *n, const gp_dev_task *t, const gp_dev_mix *mix,
-                         double before, bool fgd, gp_dev_pick *pick)
+                         double before, bool fgd, const gp_dev_plan *plan, gp_dev_pick *pick)
 {
     double best = GP_DEV_INFEASIBLE;
 
@@ -553,6 +688,8 @@ static double share_best(const gp_dev_node *n, const gp_dev_task *t, const gp_de
         gp_dev_pick p = { .n = 1, .gpu = { (int8_t)i } };
         gp_dev_node m = after(n, t, &p);
         double d = before - frag_of(&m, mix, !fgd);
+        if (!gp_dev_plan_fits(plan, t->gpu_milli, GP_DEV_MILLI - n->gpu_free[i]))
+            d -= GP_DEV_PLAN_PENALTY;
         double v = fgd ? fgd_quantize(d) : d;
         if (pick->n == 0 || v > best) {
             best = v;
@@ -573,7 +710,7 @@ double gp_dev_score_fgd(const gp_dev_ctx *ctx, const gp_dev_node *n, const gp_de
         return GP_DEV_INFEASIBLE;
     double before = gp_dev_frag(n, ctx->mix);
     if (gp_dev_task_is_share(t))
-        return share_best(n, t, ctx->mix, before, true, pick);
+        return share_best(n, t, ctx->mix, before, true, NULL, pick);
     if (!gp_dev_pick_bestfit(n, t, pick))
         return GP_DEV_INFEASIBLE;
     gp_dev_node m = after(n, t, pick);
@@ -641,7 +778,7 @@ double gp_dev_score_gpupack(const gp_dev_ctx *ctx, const gp_dev_node *n, const g
     double before = gp_dev_frag_gpupack(n, ctx->mix);
     double d;
     if (gp_dev_task_is_share(t)) {
-        d = share_best(n, t, ctx->mix, before, false, pick);
+        d = share_best(n, t, ctx->mix, before, false, ctx->plan, pick);
     } else {
         if (!gp_dev_pick_bestfit(n, t, pick))
             return GP_DEV_INFEASIBLE;

@@ -253,8 +253,12 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
     for (size_t i = 0; i < cfg->n_nodes; i++)
         if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
             model_gpus[nodes[i].model] += nodes[i].ngpu;
+    gp_dev_plan plan;
     gp_dev_ctx ctx = { .mix = ext_mix ? ext_mix : cfg->score_mix ? cfg->score_mix : cfg->mix,
-                       .model_pressure = pressure };
+                       .model_pressure = pressure, .plan = &plan };
+
+    memset(&plan, 0, sizeof(plan));
+    gp_dev_plan_build(ctx.mix, &plan);
     /* The model pressure counts every shape seen, not only the popular ones the scorers' mix
      * keeps: model-constrained shapes are rare one by one and add up (docs/simulation.md). */
     gp_dev_model_pressure(cfg->pressure_mix ? cfg->pressure_mix : ctx.mix, model_gpus, pressure);
@@ -265,6 +269,7 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
         ctx.salt = gp_dev_rng_next(rng);
         if (l) {
             ctx.mix = learner_mix(l);
+            gp_dev_plan_build(ctx.mix, &plan); /* packs again only when its sample changes */
             if (l->pressure_built != l->tally.version) {
                 gp_dev_mix seen = { l->tally.n, l->tally.slot }; /* counts, not frequencies */
                 gp_dev_model_pressure(&seen, model_gpus, pressure);

@@ -182,6 +182,41 @@ double gp_dev_frag(const gp_dev_node *n, const gp_dev_mix *mix);
  * extender's). */
 double gp_dev_frag_gpupack(const gp_dev_node *n, const gp_dev_mix *mix);
 
+/* gpupack's plan for sharing work: which partly used GPUs a share may join. Built from the
+ * mix's sharing shapes (one GPU, share below 1000) by packing a sample of GP_DEV_PLAN_SAMPLE of
+ * them offline, first fit decreasing, the way an offline packer pairs them (470 + 470,
+ * 650 + 320, 810 + 160, ...); a share s may join a GPU with u milli-GPU taken when one of those
+ * GPUs holds s and other shares that sum to u. Held at 10 milli-GPU steps (a share or a sum is
+ * rounded down). Every sharing shape of the mix is in the sample at least once. */
+#define GP_DEV_PLAN_SAMPLE 1000
+#define GP_DEV_PLAN_STEPS 101 /* 0, 10, ..., 1000 milli-GPU */
+#define GP_DEV_PLAN_MAX_SIZES 64
+typedef struct {
+    bool any; /* false: the mix has no sharing shape (no share is ever off the plan) */
+    uint8_t good[GP_DEV_PLAN_STEPS][(GP_DEV_PLAN_STEPS + 7) / 8]; /* [share step][taken step] */
+    uint8_t known[(GP_DEV_PLAN_STEPS + 7) / 8]; /* share steps the sample has (others: no plan) */
+    /* The sample it was built from (share sizes and copies), so that rebuilding from a mix
+     * whose sample is the same costs no packing. */
+    size_t nsizes;
+    int32_t size[GP_DEV_PLAN_MAX_SIZES], copies[GP_DEV_PLAN_MAX_SIZES];
+} gp_dev_plan;
+
+/* Builds (or keeps, when the mix gives the same sample) the plan for mix into *p. Zero-initialise
+ * *p before the first call. Returns false when nothing changed. Sharing sizes beyond
+ * GP_DEV_PLAN_MAX_SIZES (the rarest) are left out of the sample. */
+bool gp_dev_plan_build(const gp_dev_mix *mix, gp_dev_plan *p);
+
+/* True when a share of share milli-GPU may join a GPU with taken milli-GPU already taken under
+ * plan p: always for an untaken GPU, for a share the plan does not know, and when p is NULL or
+ * has no sharing shapes. */
+bool gp_dev_plan_fits(const gp_dev_plan *p, int32_t share, int32_t taken);
+
+/* What a sharing task pays, in milli-GPU of fragmentation, for joining a partly used GPU off the
+ * plan: about the fragmentation FGD's measure charges for breaking into an empty 8-GPU node, so
+ * that off-plan pairing is avoided but not at the price of opening nodes. Chosen on seeds 52-61
+ * (500 / 700 / 1000 swept, docs/simulation.md); the table reports seeds 42-51. */
+#define GP_DEV_PLAN_PENALTY 700
+
 /* ---- Scorers: higher is better; GP_DEV_INFEASIBLE when the node cannot take the task. ---- */
 
 /* What a scorer may read besides the task and the node. */
@@ -192,6 +227,9 @@ typedef struct {
      * model-constrained shapes claim, from gp_dev_model_pressure(). A cluster-wide summary: the
      * mix and the cluster's GPU count per model, not its free state. */
     const double *model_pressure;
+    /* gpupack (optional, NULL: none): the plan for sharing work (gp_dev_plan_build() from the
+     * mix); a sharing task pays GP_DEV_PLAN_PENALTY for a partly used GPU off the plan. */
+    const gp_dev_plan *plan;
 } gp_dev_ctx;
 
 /* The pressure of model-constrained work on each GPU model, into out[0..GP_DEV_MAX_MODELS):

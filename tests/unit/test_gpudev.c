@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gpupack/gpudev.h"
 
@@ -391,6 +392,89 @@ GP_TEST(gpupack_model_pressure)
     GP_CHECK(pr[0] == 0 && pr[1] == 0);
 }
 
+/* The plan: a mix of 650 (1/4), 470 (1/2) and 320 (1/4) shares packs, first fit decreasing, into
+ * GPUs of 650 + 320 and of 470 + 470. A 320 share may join a 650 and a 470 share a 470; a 320
+ * joining a 470 (or a 470 a 320) is off the plan. A size the plan has not seen is never off it. */
+GP_TEST(plan_pairs_as_an_offline_packer)
+{
+    gp_dev_shape s[4] = { { task(1000, 0, 1, 650), 0.25 }, { task(1000, 0, 1, 470), 0.5 },
+                          { task(1000, 0, 1, 320), 0.25 }, { task(1000, 0, 1, 1000), 2.0 } };
+    gp_dev_mix mix = { .n = 4, .shapes = s };
+    gp_dev_plan plan;
+
+    memset(&plan, 0, sizeof(plan));
+    GP_CHECK(gp_dev_plan_build(&mix, &plan));
+    GP_CHECK(plan.any);
+    GP_CHECK_INT(plan.nsizes, 3); /* whole GPUs are not shares */
+    GP_CHECK_INT(plan.size[0], 650);
+    GP_CHECK_INT(plan.copies[0], 250);
+    GP_CHECK_INT(plan.copies[1], 500);
+    GP_CHECK(gp_dev_plan_fits(&plan, 320, 650));
+    GP_CHECK(gp_dev_plan_fits(&plan, 650, 320));
+    GP_CHECK(gp_dev_plan_fits(&plan, 470, 470));
+    GP_CHECK(!gp_dev_plan_fits(&plan, 320, 470));
+    GP_CHECK(!gp_dev_plan_fits(&plan, 470, 320));
+    GP_CHECK(!gp_dev_plan_fits(&plan, 320, 320));
+    GP_CHECK(gp_dev_plan_fits(&plan, 320, 0));    /* an untaken GPU */
+    GP_CHECK(gp_dev_plan_fits(&plan, 230, 470));  /* a size the plan has not seen */
+    GP_CHECK(gp_dev_plan_fits(NULL, 320, 470));
+    GP_CHECK(!gp_dev_plan_build(&mix, &plan));    /* the same sample: nothing to do */
+    s[2].freq = 0.5;                              /* 650 : 470 : 320 = 1 : 2 : 2 */
+    GP_CHECK(gp_dev_plan_build(&mix, &plan));
+    GP_CHECK(gp_dev_plan_fits(&plan, 320, 320));  /* the 320s left over pack three to a GPU */
+    GP_CHECK(gp_dev_plan_fits(&plan, 320, 640));
+    /* A rare size gets at least one copy: 160 (1 in 10,000) rides with an 810. */
+    gp_dev_shape r[2] = { { task(1000, 0, 1, 810), 0.9999 }, { task(1000, 0, 1, 160), 0.0001 } };
+    gp_dev_mix rare = { .n = 2, .shapes = r };
+    GP_CHECK(gp_dev_plan_build(&rare, &plan));
+    GP_CHECK(gp_dev_plan_fits(&plan, 160, 810));
+    GP_CHECK(gp_dev_plan_fits(&plan, 810, 160));
+    GP_CHECK(!gp_dev_plan_fits(&plan, 810, 150)); /* 160 (160..169) only */
+    /* No sharing shape: no plan. */
+    gp_dev_mix whole = { .n = 1, .shapes = &s[3] };
+    GP_CHECK(gp_dev_plan_build(&whole, &plan));
+    GP_CHECK(!plan.any);
+    GP_CHECK(gp_dev_plan_fits(&plan, 320, 470));
+}
+
+/* gpupack charges a share GP_DEV_PLAN_PENALTY for a partly used GPU off the plan. A node with one
+ * GPU, 470 taken: a 320 share takes it from 530 free to 210. The mix above: before 530 x 1/4
+ * (only the 650 cannot use it) = 132.5, after 210: decrease -77.5, bucket -2; off the plan
+ * -777.5, bucket -20. With 650 taken (on the plan for 320) the plan changes nothing. FGD has no
+ * plan. */
+GP_TEST(gpupack_plan_penalty)
+{
+    gp_dev_shape s[3] = { { task(0, 0, 1, 650), 0.25 }, { task(0, 0, 1, 470), 0.5 },
+                          { task(0, 0, 1, 320), 0.25 } };
+    gp_dev_mix mix = { .n = 3, .shapes = s };
+    gp_dev_plan plan;
+    gp_dev_ctx ctx = { .mix = &mix };
+    gp_dev_node a = node(8000, 8192, 1, 0);
+    gp_dev_task t = task(0, 1, 1, 320);
+    gp_dev_pick p;
+
+    memset(&plan, 0, sizeof(plan));
+    gp_dev_plan_build(&mix, &plan);
+    a.gpu_free[0] = 530;
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &a, &t, &p), -2);
+    double fgd = gp_dev_score_fgd(&ctx, &a, &t, &p);
+    ctx.plan = &plan;
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &a, &t, &p), -20);
+    GP_CHECK(gp_dev_score_fgd(&ctx, &a, &t, &p) == fgd);
+    a.gpu_free[0] = 350; /* 650 taken: 350 x 3/4 = 262.5 -> 30: decrease 232.5, bucket 5 */
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &a, &t, &p), 5);
+    ctx.plan = NULL;
+    GP_CHECK_INT(gp_dev_score_gpupack(&ctx, &a, &t, &p), 5);
+    /* Inside a node the plan picks the GPU: 470 taken on GPU 0, 650 on GPU 1, a 470 share: on
+     * GPU 0 (on the plan) 530 -> 60, on GPU 1 it does not fit; a 320 share goes to GPU 1. */
+    gp_dev_node two = node(8000, 8192, 2, 0);
+    ctx.plan = &plan;
+    two.gpu_free[0] = 530;
+    two.gpu_free[1] = 350;
+    gp_dev_score_gpupack(&ctx, &two, &t, &p);
+    GP_CHECK(p.n == 1 && p.gpu[0] == 1);
+}
+
 GP_TEST(gpupacking_levels)
 {
     gp_dev_ctx ctx = { 0 };
@@ -492,6 +576,7 @@ GP_MAIN(GP_CASE(fits_cpu_memory_and_cpu_only), GP_CASE(fits_share_needs_one_gpu_
         GP_CASE(gpupack_fills_gpus_cpu_strands),
         GP_CASE(fgd_scores_and_picks_gpu),
         GP_CASE(gpupack_cpu_only_prefers_nodes_without_free_gpus), GP_CASE(gpupack_model_pressure),
+        GP_CASE(plan_pairs_as_an_offline_packer), GP_CASE(gpupack_plan_penalty),
         GP_CASE(gpupacking_levels),
         GP_CASE(bestfit_and_dotprod_values), GP_CASE(every_scorer_rejects_infeasible),
         GP_CASE(random_is_a_function_of_the_salt), GP_CASE(prng_is_deterministic))
