@@ -436,7 +436,7 @@ static size_t plan_sample(const gp_dev_mix *mix, int32_t *size, int32_t *copies)
         const gp_dev_task *t = &mix->shapes[i].shape;
         size_t k = 0;
 
-        if (!gp_dev_task_is_share(t) || mix->shapes[i].freq <= 0)
+        if (!gp_dev_task_is_share(t) || t->gpu_milli <= 0 || mix->shapes[i].freq <= 0)
             continue;
         while (k < n && size[k] != t->gpu_milli)
             k++;
@@ -519,9 +519,10 @@ bool gp_dev_plan_build(const gp_dev_mix *mix, gp_dev_plan *p)
     int32_t *used = calloc(items ? items : 1, sizeof(*used));
     int32_t *count = calloc((items ? items : 1) * (n ? n : 1), sizeof(*count));
     size_t gpus = 0;
-    if (!used || !count) { /* no plan: nothing is off it */
+    if (!used || !count) { /* no plan (nothing is off it) until a later call packs again */
         free(used);
         free(count);
+        p->nsizes = 0;
         return true;
     }
     for (size_t i = 0; i < n; i++) {
