@@ -938,9 +938,31 @@ static void kept_pod(gp_cache *c, const char *type, const char *uid, const char 
     cJSON_Delete(j);
 }
 
-/* The pressure under the read lock, into p[0..n) in the cache's model order; false when none. */
-static bool pressure_of(gp_cache *c, const gp_policy *pol, double *p, const char **names,
-                        int *n)
+/* A cache with the default policy and what the last pressure_of() read: p[0..n) in the cache's
+ * model order, names the models'. */
+typedef struct {
+    fixture f;
+    gp_policy *pol;
+    double p[GP_DEV_MAX_MODELS];
+    const char *names[GP_DEV_MAX_MODELS];
+    int n;
+} pfx;
+
+static void pfx_init(pfx *x)
+{
+    memset(x, 0, sizeof(*x));
+    fx_init(&x->f);
+    x->pol = gp_policy_holder_get(&x->f.holder);
+}
+
+static void pfx_done(pfx *x)
+{
+    gp_policy_unref(x->pol);
+    fx_done(&x->f);
+}
+
+/* The pressure with x->pol under the read lock, into x; false when none. */
+static bool pressure_with(gp_cache *c, const gp_policy *pol, double *p, const char **names, int *n)
 {
     gp_arena a;
     gp_typical t;
@@ -961,6 +983,11 @@ static bool pressure_of(gp_cache *c, const gp_policy *pol, double *p, const char
     return some;
 }
 
+static bool pressure_of(pfx *x)
+{
+    return pressure_with(x->f.c, x->pol, x->p, x->names, &x->n);
+}
+
 #define SEL_T4 "'nodeSelector':{'nvidia.com/gpu.product':'Tesla-T4'}"
 #define AFF(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':" \
                    "{'nodeSelectorTerms':[" terms "]}}}"
@@ -971,50 +998,44 @@ static bool pressure_of(gp_cache *c, const gp_policy *pol, double *p, const char
  * the gpu-models annotation; pods that may run anywhere only add to the GPUs held. */
 GP_TEST(pressure_learned_from_bound_pods)
 {
-    fixture f;
-    gp_policy *pol;
-    double p[8];
-    const char *names[8];
-    int n = 0;
+    pfx x;
 
-    fx_init(&f);
-    pol = gp_policy_holder_get(&f.holder);
-    model_node(f.c, "t4-a", "Tesla-T4", 4);
-    model_node(f.c, "t4-b", "Tesla-T4", 4);
-    model_node(f.c, "a10", "NVIDIA-A10G", 8);
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* no pod yet */
-    kept_pod(f.c, "ADDED", UID1, "a10", 4, "", "");
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* nobody is kept to a model */
-    kept_pod(f.c, "ADDED", UID2, "t4-a", 2, "", SEL_T4);
-    kept_pod(f.c, "ADDED", UID3, "t4-a", 1, "", AFF(IN_T4));
-    kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "a10", 1,
+    pfx_init(&x);
+    model_node(x.f.c, "t4-a", "Tesla-T4", 4);
+    model_node(x.f.c, "t4-b", "Tesla-T4", 4);
+    model_node(x.f.c, "a10", "NVIDIA-A10G", 8);
+    GP_CHECK(!pressure_of(&x)); /* no pod yet */
+    kept_pod(x.f.c, "ADDED", UID1, "a10", 4, "", "");
+    GP_CHECK(!pressure_of(&x)); /* nobody is kept to a model */
+    kept_pod(x.f.c, "ADDED", UID2, "t4-a", 2, "", SEL_T4);
+    kept_pod(x.f.c, "ADDED", UID3, "t4-a", 1, "", AFF(IN_T4));
+    kept_pod(x.f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "a10", 1,
              "'annotations':{'gpupack.io/gpu-models':'NVIDIA-A10*'}", "");
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK_INT(n, 3);
-    GP_CHECK_STR(names[0], "Tesla-T4");
-    GP_CHECK_STR(names[1], "NVIDIA-A10G");
-    GP_CHECK(names[2] == NULL); /* GPU nodes without the label: none here */
+    GP_CHECK(pressure_of(&x));
+    GP_CHECK_INT(x.n, 3);
+    GP_CHECK_STR(x.names[0], "Tesla-T4");
+    GP_CHECK_STR(x.names[1], "NVIDIA-A10G");
+    GP_CHECK(x.names[2] == NULL); /* GPU nodes without the label: none here */
     /* 8 GPUs held on 16: 0.5 per GPU. T4: 3 kept on 8 GPUs; A10G: 1 on 8. */
-    GP_CHECK(fabs(p[0] - 3.0 / 8 / 0.5) < 1e-9);
-    GP_CHECK(fabs(p[1] - 1.0 / 8 / 0.5) < 1e-9);
+    GP_CHECK(fabs(x.p[0] - 3.0 / 8 / 0.5) < 1e-9);
+    GP_CHECK(fabs(x.p[1] - 1.0 / 8 / 0.5) < 1e-9);
     /* nodeSelector and affinity to the same model are one constraint. */
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 2);
-    GP_CHECK_INT(gp_cache_get_stats(f.c).models, 2);
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 2);
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).models, 2);
     /* The kept pods leave: the pressure goes, and so do their constraints. */
-    kept_pod(f.c, "DELETED", UID2, "t4-a", 2, "", SEL_T4);
-    kept_pod(f.c, "MODIFIED", UID3, "t4-a", 1, "", ""); /* the constraint dropped */
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0]) < 1e-9);
-    GP_CHECK(fabs(p[1] - 1.0 / 8 / (6.0 / 16)) < 1e-9);
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 1);
-    gp_cache_pods_begin(f.c); /* a relist without the annotated pod */
-    kept_pod(f.c, "ADDED", UID1, "a10", 4, "", "");
-    kept_pod(f.c, "ADDED", UID3, "t4-a", 1, "", "");
-    gp_cache_pods_end(f.c);
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
-    gp_policy_unref(pol);
-    fx_done(&f);
+    kept_pod(x.f.c, "DELETED", UID2, "t4-a", 2, "", SEL_T4);
+    kept_pod(x.f.c, "MODIFIED", UID3, "t4-a", 1, "", ""); /* the constraint dropped */
+    GP_CHECK(pressure_of(&x));
+    GP_CHECK(fabs(x.p[0]) < 1e-9);
+    GP_CHECK(fabs(x.p[1] - 1.0 / 8 / (6.0 / 16)) < 1e-9);
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 1);
+    gp_cache_pods_begin(x.f.c); /* a relist without the annotated pod */
+    kept_pod(x.f.c, "ADDED", UID1, "a10", 4, "", "");
+    kept_pod(x.f.c, "ADDED", UID3, "t4-a", 1, "", "");
+    gp_cache_pods_end(x.f.c);
+    GP_CHECK(!pressure_of(&x));
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 0);
+    pfx_done(&x);
 }
 
 /* What does not keep a pod to some models: affinity with a term that names no product (terms
@@ -1022,83 +1043,71 @@ GP_TEST(pressure_learned_from_bound_pods)
  * the pod nowhere to run: it presses on no model. */
 GP_TEST(pressure_constraint_edges)
 {
-    fixture f;
-    gp_policy *pol;
-    double p[8];
-    const char *names[8];
-    int n = 0;
+    pfx x;
 
-    fx_init(&f);
-    pol = gp_policy_holder_get(&f.holder);
-    model_node(f.c, "t4", "Tesla-T4", 4);
-    model_node(f.c, "a10", "NVIDIA-A10G", 4);
-    kept_pod(f.c, "ADDED", UID1, "t4", 1, "",
+    pfx_init(&x);
+    model_node(x.f.c, "t4", "Tesla-T4", 4);
+    model_node(x.f.c, "a10", "NVIDIA-A10G", 4);
+    kept_pod(x.f.c, "ADDED", UID1, "t4", 1, "",
              AFF(IN_T4 ",{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}"));
-    kept_pod(f.c, "ADDED", UID2, "a10", 1, "",
+    kept_pod(x.f.c, "ADDED", UID2, "a10", 1, "",
              AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'NotIn',"
                  "'values':['Tesla-T4']}]}"));
-    kept_pod(f.c, "ADDED", UID3, NULL, 1, "", SEL_T4);
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
-    kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "t4", 1, "",
+    kept_pod(x.f.c, "ADDED", UID3, NULL, 1, "", SEL_T4);
+    GP_CHECK(!pressure_of(&x));
+    kept_pod(x.f.c, "ADDED", "44444444-4444-4444-8444-444444444444", "t4", 1, "",
              SEL_T4 "," AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product',"
                             "'operator':'In','values':['NVIDIA-A10G']}]}"));
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(!pressure_of(&x));
     /* A class label whose class names no models, and an annotation that allows every model,
      * keep a pod nowhere in particular (the webhook labels every GPU pod with its class). */
-    kept_pod(f.c, "ADDED", "55555555-5555-4555-8555-555555555555", "t4", 1,
+    kept_pod(x.f.c, "ADDED", "55555555-5555-4555-8555-555555555555", "t4", 1,
              "'labels':{'gpupack.io/class':'training'}", "");
-    kept_pod(f.c, "ADDED", "66666666-6666-4666-8666-666666666666", "a10", 1,
+    kept_pod(x.f.c, "ADDED", "66666666-6666-4666-8666-666666666666", "a10", 1,
              "'annotations':{'gpupack.io/gpu-models':'*'}", "");
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(!pressure_of(&x));
     /* The pending pod binds: now it counts. */
-    kept_pod(f.c, "MODIFIED", UID3, "t4", 1, "", SEL_T4);
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0] - 1.0 / 4 / (6.0 / 8)) < 1e-9); /* 6 GPUs held on 8 */
-    gp_policy_unref(pol);
-    fx_done(&f);
+    kept_pod(x.f.c, "MODIFIED", UID3, "t4", 1, "", SEL_T4);
+    GP_CHECK(pressure_of(&x));
+    GP_CHECK(fabs(x.p[0] - 1.0 / 4 / (6.0 / 8)) < 1e-9); /* 6 GPUs held on 8 */
+    pfx_done(&x);
 }
 
 /* One term's expressions are ANDed: two In lists intersect, NotIn removes, DoesNotExist
  * allows no model; values in any order are one constraint. */
 GP_TEST(pressure_affinity_expressions_and)
 {
-    fixture f;
-    gp_policy *pol;
-    double p[8];
-    const char *names[8];
-    int n = 0;
+    pfx x;
 
-    fx_init(&f);
-    pol = gp_policy_holder_get(&f.holder);
-    model_node(f.c, "t4", "Tesla-T4", 4);
-    model_node(f.c, "a10", "NVIDIA-A10G", 4);
-    model_node(f.c, "l4", "NVIDIA-L4", 4);
+    pfx_init(&x);
+    model_node(x.f.c, "t4", "Tesla-T4", 4);
+    model_node(x.f.c, "a10", "NVIDIA-A10G", 4);
+    model_node(x.f.c, "l4", "NVIDIA-L4", 4);
     /* In [T4, A10G] and In [A10G, L4]: A10G only. */
-    kept_pod(f.c, "ADDED", UID1, "a10", 2, "",
+    kept_pod(x.f.c, "ADDED", UID1, "a10", 2, "",
              AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
                  "'values':['Tesla-T4','NVIDIA-A10G']},{'key':'nvidia.com/gpu.product',"
                  "'operator':'In','values':['NVIDIA-L4','NVIDIA-A10G']}]}"));
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0]) < 1e-9 && fabs(p[2]) < 1e-9 && p[1] > 0);
+    GP_CHECK(pressure_of(&x));
+    GP_CHECK(fabs(x.p[0]) < 1e-9 && fabs(x.p[2]) < 1e-9 && x.p[1] > 0);
     /* In [A10G, T4] then NotIn [T4]: A10G only again, and the same key as In [A10G]. */
-    kept_pod(f.c, "ADDED", UID2, "a10", 1, "",
+    kept_pod(x.f.c, "ADDED", UID2, "a10", 1, "",
              AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
                  "'values':['NVIDIA-A10G','Tesla-T4']},{'key':'nvidia.com/gpu.product',"
                  "'operator':'NotIn','values':['Tesla-T4']}]}"));
-    kept_pod(f.c, "ADDED", UID3, "a10", 1, "",
+    kept_pod(x.f.c, "ADDED", UID3, "a10", 1, "",
              AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
                  "'values':['NVIDIA-A10G']}]}"));
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 1);
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[1] - 4.0 / 4 / (4.0 / 12)) < 1e-9);
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 1);
+    GP_CHECK(pressure_of(&x));
+    GP_CHECK(fabs(x.p[1] - 4.0 / 4 / (4.0 / 12)) < 1e-9);
     /* DoesNotExist: no model at all (nowhere to press). */
-    kept_pod(f.c, "MODIFIED", UID1, "a10", 2, "",
+    kept_pod(x.f.c, "MODIFIED", UID1, "a10", 2, "",
              AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product',"
                  "'operator':'DoesNotExist'}]}"));
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[1] - 2.0 / 4 / (4.0 / 12)) < 1e-9);
-    gp_policy_unref(pol);
-    fx_done(&f);
+    GP_CHECK(pressure_of(&x));
+    GP_CHECK(fabs(x.p[1] - 2.0 / 4 / (4.0 / 12)) < 1e-9);
+    pfx_done(&x);
 }
 
 /* Separator bytes in a label, annotation or value cannot break the key: such a pod is not
@@ -1106,35 +1115,29 @@ GP_TEST(pressure_affinity_expressions_and)
  * slot. */
 GP_TEST(pressure_hostile_and_unbound_pods)
 {
-    fixture f;
-    gp_policy *pol;
-    double p[8];
-    const char *names[8];
-    int n = 0;
+    pfx x;
 
-    fx_init(&f);
-    pol = gp_policy_holder_get(&f.holder);
-    model_node(f.c, "t4", "Tesla-T4", 4);
-    model_node(f.c, "a10", "NVIDIA-A10G", 4);
-    kept_pod(f.c, "ADDED", UID1, "t4", 1,
+    pfx_init(&x);
+    model_node(x.f.c, "t4", "Tesla-T4", 4);
+    model_node(x.f.c, "a10", "NVIDIA-A10G", 4);
+    kept_pod(x.f.c, "ADDED", UID1, "t4", 1,
              "'annotations':{'gpupack.io/gpu-models':'x\\u001fPy'}", "");
-    kept_pod(f.c, "ADDED", UID2, "t4", 1, "'labels':{'gpupack.io/class':'a\\u001eb'}", "");
-    kept_pod(f.c, "ADDED", UID3, "t4", 1, "",
+    kept_pod(x.f.c, "ADDED", UID2, "t4", 1, "'labels':{'gpupack.io/class':'a\\u001eb'}", "");
+    kept_pod(x.f.c, "ADDED", UID3, "t4", 1, "",
              "'nodeSelector':{'nvidia.com/gpu.product':'Tesla-T4\\u001e'}");
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
-    kept_pod(f.c, "ADDED", "44444444-4444-4444-8444-444444444444", NULL, 1, "", SEL_T4);
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
-    kept_pod(f.c, "MODIFIED", "44444444-4444-4444-8444-444444444444", "t4", 1, "", SEL_T4);
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 1);
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
-    gp_cache_pod_event(f.c, "MODIFIED", NULL); /* undecodable: counted as bad, nothing else */
-    pod_ev(f.c, "MODIFIED", "44444444-4444-4444-8444-444444444444", "t4", "Succeeded", 1, 0,
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 0);
+    GP_CHECK(!pressure_of(&x));
+    kept_pod(x.f.c, "ADDED", "44444444-4444-4444-8444-444444444444", NULL, 1, "", SEL_T4);
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 0);
+    kept_pod(x.f.c, "MODIFIED", "44444444-4444-4444-8444-444444444444", "t4", 1, "", SEL_T4);
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 1);
+    GP_CHECK(pressure_of(&x));
+    gp_cache_pod_event(x.f.c, "MODIFIED", NULL); /* undecodable: counted as bad, nothing else */
+    pod_ev(x.f.c, "MODIFIED", "44444444-4444-4444-8444-444444444444", "t4", "Succeeded", 1, 0,
            "1", "1Gi");
-    GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 0);
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n));
-    gp_policy_unref(pol);
-    fx_done(&f);
+    GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 0);
+    GP_CHECK(!pressure_of(&x));
+    pfx_done(&x);
 }
 
 /* 31 models on present nodes at most (one id is for nodes without the label); the id of a
@@ -1169,7 +1172,7 @@ GP_TEST(pressure_models_reused)
     kept_pod(f.c, "ADDED", UID1, "n39", 1, "",
              "'nodeSelector':{'nvidia.com/gpu.product':'GPU-39'}");
     kept_pod(f.c, "ADDED", UID2, "n38", 1, "", "");
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(pressure_with(f.c, pol, p, names, &n));
     int hits = 0;
     for (int i = 0; i < n; i++) {
         if (names[i] != NULL && strcmp(names[i], "GPU-39") == 0) {
@@ -1206,21 +1209,21 @@ GP_TEST(pressure_follows_policy_and_cluster)
     model_node(f.c, "a10", "NVIDIA-A10G", 4);
     kept_pod(f.c, "ADDED", UID1, "t4", 2, "'labels':{'gpupack.io/class':'pinned'}", "");
     pol = gp_policy_holder_get(&f.holder);
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* no class "pinned" in the default */
-    GP_CHECK(!pressure_of(f.c, pol, p, names, &n)); /* the same, remembered */
+    GP_CHECK(!pressure_with(f.c, pol, p, names, &n)); /* no class "pinned" in the default */
+    GP_CHECK(!pressure_with(f.c, pol, p, names, &n)); /* the same, remembered */
     gp_policy_unref(pol);
     GP_CHECK_INT(gp_policy_parse(q, strlen(q), &next, &errs), GP_OK);
     gp_policy_holder_set(&f.holder, next);
     pol = gp_policy_holder_get(&f.holder);
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(pressure_with(f.c, pol, p, names, &n));
     GP_CHECK(fabs(p[0] - 2.0 / 4 / (2.0 / 8)) < 1e-9);
     /* More T4 GPUs: the pressure on them drops. */
     model_node(f.c, "t4-2", "Tesla-T4", 4);
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(pressure_with(f.c, pol, p, names, &n));
     GP_CHECK(fabs(p[0] - 2.0 / 8 / (2.0 / 12)) < 1e-9);
     /* An unconstrained pod binds: the load per GPU rises, the pressure falls. */
     kept_pod(f.c, "ADDED", UID2, "a10", 2, "", "");
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(pressure_with(f.c, pol, p, names, &n));
     GP_CHECK(fabs(p[0] - 2.0 / 8 / (4.0 / 12)) < 1e-9);
     gp_policy_unref(pol);
     free(errs);
@@ -1251,7 +1254,7 @@ GP_TEST(pressure_constraint_table_bounded)
     }
     GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 255);
     /* 255 kept to T4 (each judged), 45 beyond the table free: 300 GPUs held on 16. */
-    GP_CHECK(pressure_of(f.c, pol, p, names, &n));
+    GP_CHECK(pressure_with(f.c, pol, p, names, &n));
     GP_CHECK(fabs(p[0] - 255.0 / 8 / (300.0 / 16)) < 1e-9);
     gp_policy_unref(pol);
     for (int i = 0; i < 300; i++) {
