@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpupack/arena.h"
+#include "gpupack/mutate.h"
 #include "gpupack/podview.h"
 
 #define NO_NODE UINT32_MAX
@@ -57,8 +58,6 @@ typedef struct {
 #define CONS_KEY_MAX 2048
 #define CONS_SEP '\x1f'         /* between the key's three parts */
 #define CONS_VAL_SEP '\x1e'     /* between product values */
-#define LABEL_CLASS "gpupack.io/class"
-#define LABEL_GPU_PRODUCT "nvidia.com/gpu.product"
 typedef struct {
     char *key;      /* NULL: free */
     uint32_t refs;  /* pod records holding it */
@@ -705,7 +704,7 @@ static bool term_products(const gp_node_term *term, prodset *out)
     for (size_t e = 0; e < term->nexprs; e++) {
         const gp_selector_req *r = &term->exprs[e];
 
-        if (strcmp(r->key, LABEL_GPU_PRODUCT) != 0)
+        if (strcmp(r->key, GP_LABEL_GPU_PRODUCT) != 0)
             continue;
         if (strcmp(r->op, "In") == 0 && out->any) {
             out->any = false;
@@ -773,8 +772,8 @@ static void pod_constraint(const cJSON *obj, const gp_pod *pod, pod_info *pi)
     const cJSON *sel = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "spec"),
                                          "nodeSelector"),
-        LABEL_GPU_PRODUCT);
-    const char *cls = gp_pod_label(pod, LABEL_CLASS);
+        GP_LABEL_GPU_PRODUCT);
+    const char *cls = gp_pod_label(pod, GP_LABEL_CLASS);
     const char *ann = gp_pod_annotation(pod, GP_ANN_GPU_MODELS);
     keybuf key = { pi->cons, 0, sizeof(pi->cons), false };
     prodset ps;

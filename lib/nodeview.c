@@ -23,7 +23,6 @@
 #define MIG_PREFIX "nvidia.com/mig-"
 #define GPU_RESOURCE "nvidia.com/gpu"
 #define LABEL_INSTANCE_TYPE "node.kubernetes.io/instance-type"
-#define LABEL_GPU_PRODUCT "nvidia.com/gpu.product"
 
 static const cJSON *obj_item(const cJSON *obj, const char *key)
 {
@@ -150,7 +149,7 @@ static gp_status decode_meta(const cJSON *meta, const gp_policy *pol, gp_node *o
     out->spot = is_spot(labels, pol);
     st = copy_label(labels, LABEL_INSTANCE_TYPE, &out->instance_type);
     if (st == GP_OK)
-        st = copy_label(labels, LABEL_GPU_PRODUCT, &out->gpu_product);
+        st = copy_label(labels, GP_LABEL_GPU_PRODUCT, &out->gpu_product);
     if (st == GP_ENOMEM)
         gp_err_set(err, "out of memory");
     return st;

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LABEL_CLASS "gpupack.io/class"
-#define ANN_CHECKPOINTING "gpupack.io/checkpointing"
+#include "gpupack/mutate.h"
+
 #define MAX_ANN_MODELS 32     /* globs in one gpupack.io/gpu-models annotation */
 #define MIG_FULL_SLICES 7     /* compute slices of a whole A100/H100 */
 #define TIER_EPS 1e-9         /* raw scores closer than this are one tier */
@@ -95,8 +95,8 @@ static gp_status demand_models(const char *ann, const gp_class *cls, gp_arena *a
 gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
                              gp_demand *out, gp_err *err)
 {
-    const char *ck = gp_pod_annotation(pod, ANN_CHECKPOINTING);
-    const gp_class *cls = gp_policy_class(pol, gp_pod_label(pod, LABEL_CLASS));
+    const char *ck = gp_pod_annotation(pod, GP_ANN_CHECKPOINTING);
+    const gp_class *cls = gp_policy_class(pol, gp_pod_label(pod, GP_LABEL_CLASS));
     gp_status st;
 
     memset(out, 0, sizeof(*out));

@@ -14,6 +14,9 @@ bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
     e->counting = true;
     for (int m = 0; m < models->n && m < GP_DEV_MAX_MODELS; m++)
         e->model_names[m] = models->name[m];
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
+            e->model_gpus[nodes[i].model] += nodes[i].ngpu;
     e->n = n;
     e->views = calloc(n ? n : 1, sizeof(*e->views));
     e->cand = calloc(n ? n : 1, sizeof(*e->cand));
@@ -88,17 +91,13 @@ void sim_ext_count(sim_ext *e, const gp_dev_task *tasks, size_t n)
 
 /* The model pressure of the counted tasks (gp_score_model_pressure(), the daemon's), over the
  * simulated cluster's GPUs per model. */
-static void pressure(sim_ext *e, const gp_dev_node *nodes)
+static void pressure(sim_ext *e)
 {
-    int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 }, total = 0;
+    int64_t total = e->any_gpus;
     gp_model_demand d[GP_DEV_MAX_MODELS];
     const char *products[GP_DEV_MAX_MODELS][GP_DEV_MAX_MODELS];
     size_t n = 0;
 
-    total = e->any_gpus;
-    for (size_t i = 0; i < e->n; i++)
-        if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
-            model_gpus[nodes[i].model] += nodes[i].ngpu;
     for (size_t k = 0; k < e->nkept; k++) {
         total += e->kept[k].gpus;
         if (e->kept[k].mask == 0)
@@ -112,7 +111,7 @@ static void pressure(sim_ext *e, const gp_dev_node *nodes)
         d[n].products_set = true;
         d[n++].gpus = e->kept[k].gpus;
     }
-    e->has_pressure = gp_score_model_pressure(d, n, total, e->model_names, model_gpus,
+    e->has_pressure = gp_score_model_pressure(d, n, total, e->model_names, e->model_gpus,
                                               e->models->n, e->pol, e->pressure);
     e->stale = false;
 }
@@ -143,7 +142,7 @@ long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
         typ.mem_per_gpu = (e->sum_mem_mib << 20) / e->sum_gpu;
     }
     if (e->stale)
-        pressure(e, nodes);
+        pressure(e);
     if (e->has_pressure) { /* as gp_cache_pressure(): only when some pod is kept */
         typ.model_pressure = e->pressure;
         typ.models = e->model_names;

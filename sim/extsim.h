@@ -36,6 +36,7 @@ typedef struct {
     bool stale;
     double pressure[GP_DEV_MAX_MODELS];
     const char *model_names[GP_DEV_MAX_MODELS];
+    int64_t model_gpus[GP_DEV_MAX_MODELS]; /* the cluster's GPUs per model (capacity: fixed) */
 } sim_ext;
 
 /* Views of nodes[0..n) named names[i] (which must outlive e). Returns false on allocation

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpupack/fileio.h"
+#include "gpupack/nodeview.h"
 #include "gpupack/quantity.h"
 
 #define MAX_COLS 32
@@ -232,7 +233,7 @@ static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
     const cJSON *alloc = json_path(item, "status", "allocatable");
     const cJSON *name = json_path(item, "metadata", "name");
     const cJSON *labels = json_path(item, "metadata", "labels");
-    const cJSON *product = cJSON_GetObjectItemCaseSensitive(labels, "nvidia.com/gpu.product");
+    const cJSON *product = cJSON_GetObjectItemCaseSensitive(labels, GP_LABEL_GPU_PRODUCT);
     int64_t cpu, mem, gpu;
     int mid = -1;
 
@@ -460,7 +461,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     const cJSON *ann = json_path(pod, "metadata", "annotations");
     const cJSON *milli = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-milli");
     const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-models");
-    const cJSON *product = json_path(spec, "nodeSelector", "nvidia.com/gpu.product");
+    const cJSON *product = json_path(spec, "nodeSelector", GP_LABEL_GPU_PRODUCT);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
     gp_dev_task t = { 0 };
     int64_t gpu, share = 0;

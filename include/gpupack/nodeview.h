@@ -19,6 +19,7 @@
 #include "gpupack/policy.h"
 #include "gpupack/status.h"
 
+#define GP_LABEL_GPU_PRODUCT "nvidia.com/gpu.product" /* a node's GPU model (GPU feature discovery) */
 #define GP_NODE_MAX_MIG 8       /* distinct MIG profiles one node advertises */
 #define GP_MIG_NAME_MAX 24      /* "7g.80gb", "1g.10gb+me" */
 #define GP_NODE_NAME_MAX 253
