@@ -43,8 +43,8 @@ ARGS1=$(jq -n '{Pod: {metadata: {name: "infer", namespace: "ml", uid: "u-1", lab
 explain "$ARGS1" "$T/n1.json" "$T/p1.json" > "$T/e1"
 cat > "$T/want1" <<'W'
 a-busy 96.575 7
-b-empty 32.859 0
-c-empty 60.200 3
+b-empty 38.025 0
+c-empty 47.559 3
 d-busy 109.400 10
 e-full 100.000 0 infeasible
 W
@@ -62,17 +62,17 @@ pod8() {
 }
 explain "$(pod8 training true)" "$T/n2.json" "$T/p2.json" > "$T/e2"
 cat > "$T/want2" <<'W'
-p4d-od 20.200 3
+p4d-od 20.200 7
 p4d-spot 50.200 10
-p5-spot 16.865 0
-nd96-od 24.298 7
+p5-spot 20.147 3
+nd96-od 16.347 0
 W
 diff "$T/want2" "$T/e2" > /dev/null && pass scoring-examples.example-2-trainer || fail scoring-examples.example-2-trainer "$(cat "$T/e2")"
 explain "$(pod8 inference true)" "$T/n2.json" "$T/p2.json" > "$T/e3"
 cat > "$T/want3" <<'W'
-p4d-od 41.697 0
+p4d-od 50.200 10
 p4d-spot 0.200 0
 p5-spot 0.200 0
-nd96-od 50.200 10
+nd96-od 40.568 0
 W
 diff "$T/want3" "$T/e3" > /dev/null && pass scoring-examples.example-2-inference || fail scoring-examples.example-2-inference "$(cat "$T/e3")"

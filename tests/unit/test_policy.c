@@ -964,14 +964,23 @@ GP_TEST(default_policy_scoring)
     static const struct {
         const char *match;
         int64_t micro;
-    } inst[] = {{"p4d.24xlarge", 32770000},         {"p5.48xlarge", 98320000},
-                {"g5.xlarge", 1006000},             {"g5.12xlarge", 5672000},
-                {"g6.xlarge", 805000},              {"a2-highgpu-1g", 3673000},
-                {"a2-highgpu-8g", 29387000},        {"g2-standard-4", 707000},
-                {"Standard_ND96asr_v4", 27197000}, {"Standard_NC24ads_A100_v4", 3673000}},
-      gpu[] = {{"NVIDIA-A100-SXM4-80GB", 4100000}, {"NVIDIA-A100-SXM4-40GB", 3670000},
-               {"NVIDIA-H100-80GB-HBM3", 12290000}, {"NVIDIA-L4", 810000},
-               {"NVIDIA-A10G", 1010000},            {"Tesla-T4", 530000}};
+        int64_t spot; /* 0: none listed */
+    } inst[] = {{"p4d.24xlarge", 21957600, 0},         {"p4de.24xlarge", 27447100, 0},
+                {"p5.48xlarge", 55040000, 0},          {"p5en.48xlarge", 63296000, 0},
+                {"p6-b200.48xlarge", 113932800, 0},    {"g5.xlarge", 1006000, 0},
+                {"g5.12xlarge", 5672000, 0},           {"g6.xlarge", 804800, 0},
+                {"g6.12xlarge", 4601600, 0},           {"g6e.xlarge", 1861000, 0},
+                {"a2-highgpu-1g", 3673400, 1928000},   {"a2-highgpu-8g", 29387100, 15424200},
+                {"a2-ultragpu-8g", 40550400, 22076400}, {"a3-highgpu-8g", 88490000, 50609500},
+                {"g2-standard-4", 706800, 397300},     {"Standard_ND96asr_v4", 27197000, 0},
+                {"Standard_ND96amsr_A100_v4", 32770000, 0},
+                {"Standard_ND96isr_H100_v5", 98320000, 0},
+                {"Standard_NC24ads_A100_v4", 3673000, 0},
+                {"Standard_NC40ads_H100_v5", 6980000, 0}},
+      gpu[] = {{"NVIDIA-A100-SXM4-40GB", 2744700, 0}, {"NVIDIA-A100-SXM4-80GB", 3430900, 0},
+               {"NVIDIA-H100-80GB-HBM3", 6880000, 0}, {"NVIDIA-H200", 7912000, 0},
+               {"NVIDIA-B200", 14241600, 0},          {"NVIDIA-L40S", 1861000, 0},
+               {"NVIDIA-L4", 804800, 0},              {"NVIDIA-A10G", 1006000, 0}};
     gp_policy *p = NULL;
     char *errs = NULL;
     const gp_scoring *s;
@@ -1000,7 +1009,9 @@ GP_TEST(default_policy_scoring)
         if (pr == NULL)
             continue;
         GP_CHECK_INT(pr->on_demand_micro, inst[i].micro);
-        GP_CHECK(!pr->has_spot);
+        GP_CHECK(pr->has_spot == (inst[i].spot != 0));
+        if (pr->has_spot)
+            GP_CHECK_INT(pr->spot_micro, inst[i].spot);
     }
     for (size_t i = 0; i < sizeof(gpu) / sizeof(gpu[0]); i++) {
         const gp_price *pr = price_of(s->gpu_prices, s->ngpu_prices, gpu[i].match);

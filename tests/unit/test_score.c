@@ -513,9 +513,9 @@ GP_TEST(price_of_mig_node)
     add_mig(&n[2], "2g.24gb", 3, 0);  /* unlisted: 6 slices by name, + 2 whole = 3 GPUs */
     fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]}");
     score(&f.d, n, 3, pol, out);
-    CHECK_NEAR(out[0].marginal_cost, 2 * 4.10);
-    CHECK_NEAR(out[1].marginal_cost, 4.10);
-    CHECK_NEAR(out[2].marginal_cost, 3 * 4.10);
+    CHECK_NEAR(out[0].marginal_cost, 2 * 3.4309);
+    CHECK_NEAR(out[1].marginal_cost, 3.4309);
+    CHECK_NEAR(out[2].marginal_cost, 3 * 3.4309);
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -528,15 +528,15 @@ GP_TEST(cost_component)
     gp_score_parts out[4];
     fx f;
 
-    n[0] = mk("p4d", 8, 0, 0, "p4d.24xlarge", NULL);         /* 32.77 / 8 per GPU */
-    n[1] = mk("a2", 8, 0, 0, "a2-highgpu-8g", NULL);          /* 29.387 / 8 */
+    n[0] = mk("p4d", 8, 0, 0, "p4d.24xlarge", NULL);         /* 21.9576 / 8 per GPU */
+    n[1] = mk("a2", 8, 0, 0, "a2-highgpu-8g", NULL);          /* 29.3871 / 8 */
     n[2] = mk("busy", 8, 2, 1, "p5.48xlarge", NULL);
     n[3] = mk("cordoned", 8, 0, 0, "g6.xlarge", NULL);        /* cheap but infeasible */
     n[3].unschedulable = true;
     fx_pod(&f, pol, "", GPU1);
     score(&f.d, n, 4, pol, out);
-    CHECK_NEAR(out[1].cost, 0.5);
-    CHECK_NEAR(out[0].cost, 0.5 * (29.387 / 8) / (32.77 / 8));
+    CHECK_NEAR(out[0].cost, 0.5);
+    CHECK_NEAR(out[1].cost, 0.5 * (21.9576 / 8) / (29.3871 / 8));
     CHECK_NEAR(out[2].cost, 1);
     GP_CHECK(!out[3].feasible);
     GP_CHECK_INT(out[3].score, 0);
@@ -850,7 +850,7 @@ GP_TEST(scenario_busy_node_beats_empty)
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[0].score, 0);
     CHECK_NEAR(out[1].marginal_cost, 0);
-    CHECK_NEAR(out[0].marginal_cost, 32.77);
+    CHECK_NEAR(out[0].marginal_cost, 21.9576);
     GP_CHECK(out[1].raw > out[0].raw);
     fx_done(&f);
     gp_policy_unref(pol);
@@ -877,7 +877,7 @@ GP_TEST(scenario_free_mig_slice_beats_new_gpu)
     GP_CHECK(out[0].feasible && !out[2].feasible);
     GP_CHECK_INT(out[2].score, 0);
     CHECK_NEAR(out[1].fit, 1); /* the last free slice: exact fit */
-    CHECK_NEAR(out[0].marginal_cost, 4.10);
+    CHECK_NEAR(out[0].marginal_cost, 3.4309);
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -898,7 +898,7 @@ GP_TEST(scenario_spot_only_for_checkpointing)
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[0].score, 0);
-    CHECK_NEAR(out[1].marginal_cost, 32.77 * 0.4);
+    CHECK_NEAR(out[1].marginal_cost, 21.9576 * 0.4);
     CHECK_NEAR(out[1].cost, 0.5);
     CHECK_NEAR(out[0].cost, 0.5 * 0.4);
     fx_done(&f);
@@ -944,7 +944,7 @@ GP_TEST(scenario_cpu_pod_prefers_non_gpu_nodes)
     GP_CHECK(out[3].score > out[1].score);
     GP_CHECK(out[1].score > out[0].score);
     GP_CHECK_INT(out[0].score, 0);
-    CHECK_NEAR(out[0].marginal_cost, 32.77); /* it would keep the GPU node from scaling down */
+    CHECK_NEAR(out[0].marginal_cost, 21.9576); /* it would keep the GPU node from scaling down */
     CHECK_NEAR(out[1].marginal_cost, 0);
     fx_done(&f);
     gp_policy_unref(pol);
@@ -1138,23 +1138,23 @@ GP_TEST(scenario_cheaper_per_useful_gpu)
     gp_score_parts out[2];
     fx f;
 
-    n[0] = mk("p4d", 8, 0, 0, "p4d.24xlarge", NULL);  /* $4.10 per GPU */
-    n[1] = mk("a2", 8, 0, 0, "a2-highgpu-8g", NULL);  /* $3.67 per GPU */
+    n[0] = mk("a2", 1, 0, 0, "a2-highgpu-1g", NULL);  /* $3.6734 for the node and per GPU */
+    n[1] = mk("p4d", 8, 0, 0, "p4d.24xlarge", NULL);  /* $21.9576: $2.7447 per GPU */
     fx_pod(&f, pol, "", GPU1);
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[0].score, 0);
     fx_done(&f);
 
-    /* A 4 x T4 node ($2.12) is worth more per GPU than a 1 x A100 node ($4.10), although the
-     * A100 node would be an exact fit. */
-    n[0] = mk("t4x4", 4, 0, 0, NULL, "Tesla-T4");
+    /* A 4 x A10G node ($4.024) is worth more per GPU than a 1 x A100 node ($3.4309), although
+     * the A100 node costs less and would be an exact fit. */
+    n[0] = mk("a10gx4", 4, 0, 0, NULL, "NVIDIA-A10G");
     n[1] = mk("a100x1", 1, 0, 0, NULL, "NVIDIA-A100-SXM4-80GB");
     fx_pod(&f, pol, "", GPU1);
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[0].score, 10);
     GP_CHECK_INT(out[1].score, 0);
-    CHECK_NEAR(out[1].cost, 0.5 * 0.53 / 4.10);
+    CHECK_NEAR(out[1].cost, 0.5 * 1.006 / 3.4309);
     fx_done(&f);
     gp_policy_unref(pol);
 }
