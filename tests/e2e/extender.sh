@@ -77,6 +77,15 @@ echo "$f" | jq -e '.FailedAndUnresolvableNodes["gpu-cordoned"] | test("cordon")'
     && pass extender.filter-cordoned-unresolvable || fail extender.filter-cordoned-unresolvable "$f"
 echo "$f" | jq -e '.FailedAndUnresolvableNodes["cpu-1"] | test("nvidia.com/gpu")' >/dev/null \
     && pass extender.filter-no-gpu-unresolvable || fail extender.filter-no-gpu-unresolvable "$f"
+# A pod that tolerates node.kubernetes.io/unschedulable:NoSchedule may use a cordoned node, as
+# kube-scheduler's NodeUnschedulable plugin lets it: filter passes it and prioritize ranks it.
+TOLERANT=$(echo "$GPU1" | jq '.spec.tolerations = [{operator: "Exists"}]')
+f=$(args "$TOLERANT" gpu-cordoned cpu-1 | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["gpu-cordoned"] and (.FailedAndUnresolvableNodes | has("gpu-cordoned") | not)' >/dev/null \
+    && pass extender.filter-cordoned-tolerated || fail extender.filter-cordoned-tolerated "$f"
+r=$(args "$TOLERANT" gpu-cordoned cpu-1 | once prioritize $SNAP)
+[ "$(echo "$r" | score_of gpu-cordoned)" = 10 ] && pass extender.prioritize-cordoned-tolerated \
+    || fail extender.prioritize-cordoned-tolerated "$r"
 f=$(args "$GPU4" gpu-busy gpu-empty | once filter $SNAP)
 echo "$f" | jq -e '.NodeNames == ["gpu-empty"] and (.FailedNodes["gpu-busy"] | test("nvidia.com/gpu: 2 of 8 free"))' >/dev/null \
     && pass extender.filter-full-names-numbers || fail extender.filter-full-names-numbers "$f"
