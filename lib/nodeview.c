@@ -8,12 +8,14 @@
  * - MIG profiles: entries whose allocatable is 0 carry no capacity and are skipped; beyond
  *   GP_NODE_MAX_MIG profiles, or with a profile name longer than GP_MIG_NAME_MAX - 1, the extra
  *   profiles are ignored (the node stays usable; pods asking for them see "node has none").
- * - A pod's effective request follows Kubernetes: per resource, the larger of the sum over app
- *   containers and the largest init container, where a container's value is its request, or its
- *   limit when it sets only a limit (what kube-apiserver defaults the request to). Pod overhead
- *   (spec.overhead) and the restartable-init-container (sidecar) rule are not applied: gp_pod
- *   carries neither, and both only matter for CPU and memory, which the default scheduler
- *   checks anyway. */
+ * - A pod's effective request follows kube-scheduler (component-helpers resource.PodRequests):
+ *   per resource, the larger of (the sum over app containers and sidecars, i.e. init containers
+ *   with restartPolicy Always) and (the largest init phase: an init container plus the sidecars
+ *   declared before it). A container's value is its request, or its limit when it sets only a
+ *   limit (what kube-apiserver defaults the request to). The rule holds for GPUs and MIG slices
+ *   as much as for CPU and memory: a sidecar that asks for a GPU holds it for the pod's life.
+ *   Pod overhead (spec.overhead) is not applied (gp_pod does not carry it; it only matters for
+ *   CPU and memory, which the default scheduler checks anyway). */
 #include "gpupack/nodeview.h"
 
 #include <stdio.h>
@@ -194,8 +196,11 @@ void gp_node_clear(gp_node *n)
 typedef struct {
     char profile[GP_USAGE_MAX_MIG][GP_MIG_NAME_MAX];
     uint8_t nmig;
-    __int128 app[3 + GP_USAGE_MAX_MIG];  /* gpu, cpu, memory, then each MIG profile: nano-units */
-    __int128 init[3 + GP_USAGE_MAX_MIG]; /* the largest init container's value */
+    __int128 app[3 + GP_USAGE_MAX_MIG];  /* gpu, cpu, memory, then each MIG profile: nano-units;
+                                            app containers and sidecars */
+    __int128 side[3 + GP_USAGE_MAX_MIG]; /* the sidecars declared so far */
+    __int128 init[3 + GP_USAGE_MAX_MIG]; /* the largest init phase: an init container plus the
+                                            sidecars declared before it */
 } usage_acc;
 
 enum { SLOT_GPU = 0, SLOT_CPU = 1, SLOT_MEM = 2, SLOT_MIG = 3 };
@@ -234,7 +239,16 @@ static int slot_of(usage_acc *acc, const char *name)
     return SLOT_MIG + acc->nmig++;
 }
 
-/* Adds one named resource of container c to the accumulator. */
+static __int128 max128(__int128 a, __int128 b)
+{
+    return a > b ? a : b;
+}
+
+/* Adds one named resource of container c to the accumulator, by kube-scheduler's rule
+ * (component-helpers resource.PodRequests): app containers and sidecars run together and add
+ * up; a regular init container runs beside the sidecars declared before it; a sidecar's own
+ * start-up phase (itself plus the earlier sidecars) is also an init phase. Containers come in
+ * document order, so side[] holds exactly the earlier sidecars. */
 static gp_status add_resource(usage_acc *acc, const gp_container *c, const char *name,
                               gp_err *err)
 {
@@ -252,10 +266,15 @@ static gp_status add_resource(usage_acc *acc, const gp_container *c, const char 
     if (slot < 0)
         return GP_OK;
     v = r->qty.nano;
-    if (c->init)
-        acc->init[slot] = v > acc->init[slot] ? v : acc->init[slot];
-    else
+    if (!c->init) {
         acc->app[slot] += v;
+    } else if (c->sidecar) {
+        acc->app[slot] += v;
+        acc->side[slot] += v;
+        acc->init[slot] = max128(acc->init[slot], acc->side[slot]);
+    } else {
+        acc->init[slot] = max128(acc->init[slot], v + acc->side[slot]);
+    }
     return GP_OK;
 }
 
@@ -276,7 +295,7 @@ static gp_qty slot_value(const usage_acc *acc, int slot)
 {
     gp_qty q;
 
-    q.nano = acc->app[slot] > acc->init[slot] ? acc->app[slot] : acc->init[slot];
+    q.nano = max128(acc->app[slot], acc->init[slot]);
     return q;
 }
 

@@ -2,9 +2,9 @@
  *
  * A gp_node holds what scoring needs from a Node (allocatable GPUs, MIG slices per profile, CPU,
  * memory, pods; labels for price, GPU model and spot; cordon) plus the sum of what the pods bound
- * to it use. A gp_usage is one pod's effective request (Kubernetes semantics: the larger of the
- * sum over containers and the largest init container; pod overhead is not counted), small enough to keep one
- * per cached pod. The same decoding serves the live cache, snapshot files and the full Node
+ * to it use. A gp_usage is one pod's effective request (kube-scheduler's semantics: the larger of
+ * the sum over app containers and sidecars and the largest init phase; pod overhead is not
+ * counted), small enough to keep one per cached pod. The same decoding serves the live cache, snapshot files and the full Node
  * objects kube-scheduler sends when nodeCacheCapable is false. */
 #ifndef GPUPACK_NODEVIEW_H
 #define GPUPACK_NODEVIEW_H
@@ -61,7 +61,10 @@ gp_status gp_node_from_json(const cJSON *node, const gp_policy *pol, gp_node *ou
                             gp_err *err) GP_WUR;
 void gp_node_clear(gp_node *n);
 
-/* A pod's effective request. GP_EINVAL for more than GP_USAGE_MAX_MIG MIG profiles. */
+/* A pod's effective request: per resource, the larger of the sum over app containers and
+ * sidecars (init containers with restartPolicy Always) and the largest init phase (a regular
+ * init container plus the sidecars declared before it). GP_EINVAL for more than
+ * GP_USAGE_MAX_MIG MIG profiles. */
 gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err) GP_WUR;
 
 /* True when the usage asks for any GPU or MIG resource. */

@@ -175,6 +175,30 @@ for how in selector affinity none class; do
     [ "$ok" = y ] && pass extender.model-pressure-$how || fail extender.model-pressure-$how "$r"
 done
 
+# --- native sidecars (init containers with restartPolicy Always) hold their GPUs beside the app
+# containers: kube-scheduler adds them up, and so must the view of bound pods and the pending pod.
+snode() {
+    jq -n --arg n "$1" '{apiVersion: "v1", kind: "Node", metadata: {name: $n}, spec: {},
+        status: {allocatable: {cpu: "32", memory: "256Gi", pods: "110", "nvidia.com/gpu": "2"}}}'
+}
+{ snode sc-full; snode sc-half; } | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/snodes.json"
+# with_sidecar POD-JSON GPUS: the pod with a sidecar init container asking for GPUS GPUs.
+with_sidecar() {
+    echo "$1" | jq --arg g "$2" '.spec.initContainers = [{name: "proxy", image: "x", restartPolicy: "Always",
+        resources: {limits: {"nvidia.com/gpu": $g}, requests: {"nvidia.com/gpu": $g}}}]'
+}
+SIDE=$(with_sidecar "$GPU1" 1)
+{ echo "$SIDE" | jq '.metadata.uid = "bbbbbbbb-0000-4000-8000-000000000001" | .spec.nodeName = "sc-full" | .status.phase = "Running"'
+  echo "$GPU1" | jq '.metadata.uid = "bbbbbbbb-0000-4000-8000-000000000002" | .spec.nodeName = "sc-half" | .status.phase = "Running"'
+} | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/spods.json"
+SSNAP="--snapshot-nodes $E2E_TMP/snodes.json --snapshot-pods $E2E_TMP/spods.json"
+f=$(args "$GPU1" sc-full sc-half | once filter $SSNAP)
+echo "$f" | jq -e '.NodeNames == ["sc-half"] and (.FailedNodes["sc-full"] | test("nvidia.com/gpu: 0 of 2 free"))' >/dev/null \
+    && pass extender.sidecar-gpus-of-bound-pod-count || fail extender.sidecar-gpus-of-bound-pod-count "$f"
+f=$(args "$SIDE" sc-half | once filter $SSNAP)
+echo "$f" | jq -e '.NodeNames == [] and (.FailedNodes["sc-half"] | test("1 of 2 free, pod needs 2"))' >/dev/null \
+    && pass extender.sidecar-gpus-of-pending-pod-count || fail extender.sidecar-gpus-of-pending-pod-count "$f"
+
 # --- --explain and "where would this pod go?"
 args "$GPU1" gpu-busy gpu-empty | once prioritize $SNAP --explain 2> "$E2E_TMP/explain" > /dev/null
 grep -q '^NODE' "$E2E_TMP/explain" && grep -q '^gpu-busy' "$E2E_TMP/explain" && grep -q 'SCORE' "$E2E_TMP/explain" \

@@ -299,6 +299,64 @@ GP_TEST(usage_init_containers_take_max)
     GP_CHECK_INT(u.gpu, 4); /* an init container holding 4 GPUs needs them free */
 }
 
+/* Sidecars (init containers with restartPolicy Always) run beside the app containers for the
+ * pod's life: kube-scheduler adds their requests, GPUs and MIG slices included. The brief's
+ * case: a 1-GPU sidecar and a 1-GPU app container hold 2 GPUs. */
+GP_TEST(usage_sidecars_add_up)
+{
+    gp_usage u;
+
+    GP_CHECK_INT(usage_q("{'initContainers':[{'restartPolicy':'Always','resources':{'limits':{"
+                         "'nvidia.com/gpu':'1','nvidia.com/mig-1g.10gb':'1'},'requests':{"
+                         "'cpu':'1','memory':'1Gi'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1',"
+                         "'nvidia.com/mig-1g.10gb':'2'},'requests':{'cpu':'2','memory':'2Gi'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 2);
+    GP_CHECK_INT(u.cpu_m, 3000);
+    GP_CHECK_INT(u.mem, 3 * GIB);
+    GP_CHECK_INT(u.nmig, 1);
+    GP_CHECK_INT(u.mig[0], 3);
+    /* Without restartPolicy Always the same init container only needs its GPU before the app
+     * starts: the larger of 1 and 1. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 1);
+}
+
+/* A regular init container runs beside the sidecars declared before it, not after it:
+ * max(app + sidecars, max over init i of (init_i + sidecars before i)). */
+GP_TEST(usage_init_container_beside_earlier_sidecars)
+{
+    gp_usage u;
+
+    /* sidecar 1 GPU, then init 4 GPUs: 1 + 4 = 5 > app 1 + sidecar 1. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'restartPolicy':'Always','resources':{'limits':{"
+                         "'nvidia.com/gpu':'1'}}},{'resources':{'limits':{'nvidia.com/gpu':'4'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 5);
+    /* init 4 GPUs first, then the sidecar: max(4, 1 + 1) = 4. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'resources':{'limits':{'nvidia.com/gpu':'4'}}},"
+                         "{'restartPolicy':'Always','resources':{'limits':{'nvidia.com/gpu':'1'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 4);
+    /* CPU alike: sidecars 1 + 2, init 3 after the first: max(0.5 + 3, 3 + 1) = 4. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'restartPolicy':'Always','resources':{'requests':{"
+                         "'cpu':'1'}}},{'resources':{'requests':{'cpu':'3'}}},"
+                         "{'restartPolicy':'Always','resources':{'requests':{'cpu':'2'}}}],"
+                         "'containers':[{'resources':{'requests':{'cpu':'500m'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.cpu_m, 4000);
+}
+
 /* Sums are exact and rounded up once: three 1/3 CPUs are 1001m, not 999m or 1002m. */
 GP_TEST(usage_rounds_up)
 {
@@ -468,6 +526,7 @@ GP_MAIN(GP_CASE(node_decodes_everything), GP_CASE(node_minimal_cpu_only),
         GP_CASE(node_spot_labels), GP_CASE(node_mig_limits), GP_CASE(node_errors),
         GP_CASE(node_allocatable_clamps), GP_CASE(usage_sums_app_containers),
         GP_CASE(usage_limits_default_requests), GP_CASE(usage_init_containers_take_max),
+        GP_CASE(usage_sidecars_add_up), GP_CASE(usage_init_container_beside_earlier_sidecars),
         GP_CASE(usage_rounds_up), GP_CASE(usage_mig_profiles),
         GP_CASE(usage_empty_and_other_resources), GP_CASE(apply_usage_adds_and_removes),
         GP_CASE(apply_usage_clamps_at_zero), GP_CASE(apply_usage_cpu_pod),
