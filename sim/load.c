@@ -433,7 +433,7 @@ static bool pod_requests(const cJSON *pod, int64_t *cpu, int64_t *mem, int64_t *
     if (st == GP_OK)
         st = gp_usage_from_pod(&p, &u, why);
     gp_arena_free(&a);
-    if (st != GP_OK)
+    if (st != GP_OK && st != GP_ETOOBIG) /* too many MIG profiles: the rest counts (no MIG here) */
         return false;
     *cpu = u.cpu_m;
     *mem = u.mem;

@@ -5,8 +5,8 @@
  * cache already holds (a relist, a MODIFIED that changes nothing, the binding of a pod the
  * extender had assumed on a node) never counts a pod twice. A pod uses resources on its node from
  * the moment it is bound (spec.nodeName) until it is deleted or terminates (phase Succeeded or
- * Failed): terminated pods count as free. Each cached pod takes a fixed 44-byte record, never a
- * JSON tree.
+ * Failed): terminated pods count as free. Each cached pod takes a fixed 40-byte record (and a pod
+ * that uses MIG slices a 32-byte entry besides), never a JSON tree.
  *
  * Assumptions: after prioritize, the extender may assume the pod on its best node for a short
  * time (the scheduler binds a moment later), so the next pod scored before the watch reports the

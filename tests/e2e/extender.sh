@@ -199,6 +199,28 @@ f=$(args "$SIDE" sc-half | once filter $SSNAP)
 echo "$f" | jq -e '.NodeNames == [] and (.FailedNodes["sc-half"] | test("1 of 2 free, pod needs 2"))' >/dev/null \
     && pass extender.sidecar-gpus-of-pending-pod-count || fail extender.sidecar-gpus-of-pending-pod-count "$f"
 
+# --- more than two MIG profiles in one pod: a bound one counts every profile (it used to be
+# dropped, its node looking empty); a pending one is filtered; past 8 profiles, a clear error.
+jq -n '{apiVersion: "v1", kind: "List", items: [{apiVersion: "v1", kind: "Node", metadata: {name: "mig3"}, spec: {},
+    status: {allocatable: {cpu: "32", memory: "256Gi", pods: "110", "nvidia.com/mig-1g.10gb": "1",
+                           "nvidia.com/mig-2g.20gb": "1", "nvidia.com/mig-3g.40gb": "1"}}}]}' > "$E2E_TMP/m3nodes.json"
+M3LIM='{"nvidia.com/mig-1g.10gb":"1","nvidia.com/mig-2g.20gb":"1","nvidia.com/mig-3g.40gb":"1"}'
+MIG3P=$(pod three "$M3LIM" '{"gpupack.io/class":"inference"}')
+echo "$MIG3P" | jq '.metadata.uid = "cccccccc-0000-4000-8000-000000000001" | .spec.nodeName = "mig3" | .status.phase = "Running"' \
+    | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/m3pods.json"
+M3SNAP="--snapshot-nodes $E2E_TMP/m3nodes.json --snapshot-pods $E2E_TMP/m3pods.json"
+f=$(args "$(pod one1g '{"nvidia.com/mig-1g.10gb":"1"}')" mig3 | once filter $M3SNAP)
+echo "$f" | jq -e '.NodeNames == [] and (.FailedNodes.mig3 | test("nvidia.com/mig-1g.10gb: 0 of 1 free"))' >/dev/null \
+    && pass extender.mig-three-profiles-bound-counts || fail extender.mig-three-profiles-bound-counts "$f"
+f=$(args "$MIG3P" mig3 | once filter --snapshot-nodes "$E2E_TMP/m3nodes.json" --snapshot-pods "$E2E_TMP/nopods.json")
+echo "$f" | jq -e '.Error == "" and .NodeNames == ["mig3"]' >/dev/null \
+    && pass extender.mig-three-profiles-pending-filtered || fail extender.mig-three-profiles-pending-filtered "$f"
+MIG9=$(pod nine '{"nvidia.com/mig-1g.5gb":"1","nvidia.com/mig-1g.10gb":"1","nvidia.com/mig-2g.10gb":"1","nvidia.com/mig-2g.20gb":"1",
+    "nvidia.com/mig-3g.20gb":"1","nvidia.com/mig-3g.40gb":"1","nvidia.com/mig-4g.20gb":"1","nvidia.com/mig-7g.40gb":"1","nvidia.com/mig-7g.80gb":"1"}')
+f=$(args "$MIG9" mig3 | once filter $M3SNAP)
+echo "$f" | jq -e '.Error | test("more than 8 distinct MIG profiles")' >/dev/null \
+    && pass extender.mig-past-profile-limit-clear-error || fail extender.mig-past-profile-limit-clear-error "$f"
+
 # --- --explain and "where would this pod go?"
 args "$GPU1" gpu-busy gpu-empty | once prioritize $SNAP --explain 2> "$E2E_TMP/explain" > /dev/null
 grep -q '^NODE' "$E2E_TMP/explain" && grep -q '^gpu-busy' "$E2E_TMP/explain" && grep -q 'SCORE' "$E2E_TMP/explain" \

@@ -379,7 +379,6 @@ GP_TEST(usage_rounds_up)
 GP_TEST(usage_mig_profiles)
 {
     gp_usage u;
-    gp_err err = {{0}};
 
     GP_CHECK_INT(usage_q("{'initContainers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':"
                          "'3'}}}],'containers':[{'resources':{'limits':{'nvidia.com/mig-2g.20gb':"
@@ -396,11 +395,39 @@ GP_TEST(usage_mig_profiles)
             GP_CHECK(strcmp(u.mig_profile[i], "2g.20gb") == 0 && u.mig[i] == 2);
     }
     GP_CHECK(gp_usage_is_gpu(&u));
+}
+
+/* A pod may use more than two profiles: up to GP_USAGE_MAX_MIG (as many as a node view keeps)
+ * are all counted. Past that the call says GP_ETOOBIG but still fills in the rest, so that a
+ * bound pod keeps its GPUs counted. */
+GP_TEST(usage_many_mig_profiles)
+{
+    static const char *const prof[] = { "1g.5gb", "1g.10gb", "2g.10gb", "2g.20gb", "3g.20gb",
+                                         "3g.40gb", "4g.20gb", "7g.40gb", "7g.80gb" };
+    char spec[2048];
+    size_t len;
+    gp_usage u;
+    gp_err err = {{0}};
+
     GP_CHECK_INT(usage_q("{'containers':[{'resources':{'requests':{'nvidia.com/mig-1g.10gb':'1',"
-                         "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.40gb':'1'}}}]}",
+                         "'nvidia.com/mig-2g.20gb':'2','nvidia.com/mig-3g.40gb':'1'}}}]}",
                          &u, &err),
-                 GP_EINVAL);
-    GP_CHECK_STR(err.msg, "pod asks for more than 2 MIG profiles");
+                 GP_OK);
+    GP_CHECK_INT(u.nmig, 3);
+    GP_CHECK_STR(u.mig_profile[2], "3g.40gb");
+    GP_CHECK_INT(u.mig[1], 2);
+    len = (size_t)snprintf(spec, sizeof(spec), "{'containers':[{'resources':{'requests':{"
+                                               "'nvidia.com/gpu':'2'");
+    for (int i = 0; i < 9; i++)
+        len += (size_t)snprintf(spec + len, sizeof(spec) - len, ",'nvidia.com/mig-%s':'1'",
+                                prof[i]);
+    snprintf(spec + len, sizeof(spec) - len, "}}}]}");
+    GP_CHECK_INT(usage_q(spec, &u, &err), GP_ETOOBIG);
+    GP_CHECK_STR(err.msg, "pod asks for more than 8 distinct MIG profiles (nvidia.com/mig-*)");
+    GP_CHECK_INT(u.gpu, 2);
+    GP_CHECK_INT(u.nmig, GP_USAGE_MAX_MIG);
+    GP_CHECK_STR(u.mig_profile[7], "7g.40gb");
+    GP_CHECK_INT(u.mig[7], 1);
 }
 
 GP_TEST(usage_empty_and_other_resources)
@@ -527,7 +554,7 @@ GP_MAIN(GP_CASE(node_decodes_everything), GP_CASE(node_minimal_cpu_only),
         GP_CASE(node_allocatable_clamps), GP_CASE(usage_sums_app_containers),
         GP_CASE(usage_limits_default_requests), GP_CASE(usage_init_containers_take_max),
         GP_CASE(usage_sidecars_add_up), GP_CASE(usage_init_container_beside_earlier_sidecars),
-        GP_CASE(usage_rounds_up), GP_CASE(usage_mig_profiles),
+        GP_CASE(usage_rounds_up), GP_CASE(usage_mig_profiles), GP_CASE(usage_many_mig_profiles),
         GP_CASE(usage_empty_and_other_resources), GP_CASE(apply_usage_adds_and_removes),
         GP_CASE(apply_usage_clamps_at_zero), GP_CASE(apply_usage_cpu_pod),
         GP_CASE(apply_usage_unknown_mig_profile), GP_CASE(apply_usage_mig_table_full))

@@ -242,14 +242,30 @@ GP_TEST(demand_model_globs)
     gp_policy_unref(pol);
 }
 
+/* Three MIG profiles are a demand like any other; past GP_USAGE_MAX_MIG the pending pod gets a
+ * clear error (the extender answers filter with it) rather than a partial demand. */
 GP_TEST(demand_bad_usage)
 {
     gp_policy *pol = default_policy();
+    gp_node n = mk("n", 0, 0, 0, NULL, NULL);
     fx f;
 
+    add_mig(&n, "1g.10gb", 7, 0);
+    add_mig(&n, "2g.20gb", 3, 3);
+    add_mig(&n, "3g.40gb", 2, 0);
     fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':'1',"
                         "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.40gb':'1'}}}]}");
-    GP_CHECK_INT(f.st, GP_EINVAL);
+    GP_CHECK_INT(f.st, GP_OK);
+    GP_CHECK_INT(f.d.usage.nmig, 3);
+    GP_CHECK_INT(filt(&f, &n, pol, NULL), GP_FILTER_FULL); /* 2g.20gb: 0 of 3 free */
+    fx_done(&f);
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.5gb':'1',"
+                        "'nvidia.com/mig-1g.10gb':'1','nvidia.com/mig-2g.10gb':'1',"
+                        "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.20gb':'1',"
+                        "'nvidia.com/mig-3g.40gb':'1','nvidia.com/mig-4g.20gb':'1',"
+                        "'nvidia.com/mig-7g.40gb':'1','nvidia.com/mig-7g.80gb':'1'}}}]}");
+    GP_CHECK_INT(f.st, GP_ETOOBIG);
+    GP_CHECK(strstr(f.err.msg, "more than 8 distinct MIG profiles") != NULL);
     fx_done(&f);
     gp_policy_unref(pol);
 }
