@@ -172,6 +172,20 @@ static void uid_key(const char *uid, uint8_t key[16])
     /* A collision with a real UUID is as unlikely as any 128-bit hash collision. */
 }
 
+/* The key of a pod without metadata.uid (a hand-written snapshot): a hash of namespace and name
+ * whose variant bits (byte 8: 111) are those RFC 4122 reserves, so it never equals the key of a
+ * real uid, which kube-apiserver makes an RFC 4122 UUID (variant 10); against a uid that is not
+ * a UUID (hashed by uid_key()) a clash is as unlikely as any 125-bit hash collision. */
+static void name_key(const char *ns, const char *name, uint8_t key[16])
+{
+    uint64_t a = fnv1a(name, fnv1a("/", fnv1a(ns, 0x84222325cbf29ce4ULL)));
+    uint64_t b = fnv1a(name, fnv1a("/", fnv1a(ns, 0x2545f4914f6cdd1dULL)));
+
+    memcpy(key, &a, 8);
+    memcpy(key + 8, &b, 8);
+    key[8] |= 0xe0;
+}
+
 static size_t key_hash(const uint8_t key[16])
 {
     uint64_t a, b;
@@ -723,7 +737,7 @@ void gp_cache_nodes_end(gp_cache *c)
 /* ---- pods ---- */
 
 typedef struct {
-    const char *uid;
+    uint8_t key[16];     /* from metadata.uid, else from namespace/name (name_key()) */
     const char *node;
     bool terminated;
     bool daemonset;
@@ -900,6 +914,23 @@ static void pod_constraint(const cJSON *obj, const gp_pod *pod, pod_info *pi)
         pi->cons[0] = '\0';
 }
 
+/* The pod's key: its uid; without one (kube-apiserver always sends it; a hand-written snapshot
+ * may not), its namespace and name. False when it has neither uid nor name. */
+static bool pod_key(const cJSON *obj, const gp_pod *pod, uint8_t key[16])
+{
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "uid");
+
+    if (cJSON_IsString(uid) && *uid->valuestring != '\0') {
+        uid_key(uid->valuestring, key);
+        return true;
+    }
+    if (pod->name == NULL || *pod->name == '\0')
+        return false;
+    name_key(pod->namespace, pod->name, key);
+    return true;
+}
+
 /* A pod's usage. More MIG profiles than GP_USAGE_MAX_MIG still count with what fits (GPUs, CPU,
  * memory, the first profiles): dropping the pod would make its node look empty. */
 static bool pod_usage(const gp_pod *pod, gp_usage *out)
@@ -911,21 +942,16 @@ static bool pod_usage(const gp_pod *pod, gp_usage *out)
 
 static bool pod_decode(const cJSON *obj, pod_info *pi)
 {
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(meta, "uid");
     const cJSON *phase = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(obj, "status"), "phase");
     gp_arena a;
     gp_pod pod;
     bool ok;
 
-    if (!cJSON_IsString(uid) || *uid->valuestring == '\0')
-        return false;
-    pi->uid = uid->valuestring;
     pi->terminated = cJSON_IsString(phase) && (strcmp(phase->valuestring, "Succeeded") == 0 ||
                                                strcmp(phase->valuestring, "Failed") == 0);
     gp_arena_init(&a, 4u * 1024 * 1024);
-    ok = gp_pod_from_json(obj, "", &a, &pod, NULL) == GP_OK &&
+    ok = gp_pod_from_json(obj, "", &a, &pod, NULL) == GP_OK && pod_key(obj, &pod, pi->key) &&
          pod_usage(&pod, &pi->usage);
     /* node_name borrows from obj, which outlives this call. */
     pi->node = ok ? pod.node_name : NULL;
@@ -982,7 +1008,6 @@ static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
 void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod)
 {
     pod_info pi;
-    uint8_t key[16];
     bool ok;
 
     memset(&pi, 0, sizeof(pi));
@@ -991,11 +1016,10 @@ void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod)
     if (!ok) {
         c->bad++;
     } else {
-        uid_key(pi.uid, key);
         if (type != NULL && strcmp(type, "DELETED") == 0)
-            pod_delete(c, key);
+            pod_delete(c, pi.key);
         else
-            pod_upsert(c, &pi, key);
+            pod_upsert(c, &pi, pi.key);
     }
     pthread_rwlock_unlock(&c->lock);
 }
@@ -1027,11 +1051,54 @@ void gp_cache_pods_end(gp_cache *c)
 
 /* ---- snapshots ---- */
 
+/* metadata.<field> when it is a string, else "". */
+static const char *meta_str(const cJSON *obj, const char *field)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), field);
+
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* One pod of a snapshot, as a list item; but a pod that cannot be keyed (neither uid nor name)
+ * or whose key an earlier item of the file had is an error naming it: the view would otherwise
+ * silently be a pod short. Other undecodable pods are skipped and counted, as in a list. */
+static gp_status snapshot_pod(gp_cache *c, const cJSON *obj, int i, gp_err *err)
+{
+    pod_info pi;
+    pod_rec *r;
+    bool dup;
+
+    if (*meta_str(obj, "uid") == '\0' && *meta_str(obj, "name") == '\0') {
+        gp_err_set(err, "pods snapshot: items[%d] has neither metadata.uid nor metadata.name", i);
+        return GP_EINVAL;
+    }
+    memset(&pi, 0, sizeof(pi));
+    if (!pod_decode(obj, &pi)) {
+        gp_cache_pod_event(c, NULL, obj); /* counted as skipped */
+        return GP_OK;
+    }
+    pthread_rwlock_wrlock(&c->lock);
+    dup = (r = pod_find(c, pi.key)) != NULL && r->gen == c->pod_gen;
+    if (!dup)
+        pod_upsert(c, &pi, pi.key);
+    pthread_rwlock_unlock(&c->lock);
+    if (dup) {
+        gp_err_set(err, "pods snapshot: items[%d] (%s/%s) is a pod an earlier item already "
+                   "gave (the same metadata.uid, or without one the same namespace and name)",
+                   i, meta_str(obj, "namespace"), meta_str(obj, "name"));
+        return GP_EINVAL;
+    }
+    return GP_OK;
+}
+
 static gp_status load_list(gp_cache *c, const char *json, size_t len, bool nodes, gp_err *err)
 {
     const char *what = nodes ? "nodes" : "pods";
     const cJSON *items, *it;
     cJSON *root = cJSON_ParseWithLength(json, len);
+    gp_status st = GP_OK;
+    int i = 0;
 
     if (root == NULL) {
         gp_err_set(err, "%s snapshot is not valid JSON", what);
@@ -1049,13 +1116,15 @@ static gp_status load_list(gp_cache *c, const char *json, size_t len, bool nodes
     {
         if (nodes)
             gp_cache_node_event(c, NULL, it);
-        else
-            gp_cache_pod_event(c, NULL, it);
+        else if ((st = snapshot_pod(c, it, i++, err)) != GP_OK)
+            break;
     }
-    nodes ? gp_cache_nodes_end(c) : gp_cache_pods_end(c);
+    /* A refused file leaves the pods unsynced: nothing scores from half a view. */
+    if (st == GP_OK)
+        nodes ? gp_cache_nodes_end(c) : gp_cache_pods_end(c);
     cJSON_Delete(root);
     gp_heap_trim();
-    return GP_OK;
+    return st;
 }
 
 gp_status gp_cache_load_snapshot(gp_cache *c, const char *nodes_json, size_t nodes_len,

@@ -175,6 +175,26 @@ for how in selector affinity none class; do
     [ "$ok" = y ] && pass extender.model-pressure-$how || fail extender.model-pressure-$how "$r"
 done
 
+# --- hand-written snapshots (README.md invites them) often have no metadata.uid: such pods are
+# keyed by namespace and name, not dropped. Two of them hold all 8 GPUs of nouid-full.
+{ mnode nouid-full NVIDIA-A100-SXM4-40GB | jq '.status.allocatable["nvidia.com/gpu"] = "8"'; mnode nouid-free NVIDIA-A100-SXM4-40GB; } \
+    | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/unodes.json"
+for i in 1 2; do
+    jq -n --arg i "$i" '{metadata: {name: ("hand-" + $i), namespace: "ml"},
+        spec: {nodeName: "nouid-full", containers: [{name: "c", resources: {limits: {"nvidia.com/gpu": "4"}}}]}}'
+done | jq -s '{items: .}' > "$E2E_TMP/upods.json"
+f=$(args "$GPU1" nouid-full nouid-free | once filter --snapshot-nodes "$E2E_TMP/unodes.json" --snapshot-pods "$E2E_TMP/upods.json")
+echo "$f" | jq -e '.NodeNames == ["nouid-free"] and (.FailedNodes["nouid-full"] | test("nvidia.com/gpu: 0 of 8 free"))' >/dev/null \
+    && pass extender.snapshot-pods-without-uid-count || fail extender.snapshot-pods-without-uid-count "$f"
+jq '.items[1].metadata = {namespace: "ml"}' "$E2E_TMP/upods.json" > "$E2E_TMP/upods-anon.json"
+"$X" --once filter --snapshot-nodes "$E2E_TMP/unodes.json" --snapshot-pods "$E2E_TMP/upods-anon.json" < /dev/null > /dev/null 2> "$E2E_TMP/e4"; rc=$?
+[ $rc = 2 ] && grep -q 'items\[1\] has neither metadata.uid nor metadata.name' "$E2E_TMP/e4" \
+    && pass extender.snapshot-unkeyed-pod-refused || fail extender.snapshot-unkeyed-pod-refused "rc $rc: $(cat "$E2E_TMP/e4")"
+jq '.items[1].metadata.name = "hand-1"' "$E2E_TMP/upods.json" > "$E2E_TMP/upods-dup.json"
+"$X" --once filter --snapshot-nodes "$E2E_TMP/unodes.json" --snapshot-pods "$E2E_TMP/upods-dup.json" < /dev/null > /dev/null 2> "$E2E_TMP/e5"; rc=$?
+[ $rc = 2 ] && grep -q 'items\[1\] (ml/hand-1)' "$E2E_TMP/e5" \
+    && pass extender.snapshot-repeated-pod-refused || fail extender.snapshot-repeated-pod-refused "rc $rc: $(cat "$E2E_TMP/e5")"
+
 # --- native sidecars (init containers with restartPolicy Always) hold their GPUs beside the app
 # containers: kube-scheduler adds them up, and so must the view of bound pods and the pending pod.
 snode() {

@@ -1521,6 +1521,108 @@ GP_TEST(snapshot_loads_lists)
     fx_done(&f);
 }
 
+/* Issue 15: pods without metadata.uid (hand-written snapshots, which README.md invites) used to
+ * be dropped silently, so a node whose 8 GPUs two such pods hold looked empty. They are keyed by
+ * namespace and name now. */
+GP_TEST(snapshot_pods_without_uid_count)
+{
+    fixture f;
+    gp_node n;
+    gp_err err = { "" };
+    const char *nodes = "{'items':[{'metadata':{'name':'gpu-1'},'status':{'allocatable':"
+                        "{'nvidia.com/gpu':'8','cpu':'64'}}}]}";
+    /* Two pods named alike in two namespaces, one in none: three pods. */
+    const char *pods = "{'items':["
+                       "{'metadata':{'name':'a','namespace':'ml'},'spec':{'nodeName':'gpu-1',"
+                       "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'4'}}}]}},"
+                       "{'metadata':{'name':'a','namespace':'web'},'spec':{'nodeName':'gpu-1',"
+                       "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'3'}}}]}},"
+                       "{'metadata':{'name':'a'},'spec':{'nodeName':'gpu-1',"
+                       "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}}]}";
+    cJSON *nj, *pj;
+    char *ns, *ps;
+
+    fx_init(&f);
+    nj = parse_q(nodes);
+    pj = parse_q(pods);
+    ns = cJSON_PrintUnformatted(nj);
+    ps = cJSON_PrintUnformatted(pj);
+    GP_CHECK_INT(gp_cache_load_snapshot(f.c, ns, strlen(ns), ps, strlen(ps), &err), GP_OK);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 8);
+    GP_CHECK_INT(n.pods_used, 3);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 3);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).bad, 0);
+    free(ns);
+    free(ps);
+    cJSON_Delete(nj);
+    cJSON_Delete(pj);
+    fx_done(&f);
+}
+
+/* Events without uid are keyed by namespace and name alike: a MODIFIED replaces, a DELETED
+ * frees; a pod with a uid and one without, named alike, are two pods. */
+GP_TEST(pod_events_without_uid_keyed_by_name)
+{
+    fixture f;
+    gp_node n;
+    cJSON *j;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    j = parse_q("{'metadata':{'name':'p','namespace':'ml'},'spec':{'nodeName':'gpu-1',"
+                "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'2'}}}]}}");
+    gp_cache_pod_event(f.c, "ADDED", j);
+    gp_cache_pod_event(f.c, "MODIFIED", j);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    pod_ev(f.c, "ADDED", UID1, "gpu-1", NULL, 1, 0, "1", "1Gi"); /* its name is p-<uid> */
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+    gp_cache_pod_event(f.c, "DELETED", j);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 1);
+    cJSON_Delete(j);
+    fx_done(&f);
+}
+
+/* A snapshot pod that cannot be keyed (neither uid nor name), or that repeats an earlier item's
+ * key, is refused with a message naming it: never a view silently a pod short. */
+GP_TEST(snapshot_refuses_unkeyed_and_repeated_pods)
+{
+    static const char *const bad[][2] = {
+        { "{'items':[{'metadata':{'uid':'u1','name':'a'}},{'metadata':{'namespace':'ml'},"
+          "'spec':{'nodeName':'gpu-1'}}]}",
+          "pods snapshot: items[1] has neither metadata.uid nor metadata.name" },
+        { "{'items':[{'metadata':{'name':'a','namespace':'ml'}},"
+          "{'metadata':{'name':'a','namespace':'ml'}}]}",
+          "pods snapshot: items[1] (ml/a) is a pod an earlier item already gave" },
+        { "{'items':[{'metadata':{'uid':'" UID1 "','name':'a'}},"
+          "{'metadata':{'uid':'" UID1 "','name':'b'}}]}",
+          "pods snapshot: items[1] (/b) is a pod an earlier item already gave" },
+    };
+    const char *nodes = "{\"items\":[{\"metadata\":{\"name\":\"gpu-1\"}}]}";
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        fixture f;
+        gp_err err = { "" };
+        cJSON *pj = parse_q(bad[i][0]);
+        char *ps = cJSON_PrintUnformatted(pj);
+
+        fx_init(&f);
+        GP_CHECK_INT(gp_cache_load_snapshot(f.c, nodes, strlen(nodes), ps, strlen(ps), &err),
+                     GP_EINVAL);
+        GP_CHECK(strncmp(err.msg, bad[i][1], strlen(bad[i][1])) == 0);
+        if (strncmp(err.msg, bad[i][1], strlen(bad[i][1])) != 0)
+            printf("  got: %s\n", err.msg);
+        GP_CHECK(!gp_cache_synced(f.c)); /* nothing scores from half a view */
+        free(ps);
+        cJSON_Delete(pj);
+        fx_done(&f);
+    }
+}
+
 GP_TEST(snapshot_errors)
 {
     fixture f;
@@ -1636,4 +1738,5 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(pressure_follows_policy_and_cluster),
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
-        GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))
+        GP_CASE(snapshot_pods_without_uid_count), GP_CASE(pod_events_without_uid_keyed_by_name),
+        GP_CASE(snapshot_refuses_unkeyed_and_repeated_pods), GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))
