@@ -1739,4 +1739,5 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
         GP_CASE(snapshot_pods_without_uid_count), GP_CASE(pod_events_without_uid_keyed_by_name),
-        GP_CASE(snapshot_refuses_unkeyed_and_repeated_pods), GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))
+        GP_CASE(snapshot_refuses_unkeyed_and_repeated_pods), GP_CASE(snapshot_errors),
+        GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))

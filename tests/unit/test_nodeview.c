@@ -342,7 +342,8 @@ GP_TEST(usage_init_container_beside_earlier_sidecars)
     GP_CHECK_INT(u.gpu, 5);
     /* init 4 GPUs first, then the sidecar: max(4, 1 + 1) = 4. */
     GP_CHECK_INT(usage_q("{'initContainers':[{'resources':{'limits':{'nvidia.com/gpu':'4'}}},"
-                         "{'restartPolicy':'Always','resources':{'limits':{'nvidia.com/gpu':'1'}}}],"
+                         "{'restartPolicy':'Always','resources':{'limits':{"
+                         "'nvidia.com/gpu':'1'}}}],"
                          "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}",
                          &u, NULL),
                  GP_OK);
