@@ -13,7 +13,8 @@
 #define NO_NODE UINT32_MAX
 #define MAX_PROFILES 256
 
-/* One pod: 44 bytes. */
+/* One pod: 40 bytes. MIG usage lives out of line (mig_use): most pods have none, and a pod may
+ * use up to GP_USAGE_MAX_MIG profiles, which inline would cost every record 24 bytes. */
 typedef struct {
     uint8_t key[16];
     uint32_t node;      /* node id, NO_NODE when not bound or terminated */
@@ -21,9 +22,8 @@ typedef struct {
     uint32_t cpu_m;
     uint32_t mem_kib;
     uint16_t gpu;
-    uint16_t mig[GP_USAGE_MAX_MIG];
-    uint8_t mig_id[GP_USAGE_MAX_MIG];
-    uint8_t nmig;
+    uint8_t mig_ref[3]; /* 1 + index into the cache's mig_uses (24 bits, little end first);
+                           0: no MIG usage */
     uint8_t used;       /* 0 empty slot, 1 live, 2 tombstone */
     uint8_t flags;      /* REC_* */
     uint8_t cons;       /* GPU model constraint (cons_entry id), 0: none */
@@ -31,7 +31,19 @@ typedef struct {
 
 #define REC_DAEMONSET 1u /* owned by a DaemonSet: not part of the workload mix */
 #define REC_CPU_SHAPE 2u /* counted as a CPU-only shape of the mix (bound next to whole GPUs) */
-_Static_assert(sizeof(pod_rec) == 44, "a cached pod takes 44 bytes");
+_Static_assert(sizeof(pod_rec) == 40, "a cached pod takes 40 bytes");
+
+/* A pod's MIG slices: profile ids (into the cache's profiles) and counts; n 0: a free entry,
+ * next_free then links the free list. */
+#define MAX_MIG_USES ((UINT32_C(1) << 24) - 1) /* what a 24-bit mig_ref can name */
+_Static_assert(GP_CACHE_MAX_PODS <= MAX_MIG_USES, "every pod can have a mig_use");
+typedef struct {
+    uint8_t n;
+    uint8_t id[GP_USAGE_MAX_MIG];
+    uint16_t count[GP_USAGE_MAX_MIG];
+    uint32_t next_free; /* 1 + index of the next free entry, 0: none */
+} mig_use;
+_Static_assert(sizeof(mig_use) == 32, "a pod's MIG usage takes 32 bytes (docs/extender.md)");
 
 /* What bound pods use on one node. */
 typedef struct {
@@ -83,6 +95,9 @@ struct gp_cache {
     size_t pods_cap, pods_live, pods_tomb;
     char profiles[MAX_PROFILES][GP_MIG_NAME_MAX];
     size_t nprofiles;
+    mig_use *mig_uses;      /* the pods' MIG usage, by pod_rec.mig_ref - 1 */
+    size_t nmig_uses, cap_mig_uses;
+    uint32_t mig_free;      /* 1 + index of the first free entry, 0: none */
     assumption *assumed;    /* grown on demand up to GP_CACHE_MAX_ASSUMED */
     size_t nassumed, cap_assumed;
     uint32_t node_gen, pod_gen;
@@ -155,6 +170,20 @@ static void uid_key(const char *uid, uint8_t key[16])
     memcpy(key, &a, 8);
     memcpy(key + 8, &b, 8);
     /* A collision with a real UUID is as unlikely as any 128-bit hash collision. */
+}
+
+/* The key of a pod without metadata.uid (a hand-written snapshot): a hash of namespace and name
+ * whose variant bits (byte 8: 111) are those RFC 4122 reserves, so it never equals the key of a
+ * real uid, which kube-apiserver makes an RFC 4122 UUID (variant 10); against a uid that is not
+ * a UUID (hashed by uid_key()) a clash is as unlikely as any 125-bit hash collision. */
+static void name_key(const char *ns, const char *name, uint8_t key[16])
+{
+    uint64_t a = fnv1a(name, fnv1a("/", fnv1a(ns, 0x84222325cbf29ce4ULL)));
+    uint64_t b = fnv1a(name, fnv1a("/", fnv1a(ns, 0x2545f4914f6cdd1dULL)));
+
+    memcpy(key, &a, 8);
+    memcpy(key + 8, &b, 8);
+    key[8] |= 0xe0;
 }
 
 static size_t key_hash(const uint8_t key[16])
@@ -377,6 +406,66 @@ static pod_rec *pod_insert(gp_cache *c, const uint8_t key[16])
     return &c->pods[h];
 }
 
+/* ---- MIG usage, out of line ---- */
+
+static uint32_t rec_mig_ref(const pod_rec *r)
+{
+    return (uint32_t)r->mig_ref[0] | (uint32_t)r->mig_ref[1] << 8 | (uint32_t)r->mig_ref[2] << 16;
+}
+
+static void rec_set_mig_ref(pod_rec *r, uint32_t ref)
+{
+    r->mig_ref[0] = (uint8_t)ref;
+    r->mig_ref[1] = (uint8_t)(ref >> 8);
+    r->mig_ref[2] = (uint8_t)(ref >> 16);
+}
+
+/* The record's MIG usage, or NULL when it has none. */
+static const mig_use *rec_mig(const gp_cache *c, const pod_rec *r)
+{
+    uint32_t ref = rec_mig_ref(r);
+
+    return ref != 0 ? &c->mig_uses[ref - 1] : NULL;
+}
+
+/* A cleared entry's reference (from the free list, else grown); 0 on allocation failure. */
+static uint32_t mig_use_new(gp_cache *c)
+{
+    uint32_t ref = c->mig_free;
+
+    if (ref != 0) {
+        c->mig_free = c->mig_uses[ref - 1].next_free;
+    } else {
+        if (c->nmig_uses >= MAX_MIG_USES)
+            return 0;
+        if (c->nmig_uses == c->cap_mig_uses) {
+            size_t ncap = c->cap_mig_uses ? c->cap_mig_uses * 2 : 64;
+            mig_use *nm = realloc(c->mig_uses, ncap * sizeof(*nm));
+
+            if (nm == NULL)
+                return 0;
+            c->mig_uses = nm;
+            c->cap_mig_uses = ncap;
+        }
+        ref = (uint32_t)++c->nmig_uses;
+    }
+    memset(&c->mig_uses[ref - 1], 0, sizeof(mig_use));
+    return ref;
+}
+
+/* Gives the record's entry back (when it has one). */
+static void rec_mig_release(gp_cache *c, pod_rec *r)
+{
+    uint32_t ref = rec_mig_ref(r);
+
+    if (ref == 0)
+        return;
+    c->mig_uses[ref - 1].n = 0;
+    c->mig_uses[ref - 1].next_free = c->mig_free;
+    c->mig_free = ref;
+    rec_set_mig_ref(r, 0);
+}
+
 /* ---- usage accounting ---- */
 
 static void agg_mig(node_agg *g, uint8_t id, int32_t delta)
@@ -414,7 +503,7 @@ static void shape_count(gp_cache *c, pod_rec *r, int sign)
     bool next_to_gpus = sign > 0 ? c->nodes[r->node].node.gpu_alloc > 0
                                  : (r->flags & REC_CPU_SHAPE) != 0;
 
-    if (r->gpu == 0 && (r->nmig > 0 || (r->flags & REC_DAEMONSET)))
+    if (r->gpu == 0 && (rec_mig_ref(r) != 0 || (r->flags & REC_DAEMONSET)))
         return;
     if (!gp_dev_watch_shape(&t, next_to_gpus, &shape))
         return;
@@ -426,8 +515,9 @@ static void shape_count(gp_cache *c, pod_rec *r, int sign)
 /* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
 static void rec_apply(gp_cache *c, pod_rec *r, int sign)
 {
+    const mig_use *m = rec_mig(c, r);
     node_agg *g;
-    bool gpu = r->gpu > 0 || r->nmig > 0;
+    bool gpu = r->gpu > 0 || m != NULL;
 
     if (r->node == NO_NODE || r->node >= c->nnodes)
         return;
@@ -438,8 +528,8 @@ static void rec_apply(gp_cache *c, pod_rec *r, int sign)
     g->pods = (int32_t)nonneg(g->pods + sign);
     if (gpu)
         g->gpu_pods = (int32_t)nonneg(g->gpu_pods + sign);
-    for (uint8_t i = 0; i < r->nmig; i++)
-        agg_mig(g, r->mig_id[i], sign * (int32_t)r->mig[i]);
+    for (uint8_t i = 0; m != NULL && i < m->n; i++)
+        agg_mig(g, m->id[i], sign * (int32_t)m->count[i]);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
     shape_count(c, r, sign);
     if (r->gpu > 0)
@@ -463,20 +553,45 @@ static uint16_t sat16(int64_t v)
     return v < 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
 }
 
+/* The record's MIG usage from u: its entry reused, taken or given back. A pod whose MIG usage
+ * finds no room (allocation failure, more than MAX_PROFILES profile names in the cache) still
+ * counts its GPUs, CPU and memory; the miss is counted as a skipped object. */
+static void rec_set_mig(gp_cache *c, pod_rec *r, const gp_usage *u)
+{
+    uint32_t ref = rec_mig_ref(r);
+    mig_use *m;
+
+    if (u->nmig == 0) {
+        rec_mig_release(c, r);
+        return;
+    }
+    if (ref == 0 && (ref = mig_use_new(c)) == 0) {
+        c->bad++;
+        return;
+    }
+    rec_set_mig_ref(r, ref);
+    m = &c->mig_uses[ref - 1];
+    m->n = 0;
+    for (uint8_t i = 0; i < u->nmig && i < GP_USAGE_MAX_MIG; i++) {
+        int id = profile_intern(c, u->mig_profile[i]);
+
+        if (id < 0) {
+            c->bad++;
+            continue;
+        }
+        m->id[m->n] = (uint8_t)id;
+        m->count[m->n++] = sat16(u->mig[i]);
+    }
+    if (m->n == 0)
+        rec_mig_release(c, r);
+}
+
 static void rec_set_usage(gp_cache *c, pod_rec *r, const gp_usage *u)
 {
     r->gpu = sat16(u->gpu);
     r->cpu_m = sat32(u->cpu_m);
     r->mem_kib = sat32((u->mem + 1023) / 1024);
-    r->nmig = 0;
-    for (uint8_t i = 0; i < u->nmig && i < GP_USAGE_MAX_MIG; i++) {
-        int id = profile_intern(c, u->mig_profile[i]);
-
-        if (id < 0)
-            continue;
-        r->mig_id[r->nmig] = (uint8_t)id;
-        r->mig[r->nmig++] = sat16(u->mig[i]);
-    }
+    rec_set_mig(c, r, u);
 }
 
 static void assumption_drop(gp_cache *c, const uint8_t key[16])
@@ -522,6 +637,7 @@ void gp_cache_free(gp_cache *c)
     free(c->nodes);
     free(c->node_index);
     free(c->pods);
+    free(c->mig_uses);
     free(c->assumed);
     gp_policy_unref(c->memo.pol);
     pthread_mutex_destroy(&c->memo_lock);
@@ -621,7 +737,7 @@ void gp_cache_nodes_end(gp_cache *c)
 /* ---- pods ---- */
 
 typedef struct {
-    const char *uid;
+    uint8_t key[16];     /* from metadata.uid, else from namespace/name (name_key()) */
     const char *node;
     bool terminated;
     bool daemonset;
@@ -798,24 +914,45 @@ static void pod_constraint(const cJSON *obj, const gp_pod *pod, pod_info *pi)
         pi->cons[0] = '\0';
 }
 
+/* The pod's key: its uid; without one (kube-apiserver always sends it; a hand-written snapshot
+ * may not), its namespace and name. False when it has neither uid nor name. */
+static bool pod_key(const cJSON *obj, const gp_pod *pod, uint8_t key[16])
+{
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "uid");
+
+    if (cJSON_IsString(uid) && *uid->valuestring != '\0') {
+        uid_key(uid->valuestring, key);
+        return true;
+    }
+    if (pod->name == NULL || *pod->name == '\0')
+        return false;
+    name_key(pod->namespace, pod->name, key);
+    return true;
+}
+
+/* A pod's usage. More MIG profiles than GP_USAGE_MAX_MIG still count with what fits (GPUs, CPU,
+ * memory, the first profiles): dropping the pod would make its node look empty. */
+static bool pod_usage(const gp_pod *pod, gp_usage *out)
+{
+    gp_status st = gp_usage_from_pod(pod, out, NULL);
+
+    return st == GP_OK || st == GP_ETOOBIG;
+}
+
 static bool pod_decode(const cJSON *obj, pod_info *pi)
 {
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(meta, "uid");
     const cJSON *phase = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(obj, "status"), "phase");
     gp_arena a;
     gp_pod pod;
     bool ok;
 
-    if (!cJSON_IsString(uid) || *uid->valuestring == '\0')
-        return false;
-    pi->uid = uid->valuestring;
     pi->terminated = cJSON_IsString(phase) && (strcmp(phase->valuestring, "Succeeded") == 0 ||
                                                strcmp(phase->valuestring, "Failed") == 0);
     gp_arena_init(&a, 4u * 1024 * 1024);
-    ok = gp_pod_from_json(obj, "", &a, &pod, NULL) == GP_OK &&
-         gp_usage_from_pod(&pod, &pi->usage, NULL) == GP_OK;
+    ok = gp_pod_from_json(obj, "", &a, &pod, NULL) == GP_OK && pod_key(obj, &pod, pi->key) &&
+         pod_usage(&pod, &pi->usage);
     /* node_name borrows from obj, which outlives this call. */
     pi->node = ok ? pod.node_name : NULL;
     pi->daemonset = ok && pod.owner_kind != NULL && strcmp(pod.owner_kind, "DaemonSet") == 0;
@@ -834,6 +971,7 @@ static void pod_delete(gp_cache *c, const uint8_t key[16])
         return;
     rec_apply(c, r, -1);
     cons_release(c, r->cons);
+    rec_mig_release(c, r);
     r->cons = 0;
     r->used = 2;
     c->pods_live--;
@@ -870,7 +1008,6 @@ static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
 void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod)
 {
     pod_info pi;
-    uint8_t key[16];
     bool ok;
 
     memset(&pi, 0, sizeof(pi));
@@ -879,11 +1016,10 @@ void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod)
     if (!ok) {
         c->bad++;
     } else {
-        uid_key(pi.uid, key);
         if (type != NULL && strcmp(type, "DELETED") == 0)
-            pod_delete(c, key);
+            pod_delete(c, pi.key);
         else
-            pod_upsert(c, &pi, key);
+            pod_upsert(c, &pi, pi.key);
     }
     pthread_rwlock_unlock(&c->lock);
 }
@@ -915,11 +1051,54 @@ void gp_cache_pods_end(gp_cache *c)
 
 /* ---- snapshots ---- */
 
+/* metadata.<field> when it is a string, else "". */
+static const char *meta_str(const cJSON *obj, const char *field)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), field);
+
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* One pod of a snapshot, as a list item; but a pod that cannot be keyed (neither uid nor name)
+ * or whose key an earlier item of the file had is an error naming it: the view would otherwise
+ * silently be a pod short. Other undecodable pods are skipped and counted, as in a list. */
+static gp_status snapshot_pod(gp_cache *c, const cJSON *obj, int i, gp_err *err)
+{
+    pod_info pi;
+    pod_rec *r;
+    bool dup;
+
+    if (*meta_str(obj, "uid") == '\0' && *meta_str(obj, "name") == '\0') {
+        gp_err_set(err, "pods snapshot: items[%d] has neither metadata.uid nor metadata.name", i);
+        return GP_EINVAL;
+    }
+    memset(&pi, 0, sizeof(pi));
+    if (!pod_decode(obj, &pi)) {
+        gp_cache_pod_event(c, NULL, obj); /* counted as skipped */
+        return GP_OK;
+    }
+    pthread_rwlock_wrlock(&c->lock);
+    dup = (r = pod_find(c, pi.key)) != NULL && r->gen == c->pod_gen;
+    if (!dup)
+        pod_upsert(c, &pi, pi.key);
+    pthread_rwlock_unlock(&c->lock);
+    if (dup) {
+        gp_err_set(err, "pods snapshot: items[%d] (%s/%s) is a pod an earlier item already "
+                   "gave (the same metadata.uid, or without one the same namespace and name)",
+                   i, meta_str(obj, "namespace"), meta_str(obj, "name"));
+        return GP_EINVAL;
+    }
+    return GP_OK;
+}
+
 static gp_status load_list(gp_cache *c, const char *json, size_t len, bool nodes, gp_err *err)
 {
     const char *what = nodes ? "nodes" : "pods";
     const cJSON *items, *it;
     cJSON *root = cJSON_ParseWithLength(json, len);
+    gp_status st = GP_OK;
+    int i = 0;
 
     if (root == NULL) {
         gp_err_set(err, "%s snapshot is not valid JSON", what);
@@ -937,13 +1116,15 @@ static gp_status load_list(gp_cache *c, const char *json, size_t len, bool nodes
     {
         if (nodes)
             gp_cache_node_event(c, NULL, it);
-        else
-            gp_cache_pod_event(c, NULL, it);
+        else if ((st = snapshot_pod(c, it, i++, err)) != GP_OK)
+            break;
     }
-    nodes ? gp_cache_nodes_end(c) : gp_cache_pods_end(c);
+    /* A refused file leaves the pods unsynced: nothing scores from half a view. */
+    if (st == GP_OK)
+        nodes ? gp_cache_nodes_end(c) : gp_cache_pods_end(c);
     cJSON_Delete(root);
     gp_heap_trim();
-    return GP_OK;
+    return st;
 }
 
 gp_status gp_cache_load_snapshot(gp_cache *c, const char *nodes_json, size_t nodes_len,
@@ -1287,7 +1468,8 @@ gp_cache_stats gp_cache_get_stats(gp_cache *c)
     s.nodes_synced = c->nodes_synced;
     s.pods_synced = c->pods_synced;
     s.bytes = sizeof(*c) + c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +
-              c->pods_cap * sizeof(pod_rec) + c->cap_assumed * sizeof(assumption);
+              c->pods_cap * sizeof(pod_rec) + c->cap_mig_uses * sizeof(mig_use) +
+              c->cap_assumed * sizeof(assumption);
     pthread_rwlock_unlock(&c->lock);
     return s;
 }

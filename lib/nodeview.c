@@ -8,12 +8,16 @@
  * - MIG profiles: entries whose allocatable is 0 carry no capacity and are skipped; beyond
  *   GP_NODE_MAX_MIG profiles, or with a profile name longer than GP_MIG_NAME_MAX - 1, the extra
  *   profiles are ignored (the node stays usable; pods asking for them see "node has none").
- * - A pod's effective request follows Kubernetes: per resource, the larger of the sum over app
- *   containers and the largest init container, where a container's value is its request, or its
- *   limit when it sets only a limit (what kube-apiserver defaults the request to). Pod overhead
- *   (spec.overhead) and the restartable-init-container (sidecar) rule are not applied: gp_pod
- *   carries neither, and both only matter for CPU and memory, which the default scheduler
- *   checks anyway. */
+ * - A pod's effective request follows kube-scheduler (component-helpers resource.PodRequests):
+ *   per resource, the larger of (the sum over app containers and sidecars, i.e. init containers
+ *   with restartPolicy Always) and (the largest init phase: an init container plus the sidecars
+ *   declared before it). A container's value is its request, or its limit when it sets only a
+ *   limit (what kube-apiserver defaults the request to). The rule holds for GPUs and MIG slices
+ *   as much as for CPU and memory: a sidecar that asks for a GPU holds it for the pod's life.
+ *   Pod overhead (spec.overhead) is not applied (gp_pod does not carry it; it only matters for
+ *   CPU and memory, which the default scheduler checks anyway).
+ * - Up to GP_USAGE_MAX_MIG distinct MIG profiles per pod (as many as a node view keeps) are
+ *   counted; past that the rest is still filled in and the call says GP_ETOOBIG. */
 #include "gpupack/nodeview.h"
 
 #include <stdio.h>
@@ -194,8 +198,12 @@ void gp_node_clear(gp_node *n)
 typedef struct {
     char profile[GP_USAGE_MAX_MIG][GP_MIG_NAME_MAX];
     uint8_t nmig;
-    __int128 app[3 + GP_USAGE_MAX_MIG];  /* gpu, cpu, memory, then each MIG profile: nano-units */
-    __int128 init[3 + GP_USAGE_MAX_MIG]; /* the largest init container's value */
+    bool too_many;                       /* a MIG profile past GP_USAGE_MAX_MIG was skipped */
+    __int128 app[3 + GP_USAGE_MAX_MIG];  /* gpu, cpu, memory, then each MIG profile: nano-units;
+                                            app containers and sidecars */
+    __int128 side[3 + GP_USAGE_MAX_MIG]; /* the sidecars declared so far */
+    __int128 init[3 + GP_USAGE_MAX_MIG]; /* the largest init phase: an init container plus the
+                                            sidecars declared before it */
 } usage_acc;
 
 enum { SLOT_GPU = 0, SLOT_CPU = 1, SLOT_MEM = 2, SLOT_MIG = 3 };
@@ -234,49 +242,55 @@ static int slot_of(usage_acc *acc, const char *name)
     return SLOT_MIG + acc->nmig++;
 }
 
-/* Adds one named resource of container c to the accumulator. */
-static gp_status add_resource(usage_acc *acc, const gp_container *c, const char *name,
-                              gp_err *err)
+static __int128 max128(__int128 a, __int128 b)
+{
+    return a > b ? a : b;
+}
+
+/* Adds one named resource of container c to the accumulator, by kube-scheduler's rule
+ * (component-helpers resource.PodRequests): app containers and sidecars run together and add
+ * up; a regular init container runs beside the sidecars declared before it; a sidecar's own
+ * start-up phase (itself plus the earlier sidecars) is also an init phase. Containers come in
+ * document order, so side[] holds exactly the earlier sidecars. */
+static void add_resource(usage_acc *acc, const gp_container *c, const char *name)
 {
     const gp_resource *r = effective(c, name);
     __int128 v;
     int slot;
 
     if (r == NULL || r->qty.nano <= 0)
-        return GP_OK;
+        return;
     slot = slot_of(acc, name);
-    if (slot == -2) {
-        gp_err_set(err, "pod asks for more than %d MIG profiles", GP_USAGE_MAX_MIG);
-        return GP_EINVAL;
-    }
+    acc->too_many |= slot == -2;
     if (slot < 0)
-        return GP_OK;
+        return;
     v = r->qty.nano;
-    if (c->init)
-        acc->init[slot] = v > acc->init[slot] ? v : acc->init[slot];
-    else
+    if (!c->init) {
         acc->app[slot] += v;
-    return GP_OK;
+    } else if (c->sidecar) {
+        acc->app[slot] += v;
+        acc->side[slot] += v;
+        acc->init[slot] = max128(acc->init[slot], acc->side[slot]);
+    } else {
+        acc->init[slot] = max128(acc->init[slot], v + acc->side[slot]);
+    }
 }
 
 /* Every resource the container names, in requests or limits. */
-static gp_status add_container(usage_acc *acc, const gp_container *c, gp_err *err)
+static void add_container(usage_acc *acc, const gp_container *c)
 {
-    gp_status st = GP_OK;
-
-    for (size_t i = 0; st == GP_OK && i < c->nrequests; i++)
-        st = add_resource(acc, c, c->requests[i].name, err);
-    for (size_t i = 0; st == GP_OK && i < c->nlimits; i++)
+    for (size_t i = 0; i < c->nrequests; i++)
+        add_resource(acc, c, c->requests[i].name);
+    for (size_t i = 0; i < c->nlimits; i++)
         if (gp_container_request(c, c->limits[i].name) == NULL)
-            st = add_resource(acc, c, c->limits[i].name, err);
-    return st;
+            add_resource(acc, c, c->limits[i].name);
 }
 
 static gp_qty slot_value(const usage_acc *acc, int slot)
 {
     gp_qty q;
 
-    q.nano = acc->app[slot] > acc->init[slot] ? acc->app[slot] : acc->init[slot];
+    q.nano = max128(acc->app[slot], acc->init[slot]);
     return q;
 }
 
@@ -286,12 +300,8 @@ gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err)
 
     memset(out, 0, sizeof(*out));
     memset(&acc, 0, sizeof(acc));
-    for (size_t i = 0; i < pod->ncontainers; i++) {
-        gp_status st = add_container(&acc, &pod->containers[i], err);
-
-        if (st != GP_OK)
-            return st;
-    }
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        add_container(&acc, &pod->containers[i]);
     out->gpu = clamp_i32(gp_qty_ceil_units(slot_value(&acc, SLOT_GPU)));
     out->cpu_m = gp_qty_ceil_milli(slot_value(&acc, SLOT_CPU));
     out->mem = gp_qty_ceil_units(slot_value(&acc, SLOT_MEM));
@@ -300,6 +310,11 @@ gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err)
         out->mig[i] = clamp_i32(gp_qty_ceil_units(slot_value(&acc, SLOT_MIG + i)));
     }
     out->nmig = acc.nmig;
+    if (acc.too_many) {
+        gp_err_set(err, "pod asks for more than %d distinct MIG profiles (nvidia.com/mig-*)",
+                   GP_USAGE_MAX_MIG);
+        return GP_ETOOBIG;
+    }
     return GP_OK;
 }
 

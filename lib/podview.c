@@ -111,6 +111,8 @@ static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena
     }
     out->name = json_str(c, "name");
     out->init = init;
+    out->sidecar = init && json_str(c, "restartPolicy") != NULL &&
+                   strcmp(json_str(c, "restartPolicy"), "Always") == 0;
     out->index = index;
     res = cJSON_GetObjectItemCaseSensitive(c, "resources");
     if (res == NULL || cJSON_IsNull(res))

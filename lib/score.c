@@ -92,6 +92,24 @@ static gp_status demand_models(const char *ann, const gp_class *cls, gp_arena *a
     return parse_model_annotation(ann, a, allow, &out->nallow, deny, &out->ndeny, err);
 }
 
+/* True when one of the pod's tolerations tolerates the taint a cordon stands for,
+ * node.kubernetes.io/unschedulable:NoSchedule (kube-scheduler's NodeUnschedulable plugin asks
+ * the same; tolerationSeconds play no part in NoSchedule). */
+static bool tolerates_cordon(const gp_pod *pod)
+{
+    gp_toleration taint = { .key = "node.kubernetes.io/unschedulable", .op = "Equal",
+                            .value = "", .effect = "NoSchedule" };
+
+    for (size_t i = 0; i < pod->ntolerations; i++) {
+        gp_toleration t = pod->tolerations[i];
+
+        t.has_seconds = false;
+        if (gp_toleration_covers(&t, &taint))
+            return true;
+    }
+    return false;
+}
+
 gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
                              gp_demand *out, gp_err *err)
 {
@@ -108,6 +126,7 @@ gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *
                         pod->node_name != NULL;
     out->class_name = cls ? cls->name : NULL;
     out->spot_ok = cls != NULL && cls->spot_allowed && ck != NULL && strcmp(ck, "true") == 0;
+    out->cordon_ok = tolerates_cordon(pod);
     return demand_models(gp_pod_annotation(pod, GP_ANN_GPU_MODELS), cls, a, out, err);
 }
 
@@ -350,7 +369,7 @@ gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_
         reason[0] = '\0';
     if (!d->gpu || d->never_filter)
         return GP_FILTER_PASS;
-    if (n->unschedulable)
+    if (n->unschedulable && !d->cordon_ok)
         return verdict(GP_FILTER_UNRESOLVABLE, reason, "node is cordoned (spec.unschedulable)");
     v = check_models(d, n, pol, reason);
     if (v == GP_FILTER_PASS)

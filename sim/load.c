@@ -8,11 +8,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpupack/arena.h"
 #include "gpupack/fileio.h"
 #include "gpupack/nodeview.h"
+#include "gpupack/podview.h"
 #include "gpupack/quantity.h"
 
 #define MAX_COLS 32
+#define SIM_MAX_POD_ARENA (4u << 20) /* one pod's decoded view, as the extender's cache allows */
 #define MAX_LINE 4096
 
 /* ---- Small helpers ---- */
@@ -415,27 +418,26 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
     return st;
 }
 
-/* Sums the requests (limits where a request is absent) of a pod's containers. */
-static bool pod_requests(const cJSON *spec, int64_t *cpu, int64_t *mem, int64_t *gpu)
+/* The pod's effective request as the extender counts it (gp_usage_from_pod(): requests, limits
+ * where a request is absent; app containers and sidecars add up, an init container runs beside
+ * the sidecars declared before it). False with why set when the pod cannot be read. */
+static bool pod_requests(const cJSON *pod, int64_t *cpu, int64_t *mem, int64_t *gpu, gp_err *why)
 {
-    const cJSON *c;
+    gp_arena a;
+    gp_pod p;
+    gp_usage u;
+    gp_status st;
 
-    *cpu = *mem = *gpu = 0;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(spec, "containers"))
-    {
-        const cJSON *res = cJSON_GetObjectItemCaseSensitive(c, "resources");
-        const cJSON *rq = cJSON_GetObjectItemCaseSensitive(res, "requests");
-        const cJSON *lim = cJSON_GetObjectItemCaseSensitive(res, "limits");
-        int64_t a, b, g;
-        if (!qty_field(cJSON_GetObjectItemCaseSensitive(rq, "cpu") ? rq : lim, "cpu", true, &a) ||
-            !qty_field(cJSON_GetObjectItemCaseSensitive(rq, "memory") ? rq : lim, "memory", false, &b) ||
-            !qty_field(cJSON_GetObjectItemCaseSensitive(rq, "nvidia.com/gpu") ? rq : lim,
-                       "nvidia.com/gpu", false, &g))
-            return false;
-        *cpu += a;
-        *mem += b;
-        *gpu += g;
-    }
+    gp_arena_init(&a, SIM_MAX_POD_ARENA);
+    st = gp_pod_from_json(pod, "", &a, &p, why);
+    if (st == GP_OK)
+        st = gp_usage_from_pod(&p, &u, why);
+    gp_arena_free(&a);
+    if (st != GP_OK && st != GP_ETOOBIG) /* too many MIG profiles: the rest counts (no MIG here) */
+        return false;
+    *cpu = u.cpu_m;
+    *mem = u.mem;
+    *gpu = u.gpu;
     return true;
 }
 
@@ -469,12 +471,12 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
 
     if (pod_done(pod))
         return GP_OK;
-    if (!cJSON_IsObject(spec) || !pod_requests(spec, &t.cpu_milli, &t.mem_mib, &gpu) ||
+    if (!cJSON_IsObject(spec) || !pod_requests(pod, &t.cpu_milli, &t.mem_mib, &gpu, &why) ||
         gpu > GP_DEV_MAX_GPUS ||
         (milli && (!cJSON_IsString(milli) || !parse_i64(milli->valuestring, 1, GP_DEV_MILLI, &share)))) {
         gp_err_set(err, "items[%d]: bad pod (want spec.containers[].resources with cpu, memory, "
-                   "nvidia.com/gpu 0..%d; annotation gpupack.io/gpu-milli 1..1000)", i,
-                   GP_DEV_MAX_GPUS);
+                   "nvidia.com/gpu 0..%d as quantity strings; annotation gpupack.io/gpu-milli "
+                   "1..1000)%s%s", i, GP_DEV_MAX_GPUS, why.msg[0] ? ": " : "", why.msg);
         return GP_EINVAL;
     }
     t.mem_mib = (t.mem_mib + MIB - 1) / MIB;

@@ -1,12 +1,13 @@
 /* The extender's live cluster view: Nodes and the resources bound pods use on them.
  *
  * Fed by two informers (list + watch, see kube.h) or by snapshot files (`kubectl get nodes -o
- * json`, `kubectl get pods -A -o json`). Pods are keyed by uid, so an event that repeats what the
+ * json`, `kubectl get pods -A -o json`). Pods are keyed by uid (a pod without one, as in a
+ * hand-written snapshot, by namespace and name), so an event that repeats what the
  * cache already holds (a relist, a MODIFIED that changes nothing, the binding of a pod the
  * extender had assumed on a node) never counts a pod twice. A pod uses resources on its node from
  * the moment it is bound (spec.nodeName) until it is deleted or terminates (phase Succeeded or
- * Failed): terminated pods count as free. Each cached pod takes a fixed 44-byte record, never a
- * JSON tree.
+ * Failed): terminated pods count as free. Each cached pod takes a fixed 40-byte record (and a pod
+ * that uses MIG slices a 32-byte entry besides), never a JSON tree.
  *
  * Assumptions: after prioritize, the extender may assume the pod on its best node for a short
  * time (the scheduler binds a moment later), so the next pod scored before the watch reports the
@@ -55,7 +56,9 @@ void gp_cache_pods_end(gp_cache *c);
 void gp_cache_node_event(gp_cache *c, const char *type, const cJSON *node);
 void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod);
 
-/* Loads both snapshot files' contents (List JSON) as full lists. Errors name the input. */
+/* Loads both snapshot files' contents (List JSON) as full lists. Errors name the input; a pod
+ * with neither metadata.uid nor metadata.name, or an item repeating an earlier item's pod, is an
+ * error naming the item (the pods then stay unsynced). */
 gp_status gp_cache_load_snapshot(gp_cache *c, const char *nodes_json, size_t nodes_len,
                                  const char *pods_json, size_t pods_len, gp_err *err) GP_WUR;
 

@@ -2,10 +2,11 @@
  *
  * A gp_node holds what scoring needs from a Node (allocatable GPUs, MIG slices per profile, CPU,
  * memory, pods; labels for price, GPU model and spot; cordon) plus the sum of what the pods bound
- * to it use. A gp_usage is one pod's effective request (Kubernetes semantics: the larger of the
- * sum over containers and the largest init container; pod overhead is not counted), small enough to keep one
- * per cached pod. The same decoding serves the live cache, snapshot files and the full Node
- * objects kube-scheduler sends when nodeCacheCapable is false. */
+ * to it use. A gp_usage is one pod's effective request (kube-scheduler's semantics: the larger of
+ * the sum over app containers and sidecars and the largest init phase; pod overhead is not
+ * counted); the cache keeps a compact form of it per pod. The same decoding serves the live
+ * cache, snapshot files and the full Node objects kube-scheduler sends when nodeCacheCapable is
+ * false. */
 #ifndef GPUPACK_NODEVIEW_H
 #define GPUPACK_NODEVIEW_H
 
@@ -23,7 +24,9 @@
 #define GP_NODE_MAX_MIG 8       /* distinct MIG profiles one node advertises */
 #define GP_MIG_NAME_MAX 24      /* "7g.80gb", "1g.10gb+me" */
 #define GP_NODE_NAME_MAX 253
-#define GP_USAGE_MAX_MIG 2      /* distinct MIG profiles one pod asks for (more: GP_EINVAL) */
+/* Distinct MIG profiles of one pod that are counted: as many as a node view keeps, so a pod
+ * that any node could take is counted whole (more: gp_usage_from_pod() says GP_ETOOBIG). */
+#define GP_USAGE_MAX_MIG GP_NODE_MAX_MIG
 
 typedef struct {
     char profile[GP_MIG_NAME_MAX]; /* without the "nvidia.com/mig-" prefix */
@@ -61,7 +64,11 @@ gp_status gp_node_from_json(const cJSON *node, const gp_policy *pol, gp_node *ou
                             gp_err *err) GP_WUR;
 void gp_node_clear(gp_node *n);
 
-/* A pod's effective request. GP_EINVAL for more than GP_USAGE_MAX_MIG MIG profiles. */
+/* A pod's effective request: per resource, the larger of the sum over app containers and
+ * sidecars (init containers with restartPolicy Always) and the largest init phase (a regular
+ * init container plus the sidecars declared before it). GP_ETOOBIG (err set) when the pod asks
+ * for more than GP_USAGE_MAX_MIG distinct MIG profiles: *out is still filled in, with GPUs, CPU,
+ * memory and the first GP_USAGE_MAX_MIG profiles, for callers that must count what they can. */
 gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err) GP_WUR;
 
 /* True when the usage asks for any GPU or MIG resource. */

@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
     const char *name;
     bool init;    /* from spec.initContainers */
+    bool sidecar; /* an init container with restartPolicy Always: runs beside the app (KEP-753) */
     int index;    /* position in its array */
     bool has_requests;
     gp_resource *requests;

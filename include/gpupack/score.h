@@ -26,6 +26,8 @@ typedef struct {
     bool gpu;            /* asks for GPU resources */
     bool never_filter;   /* DaemonSet-owned or pinned to a node (spec.nodeName): filter passes all */
     bool spot_ok;        /* checkpointing "true" and its class allows spot */
+    bool cordon_ok;      /* tolerates node.kubernetes.io/unschedulable:NoSchedule, so a cordoned
+                            node may take it (kube-scheduler's NodeUnschedulable plugin) */
     const char *class_name; /* from label gpupack.io/class, NULL when none or unknown */
     const char **allow_models; /* globs (class gpuModels, then the annotation's); empty: any */
     size_t nallow;
@@ -41,7 +43,7 @@ typedef enum {
     GP_FILTER_PASS = 0,
     GP_FILTER_FULL = 1,         /* FailedNodes: only full now; preemption may help */
     GP_FILTER_UNRESOLVABLE = 2  /* FailedAndUnresolvableNodes: no such resource or model at all,
-                                   or cordoned */
+                                   or cordoned (for a pod that does not tolerate it) */
 } gp_filter_verdict;
 
 /* Decides one node. reason (GP_REASON_MAX bytes) names the resource and the numbers, e.g.

@@ -77,6 +77,15 @@ echo "$f" | jq -e '.FailedAndUnresolvableNodes["gpu-cordoned"] | test("cordon")'
     && pass extender.filter-cordoned-unresolvable || fail extender.filter-cordoned-unresolvable "$f"
 echo "$f" | jq -e '.FailedAndUnresolvableNodes["cpu-1"] | test("nvidia.com/gpu")' >/dev/null \
     && pass extender.filter-no-gpu-unresolvable || fail extender.filter-no-gpu-unresolvable "$f"
+# A pod that tolerates node.kubernetes.io/unschedulable:NoSchedule may use a cordoned node, as
+# kube-scheduler's NodeUnschedulable plugin lets it: filter passes it and prioritize ranks it.
+TOLERANT=$(echo "$GPU1" | jq '.spec.tolerations = [{operator: "Exists"}]')
+f=$(args "$TOLERANT" gpu-cordoned cpu-1 | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["gpu-cordoned"] and (.FailedAndUnresolvableNodes | has("gpu-cordoned") | not)' >/dev/null \
+    && pass extender.filter-cordoned-tolerated || fail extender.filter-cordoned-tolerated "$f"
+r=$(args "$TOLERANT" gpu-cordoned cpu-1 | once prioritize $SNAP)
+[ "$(echo "$r" | score_of gpu-cordoned)" = 10 ] && pass extender.prioritize-cordoned-tolerated \
+    || fail extender.prioritize-cordoned-tolerated "$r"
 f=$(args "$GPU4" gpu-busy gpu-empty | once filter $SNAP)
 echo "$f" | jq -e '.NodeNames == ["gpu-empty"] and (.FailedNodes["gpu-busy"] | test("nvidia.com/gpu: 2 of 8 free"))' >/dev/null \
     && pass extender.filter-full-names-numbers || fail extender.filter-full-names-numbers "$f"
@@ -165,6 +174,72 @@ for how in selector affinity none class; do
     if [ $how = none ] || [ $how = class ]; then ok=$([ "$p100" = 10 ] && [ "$v100" = 10 ] && echo y); else ok=$([ "$v100" = 10 ] && [ "$p100" -lt 10 ] && echo y); fi
     [ "$ok" = y ] && pass extender.model-pressure-$how || fail extender.model-pressure-$how "$r"
 done
+
+# --- hand-written snapshots (README.md invites them) often have no metadata.uid: such pods are
+# keyed by namespace and name, not dropped. Two of them hold all 8 GPUs of nouid-full.
+{ mnode nouid-full NVIDIA-A100-SXM4-40GB | jq '.status.allocatable["nvidia.com/gpu"] = "8"'; mnode nouid-free NVIDIA-A100-SXM4-40GB; } \
+    | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/unodes.json"
+for i in 1 2; do
+    jq -n --arg i "$i" '{metadata: {name: ("hand-" + $i), namespace: "ml"},
+        spec: {nodeName: "nouid-full", containers: [{name: "c", resources: {limits: {"nvidia.com/gpu": "4"}}}]}}'
+done | jq -s '{items: .}' > "$E2E_TMP/upods.json"
+f=$(args "$GPU1" nouid-full nouid-free | once filter --snapshot-nodes "$E2E_TMP/unodes.json" --snapshot-pods "$E2E_TMP/upods.json")
+echo "$f" | jq -e '.NodeNames == ["nouid-free"] and (.FailedNodes["nouid-full"] | test("nvidia.com/gpu: 0 of 8 free"))' >/dev/null \
+    && pass extender.snapshot-pods-without-uid-count || fail extender.snapshot-pods-without-uid-count "$f"
+jq '.items[1].metadata = {namespace: "ml"}' "$E2E_TMP/upods.json" > "$E2E_TMP/upods-anon.json"
+"$X" --once filter --snapshot-nodes "$E2E_TMP/unodes.json" --snapshot-pods "$E2E_TMP/upods-anon.json" < /dev/null > /dev/null 2> "$E2E_TMP/e4"; rc=$?
+[ $rc = 2 ] && grep -q 'items\[1\] has neither metadata.uid nor metadata.name' "$E2E_TMP/e4" \
+    && pass extender.snapshot-unkeyed-pod-refused || fail extender.snapshot-unkeyed-pod-refused "rc $rc: $(cat "$E2E_TMP/e4")"
+jq '.items[1].metadata.name = "hand-1"' "$E2E_TMP/upods.json" > "$E2E_TMP/upods-dup.json"
+"$X" --once filter --snapshot-nodes "$E2E_TMP/unodes.json" --snapshot-pods "$E2E_TMP/upods-dup.json" < /dev/null > /dev/null 2> "$E2E_TMP/e5"; rc=$?
+[ $rc = 2 ] && grep -q 'items\[1\] (ml/hand-1)' "$E2E_TMP/e5" \
+    && pass extender.snapshot-repeated-pod-refused || fail extender.snapshot-repeated-pod-refused "rc $rc: $(cat "$E2E_TMP/e5")"
+
+# --- native sidecars (init containers with restartPolicy Always) hold their GPUs beside the app
+# containers: kube-scheduler adds them up, and so must the view of bound pods and the pending pod.
+snode() {
+    jq -n --arg n "$1" '{apiVersion: "v1", kind: "Node", metadata: {name: $n}, spec: {},
+        status: {allocatable: {cpu: "32", memory: "256Gi", pods: "110", "nvidia.com/gpu": "2"}}}'
+}
+{ snode sc-full; snode sc-half; } | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/snodes.json"
+# with_sidecar POD-JSON GPUS: the pod with a sidecar init container asking for GPUS GPUs.
+with_sidecar() {
+    echo "$1" | jq --arg g "$2" '.spec.initContainers = [{name: "proxy", image: "x", restartPolicy: "Always",
+        resources: {limits: {"nvidia.com/gpu": $g}, requests: {"nvidia.com/gpu": $g}}}]'
+}
+SIDE=$(with_sidecar "$GPU1" 1)
+{ echo "$SIDE" | jq '.metadata.uid = "bbbbbbbb-0000-4000-8000-000000000001" | .spec.nodeName = "sc-full" | .status.phase = "Running"'
+  echo "$GPU1" | jq '.metadata.uid = "bbbbbbbb-0000-4000-8000-000000000002" | .spec.nodeName = "sc-half" | .status.phase = "Running"'
+} | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/spods.json"
+SSNAP="--snapshot-nodes $E2E_TMP/snodes.json --snapshot-pods $E2E_TMP/spods.json"
+f=$(args "$GPU1" sc-full sc-half | once filter $SSNAP)
+echo "$f" | jq -e '.NodeNames == ["sc-half"] and (.FailedNodes["sc-full"] | test("nvidia.com/gpu: 0 of 2 free"))' >/dev/null \
+    && pass extender.sidecar-gpus-of-bound-pod-count || fail extender.sidecar-gpus-of-bound-pod-count "$f"
+f=$(args "$SIDE" sc-half | once filter $SSNAP)
+echo "$f" | jq -e '.NodeNames == [] and (.FailedNodes["sc-half"] | test("1 of 2 free, pod needs 2"))' >/dev/null \
+    && pass extender.sidecar-gpus-of-pending-pod-count || fail extender.sidecar-gpus-of-pending-pod-count "$f"
+
+# --- more than two MIG profiles in one pod: a bound one counts every profile (it used to be
+# dropped, its node looking empty); a pending one is filtered; past 8 profiles, a clear error.
+jq -n '{apiVersion: "v1", kind: "List", items: [{apiVersion: "v1", kind: "Node", metadata: {name: "mig3"}, spec: {},
+    status: {allocatable: {cpu: "32", memory: "256Gi", pods: "110", "nvidia.com/mig-1g.10gb": "1",
+                           "nvidia.com/mig-2g.20gb": "1", "nvidia.com/mig-3g.40gb": "1"}}}]}' > "$E2E_TMP/m3nodes.json"
+M3LIM='{"nvidia.com/mig-1g.10gb":"1","nvidia.com/mig-2g.20gb":"1","nvidia.com/mig-3g.40gb":"1"}'
+MIG3P=$(pod three "$M3LIM" '{"gpupack.io/class":"inference"}')
+echo "$MIG3P" | jq '.metadata.uid = "cccccccc-0000-4000-8000-000000000001" | .spec.nodeName = "mig3" | .status.phase = "Running"' \
+    | jq -s '{apiVersion: "v1", kind: "List", items: .}' > "$E2E_TMP/m3pods.json"
+M3SNAP="--snapshot-nodes $E2E_TMP/m3nodes.json --snapshot-pods $E2E_TMP/m3pods.json"
+f=$(args "$(pod one1g '{"nvidia.com/mig-1g.10gb":"1"}')" mig3 | once filter $M3SNAP)
+echo "$f" | jq -e '.NodeNames == [] and (.FailedNodes.mig3 | test("nvidia.com/mig-1g.10gb: 0 of 1 free"))' >/dev/null \
+    && pass extender.mig-three-profiles-bound-counts || fail extender.mig-three-profiles-bound-counts "$f"
+f=$(args "$MIG3P" mig3 | once filter --snapshot-nodes "$E2E_TMP/m3nodes.json" --snapshot-pods "$E2E_TMP/nopods.json")
+echo "$f" | jq -e '.Error == "" and .NodeNames == ["mig3"]' >/dev/null \
+    && pass extender.mig-three-profiles-pending-filtered || fail extender.mig-three-profiles-pending-filtered "$f"
+MIG9=$(pod nine '{"nvidia.com/mig-1g.5gb":"1","nvidia.com/mig-1g.10gb":"1","nvidia.com/mig-2g.10gb":"1","nvidia.com/mig-2g.20gb":"1",
+    "nvidia.com/mig-3g.20gb":"1","nvidia.com/mig-3g.40gb":"1","nvidia.com/mig-4g.20gb":"1","nvidia.com/mig-7g.40gb":"1","nvidia.com/mig-7g.80gb":"1"}')
+f=$(args "$MIG9" mig3 | once filter $M3SNAP)
+echo "$f" | jq -e '.Error | test("more than 8 distinct MIG profiles")' >/dev/null \
+    && pass extender.mig-past-profile-limit-clear-error || fail extender.mig-past-profile-limit-clear-error "$f"
 
 # --- --explain and "where would this pod go?"
 args "$GPU1" gpu-busy gpu-empty | once prioritize $SNAP --explain 2> "$E2E_TMP/explain" > /dev/null

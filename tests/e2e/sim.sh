@@ -85,6 +85,23 @@ $VG "$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --inflate 0 --scorer al
 check sim.k8s-json-accepted jq -e -s 'length == 6 and all(.[]; .nodes == 2 and .gpus == 6 and .tasks == 3 and .failed_pods_all == 0)' "$T/k8s.jsonl"
 # 2 GPUs bound + 0.5 + 1 + 1 placed: 4.5 of 6 GPUs, 25% unallocated at the end.
 check sim.k8s-json-allocation jq -e -s 'length == 6 and all(.[]; .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
+# A bound pod whose native sidecar (an init container with restartPolicy Always) holds a GPU
+# beside its app container's: it holds both GPUs of gpu-s, so the pending 1-GPU pod does not fit
+# (kube-scheduler's rule, as the extender counts it). No pod here has a metadata.uid: none is lost.
+cat > "$T/snodes.json" <<'JSON'
+{"kind": "NodeList", "items": [{"metadata": {"name": "gpu-s"},
+  "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "2"}}}]}
+JSON
+cat > "$T/spods.json" <<'JSON'
+{"kind": "PodList", "items": [
+ {"metadata": {"name": "with-sidecar"}, "spec": {"nodeName": "gpu-s",
+   "initContainers": [{"name": "s", "restartPolicy": "Always", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+   "containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"nvidia.com/gpu": "1"}}}]}},
+ {"metadata": {"name": "one"}, "spec": {"containers": [
+   {"resources": {"requests": {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "1"}}}]}}]}
+JSON
+$VG "$SIM" --nodes "$T/snodes.json" --pods "$T/spods.json" --inflate 0 --scorer bestfit --json > "$T/side.jsonl" 2> "$T/side.err"
+check sim.k8s-json-sidecar-holds-gpu jq -e -s 'length == 1 and .[0].gpus == 2 and .[0].failed_pods_all == 1' "$T/side.jsonl"
 echo '{"items": [{"metadata": {"name": "x"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "lots"}}}]}}]}' > "$T/badpods.json"
 "$SIM" --nodes "$T/nodes.json" --pods "$T/badpods.json" > /dev/null 2> "$T/badp.err"
 rc=$?

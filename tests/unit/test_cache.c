@@ -366,6 +366,138 @@ GP_TEST(deleted_mig_pod_frees_slices)
     fx_done(&f);
 }
 
+/* A node with 1 GPU and one slice of each of 8 MIG profiles (mig_prof). */
+static const char *const mig_prof[] = { "1g.5gb", "1g.10gb", "2g.10gb", "2g.20gb", "3g.20gb",
+                                        "3g.40gb", "4g.20gb", "7g.40gb", "7g.80gb" };
+
+static void mig8_node(gp_cache *c, const char *name)
+{
+    char text[2048];
+    size_t len;
+    cJSON *j;
+
+    len = (size_t)snprintf(text, sizeof(text), "{'metadata':{'name':'%s'},'status':{'allocatable':"
+                                               "{'nvidia.com/gpu':'1','cpu':'64'", name);
+    for (int i = 0; i < 8; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, ",'nvidia.com/mig-%s':'1'",
+                                mig_prof[i]);
+    snprintf(text + len, sizeof(text) - len, "}}}");
+    j = parse_q(text);
+    gp_cache_node_event(c, "ADDED", j);
+    cJSON_Delete(j);
+}
+
+/* A pod bound to node with gpus GPUs and one slice of each of the first nprof of mig_prof (from
+ * the first: from index first on). */
+static void mig_pod(gp_cache *c, const char *type, const char *uid, const char *node, int gpus,
+                    int first, int nprof)
+{
+    char text[2048];
+    size_t len;
+    cJSON *j;
+
+    len = (size_t)snprintf(text, sizeof(text), "{'metadata':{'name':'m-%s','namespace':'ml',"
+                           "'uid':'%s'},'spec':{'nodeName':'%s','containers':[{'name':'c',"
+                           "'resources':{'limits':{'cpu':'1','nvidia.com/gpu':'%d'",
+                           uid, uid, node, gpus);
+    for (int i = first; i < first + nprof; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, ",'nvidia.com/mig-%s':'1'",
+                                mig_prof[i]);
+    snprintf(text + len, sizeof(text) - len, "}}}]}}");
+    j = parse_q(text);
+    gp_cache_pod_event(c, type, j);
+    cJSON_Delete(j);
+}
+
+/* Issue 15: a bound pod using three MIG profiles used to be dropped from the cache (its node
+ * looked empty). Every profile counts now; a change of profiles replaces them; deletion frees. */
+GP_TEST(mig_pod_with_many_profiles_counts)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    mig8_node(f.c, "mig-1");
+    mig_pod(f.c, "ADDED", UID1, "mig-1", 0, 0, 3);
+    GP_CHECK(view(f.c, "mig-1", 0, &n));
+    for (int i = 0; i < 8; i++)
+        GP_CHECK_INT(mig_used(&n, mig_prof[i]), i < 3);
+    GP_CHECK_INT(n.gpu_pods, 1);
+    GP_CHECK_INT(n.cpu_used_m, 1000);
+    mig_pod(f.c, "MODIFIED", UID1, "mig-1", 0, 2, 6); /* profiles 2..7 */
+    GP_CHECK(view(f.c, "mig-1", 0, &n));
+    for (int i = 0; i < 8; i++)
+        GP_CHECK_INT(mig_used(&n, mig_prof[i]), i >= 2);
+    mig_pod(f.c, "DELETED", UID1, "mig-1", 0, 2, 6);
+    GP_CHECK(view(f.c, "mig-1", 0, &n));
+    for (int i = 0; i < 8; i++)
+        GP_CHECK_INT(mig_used(&n, mig_prof[i]), 0);
+    GP_CHECK_INT(n.gpu_pods, 0);
+    GP_CHECK_INT(n.pods_used, 0);
+    fx_done(&f);
+}
+
+/* Past GP_USAGE_MAX_MIG profiles a bound pod is not dropped: its GPUs, CPU and first profiles
+ * still count, so its node does not look empty. */
+GP_TEST(mig_pod_past_profile_limit_still_counts)
+{
+    fixture f;
+    gp_node n;
+
+    fx_init(&f);
+    mig8_node(f.c, "mig-1");
+    mig_pod(f.c, "ADDED", UID1, "mig-1", 1, 0, 9);
+    GP_CHECK(view(f.c, "mig-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(n.pods_used, 1);
+    GP_CHECK_INT(n.cpu_used_m, 1000);
+    GP_CHECK_INT(mig_used(&n, "1g.5gb"), 1);
+    GP_CHECK_INT(mig_used(&n, "7g.40gb"), 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).bad, 0);
+    fx_done(&f);
+}
+
+/* MIG usage lives out of line: pods created and deleted reuse the entries (the table does not
+ * grow with churn), and a pod that stops using MIG gives its entry back. */
+GP_TEST(mig_churn_reuses_entries)
+{
+    fixture f;
+    gp_node n;
+    gp_cache_stats s0, s;
+    char uid[64];
+
+    fx_init(&f);
+    mig8_node(f.c, "mig-1");
+    for (int i = 0; i < 4; i++) {
+        snprintf(uid, sizeof(uid), "mchurn-%d", i);
+        mig_pod(f.c, "ADDED", uid, "mig-1", 0, i % 4, 2);
+    }
+    s0 = gp_cache_get_stats(f.c);
+    for (int i = 4; i < 20000; i++) {
+        snprintf(uid, sizeof(uid), "mchurn-%d", i);
+        mig_pod(f.c, "ADDED", uid, "mig-1", 0, i % 4, 2);
+        snprintf(uid, sizeof(uid), "mchurn-%d", i - 4);
+        mig_pod(f.c, "DELETED", uid, "mig-1", 0, (i - 4) % 4, 2);
+    }
+    s = gp_cache_get_stats(f.c);
+    GP_CHECK_INT(s.pods, 4);
+    GP_CHECK(s.bytes <= s0.bytes + 64u * 1024); /* the pod table may rehash; MIG entries stay */
+    GP_CHECK(view(f.c, "mig-1", 0, &n));
+    /* Pods 19996..19999 use profiles (i % 4, i % 4 + 1): 0-1, 1-2, 2-3, 3-4. */
+    GP_CHECK_INT(mig_used(&n, "1g.5gb"), 1);
+    GP_CHECK_INT(mig_used(&n, "1g.10gb"), 2);
+    GP_CHECK_INT(mig_used(&n, "2g.10gb"), 2);
+    GP_CHECK_INT(mig_used(&n, "2g.20gb"), 2);
+    GP_CHECK_INT(mig_used(&n, "3g.20gb"), 1);
+    snprintf(uid, sizeof(uid), "mchurn-%d", 19999);
+    mig_pod(f.c, "MODIFIED", uid, "mig-1", 1, 0, 0); /* now a whole-GPU pod */
+    GP_CHECK(view(f.c, "mig-1", 0, &n));
+    GP_CHECK_INT(mig_used(&n, "2g.20gb"), 1);
+    GP_CHECK_INT(mig_used(&n, "3g.20gb"), 0);
+    GP_CHECK_INT(n.gpu_used, 1);
+    fx_done(&f);
+}
+
 GP_TEST(terminated_phase_frees)
 {
     fixture f;
@@ -1389,6 +1521,108 @@ GP_TEST(snapshot_loads_lists)
     fx_done(&f);
 }
 
+/* Issue 15: pods without metadata.uid (hand-written snapshots, which README.md invites) used to
+ * be dropped silently, so a node whose 8 GPUs two such pods hold looked empty. They are keyed by
+ * namespace and name now. */
+GP_TEST(snapshot_pods_without_uid_count)
+{
+    fixture f;
+    gp_node n;
+    gp_err err = { "" };
+    const char *nodes = "{'items':[{'metadata':{'name':'gpu-1'},'status':{'allocatable':"
+                        "{'nvidia.com/gpu':'8','cpu':'64'}}}]}";
+    /* Two pods named alike in two namespaces, one in none: three pods. */
+    const char *pods = "{'items':["
+                       "{'metadata':{'name':'a','namespace':'ml'},'spec':{'nodeName':'gpu-1',"
+                       "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'4'}}}]}},"
+                       "{'metadata':{'name':'a','namespace':'web'},'spec':{'nodeName':'gpu-1',"
+                       "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'3'}}}]}},"
+                       "{'metadata':{'name':'a'},'spec':{'nodeName':'gpu-1',"
+                       "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}}]}";
+    cJSON *nj, *pj;
+    char *ns, *ps;
+
+    fx_init(&f);
+    nj = parse_q(nodes);
+    pj = parse_q(pods);
+    ns = cJSON_PrintUnformatted(nj);
+    ps = cJSON_PrintUnformatted(pj);
+    GP_CHECK_INT(gp_cache_load_snapshot(f.c, ns, strlen(ns), ps, strlen(ps), &err), GP_OK);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 8);
+    GP_CHECK_INT(n.pods_used, 3);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 3);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).bad, 0);
+    free(ns);
+    free(ps);
+    cJSON_Delete(nj);
+    cJSON_Delete(pj);
+    fx_done(&f);
+}
+
+/* Events without uid are keyed by namespace and name alike: a MODIFIED replaces, a DELETED
+ * frees; a pod with a uid and one without, named alike, are two pods. */
+GP_TEST(pod_events_without_uid_keyed_by_name)
+{
+    fixture f;
+    gp_node n;
+    cJSON *j;
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    j = parse_q("{'metadata':{'name':'p','namespace':'ml'},'spec':{'nodeName':'gpu-1',"
+                "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'2'}}}]}}");
+    gp_cache_pod_event(f.c, "ADDED", j);
+    gp_cache_pod_event(f.c, "MODIFIED", j);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 2);
+    pod_ev(f.c, "ADDED", UID1, "gpu-1", NULL, 1, 0, "1", "1Gi"); /* its name is p-<uid> */
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 3);
+    gp_cache_pod_event(f.c, "DELETED", j);
+    GP_CHECK(view(f.c, "gpu-1", 0, &n));
+    GP_CHECK_INT(n.gpu_used, 1);
+    GP_CHECK_INT(gp_cache_get_stats(f.c).pods, 1);
+    cJSON_Delete(j);
+    fx_done(&f);
+}
+
+/* A snapshot pod that cannot be keyed (neither uid nor name), or that repeats an earlier item's
+ * key, is refused with a message naming it: never a view silently a pod short. */
+GP_TEST(snapshot_refuses_unkeyed_and_repeated_pods)
+{
+    static const char *const bad[][2] = {
+        { "{'items':[{'metadata':{'uid':'u1','name':'a'}},{'metadata':{'namespace':'ml'},"
+          "'spec':{'nodeName':'gpu-1'}}]}",
+          "pods snapshot: items[1] has neither metadata.uid nor metadata.name" },
+        { "{'items':[{'metadata':{'name':'a','namespace':'ml'}},"
+          "{'metadata':{'name':'a','namespace':'ml'}}]}",
+          "pods snapshot: items[1] (ml/a) is a pod an earlier item already gave" },
+        { "{'items':[{'metadata':{'uid':'" UID1 "','name':'a'}},"
+          "{'metadata':{'uid':'" UID1 "','name':'b'}}]}",
+          "pods snapshot: items[1] (/b) is a pod an earlier item already gave" },
+    };
+    const char *nodes = "{\"items\":[{\"metadata\":{\"name\":\"gpu-1\"}}]}";
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        fixture f;
+        gp_err err = { "" };
+        cJSON *pj = parse_q(bad[i][0]);
+        char *ps = cJSON_PrintUnformatted(pj);
+
+        fx_init(&f);
+        GP_CHECK_INT(gp_cache_load_snapshot(f.c, nodes, strlen(nodes), ps, strlen(ps), &err),
+                     GP_EINVAL);
+        GP_CHECK(strncmp(err.msg, bad[i][1], strlen(bad[i][1])) == 0);
+        if (strncmp(err.msg, bad[i][1], strlen(bad[i][1])) != 0)
+            printf("  got: %s\n", err.msg);
+        GP_CHECK(!gp_cache_synced(f.c)); /* nothing scores from half a view */
+        free(ps);
+        cJSON_Delete(pj);
+        fx_done(&f);
+    }
+}
+
 GP_TEST(snapshot_errors)
 {
     fixture f;
@@ -1420,7 +1654,7 @@ GP_TEST(snapshot_errors)
     fx_done(&f);
 }
 
-/* 10,000 pods on 100 nodes: the tables stay small (the header promises 44 bytes per record). */
+/* 10,000 pods on 100 nodes: the tables stay small (the header promises 40 bytes per record). */
 GP_TEST(memory_per_pod_10k)
 {
     fixture f;
@@ -1487,6 +1721,8 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(same_event_twice_counts_once), GP_CASE(modified_request_replaces_usage),
         GP_CASE(pod_relist_drops_missing_pod), GP_CASE(node_relist_drops_missing_node),
         GP_CASE(deleted_pod_frees_usage), GP_CASE(deleted_mig_pod_frees_slices),
+        GP_CASE(mig_pod_with_many_profiles_counts),
+        GP_CASE(mig_pod_past_profile_limit_still_counts), GP_CASE(mig_churn_reuses_entries),
         GP_CASE(terminated_phase_frees), GP_CASE(pod_before_node_counts_when_node_arrives),
         GP_CASE(node_readded_keeps_pod_usage), GP_CASE(node_modified_updates_allocatable),
         GP_CASE(add_usage_adds_to_caller_node), GP_CASE(assume_adds_until_expiry),
@@ -1502,4 +1738,6 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(pressure_follows_policy_and_cluster),
         GP_CASE(stats_counts_and_sync_flags), GP_CASE(non_uuid_uids),
         GP_CASE(uuids_differing_in_one_digit_are_distinct), GP_CASE(snapshot_loads_lists),
-        GP_CASE(snapshot_errors), GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))
+        GP_CASE(snapshot_pods_without_uid_count), GP_CASE(pod_events_without_uid_keyed_by_name),
+        GP_CASE(snapshot_refuses_unkeyed_and_repeated_pods), GP_CASE(snapshot_errors),
+        GP_CASE(memory_per_pod_10k), GP_CASE(pod_churn_keeps_table_bounded))

@@ -299,6 +299,65 @@ GP_TEST(usage_init_containers_take_max)
     GP_CHECK_INT(u.gpu, 4); /* an init container holding 4 GPUs needs them free */
 }
 
+/* Sidecars (init containers with restartPolicy Always) run beside the app containers for the
+ * pod's life: kube-scheduler adds their requests, GPUs and MIG slices included. The brief's
+ * case: a 1-GPU sidecar and a 1-GPU app container hold 2 GPUs. */
+GP_TEST(usage_sidecars_add_up)
+{
+    gp_usage u;
+
+    GP_CHECK_INT(usage_q("{'initContainers':[{'restartPolicy':'Always','resources':{'limits':{"
+                         "'nvidia.com/gpu':'1','nvidia.com/mig-1g.10gb':'1'},'requests':{"
+                         "'cpu':'1','memory':'1Gi'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1',"
+                         "'nvidia.com/mig-1g.10gb':'2'},'requests':{'cpu':'2','memory':'2Gi'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 2);
+    GP_CHECK_INT(u.cpu_m, 3000);
+    GP_CHECK_INT(u.mem, 3 * GIB);
+    GP_CHECK_INT(u.nmig, 1);
+    GP_CHECK_INT(u.mig[0], 3);
+    /* Without restartPolicy Always the same init container only needs its GPU before the app
+     * starts: the larger of 1 and 1. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 1);
+}
+
+/* A regular init container runs beside the sidecars declared before it, not after it:
+ * max(app + sidecars, max over init i of (init_i + sidecars before i)). */
+GP_TEST(usage_init_container_beside_earlier_sidecars)
+{
+    gp_usage u;
+
+    /* sidecar 1 GPU, then init 4 GPUs: 1 + 4 = 5 > app 1 + sidecar 1. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'restartPolicy':'Always','resources':{'limits':{"
+                         "'nvidia.com/gpu':'1'}}},{'resources':{'limits':{'nvidia.com/gpu':'4'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 5);
+    /* init 4 GPUs first, then the sidecar: max(4, 1 + 1) = 4. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'resources':{'limits':{'nvidia.com/gpu':'4'}}},"
+                         "{'restartPolicy':'Always','resources':{'limits':{"
+                         "'nvidia.com/gpu':'1'}}}],"
+                         "'containers':[{'resources':{'limits':{'nvidia.com/gpu':'1'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.gpu, 4);
+    /* CPU alike: sidecars 1 + 2, init 3 after the first: max(0.5 + 3, 3 + 1) = 4. */
+    GP_CHECK_INT(usage_q("{'initContainers':[{'restartPolicy':'Always','resources':{'requests':{"
+                         "'cpu':'1'}}},{'resources':{'requests':{'cpu':'3'}}},"
+                         "{'restartPolicy':'Always','resources':{'requests':{'cpu':'2'}}}],"
+                         "'containers':[{'resources':{'requests':{'cpu':'500m'}}}]}",
+                         &u, NULL),
+                 GP_OK);
+    GP_CHECK_INT(u.cpu_m, 4000);
+}
+
 /* Sums are exact and rounded up once: three 1/3 CPUs are 1001m, not 999m or 1002m. */
 GP_TEST(usage_rounds_up)
 {
@@ -321,7 +380,6 @@ GP_TEST(usage_rounds_up)
 GP_TEST(usage_mig_profiles)
 {
     gp_usage u;
-    gp_err err = {{0}};
 
     GP_CHECK_INT(usage_q("{'initContainers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':"
                          "'3'}}}],'containers':[{'resources':{'limits':{'nvidia.com/mig-2g.20gb':"
@@ -338,11 +396,39 @@ GP_TEST(usage_mig_profiles)
             GP_CHECK(strcmp(u.mig_profile[i], "2g.20gb") == 0 && u.mig[i] == 2);
     }
     GP_CHECK(gp_usage_is_gpu(&u));
+}
+
+/* A pod may use more than two profiles: up to GP_USAGE_MAX_MIG (as many as a node view keeps)
+ * are all counted. Past that the call says GP_ETOOBIG but still fills in the rest, so that a
+ * bound pod keeps its GPUs counted. */
+GP_TEST(usage_many_mig_profiles)
+{
+    static const char *const prof[] = { "1g.5gb", "1g.10gb", "2g.10gb", "2g.20gb", "3g.20gb",
+                                         "3g.40gb", "4g.20gb", "7g.40gb", "7g.80gb" };
+    char spec[2048];
+    size_t len;
+    gp_usage u;
+    gp_err err = {{0}};
+
     GP_CHECK_INT(usage_q("{'containers':[{'resources':{'requests':{'nvidia.com/mig-1g.10gb':'1',"
-                         "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.40gb':'1'}}}]}",
+                         "'nvidia.com/mig-2g.20gb':'2','nvidia.com/mig-3g.40gb':'1'}}}]}",
                          &u, &err),
-                 GP_EINVAL);
-    GP_CHECK_STR(err.msg, "pod asks for more than 2 MIG profiles");
+                 GP_OK);
+    GP_CHECK_INT(u.nmig, 3);
+    GP_CHECK_STR(u.mig_profile[2], "3g.40gb");
+    GP_CHECK_INT(u.mig[1], 2);
+    len = (size_t)snprintf(spec, sizeof(spec), "{'containers':[{'resources':{'requests':{"
+                                               "'nvidia.com/gpu':'2'");
+    for (int i = 0; i < 9; i++)
+        len += (size_t)snprintf(spec + len, sizeof(spec) - len, ",'nvidia.com/mig-%s':'1'",
+                                prof[i]);
+    snprintf(spec + len, sizeof(spec) - len, "}}}]}");
+    GP_CHECK_INT(usage_q(spec, &u, &err), GP_ETOOBIG);
+    GP_CHECK_STR(err.msg, "pod asks for more than 8 distinct MIG profiles (nvidia.com/mig-*)");
+    GP_CHECK_INT(u.gpu, 2);
+    GP_CHECK_INT(u.nmig, GP_USAGE_MAX_MIG);
+    GP_CHECK_STR(u.mig_profile[7], "7g.40gb");
+    GP_CHECK_INT(u.mig[7], 1);
 }
 
 GP_TEST(usage_empty_and_other_resources)
@@ -468,7 +554,8 @@ GP_MAIN(GP_CASE(node_decodes_everything), GP_CASE(node_minimal_cpu_only),
         GP_CASE(node_spot_labels), GP_CASE(node_mig_limits), GP_CASE(node_errors),
         GP_CASE(node_allocatable_clamps), GP_CASE(usage_sums_app_containers),
         GP_CASE(usage_limits_default_requests), GP_CASE(usage_init_containers_take_max),
-        GP_CASE(usage_rounds_up), GP_CASE(usage_mig_profiles),
+        GP_CASE(usage_sidecars_add_up), GP_CASE(usage_init_container_beside_earlier_sidecars),
+        GP_CASE(usage_rounds_up), GP_CASE(usage_mig_profiles), GP_CASE(usage_many_mig_profiles),
         GP_CASE(usage_empty_and_other_resources), GP_CASE(apply_usage_adds_and_removes),
         GP_CASE(apply_usage_clamps_at_zero), GP_CASE(apply_usage_cpu_pod),
         GP_CASE(apply_usage_unknown_mig_profile), GP_CASE(apply_usage_mig_table_full))

@@ -213,6 +213,29 @@ GP_TEST(containers_then_init_containers_with_index_and_flag)
     fx_free(&f);
 }
 
+/* Only an init container with restartPolicy Always is a sidecar (KEP-753); the field on an app
+ * container, or another value, is not. */
+GP_TEST(sidecar_is_init_container_restart_always)
+{
+    fx f;
+
+    GP_CHECK_INT(fx_decode(&f,
+                           "{'spec':{'initContainers':[{'name':'s','restartPolicy':'Always'},"
+                           "{'name':'i','restartPolicy':'OnFailure'},{'name':'j'},"
+                           "{'name':'k','restartPolicy':7}],"
+                           "'containers':[{'name':'c','restartPolicy':'Always'}]}}",
+                           "ns"),
+                 GP_OK);
+    GP_CHECK_INT(f.pod.ncontainers, 5);
+    if (f.pod.ncontainers == 5) {
+        GP_CHECK(!f.pod.containers[0].sidecar); /* the app container */
+        GP_CHECK(f.pod.containers[1].init && f.pod.containers[1].sidecar);
+        for (size_t i = 2; i < 5; i++)
+            GP_CHECK(f.pod.containers[i].init && !f.pod.containers[i].sidecar);
+    }
+    fx_free(&f);
+}
+
 GP_TEST(null_container_arrays_are_empty)
 {
     fx f;
@@ -636,6 +659,7 @@ GP_MAIN(GP_CASE(namespace_from_metadata), GP_CASE(namespace_fallback_when_absent
         GP_CASE(owner_controller_wins_over_first), GP_CASE(owner_first_when_no_controller),
         GP_CASE(labels_and_annotations),
         GP_CASE(containers_then_init_containers_with_index_and_flag),
+        GP_CASE(sidecar_is_init_container_restart_always),
         GP_CASE(null_container_arrays_are_empty), GP_CASE(requests_and_limits_quantities),
         GP_CASE(empty_and_null_resource_maps), GP_CASE(wrong_type_quantity_names_path),
         GP_CASE(bad_quantity_names_path_and_reason), GP_CASE(wrong_type_structure_names_path),

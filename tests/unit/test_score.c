@@ -242,14 +242,30 @@ GP_TEST(demand_model_globs)
     gp_policy_unref(pol);
 }
 
+/* Three MIG profiles are a demand like any other; past GP_USAGE_MAX_MIG the pending pod gets a
+ * clear error (the extender answers filter with it) rather than a partial demand. */
 GP_TEST(demand_bad_usage)
 {
     gp_policy *pol = default_policy();
+    gp_node n = mk("n", 0, 0, 0, NULL, NULL);
     fx f;
 
+    add_mig(&n, "1g.10gb", 7, 0);
+    add_mig(&n, "2g.20gb", 3, 3);
+    add_mig(&n, "3g.40gb", 2, 0);
     fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.10gb':'1',"
                         "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.40gb':'1'}}}]}");
-    GP_CHECK_INT(f.st, GP_EINVAL);
+    GP_CHECK_INT(f.st, GP_OK);
+    GP_CHECK_INT(f.d.usage.nmig, 3);
+    GP_CHECK_INT(filt(&f, &n, pol, NULL), GP_FILTER_FULL); /* 2g.20gb: 0 of 3 free */
+    fx_done(&f);
+    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.5gb':'1',"
+                        "'nvidia.com/mig-1g.10gb':'1','nvidia.com/mig-2g.10gb':'1',"
+                        "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.20gb':'1',"
+                        "'nvidia.com/mig-3g.40gb':'1','nvidia.com/mig-4g.20gb':'1',"
+                        "'nvidia.com/mig-7g.40gb':'1','nvidia.com/mig-7g.80gb':'1'}}}]}");
+    GP_CHECK_INT(f.st, GP_ETOOBIG);
+    GP_CHECK(strstr(f.err.msg, "more than 8 distinct MIG profiles") != NULL);
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -342,6 +358,7 @@ GP_TEST(filter_unresolvable_wins_over_full)
     gp_policy_unref(pol);
 }
 
+/* A cordoned node refuses a pod that does not tolerate node.kubernetes.io/unschedulable. */
 GP_TEST(filter_cordoned)
 {
     gp_policy *pol = default_policy();
@@ -404,6 +421,81 @@ GP_TEST(filter_gpu_models)
     fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':'!Tesla-T4'}", GPU1);
     GP_CHECK_INT(filt(&f, &bare, pol, reason), GP_FILTER_PASS);
     GP_CHECK_INT(filt(&f, &t4, pol, reason), GP_FILTER_UNRESOLVABLE);
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* kube-scheduler's NodeUnschedulable plugin lets a pod that tolerates the taint
+ * node.kubernetes.io/unschedulable:NoSchedule onto a cordoned node (extenders only see nodes
+ * that passed it): a wildcard or key-only Exists toleration, or Equal with the empty value; an
+ * effect other than NoSchedule, or another key, does not tolerate it. Capacity still counts. */
+GP_TEST(filter_cordoned_tolerated)
+{
+    static const char *const ok[] = {
+        "{'operator':'Exists'}",
+        "{'key':'node.kubernetes.io/unschedulable','operator':'Exists'}",
+        "{'key':'node.kubernetes.io/unschedulable','operator':'Exists','effect':'NoSchedule'}",
+        "{'key':'node.kubernetes.io/unschedulable','value':'','effect':'NoSchedule'}",
+        "{'operator':'Exists','effect':'NoSchedule'}",
+    };
+    static const char *const no[] = {
+        "{'key':'node.kubernetes.io/unschedulable','operator':'Exists','effect':'NoExecute'}",
+        "{'key':'node.kubernetes.io/not-ready','operator':'Exists'}",
+        "{'key':'node.kubernetes.io/unschedulable','value':'true','effect':'NoSchedule'}",
+        "{'operator':'Exists','effect':'PreferNoSchedule'}",
+    };
+    gp_policy *pol = default_policy();
+    gp_node n = mk("n", 8, 0, 0, NULL, NULL), full = mk("full", 8, 8, 2, NULL, NULL);
+    char reason[GP_REASON_MAX], spec[512];
+    fx f;
+
+    n.unschedulable = full.unschedulable = true;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        snprintf(spec, sizeof(spec), "{'tolerations':[%s],'containers':[{'resources':{'limits':"
+                 "{'nvidia.com/gpu':'1'}}}]}", ok[i]);
+        fx_pod(&f, pol, "", spec);
+        GP_CHECK(f.d.cordon_ok);
+        GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_PASS);
+        GP_CHECK_INT(filt(&f, &full, pol, reason), GP_FILTER_FULL);
+        GP_CHECK_STR(reason, "nvidia.com/gpu: 0 of 8 free, pod needs 1");
+        fx_done(&f);
+    }
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        snprintf(spec, sizeof(spec), "{'tolerations':[%s],'containers':[{'resources':{'limits':"
+                 "{'nvidia.com/gpu':'1'}}}]}", no[i]);
+        fx_pod(&f, pol, "", spec);
+        GP_CHECK(!f.d.cordon_ok);
+        GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_UNRESOLVABLE);
+        GP_CHECK_STR(reason, "node is cordoned (spec.unschedulable)");
+        fx_done(&f);
+    }
+    gp_policy_unref(pol);
+}
+
+/* Prioritize follows filter: a cordoned node a tolerating pod may use is feasible and ranked
+ * (here the only busy node, so it wins); for a pod without the toleration it scores 0. */
+GP_TEST(prioritize_cordoned_tolerated)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[2];
+    gp_score_parts out[2];
+    fx f;
+
+    n[0] = mk("cordoned-busy", 8, 2, 1, "p4d.24xlarge", NULL);
+    n[0].unschedulable = true;
+    n[1] = mk("empty", 8, 0, 0, "p4d.24xlarge", NULL);
+    fx_pod(&f, pol, "", "{'tolerations':[{'operator':'Exists'}],'containers':[{'resources':"
+                        "{'limits':{'nvidia.com/gpu':'1'}}}]}");
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK(out[0].feasible);
+    GP_CHECK_INT(out[0].score, 10);
+    GP_CHECK(out[1].score < 10);
+    fx_done(&f);
+    fx_pod(&f, pol, "", GPU1);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK(!out[0].feasible);
+    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[1].score, 10);
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -1216,6 +1308,7 @@ GP_TEST(scenario_full_vs_unresolvable)
 GP_MAIN(GP_CASE(demand_basics), GP_CASE(demand_never_filter), GP_CASE(demand_model_globs),
         GP_CASE(demand_bad_usage), GP_CASE(filter_whole_gpu_reasons), GP_CASE(filter_mig_reasons),
         GP_CASE(filter_unresolvable_wins_over_full), GP_CASE(filter_cordoned),
+        GP_CASE(filter_cordoned_tolerated), GP_CASE(prioritize_cordoned_tolerated),
         GP_CASE(filter_gpu_models), GP_CASE(filter_never_restricts_some_pods),
         GP_CASE(filter_reason_bounded), GP_CASE(price_and_marginal_cost),
         GP_CASE(price_of_mig_node), GP_CASE(cost_component), GP_CASE(fit_component),
