@@ -41,7 +41,8 @@ help:
 	@echo "make lint       cppcheck over lib/ and the programs"
 	@echo "make bench      both daemons on loopback with wrk and h2load (docs/benchmarks.md)"
 	@echo "make sim        bin/gpupack-sim on the Alibaba trace, seed 42, every scorer (docs/simulation.md)"
-	@echo "make sim-full   every trace variant x every scorer x seeds 42-51"
+	@echo "make sim-full   every trace variant x every scorer x seeds 42-51; needs the whole trace:"
+	@echo "                SIM_TRACE=DIR (data/alibaba-gpu-v2023/README.md says where to get it)"
 	@echo "make sim-extender  gpupack-extender's whole prioritize vs the scorers, whole-GPU tasks"
 	@echo "make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 300) with ASan+UBSan"
 	@echo "make image      the container image (Dockerfile) with docker or podman, when present;"
@@ -90,8 +91,10 @@ $(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(BUILD)/sim/load.o $(BUILD)/sim/run.o $
     $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
-GP_SHARED ?= ../shared
-SIM_TRACE ?= $(GP_SHARED)/traces/alibaba-gpu-v2023
+# The folder of the Alibaba trace's CSV files. The repository carries the two that `make sim`,
+# `make sim-extender` and the tests read (data/alibaba-gpu-v2023/README.md); `make sim-full` needs
+# the whole trace: SIM_TRACE=/path/to/cluster-trace-gpu-v2023/csv.
+SIM_TRACE ?= data/alibaba-gpu-v2023
 .PHONY: sim sim-full sim-extender
 sim: $(BIN)/gpupack-sim
 	$(BIN)/gpupack-sim --nodes $(SIM_TRACE)/openb_node_list_gpu_node.csv \

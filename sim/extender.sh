@@ -7,10 +7,11 @@
 # workload mix learned from the tasks placed so far. Writes $OUT/extender.jsonl and the table
 # $OUT/extender.md. Variables: SIM_TRACE, BIN, OUT, SEEDS, POLICY (default: the embedded one).
 set -eu
-SIM_TRACE=${SIM_TRACE:-../shared/traces/alibaba-gpu-v2023}
+SIM_TRACE=${SIM_TRACE:-data/alibaba-gpu-v2023}
 BIN=${BIN:-bin}
 OUT=${OUT:-build/sim}
 SEEDS=${SEEDS:-42-51}
+"$(dirname "$0")/need-trace.sh" "$SIM_TRACE" openb_node_list_gpu_node.csv openb_pod_list_default.csv
 mkdir -p "$OUT"
 awk -F, 'NR == 1 || $5 == 1000 || $4 == 0' "$SIM_TRACE/openb_pod_list_default.csv" > "$OUT/whole.csv"
 jq '.scoring.weights.fragmentation = 0' manifests/base/policy.json > "$OUT/no-fragmentation.json"

@@ -1,14 +1,18 @@
 #!/bin/sh
 # make sim-full: every trace variant of the FGD paper x every scorer x seeds 42-51, as JSON lines
 # in $OUT/full.jsonl, then the table (mean ± sd of unallocated GPU % at 100% arrived) in
-# $OUT/full.md and on stdout. Variables: SIM_TRACE (the trace folder), BIN, OUT, SEEDS.
+# $OUT/full.md and on stdout. Variables: SIM_TRACE (the trace folder, default the repository's
+# data/alibaba-gpu-v2023, which holds only the default trace), BIN, OUT, SEEDS, VARIANTS.
 set -eu
-SIM_TRACE=${SIM_TRACE:-../shared/traces/alibaba-gpu-v2023}
+SIM_TRACE=${SIM_TRACE:-data/alibaba-gpu-v2023}
 BIN=${BIN:-bin}
 OUT=${OUT:-build/sim}
 SEEDS=${SEEDS:-42-51}
 VARIANTS=${VARIANTS:-"default gpushare40 gpushare60 gpushare80 gpushare100 multigpu20 multigpu30
 multigpu40 multigpu50 gpuspec10 gpuspec20 gpuspec25 gpuspec33 cpu050 cpu100 cpu200 cpu250"}
+files="openb_node_list_gpu_node.csv"
+for v in $VARIANTS; do files="$files openb_pod_list_$v.csv"; done
+"$(dirname "$0")/need-trace.sh" "$SIM_TRACE" $files
 mkdir -p "$OUT"
 : > "$OUT/full.jsonl"
 for v in $VARIANTS; do

@@ -1,5 +1,5 @@
 /* One simulation run (sim/run.h): the protocol of the FGD paper's artifact, described in
- * ../shared/traces/README.md and docs/simulation.md. */
+ * data/alibaba-gpu-v2023/README.md and docs/simulation.md. */
 #include "run.h"
 
 #include "extsim.h"

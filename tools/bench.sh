@@ -110,9 +110,9 @@ for t in floor mutate; do
     record "$t-new-handshake-each" "$(wrk_post "https://127.0.0.1:$port/mutate" "$OUT/review.json" 8 close)"
 done
 
-# ---- the Go peer (../shared/peers/gowebhook), when a Go toolchain is here that builds it ----------
+# ---- the Go peer (tools/peers/gowebhook), when a Go toolchain is here that builds it --------------
 # (it asks for Go 1.23; it has no dependency and builds with Debian bookworm's Go 1.19 too)
-GOSRC=${GP_SHARED:-$ROOT/../shared}/peers/gowebhook
+GOSRC=$ROOT/tools/peers/gowebhook
 if command -v go >/dev/null && [ -d "$GOSRC" ]; then
     rm -rf "$OUT/gowebhook" && cp -r "$GOSRC" "$OUT/gowebhook" && chmod -R u+w "$OUT/gowebhook"
     if (cd "$OUT/gowebhook" && GOFLAGS=-mod=mod GOPROXY=off GOCACHE="$OUT/gocache" \

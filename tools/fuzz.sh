@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every libFuzzer harness in $FUZZ_BUILD (default build-fuzz) for SECONDS each, on a working
-# corpus kept in $FUZZ_BUILD/corpus/NAME and seeded from ../shared/fixtures, the repository's
+# corpus kept in $FUZZ_BUILD/corpus/NAME and seeded from tests/fixtures, the repository's other
 # tests and tests/fuzz/seeds/NAME; then replays tests/fuzz/regressions/NAME/* (every crash ever
 # found). Prints "PASS fuzz.NAME ..." with executions and coverage, or "FAIL fuzz.NAME: ..." with
 # the saved input. Usage: tools/fuzz.sh SECONDS [NAME...]
@@ -10,7 +10,7 @@ ROOT=$(pwd)
 SECONDS_EACH=${1:?usage: tools/fuzz.sh SECONDS [NAME...]}
 shift
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
-SHARED=${GP_SHARED:-$ROOT/../shared}
+FIXTURES="$ROOT/tests/fixtures"
 export GP_FUZZ_SNAPSHOT="$ROOT/tests/extender"
 names=${*:-"admission extargs policy quantity watch"}
 rc=0
@@ -21,11 +21,11 @@ seed() {
     mkdir -p "$dir"
     case $name in
     admission)
-        for f in "$SHARED"/fixtures/admissionreview-*.json "$SHARED"/fixtures/kube-v1.32-captured/admissionreview-*.json \
+        for f in "$FIXTURES"/admissionreview-*.json "$FIXTURES"/kube-v1.32-captured/admissionreview-*.json \
                  tests/examples/*.json; do [ -f "$f" ] && cp "$f" "$dir/"; done ;;
     extargs)
         # The first byte picks the verb: '0' filter, '1' prioritize.
-        for f in "$SHARED"/fixtures/extender-v1-ExtenderArgs-*.json "$SHARED"/fixtures/kube-v1.32-captured/extenderargs-*.json; do
+        for f in "$FIXTURES"/extender-v1-ExtenderArgs-*.json "$FIXTURES"/kube-v1.32-captured/extenderargs-*.json; do
             [ -f "$f" ] || continue
             b=$(basename "$f" .json)
             { printf 0; cat "$f"; } > "$dir/f-$b"; { printf 1; cat "$f"; } > "$dir/p-$b"

@@ -2,7 +2,7 @@
 # Pods are made from real `kubectl create ... --dry-run=client -o json` templates and then
 # defaulted the way kube-apiserver has defaulted them by the time a mutating webhook sees them
 # (Pod defaults, ServiceAccount volume, DefaultTolerationSeconds, Priority, requests defaulted
-# from limits), as the captured v1.32 reviews in ../shared/fixtures show.
+# from limits), as the captured v1.32 reviews in tests/fixtures/ show.
 
 # template deployment|job NAME IMAGE: the pod template kubectl writes.
 template() {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fixture cases: each folder holds an input (review.json, a `fixture` file naming a file in
-# ../shared/fixtures, or input.sh printing a review), optional policy.json / nodes.json /
+# tests/fixtures, or input.sh printing a review), optional policy.json / nodes.json /
 # priorityclasses.json, and expect.jq. The runner answers the review with the real binary
 # (`gpupack-webhook --review`), applies the returned patch with an independent implementation
 # (`kubectl patch --local --type=json`), runs expect.jq over
@@ -12,8 +12,7 @@ cd "$(dirname "$0")"
 ROOT=$(cd ../.. && pwd)
 BIN=${BIN:-bin}
 case "$BIN" in /*) ;; *) BIN="$ROOT/$BIN" ;; esac
-SHARED=${GP_SHARED:-$ROOT/../shared}
-export SHARED
+FIXTURES="$ROOT/tests/fixtures"
 VG=${VG:-}
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpupack-cases.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -25,7 +24,7 @@ make_input() { # dir -> $T/review.json
     if [ -f "$1/input.sh" ]; then
         (cd "$1" && sh ./input.sh) > "$T/review.json"
     elif [ -f "$1/fixture" ]; then
-        cp "$SHARED/fixtures/$(cat "$1/fixture")" "$T/review.json"
+        cp "$FIXTURES/$(cat "$1/fixture")" "$T/review.json"
     else
         cp "$1/review.json" "$T/review.json"
     fi

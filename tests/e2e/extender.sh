@@ -14,8 +14,7 @@
 #   cpu-1         m6i.2xlarge, no GPU
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHARED=${GP_SHARED:-$ROOT/../shared}
-CAP="$SHARED/fixtures/kube-v1.32-captured"
+CAP="$ROOT/tests/fixtures/kube-v1.32-captured"
 SNAP="--snapshot-nodes $ROOT/tests/extender/nodes.json --snapshot-pods $ROOT/tests/extender/pods.json"
 X="$BIN/gpupack-extender"
 

@@ -1,8 +1,7 @@
 #!/bin/sh
 # Black-box tests of bin/gpupack-webhook over real TLS on loopback, with curl as the client.
 . "$(dirname "$0")/lib.sh"
-SHARED=${GP_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
-FIX="$SHARED/fixtures"
+FIX="$(cd "$(dirname "$0")/../.." && pwd)/tests/fixtures"
 GPU_REVIEW="$FIX/admissionreview-v1-pod-create-gpu-kubectl.constructed.json"
 CERTS="$E2E_TMP/certs"
 make_certs "$CERTS" || { fail webhook.certs "gpupack-certs failed"; exit 1; }

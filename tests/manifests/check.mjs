@@ -15,7 +15,7 @@ import { run as celRun } from "@bufbuild/cel";
 const ROOT = process.env.ROOT;
 const BIN = path.resolve(ROOT, process.env.BIN || "bin");
 const TMP = process.env.TMP;
-const SHARED = process.env.GP_SHARED || path.join(ROOT, "..", "shared");
+const FIXTURES = path.join(ROOT, "tests/fixtures");
 const VERSION = fs.readFileSync(path.join(ROOT, "VERSION"), "utf8").trim();
 const POLICY_FILE = path.join(ROOT, "manifests/base/policy.json");
 const POLICY = JSON.parse(fs.readFileSync(POLICY_FILE, "utf8"));
@@ -184,7 +184,7 @@ check("webhook-match-condition-cel", () => {
     ["other vendor", pod([ctr({ limits: { "amd.com/gpu": "1" } })]), false],
     ["lookalike", pod([ctr({ limits: { "nvidia.com/gpu-memory": "1" } })]), false],
   ];
-  const dir = path.join(SHARED, "fixtures/kube-v1.32-captured");
+  const dir = path.join(FIXTURES, "kube-v1.32-captured");
   for (const f of fs.readdirSync(dir).filter((f) => f.startsWith("admissionreview-pod-create"))) {
     const o = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).request.object;
     cases.push([f, o, f.includes("-gpu-")]);
@@ -507,7 +507,7 @@ await checkAsync("webhook-container-runs-as-rendered", async () => {
   try {
     const ready = await waitHttp(`https://127.0.0.1:${port}/readyz`, ["--cacert", path.join(etc, "tls/ca.crt")]);
     expect(ready === "ok\n", `readyz: ${ready}: ${fs.readFileSync(path.join(TMP, "gpupack-webhook.log"), "utf8").slice(0, 300)}`);
-    const review = fs.readFileSync(path.join(SHARED, "fixtures/kube-v1.32-captured/admissionreview-pod-create-gpu-training-generatename.json"));
+    const review = fs.readFileSync(path.join(FIXTURES, "kube-v1.32-captured/admissionreview-pod-create-gpu-training-generatename.json"));
     fs.writeFileSync(path.join(TMP, "review.json"), review);
     const r = JSON.parse(execFileSync("curl", ["-s", "--max-time", "5", "--cacert", path.join(etc, "tls/ca.crt"),
       "-H", "Content-Type: application/json", "--data-binary", `@${path.join(TMP, "review.json")}`,
@@ -528,7 +528,7 @@ await checkAsync("extender-sidecar-runs-as-rendered", async () => {
     // kube-scheduler calls urlPrefix + "/" + verb.
     const e = schedCfg.extenders[0];
     const u = new URL(e.urlPrefix);
-    const body = path.join(SHARED, "fixtures/kube-v1.32-captured/extenderargs-fullnodes-prioritize-gpu.json");
+    const body = path.join(FIXTURES, "kube-v1.32-captured/extenderargs-fullnodes-prioritize-gpu.json");
     const out = execFileSync("curl", ["-s", "--max-time", "5", "-H", "Content-Type: application/json", "--data-binary", `@${body}`,
       `http://127.0.0.1:${port}${u.pathname}/${e.prioritizeVerb}`], { encoding: "utf8" });
     const list = JSON.parse(out);

@@ -178,12 +178,9 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-static const char *shared_dir(void)
-{
-    const char *s = getenv("GP_SHARED");
-
-    return s ? s : "../shared";
-}
+/* The payload fixtures, relative to the repository root (where tests/run.sh runs the tests). */
+#define FIX "tests/fixtures/"
+#define CAP FIX "kube-v1.32-captured/"
 
 static bool default_policy(gp_policy_holder *h)
 {
@@ -329,20 +326,12 @@ GP_TEST(webhook_review_deployment_mig)
 
 GP_TEST(webhook_review_captured_training)
 {
-    char path[4096];
-
-    snprintf(path, sizeof(path), "%s/fixtures/kube-v1.32-captured/"
-             "admissionreview-pod-create-gpu-training-generatename.json", shared_dir());
-    torture_review(path, true);
+    torture_review(CAP "admissionreview-pod-create-gpu-training-generatename.json", true);
 }
 
 GP_TEST(webhook_review_captured_cpu)
 {
-    char path[4096];
-
-    snprintf(path, sizeof(path), "%s/fixtures/kube-v1.32-captured/"
-             "admissionreview-pod-create-cpu-first-call.json", shared_dir());
-    torture_review(path, false);
+    torture_review(CAP "admissionreview-pod-create-cpu-first-call.json", false);
 }
 
 /* ---- the extender ------------------------------------------------------------------------- */
@@ -411,20 +400,13 @@ static void torture_extender(gp_verb verb, const char *path)
 
 GP_TEST(extender_filter_nodecache)
 {
-    char path[4096];
-
-    snprintf(path, sizeof(path), "%s/fixtures/extender-v1-ExtenderArgs-nodecache-gpu.constructed.json",
-             shared_dir());
-    torture_extender(GP_VERB_FILTER, path);
+    torture_extender(GP_VERB_FILTER, FIX "extender-v1-ExtenderArgs-nodecache-gpu.constructed.json");
 }
 
 GP_TEST(extender_prioritize_fullnodes)
 {
-    char path[4096];
-
-    snprintf(path, sizeof(path), "%s/fixtures/extender-v1-ExtenderArgs-fullnodes-gpu.constructed.json",
-             shared_dir());
-    torture_extender(GP_VERB_PRIORITIZE, path);
+    torture_extender(GP_VERB_PRIORITIZE,
+                     FIX "extender-v1-ExtenderArgs-fullnodes-gpu.constructed.json");
 }
 
 /* ---- the policy loader -------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* Unit tests of lib/extargs.c: decoding ExtenderArgs (real kube-scheduler v1.32 captures and
- * constructed fixtures from ../shared/fixtures/, relative to the repo root) and encoding
+ * constructed fixtures from tests/fixtures/, relative to the repo root) and encoding
  * ExtenderFilterResult and HostPriorityList, checked by parsing the output with cJSON. */
 #include "gptest.h"
 
@@ -11,7 +11,7 @@
 #include "gpupack/extargs.h"
 #include "gpupack/fileio.h"
 
-#define FIX "../shared/fixtures/"
+#define FIX "tests/fixtures/"
 #define CAP FIX "kube-v1.32-captured/"
 
 /* One decoded request: body, tree, arena and args, freed by req_done(). */
