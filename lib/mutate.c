@@ -522,7 +522,9 @@ static bool decide_skip(mctx *m)
 {
     const char *skip = gp_pod_label(m->pod, GP_LABEL_SKIP);
 
-    if (skip != NULL && strcmp(skip, "true") == 0)
+    if (gp_pod_annotation(m->pod, GP_ANN_MIRROR) != NULL)
+        m->d->skip_reason = "mirror pod (annotation " GP_ANN_MIRROR ")";
+    else if (skip != NULL && strcmp(skip, "true") == 0)
         m->d->skip_reason = "label " GP_LABEL_SKIP "=true";
     else if (gp_policy_namespace_excluded(m->pol, m->pod->namespace))
         m->d->skip_reason = "namespace excluded by policy";

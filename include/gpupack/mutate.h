@@ -21,6 +21,7 @@
 #define GP_ANN_CHECKPOINTING "gpupack.io/checkpointing"
 #define GP_ANN_MUTATED "gpupack.io/mutated"
 #define GP_ANN_ORIGINAL "gpupack.io/original-resources"
+#define GP_ANN_MIRROR "kubernetes.io/config.mirror" /* the kubelet's static-pod mirrors */
 #define GP_RES_GPU "nvidia.com/gpu"
 #define GP_RES_MIG_PREFIX "nvidia.com/mig-"
 #define GP_DEFAULT_SCHEDULER "default-scheduler" /* what kube-apiserver defaults to */
@@ -59,7 +60,7 @@ typedef struct {
 
 typedef struct {
     bool gpu;                /* the pod asks for GPU resources */
-    bool skipped;            /* left alone on purpose (skip label, excluded namespace) */
+    bool skipped;            /* left alone on purpose (skip label, excluded namespace, mirror pod) */
     const char *skip_reason;
     const char *class_name;  /* NULL: no class */
     const char *class_why;   /* "label", "rule batch-jobs (owner Job)", "defaultClass" */

@@ -335,6 +335,36 @@ GP_TEST(excluded_namespaces_skip)
     gp_policy_unref(pol);
 }
 
+/* Static pods' mirrors (created by the kubelet, annotation kubernetes.io/config.mirror) are
+ * left alone like the skip label, whatever the class rules say. */
+GP_TEST(mirror_pods_are_skipped)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{'name':'etcd-n1','annotations':{"
+                               "'kubernetes.io/config.mirror':'0d3f',"
+                               "'gpupack.io/gpu-memory':'5Gi'}," OWNER("Node") "},"
+                               "'spec':{'nodeName':'n1'," GPU1 "}}")) {
+        GP_CHECK(f.d.gpu);
+        GP_CHECK(f.d.skipped);
+        GP_CHECK_STR(f.d.skip_reason, "mirror pod (annotation kubernetes.io/config.mirror)");
+        GP_CHECK(f.d.class_name == NULL);
+        GP_CHECK_INT(f.d.nchanges, 0);
+        GP_CHECK_INT(f.d.nwarnings, 0);
+        GP_CHECK(f.d.summary == NULL);
+    }
+    mfx_free(&f);
+    /* An empty annotation value still marks a mirror. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'annotations':{'kubernetes.io/config.mirror':''}},"
+                             "'spec':{" GPU1 "}}", "");
+    /* The other kubelet annotations do not. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'annotations':{'kubernetes.io/config.source':'file'}},"
+                             "'spec':{" GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    gp_policy_unref(pol);
+}
+
 GP_TEST(excluded_namespace_from_fallback)
 {
     gp_policy *pol = default_policy();
@@ -1369,7 +1399,7 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(scheduler_name_for_default_or_unset),
         GP_CASE(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods), GP_CASE(non_gpu_pod_is_left_alone),
         GP_CASE(skip_label_true_skips), GP_CASE(excluded_namespaces_skip),
-        GP_CASE(excluded_namespace_from_fallback), GP_CASE(toleration_only_when_not_covered),
+        GP_CASE(excluded_namespace_from_fallback), GP_CASE(mirror_pods_are_skipped), GP_CASE(toleration_only_when_not_covered),
         GP_CASE(class_label_only_when_different),
         GP_CASE(unknown_class_label_warns_and_skips_class_changes),
         GP_CASE(no_class_gets_only_the_toleration), GP_CASE(priority_class_only_when_none),
