@@ -22,6 +22,7 @@
 #define GP_ANN_MUTATED "gpupack.io/mutated"
 #define GP_ANN_ORIGINAL "gpupack.io/original-resources"
 #define GP_ANN_MIRROR "kubernetes.io/config.mirror" /* the kubelet's static-pod mirrors */
+#define GP_LABEL_RAY_ORIGIN "ray.io/originated-from-crd" /* KubeRay: the CR a pod comes from */
 #define GP_RES_GPU "nvidia.com/gpu"
 #define GP_RES_MIG_PREFIX "nvidia.com/mig-"
 #define GP_DEFAULT_SCHEDULER "default-scheduler" /* what kube-apiserver defaults to */
@@ -76,6 +77,13 @@ typedef struct {
  * unknown label value gives no class and *why "unknown class label". */
 void gp_classify(const gp_pod *pod, const gp_policy *pol, const char **class_name,
                  const char **why, gp_arena *a);
+
+/* The kind a pod effectively belongs to when its controlling owner is an intermediate object:
+ * KubeRay creates a RayCluster for each RayJob and labels the cluster's pods
+ * ray.io/originated-from-crd: RayJob, so a RayCluster-owned pod with that label returns "RayJob".
+ * NULL for every other pod. Rules listing this kind match the pod as well as rules listing its
+ * direct owner's kind. */
+const char *gp_pod_origin_kind(const gp_pod *pod);
 
 /* Decides the changes for a pod being created. view may be NULL. All memory comes from a.
  * Returns GP_ENOMEM when the arena is exhausted; the decision is then unusable. */
