@@ -15,6 +15,7 @@ typedef struct {
     gp_arena *a;
     gp_decision *d;
     size_t cap;
+    const char *no_class; /* why the GPU pod has no class (summary and warning); NULL: it has */
 } mctx;
 
 static gp_change *add_change(mctx *m, gp_change_kind kind, const char *metric, const char *reason)
@@ -462,15 +463,24 @@ static gp_status decide_spot(mctx *m)
     return st;
 }
 
+/* Writes gpupack.io/mutated when something changed, or when the pod has no class and the
+ * annotation does not say so yet (so a reinvocation adds nothing). */
 static gp_status summarise(mctx *m)
 {
     const char *old = gp_pod_annotation(m->pod, GP_ANN_MUTATED);
+    const char *note = m->no_class;
     const char *s = "";
     gp_change *c;
 
+    if (note != NULL && old != NULL && strstr(old, note) != NULL)
+        note = NULL;
+    if (m->d->nchanges == 0 && note == NULL)
+        return GP_OK;
     for (size_t i = 0; i < m->d->nchanges && s != NULL; i++)
         if (m->d->changes[i].reason != NULL)
             s = gp_arena_printf(m->a, "%s%s%s", s, *s ? "; " : "", m->d->changes[i].reason);
+    if (s != NULL && note != NULL)
+        s = gp_arena_printf(m->a, "%s%s%s", s, *s ? "; " : "", note);
     if (s == NULL)
         return GP_ENOMEM;
     m->d->summary = s;
@@ -532,6 +542,22 @@ static bool decide_skip(mctx *m)
     return m->d->skipped;
 }
 
+/* A GPU pod that no rule matched and that gets no defaultClass: says why, naming the owner kind
+ * seen, in a warning and (through summarise) in gpupack.io/mutated. Only under a policy that has
+ * classes: one without any (tolerations or schedulerName alone) classifies nothing. */
+static gp_status explain_no_class(mctx *m)
+{
+    const char *owner = m->pod->owner_kind, *origin = gp_pod_origin_kind(m->pod);
+    const char *seen = owner == NULL ? gp_arena_strdup(m->a, "no owner")
+                       : origin != NULL ? gp_arena_printf(m->a, "owner %.63s from %s", owner, origin)
+                                        : gp_arena_printf(m->a, "owner %.63s", owner);
+
+    m->no_class = seen ? gp_arena_printf(m->a, "no class: no rule matched (%s) and the policy "
+                                         "has no defaultClass", seen)
+                       : NULL;
+    return add_warning(m, m->no_class);
+}
+
 gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view, gp_arena *a,
                     gp_decision *out)
 {
@@ -552,10 +578,12 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
         st = add_warning(&m, gp_arena_printf(a, "label " GP_LABEL_CLASS " \"%.40s\" names no "
                                              "class of the policy; class changes skipped",
                                              gp_pod_label(pod, GP_LABEL_CLASS)));
+    if (st == GP_OK && out->class_name == NULL && out->class_why == NULL && pol->nclasses > 0)
+        st = explain_no_class(&m);
     m.cls = out->class_name ? gp_policy_class(pol, out->class_name) : NULL;
     if (st == GP_OK && m.cls != NULL)
         st = decide_class(&m);
-    if (st == GP_OK && out->nchanges > 0)
+    if (st == GP_OK)
         st = summarise(&m);
     return st;
 }

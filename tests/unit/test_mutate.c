@@ -82,6 +82,10 @@ static gp_cluster *cluster_offering(const char *alloc)
     return c;
 }
 
+static void check_idempotent(const gp_policy *pol, const gp_cluster *view, const char *pod_text,
+                             int line);
+#define CHECK_IDEMPOTENT(pol, view, pod) check_idempotent(pol, view, pod, __LINE__)
+
 /* --- a decision and its description -------------------------------------------------------- */
 
 typedef struct {
@@ -452,6 +456,10 @@ GP_TEST(unknown_class_label_warns_and_skips_class_changes)
     gp_policy_unref(pol);
 }
 
+#define NO_CLASS(seen) "no class: no rule matched (" seen ") and the policy has no defaultClass"
+
+/* A GPU pod no rule matches gets only the tolerations, and a warning and the summary say why,
+ * naming the owner kind seen (issue 15: a RayCluster worker got no class and no word why). */
 GP_TEST(no_class_gets_only_the_toleration)
 {
     gp_policy *pol = default_policy();
@@ -461,17 +469,64 @@ GP_TEST(no_class_gets_only_the_toleration)
         GP_CHECK_STR(f.desc, TOL "; " MUTATED);
         GP_CHECK(f.d.class_name == NULL);
         GP_CHECK(f.d.class_why == NULL);
-        GP_CHECK_INT(f.d.nwarnings, 0);
+        GP_CHECK_INT(f.d.nwarnings, 1);
+        if (f.d.nwarnings == 1)
+            GP_CHECK_STR(f.d.warnings[0], NO_CLASS("owner DaemonSet"));
+        GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); "
+                                  NO_CLASS("owner DaemonSet"));
     }
     mfx_free(&f);
-    /* Nothing at all when the pod already tolerates the taint. */
-    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("DaemonSet") "},'spec':{'tolerations':"
+    /* Only the annotation when the pod already tolerates the taint. */
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("RayCluster") "},'spec':{'tolerations':"
                                "[{'operator':'Exists'}]," GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, MUTATED);
+        GP_CHECK_STR(f.d.summary, NO_CLASS("owner RayCluster"));
+        GP_CHECK_INT(f.d.nwarnings, 1);
+    }
+    mfx_free(&f);
+    /* ... and nothing once the annotation says it (the reinvocation). */
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("RayCluster") ",'annotations':{"
+                               "'gpupack.io/mutated':'" NO_CLASS("owner RayCluster") "'}},"
+                               "'spec':{'tolerations':[{'operator':'Exists'}]," GPU1 "}}")) {
         GP_CHECK_STR(f.desc, "");
         GP_CHECK(f.d.summary == NULL);
+        GP_CHECK_INT(f.d.nwarnings, 1);
     }
     mfx_free(&f);
     gp_policy_unref(pol);
+}
+
+/* The note names "no owner" for bare pods (under a policy without a bare-pods rule), and is not
+ * given when a defaultClass classes the pod or when the class label names an unknown class. */
+GP_TEST(no_class_note_owner_and_default_class)
+{
+    gp_policy *norules = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                                   "'classes':{'c':{}},'rules':[{'name':'jobs','class':'c',"
+                                   "'match':{'ownerKinds':['Job']}}]}");
+    gp_policy *withdef = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                                   "'classes':{'c':{}},'defaultClass':'c'}");
+    mfx f;
+
+    if (mfx_run(&f, norules, NULL, "{'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, MUTATED);
+        GP_CHECK_STR(f.d.summary, NO_CLASS("no owner"));
+    }
+    mfx_free(&f);
+    if (mfx_run(&f, norules, NULL, "{'metadata':{'labels':{'ray.io/originated-from-crd':"
+                                   "'RayJob'}," OWNER("RayCluster") "},'spec':{" GPU1 "}}"))
+        GP_CHECK_STR(f.d.summary, NO_CLASS("owner RayCluster from RayJob"));
+    mfx_free(&f);
+    if (mfx_run(&f, withdef, NULL, "{'metadata':{" OWNER("RayCluster") "},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=c; " MUTATED);
+        GP_CHECK_STR(f.d.summary, "class c (defaultClass)");
+        GP_CHECK_INT(f.d.nwarnings, 0);
+    }
+    mfx_free(&f);
+    CHECK_IDEMPOTENT(norules, NULL, "{'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(norules, NULL, "{'metadata':{" OWNER("DaemonSet") "},'spec':{"
+                                            "'tolerations':[{'operator':'Exists'}]," GPU1 "}}");
+    gp_policy_unref(norules);
+    gp_policy_unref(withdef);
 }
 
 GP_TEST(priority_class_only_when_none)
@@ -1258,8 +1313,6 @@ static void check_idempotent(const gp_policy *pol, const gp_cluster *view, const
     mfx_free(&f1);
     mfx_free(&f2);
 }
-#define CHECK_IDEMPOTENT(pol, view, pod) check_idempotent(pol, view, pod, __LINE__)
-
 GP_TEST(idempotent_default_policy)
 {
     gp_policy *pol = default_policy();
@@ -1402,7 +1455,7 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(excluded_namespace_from_fallback), GP_CASE(mirror_pods_are_skipped), GP_CASE(toleration_only_when_not_covered),
         GP_CASE(class_label_only_when_different),
         GP_CASE(unknown_class_label_warns_and_skips_class_changes),
-        GP_CASE(no_class_gets_only_the_toleration), GP_CASE(priority_class_only_when_none),
+        GP_CASE(no_class_gets_only_the_toleration), GP_CASE(no_class_note_owner_and_default_class), GP_CASE(priority_class_only_when_none),
         GP_CASE(priority_fields_removed_only_when_present),
         GP_CASE(priority_class_missing_from_cluster_warns), GP_CASE(runtime_cap_only_when_unset),
         GP_CASE(existing_mutated_annotation_is_extended),
