@@ -396,6 +396,53 @@ static bool any_one_gpu(const gp_pod *pod)
     return false;
 }
 
+/* True when r holds a GPU resource of the policy, other than skip, above zero. */
+static bool other_gpu(const gp_resource *r, size_t n, const gp_policy *pol, const char *skip)
+{
+    static const gp_qty zero = { 0 };
+
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r[i].name, skip) != 0 && gp_qty_cmp(r[i].qty, zero) > 0 &&
+            gp_policy_is_gpu_resource(pol, r[i].name))
+            return true;
+    return false;
+}
+
+/* True when the container asks for some GPU but not for exactly one whole nvidia.com/gpu and
+ * nothing else GPU-like (a MIG slice beside it, two GPUs). */
+static bool odd_gpu(const gp_container *c, const gp_policy *pol)
+{
+    bool gpu = gp_container_limit(c, GP_RES_GPU) || gp_container_request(c, GP_RES_GPU);
+    bool other = other_gpu(c->requests, c->nrequests, pol, GP_RES_GPU) ||
+                 other_gpu(c->limits, c->nlimits, pol, GP_RES_GPU);
+
+    return other || (gpu && !wants_one_gpu(c));
+}
+
+/* The first container (app, init or sidecar) that asks for GPUs otherwise than one whole GPU;
+ * NULL when every GPU container asks for exactly one. The rewrite is all or nothing: the pod's
+ * effective request is the larger of its largest init container and the sum of its app
+ * containers and sidecars, so a slice beside whole GPUs (an init container's GPU becoming a slice
+ * beside an app container's two GPUs, say) would only add a device to the pod. */
+static const gp_container *odd_gpu_container(const gp_pod *pod, const gp_policy *pol)
+{
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        if (odd_gpu(&pod->containers[i], pol))
+            return &pod->containers[i];
+    return NULL;
+}
+
+static gp_status warn_mixed(mctx *m, const gp_container *odd)
+{
+    const char *label = container_label(m->a, odd);
+
+    return add_warning(m, label ? gp_arena_printf(m->a, "no MIG rewrite: %.60s asks for GPUs "
+                                                  "other than one whole " GP_RES_GPU ", and slices "
+                                                  "beside them would grow the pod; keeps "
+                                                  GP_RES_GPU, label)
+                                : NULL);
+}
+
 static gp_status decide_mig(mctx *m)
 {
     const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
@@ -405,6 +452,8 @@ static gp_status decide_mig(mctx *m)
 
     if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
         return GP_OK;
+    if (odd_gpu_container(m->pod, m->pol) != NULL)
+        return warn_mixed(m, odd_gpu_container(m->pod, m->pol));
     if (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0)
         return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
                                               "is not a positive quantity; no MIG rewrite",

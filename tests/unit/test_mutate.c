@@ -801,6 +801,8 @@ GP_TEST(mig_bad_hint_and_no_fit_warn)
     gp_policy_unref(pol);
 }
 
+/* Every container that asks for GPUs asks for exactly one: the whole pod moves to slices (app
+ * containers, init containers and native sidecars alike); containers without GPUs are untouched. */
 GP_TEST(mig_several_containers_and_init)
 {
     gp_policy *pol = default_policy();
@@ -808,19 +810,76 @@ GP_TEST(mig_several_containers_and_init)
 
     if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':["
                                "{'name':'side','resources':{'limits':{'cpu':'1'}}},"
-                               "{'name':'two'," GPU_LIMIT("2") "},"
+                               "{'name':'second'," GPU_LIMIT("1") "},"
                                "{'name':'main'," GPU_LIMIT("1") "}],"
-                               "'initContainers':[{'name':'init'," GPU_LIMIT("1") "}]}}")) {
-        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c2 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                               "'initContainers':[{'name':'init'," GPU_LIMIT("1") "},"
+                               "{'name':'proxy','restartPolicy':'Always'," GPU_LIMIT("1")
+                               "}]}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c1 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "res c2 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
                              "res i0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "res i1 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
                              "ann gpupack.io/original-resources; " MUTATED);
         GP_CHECK_STR(ann_value(&f.d, GP_ANN_ORIGINAL),
-                     "{\"containers\":{\"main\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},"
-                     "\"initContainers\":{\"init\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
-        GP_CHECK_STR(f.d.changes[4].reason, "init container init: nvidia.com/gpu 1 -> "
+                     "{\"containers\":{\"second\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}},"
+                     "\"main\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},"
+                     "\"initContainers\":{\"init\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}},"
+                     "\"proxy\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
+        GP_CHECK_STR(f.d.changes[5].reason, "init container init: nvidia.com/gpu 1 -> "
                                             "nvidia.com/mig-1g.10gb (needs 5Gi)");
+        GP_CHECK_INT(f.d.nwarnings, 0);
     }
     mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+/* The rewrite never grows the pod (issue 15): a container asking for GPUs otherwise than one
+ * whole GPU keeps every container as it is, with a warning naming it. */
+static void check_mixed(const gp_policy *pol, const char *containers, const char *want_warning,
+                        int line)
+{
+    char pod[1024];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{" DEPLOY_HINT("5Gi") ",'spec':{%s}}", containers);
+    if (mfx_run(&f, pol, NULL, pod)) {
+        if (strcmp(f.desc, TOL "; " INFERENCE "; " MUTATED) != 0 || f.d.nwarnings != 1 ||
+            strcmp(f.d.warnings[0], want_warning) != 0) {
+            printf("  %s:%d: changes \"%s\", %zu warnings (first \"%s\"), want \"%s\"\n",
+                   __FILE__, line, f.desc, f.d.nwarnings, f.d.nwarnings ? f.d.warnings[0] : "",
+                   want_warning);
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+
+#define MIXED(who) "no MIG rewrite: " who " asks for GPUs other than one whole nvidia.com/gpu, " \
+                   "and slices beside them would grow the pod; keeps nvidia.com/gpu"
+
+GP_TEST(mig_never_grows_the_pod)
+{
+    gp_policy *pol = default_policy();
+
+    /* An init container's GPU beside an app container's two costs nothing extra (the pod needs
+     * max(1, 2) = 2 GPUs); a slice for it would add a device. */
+    check_mixed(pol, "'containers':[{'name':'two'," GPU_LIMIT("2") "}],"
+                     "'initContainers':[{'name':'init'," GPU_LIMIT("1") "}]",
+                MIXED("container two"), __LINE__);
+    /* One GPU beside two: two whole GPUs plus a slice would be three devices. */
+    check_mixed(pol, "'containers':[{'name':'one'," GPU_LIMIT("1") "},{'name':'two',"
+                     GPU_LIMIT("2") "}]",
+                MIXED("container two"), __LINE__);
+    /* A sidecar with two GPUs, and a slice already asked for beside a whole GPU. */
+    check_mixed(pol, "'containers':[{'name':'one'," GPU_LIMIT("1") "}],'initContainers':[{"
+                     "'name':'proxy','restartPolicy':'Always'," GPU_LIMIT("2") "}]",
+                MIXED("init container proxy"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'one'," GPU_LIMIT("1") "},{'name':'mig','resources':"
+                     "{'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]",
+                MIXED("container mig"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'both','resources':{'limits':{'nvidia.com/gpu':'1',"
+                     "'nvidia.com/mig-1g.10gb':'1'}}}]",
+                MIXED("container both"), __LINE__);
     gp_policy_unref(pol);
 }
 
@@ -1462,7 +1521,7 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(mig_rewrite_for_one_gpu_with_hint), GP_CASE(mig_rewrite_records_request_and_limit),
         GP_CASE(mig_original_resources_request_only), GP_CASE(mig_hint_sizes_pick_smallest_fit),
         GP_CASE(mig_only_for_exactly_one_gpu), GP_CASE(mig_only_for_classes_that_allow_it),
-        GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init),
+        GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init), GP_CASE(mig_never_grows_the_pod),
         GP_CASE(mig_original_annotation_not_overwritten),
         GP_CASE(mig_pick_fewest_slices_then_memory_then_name),
         GP_CASE(mig_pick_fewer_slices_beats_less_memory), GP_CASE(mig_pick_no_profiles),
