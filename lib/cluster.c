@@ -40,6 +40,7 @@ void gp_cluster_unref(gp_cluster *c)
         return;
     free_names(c->mig_profiles, c->nmig_profiles);
     free_names(c->priority_classes, c->npriority_classes);
+    free(c->global_default);
     free(c);
 }
 
@@ -162,12 +163,31 @@ gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len,
     return GP_OK;
 }
 
+/* A PriorityClass's globalDefault flag and value (value 0 when absent or not a number). */
+static bool pc_global(const cJSON *pc, double *value)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(pc, "value");
+
+    *value = cJSON_IsNumber(v) ? v->valuedouble : 0;
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pc, "globalDefault"));
+}
+
+/* The Priority plugin's choice among several globalDefault classes (a race can create more than
+ * one): the lowest value; the first seen on a tie. */
+static bool global_beats(double value, bool have, double best)
+{
+    return !have || value < best;
+}
+
 gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, size_t len,
                                                gp_err *err)
 {
     const cJSON *items, *pc;
     cJSON *root;
     nameset s = { 0 };
+    const char *global = NULL;
+    double best = 0;
+    char *gdup = NULL;
     gp_status st = parse_list(json, len, &items, &root, "PriorityClass", err);
 
     if (st != GP_OK)
@@ -176,13 +196,20 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
     {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(pc, "metadata"), "name");
+        double value;
 
         if (!cJSON_IsString(name))
             continue;
+        if (pc_global(pc, &value) && global_beats(value, global != NULL, best)) {
+            global = name->valuestring;
+            best = value;
+        }
         st = nameset_add(&s, name->valuestring, err);
         if (st != GP_OK)
             break;
     }
+    if (st == GP_OK && global != NULL && (gdup = strdup(global)) == NULL)
+        st = GP_ENOMEM;
     cJSON_Delete(root);
     if (st != GP_OK) {
         free_names(s.v, s.n);
@@ -191,8 +218,10 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
     if (s.n > 1)
         qsort(s.v, s.n, sizeof(char *), cmp_str);
     free_names(c->priority_classes, c->npriority_classes);
+    free(c->global_default);
     c->priority_classes = s.v;
     c->npriority_classes = s.n;
+    c->global_default = gdup;
     c->has_priority_classes = true;
     return GP_OK;
 }
@@ -207,6 +236,11 @@ bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name)
     return c != NULL && name_in(c->priority_classes, c->npriority_classes, name);
 }
 
+const char *gp_cluster_global_default(const gp_cluster *c)
+{
+    return c != NULL && c->has_priority_classes ? c->global_default : NULL;
+}
+
 /* ---- the live source ---- */
 
 typedef struct {
@@ -218,6 +252,8 @@ typedef struct {
 typedef struct {
     char *name;
     unsigned gen;
+    bool global;  /* globalDefault */
+    double value;
 } live_pc;
 
 struct gp_cluster_live {
@@ -272,6 +308,20 @@ static const char *obj_name(const cJSON *o)
     return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
 }
 
+/* Sets c->global_default from the live PriorityClasses (called with mu held). */
+static gp_status live_global_default(const gp_cluster_live *l, gp_cluster *c)
+{
+    const live_pc *best = NULL;
+
+    for (size_t i = 0; i < l->npcs; i++)
+        if (l->pcs[i].global && global_beats(l->pcs[i].value, best != NULL, best ? best->value : 0))
+            best = &l->pcs[i];
+    if (best == NULL)
+        return GP_OK;
+    c->global_default = strdup(best->name);
+    return c->global_default ? GP_OK : GP_ENOMEM;
+}
+
 /* Builds and publishes a view from the current state (called with mu held). */
 static void live_publish(gp_cluster_live *l)
 {
@@ -284,6 +334,8 @@ static void live_publish(gp_cluster_live *l)
             st = nameset_add(&mig, l->nodes[i].profiles.v[j], NULL);
     for (size_t i = 0; st == GP_OK && i < l->npcs; i++)
         st = nameset_add(&pcs, l->pcs[i].name, NULL);
+    if (st == GP_OK)
+        st = live_global_default(l, c);
     if (st != GP_OK) {
         free_names(mig.v, mig.n);
         free_names(pcs.v, pcs.n);
@@ -412,10 +464,22 @@ void gp_cluster_live_nodes_end(gp_cluster_live *l)
     pthread_mutex_unlock(&l->mu);
 }
 
+/* Records a PriorityClass's globalDefault flag and value; true when either changed. */
+static bool live_pc_set(live_pc *p, bool global, double value)
+{
+    bool changed = p->global != global || (global && p->value != value);
+
+    p->global = global;
+    p->value = value;
+    return changed;
+}
+
 void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
 {
     const char *name = obj_name(pc);
     bool deleted = type != NULL && strcmp(type, "DELETED") == 0, changed = false;
+    double value;
+    bool global = pc_global(pc, &value);
     size_t i;
 
     if (name == NULL)
@@ -429,6 +493,7 @@ void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
         changed = true;
     } else if (!deleted && i < l->npcs) {
         l->pcs[i].gen = l->pc_gen;
+        changed = live_pc_set(&l->pcs[i], global, value);
     } else if (!deleted && l->npcs < GP_CLUSTER_MAX_NAMES) {
         if (l->npcs == l->cap_pcs) {
             size_t ncap = l->cap_pcs ? l->cap_pcs * 2 : 16;
@@ -440,7 +505,8 @@ void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
             }
         }
         if (l->npcs < l->cap_pcs && (l->pcs[l->npcs].name = strdup(name)) != NULL) {
-            l->pcs[l->npcs++].gen = l->pc_gen;
+            l->pcs[l->npcs].gen = l->pc_gen;
+            live_pc_set(&l->pcs[l->npcs++], global, value);
             changed = true;
         }
     }

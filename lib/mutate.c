@@ -113,19 +113,44 @@ static gp_status decide_class_label(mctx *m)
     return GP_OK;
 }
 
+/* The pod's priorityClassName when it counts as the pod's own choice; NULL when it names none,
+ * or (policy priority.overrideGlobalDefault) names the cluster's globalDefault PriorityClass,
+ * which the Priority admission plugin set before the webhook ran. *global is set then. */
+static const char *own_priority_class(const mctx *m, const char **global)
+{
+    const char *have = m->pod->priority_class;
+
+    *global = NULL;
+    if (have == NULL || *have == '\0')
+        return NULL;
+    if (m->pol->priority.override_global_default && gp_cluster_global_default(m->view) != NULL &&
+        strcmp(have, gp_cluster_global_default(m->view)) == 0) {
+        *global = have;
+        return NULL;
+    }
+    return have;
+}
+
 static gp_status decide_priority(mctx *m)
 {
-    const char *pc = m->cls->priority_class;
+    const char *pc = m->cls->priority_class, *global, *have = m->pod->priority_class;
     gp_change *c;
 
-    if (*pc == '\0' || (m->pod->priority_class != NULL && *m->pod->priority_class != '\0'))
+    /* The class's own name is never replaced, even when it is the global default: the
+     * reinvocation must find nothing to do. */
+    if (*pc == '\0' || own_priority_class(m, &global) != NULL ||
+        (have != NULL && strcmp(have, pc) == 0))
         return GP_OK;
     if (m->view != NULL && m->view->has_priority_classes &&
         !gp_cluster_has_priority_class(m->view, pc))
         return add_warning(m, gp_arena_printf(m->a, "PriorityClass %s does not exist; "
-                                              "priorityClassName left unset", pc));
+                                              "priorityClassName %s", pc,
+                                              global ? "keeps the global default" : "left unset"));
     c = add_change(m, GP_CH_SET_PRIORITY_CLASS, "priority-class",
-                   gp_arena_printf(m->a, "priorityClassName %s (class %s)", pc, m->cls->name));
+                   global ? gp_arena_printf(m->a, "priorityClassName %s (class %s; replaces the "
+                                            "global default %.60s)", pc, m->cls->name, global)
+                          : gp_arena_printf(m->a, "priorityClassName %s (class %s)", pc,
+                                            m->cls->name));
     if (c == NULL || c->reason == NULL)
         return GP_ENOMEM;
     c->value = pc;

@@ -1,7 +1,7 @@
 /* The cluster view the decisions consult: what the cluster really offers.
  *
  * For the webhook: the MIG profiles that nodes advertise (allocatable `nvidia.com/mig-<profile>`
- * greater than zero) and the PriorityClasses that exist. A view is immutable and reference-counted,
+ * greater than zero), the PriorityClasses that exist and which one is the global default. A view is immutable and reference-counted,
  * built from `kubectl get nodes -o json` / `kubectl get priorityclasses -o json` output (snapshot
  * files) or from the API. When a part is unknown (has_nodes / has_priority_classes false) the
  * decisions fall back to what the policy states. */
@@ -27,6 +27,7 @@ typedef struct gp_cluster {
     bool has_priority_classes;
     char **priority_classes; /* names, sorted, unique */
     size_t npriority_classes;
+    char *global_default; /* the globalDefault PriorityClass (lowest value if several); NULL */
 } gp_cluster;
 
 /* An empty view (nothing known). NULL on allocation failure. */
@@ -42,9 +43,14 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
 bool gp_cluster_offers_mig(const gp_cluster *c, const char *profile);
 bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name);
 
+/* The PriorityClass the Priority admission plugin gives pods that name none: the one with
+ * globalDefault true (several: the lowest value, as the plugin picks). NULL when there is none
+ * or the PriorityClasses are unknown. */
+const char *gp_cluster_global_default(const gp_cluster *c);
+
 /* A live source for the view, fed by informers (kube.h) on Nodes and PriorityClasses. Each
  * time what the webhook cares about changes (a node's offered MIG profiles, the set of
- * PriorityClasses) and after each complete list, it builds a new gp_cluster and hands it to
+ * PriorityClasses, which one is globalDefault) and after each complete list, it builds a new gp_cluster and hands it to
  * publish (which takes the reference). Node heartbeats that change nothing publish nothing.
  * The node part counts as known after the first complete node list; likewise PriorityClasses. */
 typedef struct gp_cluster_live gp_cluster_live;

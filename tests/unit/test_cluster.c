@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include <cjson/cJSON.h>
+
 #include "gpupack/cluster.h"
 
 
@@ -274,6 +276,92 @@ GP_TEST(priority_classes_name_limit)
     gp_cluster_unref(c);
 }
 
+/* The globalDefault PriorityClass: the one the Priority admission plugin gives pods that name
+ * none; with several (a race can make more than one), the lowest value, as the plugin picks. */
+GP_TEST(priority_classes_global_default)
+{
+    gp_cluster *c = gp_cluster_new();
+    gp_err err = { { 0 } };
+
+    GP_CHECK(gp_cluster_global_default(c) == NULL); /* unknown */
+    GP_CHECK_INT(set_pcs(c, "{'items':[{'metadata':{'name':'a'},'value':10},"
+                            "{'metadata':{'name':'b'},'value':5,'globalDefault':false}]}", &err),
+                 GP_OK);
+    GP_CHECK(gp_cluster_global_default(c) == NULL); /* none is */
+    GP_CHECK_INT(set_pcs(c, "{'items':[{'metadata':{'name':'high'},'value':1000,"
+                            "'globalDefault':true},{'metadata':{'name':'low'},'value':10,"
+                            "'globalDefault':true},{'metadata':{'name':'tie'},'value':10,"
+                            "'globalDefault':true},{'metadata':{'name':'x'},'value':1}]}", &err),
+                 GP_OK);
+    GP_CHECK_STR(gp_cluster_global_default(c), "low");
+    GP_CHECK(gp_cluster_has_priority_class(c, "high"));
+    /* A failed reload keeps it; a successful one without any drops it. */
+    GP_CHECK_INT(set_pcs(c, "nope", &err), GP_EINVAL);
+    GP_CHECK_STR(gp_cluster_global_default(c), "low");
+    GP_CHECK_INT(set_pcs(c, "{'items':[{'metadata':{'name':'low'},'value':10}]}", &err), GP_OK);
+    GP_CHECK(gp_cluster_global_default(c) == NULL);
+    GP_CHECK(gp_cluster_global_default(NULL) == NULL);
+    gp_cluster_unref(c);
+}
+
+/* --- the live view -------------------------------------------------------------------------- */
+
+typedef struct {
+    int published;
+    gp_cluster *last;
+} sink;
+
+static void sink_publish(void *ctx, gp_cluster *view)
+{
+    sink *k = ctx;
+
+    k->published++;
+    gp_cluster_unref(k->last);
+    k->last = view;
+}
+
+static void live_event(gp_cluster_live *l, bool pc, const char *type, const char *text)
+{
+    char *s = q(text);
+    cJSON *o = cJSON_Parse(s);
+
+    if (pc)
+        gp_cluster_live_pc(l, type, o);
+    else
+        gp_cluster_live_node(l, type, o);
+    cJSON_Delete(o);
+    free(s);
+}
+
+/* A PriorityClass becoming (or ceasing to be) the global default publishes a new view; an update
+ * that changes neither the flag nor the value does not. */
+GP_TEST(live_priority_classes_global_default)
+{
+    sink k = { 0 };
+    gp_cluster_live *l = gp_cluster_live_new(sink_publish, &k);
+
+    gp_cluster_live_pcs_begin(l);
+    live_event(l, true, NULL, "{'metadata':{'name':'gpu-training'},'value':50000}");
+    live_event(l, true, NULL, "{'metadata':{'name':'default-low'},'value':0,'globalDefault':true}");
+    gp_cluster_live_pcs_end(l);
+    GP_CHECK_INT(k.published, 1);
+    GP_CHECK_STR(gp_cluster_global_default(k.last), "default-low");
+    live_event(l, true, "MODIFIED", "{'metadata':{'name':'default-low','resourceVersion':'9'},"
+                                    "'value':0,'globalDefault':true,'description':'x'}");
+    GP_CHECK_INT(k.published, 1);
+    live_event(l, true, "MODIFIED", "{'metadata':{'name':'default-low'},'value':0}");
+    GP_CHECK_INT(k.published, 2);
+    GP_CHECK(gp_cluster_global_default(k.last) == NULL);
+    live_event(l, true, "ADDED", "{'metadata':{'name':'other'},'value':7,'globalDefault':true}");
+    GP_CHECK_INT(k.published, 3);
+    GP_CHECK_STR(gp_cluster_global_default(k.last), "other");
+    live_event(l, true, "DELETED", "{'metadata':{'name':'other'}}");
+    GP_CHECK_INT(k.published, 4);
+    GP_CHECK(gp_cluster_global_default(k.last) == NULL);
+    gp_cluster_live_free(l);
+    gp_cluster_unref(k.last);
+}
+
 /* --- lookups and references ---------------------------------------------------------------- */
 
 GP_TEST(lookups_on_null_view)
@@ -309,4 +397,5 @@ GP_MAIN(GP_CASE(new_view_knows_nothing), GP_CASE(nodes_profiles_positive_unique_
         GP_CASE(nodes_replaced_on_success_kept_on_failure), GP_CASE(nodes_too_large),
         GP_CASE(empty_lists_are_known_and_empty), GP_CASE(priority_classes_list),
         GP_CASE(priority_classes_errors), GP_CASE(priority_classes_name_limit),
+        GP_CASE(priority_classes_global_default), GP_CASE(live_priority_classes_global_default),
         GP_CASE(lookups_on_null_view), GP_CASE(refcount))

@@ -587,6 +587,106 @@ GP_TEST(priority_class_missing_from_cluster_warns)
     gp_policy_unref(pol);
 }
 
+/* A view whose PriorityClasses are gpu-training, gpu-inference, gpu-interactive and the
+ * globalDefault class `global`. */
+static gp_cluster *view_with_global_default(const char *global)
+{
+    gp_cluster *c = gp_cluster_new();
+    char text[512], *s;
+
+    snprintf(text, sizeof(text), "{'items':[{'metadata':{'name':'gpu-training'},'value':50000},"
+             "{'metadata':{'name':'gpu-inference'}},{'metadata':{'name':'gpu-interactive'}},"
+             "{'metadata':{'name':'%s'},'value':0,'globalDefault':true}]}", global);
+    s = q(text);
+    if (c == NULL || gp_cluster_set_priority_classes_json(c, s, strlen(s), NULL) != GP_OK)
+        gp_test_failed = 1;
+    free(s);
+    return c;
+}
+
+#define OVERRIDE_POLICY "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','classes':{" \
+                        "'training':{'priorityClassName':'gpu-training'}},'rules':[{'name':" \
+                        "'jobs','class':'training','match':{'ownerKinds':['Job']}}],"     \
+                        "'priority':{'overrideGlobalDefault':%s}}"
+#define JOB_WITH_PC(pc) "{'metadata':{" OWNER("Job") "},'spec':{'priorityClassName':'" pc "'," \
+                        "'priority':0,'preemptionPolicy':'PreemptLowerPriority'," GPU1 "}}"
+
+/* priority.overrideGlobalDefault: the globalDefault class the Priority plugin put on the pod
+ * counts as none, so the class's PriorityClass replaces it (and the computed fields go). */
+GP_TEST(priority_override_global_default)
+{
+    char text[512];
+    gp_policy *on, *off;
+    gp_cluster *view = view_with_global_default("cluster-default");
+    gp_cluster *pcs_only_none = gp_cluster_new();
+    mfx f;
+
+    snprintf(text, sizeof(text), OVERRIDE_POLICY, "true");
+    on = policy_of(text);
+    snprintf(text, sizeof(text), OVERRIDE_POLICY, "false");
+    off = policy_of(text);
+    if (on == NULL || off == NULL)
+        goto out;
+    if (mfx_run(&f, on, view, JOB_WITH_PC("cluster-default"))) {
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=training; pc gpu-training; -priority; "
+                             "-preemption; " MUTATED);
+        GP_CHECK_STR(f.d.summary, "class training (rule jobs: owner Job); priorityClassName "
+                                  "gpu-training (class training; replaces the global default "
+                                  "cluster-default)");
+    }
+    mfx_free(&f);
+    CHECK_IDEMPOTENT(on, view, JOB_WITH_PC("cluster-default"));
+    /* Off (the default): the global default stays. */
+    CHECK_CHANGES(off, view, JOB_WITH_PC("cluster-default"),
+                  "label gpupack.io/class=training; " MUTATED);
+    /* Another class the pod names is its own choice. */
+    CHECK_CHANGES(on, view, JOB_WITH_PC("gpu-inference"),
+                  "label gpupack.io/class=training; " MUTATED);
+    /* Without a known global default nothing is replaced. */
+    CHECK_CHANGES(on, NULL, JOB_WITH_PC("cluster-default"),
+                  "label gpupack.io/class=training; " MUTATED);
+    CHECK_CHANGES(on, pcs_only_none, JOB_WITH_PC("cluster-default"),
+                  "label gpupack.io/class=training; " MUTATED);
+    /* The class's PriorityClass missing from the cluster: the global default stays, warned. */
+    {
+        gp_cluster *v2 = view_with_global_default("cluster-default");
+        static const char pcs[] = "{\"items\":[{\"metadata\":{\"name\":\"cluster-default\"},"
+                                  "\"globalDefault\":true}]}";
+
+        GP_CHECK_INT(gp_cluster_set_priority_classes_json(v2, pcs, strlen(pcs), NULL), GP_OK);
+        if (mfx_run(&f, on, v2, JOB_WITH_PC("cluster-default"))) {
+            GP_CHECK_STR(f.desc, "label gpupack.io/class=training; " MUTATED);
+            GP_CHECK_INT(f.d.nwarnings, 1);
+            if (f.d.nwarnings == 1)
+                GP_CHECK_STR(f.d.warnings[0], "PriorityClass gpu-training does not exist; "
+                                              "priorityClassName keeps the global default");
+        }
+        mfx_free(&f);
+        gp_cluster_unref(v2);
+    }
+out:
+    gp_cluster_unref(pcs_only_none);
+    gp_cluster_unref(view);
+    gp_policy_unref(on);
+    gp_policy_unref(off);
+}
+
+/* The class's own PriorityClass being the global default: already set, nothing to replace (a
+ * reinvocation loop otherwise). */
+GP_TEST(priority_override_class_is_the_global_default)
+{
+    char text[512];
+    gp_policy *on;
+    gp_cluster *view = view_with_global_default("gpu-training");
+
+    snprintf(text, sizeof(text), OVERRIDE_POLICY, "true");
+    on = policy_of(text);
+    CHECK_CHANGES(on, view, JOB_WITH_PC("gpu-training"), "label gpupack.io/class=training; "
+                  MUTATED);
+    gp_cluster_unref(view);
+    gp_policy_unref(on);
+}
+
 GP_TEST(runtime_cap_only_when_unset)
 {
     gp_policy *pol = default_policy();
@@ -1516,7 +1616,8 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(unknown_class_label_warns_and_skips_class_changes),
         GP_CASE(no_class_gets_only_the_toleration), GP_CASE(no_class_note_owner_and_default_class), GP_CASE(priority_class_only_when_none),
         GP_CASE(priority_fields_removed_only_when_present),
-        GP_CASE(priority_class_missing_from_cluster_warns), GP_CASE(runtime_cap_only_when_unset),
+        GP_CASE(priority_class_missing_from_cluster_warns), GP_CASE(priority_override_global_default),
+        GP_CASE(priority_override_class_is_the_global_default), GP_CASE(runtime_cap_only_when_unset),
         GP_CASE(existing_mutated_annotation_is_extended),
         GP_CASE(mig_rewrite_for_one_gpu_with_hint), GP_CASE(mig_rewrite_records_request_and_limit),
         GP_CASE(mig_original_resources_request_only), GP_CASE(mig_hint_sizes_pick_smallest_fit),
