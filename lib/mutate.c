@@ -3,9 +3,12 @@
 #include "gpupack/mutate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "gpupack/nodematch.h"
 
 typedef struct {
     const gp_pod *pod;
@@ -296,18 +299,73 @@ static const gp_mig_profile *view_profile(const gp_policy *pol, const char *name
     return p;
 }
 
-const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view, gp_qty need,
-                                  gp_arena *a)
+static int cmp_name(const void *key, const void *elem)
+{
+    return strcmp(*(const char *const *)key, *(const char *const *)elem);
+}
+
+/* The view's profiles resolved once (policy entry, or slices and memory from the name; NULL for
+ * a name neither gives), in the order of view->mig_profiles. */
+static const gp_mig_profile **resolve_view(const gp_policy *pol, const gp_cluster *view,
+                                           gp_arena *a)
+{
+    const gp_mig_profile **res = gp_arena_alloc(a, (view->nmig_profiles + 1) * sizeof(*res));
+
+    for (size_t i = 0; res != NULL && i < view->nmig_profiles; i++)
+        res[i] = view_profile(pol, view->mig_profiles[i], a);
+    return res;
+}
+
+/* The best fitting profile one node offers, if it beats best; NULL otherwise. */
+static const gp_mig_profile *node_best(const gp_cluster *view, const gp_cluster_node *node,
+                                       const gp_mig_profile **res, gp_qty need,
+                                       const gp_mig_profile *best)
+{
+    const gp_mig_profile *found = NULL;
+
+    for (size_t j = 0; j < node->nprofiles; j++) {
+        char *const *at = bsearch(&node->profiles[j], view->mig_profiles, view->nmig_profiles,
+                                  sizeof(char *), cmp_name);
+        const gp_mig_profile *p = at ? res[at - view->mig_profiles] : NULL;
+
+        if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && better(p, found ? found : best))
+            found = p;
+    }
+    return found;
+}
+
+static bool may_use(const gp_mig_where *where, const gp_cluster_node *node)
+{
+    return where == NULL || gp_pod_may_use_node(where->pod, where->required, where->nrequired,
+                                                node->name, node->labels, node->nlabels);
+}
+
+/* Node by node: only a node that would improve on the best so far is matched against the pod. */
+static const gp_mig_profile *pick_from_nodes(const gp_policy *pol, const gp_cluster *view,
+                                             const gp_mig_where *where, gp_qty need, gp_arena *a)
+{
+    const gp_mig_profile **res = resolve_view(pol, view, a), *best = NULL;
+
+    for (size_t i = 0; res != NULL && i < view->nnodes; i++) {
+        const gp_mig_profile *p = node_best(view, &view->nodes[i], res, need, best);
+
+        if (p != NULL && may_use(where, &view->nodes[i]))
+            best = p;
+    }
+    return best;
+}
+
+const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view,
+                                  const gp_mig_where *where, gp_qty need, gp_arena *a)
 {
     const gp_mig_profile *best = NULL;
-    bool from_view = view != NULL && view->has_nodes;
-    size_t n = from_view ? view->nmig_profiles : pol->nmig_profiles;
 
-    for (size_t i = 0; i < n; i++) {
-        const gp_mig_profile *p =
-            from_view ? view_profile(pol, view->mig_profiles[i], a) : &pol->mig_profiles[i];
+    if (view != NULL && view->has_nodes)
+        return pick_from_nodes(pol, view, where, need, a);
+    for (size_t i = 0; i < pol->nmig_profiles; i++) {
+        const gp_mig_profile *p = &pol->mig_profiles[i];
 
-        if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && better(p, best))
+        if (gp_qty_cmp(p->memory, need) >= 0 && better(p, best))
             best = p;
     }
     return best;
@@ -471,6 +529,12 @@ static gp_status warn_mixed(mctx *m, const gp_container *odd)
 static gp_status decide_mig(mctx *m)
 {
     const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
+    const gp_pool *pool = &m->cls->pool;
+    /* The webhook's own required pool narrows where the pod may land (it is not added to a pod
+     * bound by spec.nodeName, see decide_pool). */
+    bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL;
+    gp_mig_where where = { .pod = m->pod, .required = req_pool ? pool->labels : NULL,
+                           .nrequired = req_pool ? pool->nlabels : 0 };
     const gp_mig_profile *prof;
     gp_err qerr = { { 0 } };
     gp_qty need;
@@ -483,11 +547,15 @@ static gp_status decide_mig(mctx *m)
         return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
                                               "is not a positive quantity; no MIG rewrite",
                                               hint));
-    prof = gp_mig_pick(m->pol, m->view, need, m->a);
-    if (prof == NULL)
-        return add_warning(m, gp_arena_printf(m->a, "no MIG profile offers %.40s; keeps "
-                                              GP_RES_GPU, hint));
-    return rewrite_containers(m, prof, hint);
+    prof = gp_mig_pick(m->pol, m->view, &where, need, m->a);
+    if (prof != NULL)
+        return rewrite_containers(m, prof, hint);
+    /* Say which it is: nothing anywhere fits, or only nodes the pod cannot use offer a fit. */
+    if (m->view != NULL && m->view->has_nodes && gp_mig_pick(m->pol, m->view, NULL, need, m->a))
+        return add_warning(m, gp_arena_printf(m->a, "no node this pod can use offers a MIG "
+                                              "profile with %.40s; keeps " GP_RES_GPU, hint));
+    return add_warning(m, gp_arena_printf(m->a, "no MIG profile offers %.40s; keeps "
+                                          GP_RES_GPU, hint));
 }
 
 static gp_status decide_runtime_cap(mctx *m)

@@ -90,10 +90,20 @@ const char *gp_pod_origin_kind(const gp_pod *pod);
 gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view, gp_arena *a,
                     gp_decision *out) GP_WUR;
 
+/* Where a pod may land, for gp_mig_pick(): its own node selection (nodeName, nodeSelector,
+ * required node affinity) and the labels the webhook itself requires for its class (a required
+ * pool; NULL / 0 when none). */
+typedef struct {
+    const gp_pod *pod;
+    const gp_label *required;
+    size_t nrequired;
+} gp_mig_where;
+
 /* The MIG profile for one GPU needing `need` memory: fewest compute slices, then least memory,
- * then name, among the cluster's offered profiles (when the view knows nodes) or the policy's
- * list. Returns NULL when none is large enough. */
-const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view, gp_qty need,
-                                  gp_arena *a);
+ * then name. When the view knows nodes: among the profiles offered by nodes the pod may use
+ * (where; NULL: any node). Otherwise among the policy's list (where is not consulted: without
+ * nodes nothing says which node offers what). Returns NULL when none is large enough. */
+const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view,
+                                  const gp_mig_where *where, gp_qty need, gp_arena *a);
 
 #endif

@@ -456,6 +456,9 @@ GP_TEST(unknown_class_label_warns_and_skips_class_changes)
     gp_policy_unref(pol);
 }
 
+#define IN(k, v) "{'key':'" k "','operator':'In','values':['" v "']}"
+#define AFF_REQ(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuring" \
+                       "Execution':{'nodeSelectorTerms':[" terms "]}}}"
 #define NO_CLASS(seen) "no class: no rule matched (" seen ") and the policy has no defaultClass"
 
 /* A GPU pod no rule matches gets only the tolerations, and a warning and the summary say why,
@@ -1015,7 +1018,7 @@ static const char *pick(const gp_policy *pol, const gp_cluster *view, const char
     if (gp_qty_parse_str(need, &q, NULL) != GP_OK)
         return "(bad quantity)";
     gp_arena_init(&a, 0);
-    p = gp_mig_pick(pol, view, q, &a);
+    p = gp_mig_pick(pol, view, NULL, q, &a);
     snprintf(name, sizeof(name), "%s", p ? p->name : "NULL");
     gp_arena_free(&a);
     return name;
@@ -1106,7 +1109,7 @@ GP_TEST(mig_profile_parsed_from_name_when_not_in_policy)
 
     gp_arena_init(&a, 0);
     GP_CHECK_INT(gp_qty_parse_str("15Gi", &need, NULL), GP_OK);
-    p = gp_mig_pick(pol, view, need, &a);
+    p = gp_mig_pick(pol, view, NULL, need, &a);
     GP_CHECK(p != NULL);
     if (p != NULL) {
         GP_CHECK_STR(p->name, "1g.20gb");
@@ -1115,10 +1118,150 @@ GP_TEST(mig_profile_parsed_from_name_when_not_in_policy)
     }
     /* "1g.5gb+me", "0g.5gb" and "weird" cannot be parsed and are not in the policy: ignored. */
     GP_CHECK_INT(gp_qty_parse_str("1Gi", &need, NULL), GP_OK);
-    p = gp_mig_pick(pol, view, need, &a);
+    p = gp_mig_pick(pol, view, NULL, need, &a);
     GP_CHECK_STR(p ? p->name : "NULL", "1g.20gb");
     GP_CHECK_STR(pick(pol, view, "21Gi"), "NULL");
     gp_arena_free(&a);
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* --- MIG: only profiles a node the pod can use offers (issue 15) ----------------------------- */
+
+static gp_cluster *cluster_of(const char *items)
+{
+    gp_cluster *c = gp_cluster_new();
+    char text[4096], *s;
+    gp_err err = { { 0 } };
+
+    snprintf(text, sizeof(text), "{'items':[%s]}", items);
+    s = q(text);
+    if (c == NULL || gp_cluster_set_nodes_json(c, s, strlen(s), &err) != GP_OK) {
+        printf("  cluster view: %s\n", err.msg);
+        gp_test_failed = 1;
+    }
+    free(s);
+    return c;
+}
+
+/* An A100 node sliced 1g.10gb, an H100 node sliced 3g.40gb (pool h100), an L4 node (no MIG). */
+#define NODE_A100 "{'metadata':{'name':'a100-1','labels':{'nvidia.com/gpu.product':" \
+                  "'NVIDIA-A100-SXM4-80GB','gpupack.io/pool':'a100'}},'status':{'allocatable':" \
+                  "{'nvidia.com/mig-1g.10gb':'7'}}}"
+#define NODE_H100 "{'metadata':{'name':'h100-1','labels':{'nvidia.com/gpu.product':" \
+                  "'NVIDIA-H100-80GB-HBM3','gpupack.io/pool':'h100'}},'status':{'allocatable':" \
+                  "{'nvidia.com/mig-3g.40gb':'2'}}}"
+#define NODE_L4 "{'metadata':{'name':'l4-1','labels':{'nvidia.com/gpu.product':'NVIDIA-L4'," \
+                "'gpupack.io/pool':'l4'}},'status':{'allocatable':{'nvidia.com/gpu':'4'}}}"
+#define NOT_HERE(h) "no node this pod can use offers a MIG profile with " h "; keeps nvidia.com/gpu"
+
+/* The pod's own selection: nodeSelector, required affinity, nodeName. */
+static void check_mig_where(const gp_policy *pol, const gp_cluster *view, const char *spec,
+                            const char *want_profile, const char *want_warning, int line)
+{
+    char pod[2048];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{" DEPLOY_HINT("5Gi") ",'spec':{%s" GPU1 "}}", spec);
+    if (mfx_run(&f, pol, view, pod)) {
+        const gp_change *c = find_change(&f.d, GP_CH_REPLACE_RESOURCE, NULL);
+        const char *got = c ? c->value : NULL, *w = f.d.nwarnings ? f.d.warnings[0] : NULL;
+
+        if ((want_profile == NULL) != (got == NULL) || (got && strcmp(got, want_profile) != 0) ||
+            (want_warning == NULL) != (w == NULL) || (w && strcmp(w, want_warning) != 0)) {
+            printf("  %s:%d: got %s (warning %s), want %s (warning %s)\n", __FILE__, line,
+                   got ? got : "no rewrite", w ? w : "none",
+                   want_profile ? want_profile : "no rewrite", want_warning ? want_warning : "none");
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+#define CHECK_MIG_WHERE(pol, view, spec, want, warning) \
+    check_mig_where(pol, view, spec, want, warning, __LINE__)
+
+GP_TEST(mig_only_on_nodes_the_pod_can_use)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = cluster_of(NODE_A100 "," NODE_H100 "," NODE_L4);
+
+    GP_CHECK(view != NULL && view->nnodes == 2); /* the L4 node offers nothing: not kept */
+    /* Anywhere: the smallest fit of all. */
+    CHECK_MIG_WHERE(pol, view, "", "nvidia.com/mig-1g.10gb", NULL);
+    /* nodeSelector on the L4 product: no L4 node has slices. */
+    CHECK_MIG_WHERE(pol, view, "'nodeSelector':{'nvidia.com/gpu.product':'NVIDIA-L4'},", NULL,
+                    NOT_HERE("5Gi"));
+    /* nodeSelector on the H100: its slice, not the A100's smaller one. */
+    CHECK_MIG_WHERE(pol, view, "'nodeSelector':{'nvidia.com/gpu.product':'NVIDIA-H100-80GB-HBM3'},",
+                    "nvidia.com/mig-3g.40gb", NULL);
+    /* Required affinity (terms ORed): H100 or L4. */
+    CHECK_MIG_WHERE(pol, view, AFF_REQ("{'matchExpressions':[" IN("gpupack.io/pool", "l4") "]},"
+                                       "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]}")
+                    ",", "nvidia.com/mig-3g.40gb", NULL);
+    CHECK_MIG_WHERE(pol, view, AFF_REQ("{'matchExpressions':[{'key':'gpupack.io/pool','operator':"
+                                       "'NotIn','values':['a100','h100']}]}") ",", NULL,
+                    NOT_HERE("5Gi"));
+    CHECK_MIG_WHERE(pol, view, AFF_REQ("{'matchFields':[" IN("metadata.name", "h100-1") "]}") ",",
+                    "nvidia.com/mig-3g.40gb", NULL);
+    /* Created bound to a node: only that node's slices. */
+    CHECK_MIG_WHERE(pol, view, "'nodeName':'l4-1',", NULL, NOT_HERE("5Gi"));
+    CHECK_MIG_WHERE(pol, view, "'nodeName':'gone',", NULL, NOT_HERE("5Gi"));
+    CHECK_MIG_WHERE(pol, view, "'nodeName':'h100-1',", "nvidia.com/mig-3g.40gb", NULL);
+    /* Nothing anywhere is large enough: the old message. */
+    {
+        mfx f;
+
+        if (mfx_run(&f, pol, view, "{" DEPLOY_HINT("50Gi") ",'spec':{" GPU1 "}}")) {
+            GP_CHECK_INT(f.d.nwarnings, 1);
+            if (f.d.nwarnings == 1)
+                GP_CHECK_STR(f.d.warnings[0], "no MIG profile offers 50Gi; keeps nvidia.com/gpu");
+        }
+        mfx_free(&f);
+    }
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* The class's required pool is where the pod will run: only its nodes' slices count. */
+GP_TEST(mig_only_in_the_required_pool)
+{
+    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                               "'classes':{'h':{'migAllowed':true,'pool':{'nodeLabels':"
+                               "{'gpupack.io/pool':'h100'},'placement':'required'}},"
+                               "'l':{'migAllowed':true,'pool':{'nodeLabels':"
+                               "{'gpupack.io/pool':'l4'},'placement':'required'}},"
+                               "'p':{'migAllowed':true,'pool':{'nodeLabels':"
+                               "{'gpupack.io/pool':'l4'},'placement':'preferred'}}},"
+                               "'rules':[{'name':'h','class':'h','match':{'namespaces':['h']}},"
+                               "{'name':'l','class':'l','match':{'namespaces':['l']}},"
+                               "{'name':'p','class':'p','match':{'namespaces':['p']}}]}");
+    gp_cluster *view = cluster_of(NODE_A100 "," NODE_H100 "," NODE_L4);
+    mfx f;
+
+    if (mfx_run(&f, pol, view, "{'metadata':{'namespace':'h','annotations':{"
+                               "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}"))
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=h; req gpupack.io/pool=h100; "
+                             "res c0 nvidia.com/gpu->nvidia.com/mig-3g.40gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+    mfx_free(&f);
+    if (mfx_run(&f, pol, view, "{'metadata':{'namespace':'l','annotations':{"
+                               "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=l; req gpupack.io/pool=l4; " MUTATED);
+        GP_CHECK_INT(f.d.nwarnings, 1);
+        if (f.d.nwarnings == 1)
+            GP_CHECK_STR(f.d.warnings[0], NOT_HERE("5Gi"));
+    }
+    mfx_free(&f);
+    /* A preferred pool does not restrict. */
+    if (mfx_run(&f, pol, view, "{'metadata':{'namespace':'p','annotations':{"
+                               "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}"))
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=p; pref 50 gpupack.io/pool=l4; "
+                             "res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+    mfx_free(&f);
+    /* Idempotent: the reinvocation sees the pool term and the slice. */
+    CHECK_IDEMPOTENT(pol, view, "{'metadata':{'namespace':'h','annotations':{"
+                                "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}");
     gp_cluster_unref(view);
     gp_policy_unref(pol);
 }
@@ -1211,12 +1354,9 @@ static const char pool_policy[] =
     "'spot':{'tolerations':[{'key':'spot','operator':'Exists','effect':'NoSchedule'}],"
     "'nodeLabels':[{'key':'spot','value':'true'}],'weight':10}}";
 
-#define IN(k, v) "{'key':'" k "','operator':'In','values':['" v "']}"
 #define PREF_TERM(w, exprs) "{'weight':" #w ",'preference':{'matchExpressions':[" exprs "]}}"
 #define AFF_PREF(terms) "'affinity':{'nodeAffinity':{'preferredDuringSchedulingIgnoredDuring" \
                         "Execution':[" terms "]}}"
-#define AFF_REQ(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuring" \
-                       "Execution':{'nodeSelectorTerms':[" terms "]}}}"
 
 GP_TEST(pool_preferred)
 {
@@ -1629,6 +1769,7 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(mig_cluster_view_restricts_profiles),
         GP_CASE(mig_cluster_offering_nothing_means_no_rewrite),
         GP_CASE(mig_profile_parsed_from_name_when_not_in_policy),
+        GP_CASE(mig_only_on_nodes_the_pod_can_use), GP_CASE(mig_only_in_the_required_pool),
         GP_CASE(spot_for_checkpointing_training), GP_CASE(spot_only_with_true_and_spot_class),
         GP_CASE(spot_skips_what_the_pod_has), GP_CASE(pool_preferred), GP_CASE(pool_required),
         GP_CASE(arena_exhaustion_is_enomem), GP_CASE(arena_exhaustion_at_every_point_mig),
