@@ -61,13 +61,14 @@ typedef struct {
 
 typedef struct {
     bool gpu;                /* the pod asks for GPU resources */
-    bool skipped;            /* left alone on purpose (skip label, excluded namespace, mirror pod) */
+    bool skipped;  /* left alone on purpose (mirror pod, skip label, excluded namespace) */
     const char *skip_reason;
     const char *class_name;  /* NULL: no class */
     const char *class_why;   /* "label", "rule batch-jobs (owner Job)", "defaultClass" */
     gp_change *changes;
     size_t nchanges;
-    const char **warnings;   /* extra warnings (not one per change): no MIG fit, bad hint */
+    const char **warnings;   /* extra warnings (not one per change): no MIG fit, bad hint,
+                                no class */
     size_t nwarnings;
     const char *summary;     /* for gpupack.io/mutated; NULL when nothing changes */
 } gp_decision;
