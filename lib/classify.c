@@ -50,12 +50,30 @@ static bool namespace_matches(const gp_rule *r, const gp_pod *pod)
     return false;
 }
 
+const char *gp_pod_origin_kind(const gp_pod *pod)
+{
+    const char *origin = gp_pod_label(pod, GP_LABEL_RAY_ORIGIN);
+
+    if (pod->owner_kind != NULL && strcmp(pod->owner_kind, "RayCluster") == 0 &&
+        origin != NULL && strcmp(origin, "RayJob") == 0)
+        return "RayJob";
+    return NULL;
+}
+
+static bool owner_listed(const gp_rule *r, const gp_pod *pod)
+{
+    const char *origin = gp_pod_origin_kind(pod);
+
+    return pod->owner_kind != NULL &&
+           (in_list(r->owner_kinds, r->nowner_kinds, pod->owner_kind) ||
+            (origin != NULL && in_list(r->owner_kinds, r->nowner_kinds, origin)));
+}
+
 static bool rule_matches(const gp_rule *r, const gp_pod *pod)
 {
     if (!namespace_matches(r, pod))
         return false;
-    if (r->nowner_kinds > 0 &&
-        (pod->owner_kind == NULL || !in_list(r->owner_kinds, r->nowner_kinds, pod->owner_kind)))
+    if (r->nowner_kinds > 0 && !owner_listed(r, pod))
         return false;
     if (r->no_owner == 1 && pod->owner_kind != NULL)
         return false;
@@ -66,6 +84,10 @@ static bool rule_matches(const gp_rule *r, const gp_pod *pod)
 
 static const char *rule_why(const gp_rule *r, const gp_pod *pod, gp_arena *a)
 {
+    if (pod->owner_kind != NULL && r->nowner_kinds > 0 &&
+        !in_list(r->owner_kinds, r->nowner_kinds, pod->owner_kind))
+        return gp_arena_printf(a, "rule %s: owner %s (from %s)", r->name, pod->owner_kind,
+                               gp_pod_origin_kind(pod));
     if (pod->owner_kind != NULL && r->nowner_kinds > 0)
         return gp_arena_printf(a, "rule %s: owner %s", r->name, pod->owner_kind);
     if (r->no_owner == 1)

@@ -27,6 +27,30 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
+static void free_labels(gp_label *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(l[i].key);
+        free(l[i].value);
+    }
+    free(l);
+}
+
+static void node_clear(gp_cluster_node *n)
+{
+    free(n->name);
+    free_labels(n->labels, n->nlabels);
+    free_names(n->profiles, n->nprofiles);
+    memset(n, 0, sizeof(*n));
+}
+
+static void free_nodes(gp_cluster_node *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        node_clear(&v[i]);
+    free(v);
+}
+
 gp_cluster *gp_cluster_ref(gp_cluster *c)
 {
     if (c != NULL)
@@ -39,7 +63,9 @@ void gp_cluster_unref(gp_cluster *c)
     if (c == NULL || atomic_fetch_sub(&c->refs, 1) != 1)
         return;
     free_names(c->mig_profiles, c->nmig_profiles);
+    free_nodes(c->nodes, c->nnodes);
     free_names(c->priority_classes, c->npriority_classes);
+    free(c->global_default);
     free(c);
 }
 
@@ -133,33 +159,168 @@ static gp_status node_profiles(const cJSON *node, nameset *s, gp_err *err)
     return GP_OK;
 }
 
+static int cmp_label(const void *a, const void *b)
+{
+    return strcmp(((const gp_label *)a)->key, ((const gp_label *)b)->key);
+}
+
+static const char *node_name(const cJSON *node)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(node, "metadata"), "name");
+
+    return cJSON_IsString(n) ? n->valuestring : "";
+}
+
+/* Copies a node's labels with string values, sorted by key, into *out / *n (malloc'd). */
+static gp_status node_labels(const cJSON *node, gp_label **out, size_t *n, gp_err *err)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(node, "metadata"), "labels");
+    const cJSON *l;
+    size_t cnt = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (!cJSON_IsObject(m))
+        return GP_OK;
+    cJSON_ArrayForEach(l, m)
+        cnt += cJSON_IsString(l) && l->string != NULL;
+    if (cnt > GP_CLUSTER_MAX_NODE_LABELS) {
+        gp_err_set(err, "node %.253s: more than %d labels", node_name(node),
+                   GP_CLUSTER_MAX_NODE_LABELS);
+        return GP_ETOOBIG;
+    }
+    if (cnt == 0)
+        return GP_OK;
+    *out = calloc(cnt, sizeof(gp_label));
+    if (*out == NULL)
+        return GP_ENOMEM;
+    cJSON_ArrayForEach(l, m)
+    {
+        if (!cJSON_IsString(l) || l->string == NULL)
+            continue;
+        (*out)[*n].key = strdup(l->string);
+        (*out)[*n].value = strdup(l->valuestring);
+        if ((*out)[(*n)++].key == NULL || (*out)[*n - 1].value == NULL) {
+            free_labels(*out, *n);
+            *out = NULL;
+            *n = 0;
+            return GP_ENOMEM;
+        }
+    }
+    qsort(*out, *n, sizeof(gp_label), cmp_label);
+    return GP_OK;
+}
+
+/* Appends to a growing node array (limit GP_CLUSTER_MAX_MIG_NODES); takes over labels and
+ * profiles, also on failure. */
+typedef struct {
+    gp_cluster_node *v;
+    size_t n, cap;
+} nodevec;
+
+static gp_status nodevec_take(nodevec *nv, const char *name, gp_label *labels, size_t nlabels,
+                              nameset *profiles, gp_err *err)
+{
+    gp_cluster_node *x;
+
+    if (nv->n == GP_CLUSTER_MAX_MIG_NODES) {
+        gp_err_set(err, "more than %d nodes offering MIG profiles", GP_CLUSTER_MAX_MIG_NODES);
+        free_labels(labels, nlabels);
+        free_names(profiles->v, profiles->n);
+        return GP_ETOOBIG;
+    }
+    if (nv->n == nv->cap) {
+        size_t ncap = nv->cap ? nv->cap * 2 : 16;
+        gp_cluster_node *nn = realloc(nv->v, ncap * sizeof(*nn));
+
+        if (nn == NULL) {
+            free_labels(labels, nlabels);
+            free_names(profiles->v, profiles->n);
+            return GP_ENOMEM;
+        }
+        nv->v = nn;
+        nv->cap = ncap;
+    }
+    x = &nv->v[nv->n++];
+    x->name = strdup(name);
+    x->labels = labels;
+    x->nlabels = nlabels;
+    x->profiles = profiles->v;
+    x->nprofiles = profiles->n;
+    return x->name != NULL ? GP_OK : GP_ENOMEM;
+}
+
+/* One node of a snapshot: its profiles into the union, and the node into nv when it offers any. */
+static gp_status snapshot_node(const cJSON *node, nameset *all, nodevec *nv, gp_err *err)
+{
+    nameset mine = { 0 };
+    gp_label *labels = NULL;
+    size_t nlabels = 0;
+    gp_status st = node_profiles(node, &mine, err);
+
+    for (size_t i = 0; st == GP_OK && i < mine.n; i++)
+        st = nameset_add(all, mine.v[i], err);
+    if (st == GP_OK && mine.n > 0)
+        st = node_labels(node, &labels, &nlabels, err);
+    if (st != GP_OK || mine.n == 0) {
+        free_names(mine.v, mine.n);
+        return st;
+    }
+    if (mine.n > 1)
+        qsort(mine.v, mine.n, sizeof(char *), cmp_str);
+    return nodevec_take(nv, node_name(node), labels, nlabels, &mine, err);
+}
+
 gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len, gp_err *err)
 {
     const cJSON *items, *node;
     cJSON *root;
     nameset s = { 0 };
+    nodevec nv = { 0 };
     gp_status st = parse_list(json, len, &items, &root, "node", err);
 
     if (st != GP_OK)
         return st;
     cJSON_ArrayForEach(node, items)
     {
-        st = node_profiles(node, &s, err);
+        st = snapshot_node(node, &s, &nv, err);
         if (st != GP_OK)
             break;
     }
     cJSON_Delete(root);
     if (st != GP_OK) {
         free_names(s.v, s.n);
+        free_nodes(nv.v, nv.n);
         return st;
     }
     if (s.n > 1)
         qsort(s.v, s.n, sizeof(char *), cmp_str);
     free_names(c->mig_profiles, c->nmig_profiles);
+    free_nodes(c->nodes, c->nnodes);
     c->mig_profiles = s.v;
     c->nmig_profiles = s.n;
+    c->nodes = nv.v;
+    c->nnodes = nv.n;
     c->has_nodes = true;
     return GP_OK;
+}
+
+/* A PriorityClass's globalDefault flag and value (value 0 when absent or not a number). */
+static bool pc_global(const cJSON *pc, double *value)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(pc, "value");
+
+    *value = cJSON_IsNumber(v) ? v->valuedouble : 0;
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pc, "globalDefault"));
+}
+
+/* The Priority plugin's choice among several globalDefault classes (a race can create more than
+ * one): the lowest value; the first seen on a tie. */
+static bool global_beats(double value, bool have, double best)
+{
+    return !have || value < best;
 }
 
 gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, size_t len,
@@ -168,6 +329,9 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
     const cJSON *items, *pc;
     cJSON *root;
     nameset s = { 0 };
+    const char *global = NULL;
+    double best = 0;
+    char *gdup = NULL;
     gp_status st = parse_list(json, len, &items, &root, "PriorityClass", err);
 
     if (st != GP_OK)
@@ -176,13 +340,20 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
     {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(pc, "metadata"), "name");
+        double value;
 
         if (!cJSON_IsString(name))
             continue;
+        if (pc_global(pc, &value) && global_beats(value, global != NULL, best)) {
+            global = name->valuestring;
+            best = value;
+        }
         st = nameset_add(&s, name->valuestring, err);
         if (st != GP_OK)
             break;
     }
+    if (st == GP_OK && global != NULL && (gdup = strdup(global)) == NULL)
+        st = GP_ENOMEM;
     cJSON_Delete(root);
     if (st != GP_OK) {
         free_names(s.v, s.n);
@@ -191,8 +362,10 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
     if (s.n > 1)
         qsort(s.v, s.n, sizeof(char *), cmp_str);
     free_names(c->priority_classes, c->npriority_classes);
+    free(c->global_default);
     c->priority_classes = s.v;
     c->npriority_classes = s.n;
+    c->global_default = gdup;
     c->has_priority_classes = true;
     return GP_OK;
 }
@@ -207,17 +380,26 @@ bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name)
     return c != NULL && name_in(c->priority_classes, c->npriority_classes, name);
 }
 
+const char *gp_cluster_global_default(const gp_cluster *c)
+{
+    return c != NULL && c->has_priority_classes ? c->global_default : NULL;
+}
+
 /* ---- the live source ---- */
 
 typedef struct {
     char *name;
     nameset profiles; /* sorted */
+    gp_label *labels; /* sorted by key; kept only while the node offers profiles */
+    size_t nlabels;
     unsigned gen;
 } live_node;
 
 typedef struct {
     char *name;
     unsigned gen;
+    bool global;  /* globalDefault */
+    double value;
 } live_pc;
 
 struct gp_cluster_live {
@@ -248,6 +430,7 @@ static void live_node_clear(live_node *n)
 {
     free(n->name);
     free_names(n->profiles.v, n->profiles.n);
+    free_labels(n->labels, n->nlabels);
 }
 
 void gp_cluster_live_free(gp_cluster_live *l)
@@ -272,6 +455,65 @@ static const char *obj_name(const cJSON *o)
     return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
 }
 
+/* Sets c->global_default from the live PriorityClasses (called with mu held). */
+static gp_status live_global_default(const gp_cluster_live *l, gp_cluster *c)
+{
+    const live_pc *best = NULL;
+
+    for (size_t i = 0; i < l->npcs; i++)
+        if (l->pcs[i].global && global_beats(l->pcs[i].value, best != NULL, best ? best->value : 0))
+            best = &l->pcs[i];
+    if (best == NULL)
+        return GP_OK;
+    c->global_default = strdup(best->name);
+    return c->global_default ? GP_OK : GP_ENOMEM;
+}
+
+static gp_status copy_labels(const gp_label *src, size_t n, gp_label **out)
+{
+    *out = n ? calloc(n, sizeof(gp_label)) : NULL;
+    if (n && *out == NULL)
+        return GP_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        (*out)[i].key = strdup(src[i].key);
+        (*out)[i].value = strdup(src[i].value);
+        if ((*out)[i].key == NULL || (*out)[i].value == NULL) {
+            free_labels(*out, i + 1);
+            *out = NULL;
+            return GP_ENOMEM;
+        }
+    }
+    return GP_OK;
+}
+
+/* Copies the live nodes that offer profiles into c->nodes (called with mu held). Past
+ * GP_CLUSTER_MAX_MIG_NODES the rest are left out: their pods keep whole GPUs. */
+static gp_status live_nodes_copy(const gp_cluster_live *l, gp_cluster *c)
+{
+    nodevec nv = { 0 };
+    gp_status st = GP_OK;
+
+    for (size_t i = 0; st == GP_OK && i < l->nnodes && nv.n < GP_CLUSTER_MAX_MIG_NODES; i++) {
+        const live_node *n = &l->nodes[i];
+        nameset p = { 0 };
+        gp_label *labels = NULL;
+
+        if (n->profiles.n == 0)
+            continue;
+        for (size_t j = 0; st == GP_OK && j < n->profiles.n; j++)
+            st = nameset_add(&p, n->profiles.v[j], NULL);
+        if (st == GP_OK)
+            st = copy_labels(n->labels, n->nlabels, &labels);
+        if (st == GP_OK)
+            st = nodevec_take(&nv, n->name, labels, n->nlabels, &p, NULL);
+        else
+            free_names(p.v, p.n);
+    }
+    c->nodes = nv.v;
+    c->nnodes = nv.n;
+    return st;
+}
+
 /* Builds and publishes a view from the current state (called with mu held). */
 static void live_publish(gp_cluster_live *l)
 {
@@ -284,6 +526,10 @@ static void live_publish(gp_cluster_live *l)
             st = nameset_add(&mig, l->nodes[i].profiles.v[j], NULL);
     for (size_t i = 0; st == GP_OK && i < l->npcs; i++)
         st = nameset_add(&pcs, l->pcs[i].name, NULL);
+    if (st == GP_OK)
+        st = live_global_default(l, c);
+    if (st == GP_OK)
+        st = live_nodes_copy(l, c);
     if (st != GP_OK) {
         free_names(mig.v, mig.n);
         free_names(pcs.v, pcs.n);
@@ -321,37 +567,61 @@ static live_node *live_find_node(gp_cluster_live *l, const char *name)
     return NULL;
 }
 
-/* Stores a node's profiles; true when what the view shows changed. */
-static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profiles)
+static bool same_labels(const gp_label *a, size_t na, const gp_label *b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i].key, b[i].key) != 0 || strcmp(a[i].value, b[i].value) != 0)
+            return false;
+    return true;
+}
+
+static live_node *live_add_node(gp_cluster_live *l, const char *name)
+{
+    live_node *n;
+
+    if (l->nnodes == l->cap_nodes) {
+        size_t ncap = l->cap_nodes ? l->cap_nodes * 2 : 64;
+        live_node *nn = realloc(l->nodes, ncap * sizeof(*nn));
+
+        if (nn == NULL)
+            return NULL;
+        l->nodes = nn;
+        l->cap_nodes = ncap;
+    }
+    n = &l->nodes[l->nnodes];
+    memset(n, 0, sizeof(*n));
+    n->name = strdup(name);
+    if (n->name == NULL)
+        return NULL;
+    l->nnodes++;
+    return n;
+}
+
+/* Stores a node's profiles and labels (taking both over); true when what the view shows
+ * changed: the profiles, or the labels of a node offering any. Heartbeats change neither. */
+static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profiles,
+                          gp_label *labels, size_t nlabels)
 {
     live_node *n = live_find_node(l, name);
     bool changed;
 
+    if (n == NULL)
+        n = live_add_node(l, name);
     if (n == NULL) {
-        if (l->nnodes == l->cap_nodes) {
-            size_t ncap = l->cap_nodes ? l->cap_nodes * 2 : 64;
-            live_node *nn = realloc(l->nodes, ncap * sizeof(*nn));
-
-            if (nn == NULL) {
-                free_names(profiles->v, profiles->n);
-                return false;
-            }
-            l->nodes = nn;
-            l->cap_nodes = ncap;
-        }
-        n = &l->nodes[l->nnodes];
-        memset(n, 0, sizeof(*n));
-        n->name = strdup(name);
-        if (n->name == NULL) {
-            free_names(profiles->v, profiles->n);
-            return false;
-        }
-        l->nnodes++;
+        free_names(profiles->v, profiles->n);
+        free_labels(labels, nlabels);
+        return false;
     }
     n->gen = l->node_gen;
-    changed = !same_names(&n->profiles, profiles);
+    changed = !same_names(&n->profiles, profiles) ||
+              (profiles->n > 0 && !same_labels(n->labels, n->nlabels, labels, nlabels));
     free_names(n->profiles.v, n->profiles.n);
+    free_labels(n->labels, n->nlabels);
     n->profiles = *profiles;
+    n->labels = labels;
+    n->nlabels = nlabels;
     return changed;
 }
 
@@ -378,9 +648,18 @@ void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *nod
             live_node_drop(l, (size_t)(n - l->nodes));
         }
     } else if (node_profiles(node, &s, NULL) == GP_OK) {
+        gp_label *labels = NULL;
+        size_t nlabels = 0;
+
         if (s.n > 1)
             qsort(s.v, s.n, sizeof(char *), cmp_str);
-        changed = live_node_put(l, name, &s);
+        /* A node whose labels cannot be kept counts as offering nothing: pods keep whole GPUs
+         * rather than be sent where they might not fit. */
+        if (s.n > 0 && node_labels(node, &labels, &nlabels, NULL) != GP_OK) {
+            free_names(s.v, s.n);
+            memset(&s, 0, sizeof(s));
+        }
+        changed = live_node_put(l, name, &s, labels, nlabels);
     } else {
         free_names(s.v, s.n);
     }
@@ -412,10 +691,22 @@ void gp_cluster_live_nodes_end(gp_cluster_live *l)
     pthread_mutex_unlock(&l->mu);
 }
 
+/* Records a PriorityClass's globalDefault flag and value; true when either changed. */
+static bool live_pc_set(live_pc *p, bool global, double value)
+{
+    bool changed = p->global != global || (global && p->value != value);
+
+    p->global = global;
+    p->value = value;
+    return changed;
+}
+
 void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
 {
     const char *name = obj_name(pc);
     bool deleted = type != NULL && strcmp(type, "DELETED") == 0, changed = false;
+    double value;
+    bool global = pc_global(pc, &value);
     size_t i;
 
     if (name == NULL)
@@ -429,6 +720,7 @@ void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
         changed = true;
     } else if (!deleted && i < l->npcs) {
         l->pcs[i].gen = l->pc_gen;
+        changed = live_pc_set(&l->pcs[i], global, value);
     } else if (!deleted && l->npcs < GP_CLUSTER_MAX_NAMES) {
         if (l->npcs == l->cap_pcs) {
             size_t ncap = l->cap_pcs ? l->cap_pcs * 2 : 16;
@@ -440,7 +732,9 @@ void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
             }
         }
         if (l->npcs < l->cap_pcs && (l->pcs[l->npcs].name = strdup(name)) != NULL) {
-            l->pcs[l->npcs++].gen = l->pc_gen;
+            l->pcs[l->npcs].gen = l->pc_gen;
+            l->pcs[l->npcs].global = global;
+            l->pcs[l->npcs++].value = value;
             changed = true;
         }
     }

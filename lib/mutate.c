@@ -3,9 +3,12 @@
 #include "gpupack/mutate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "gpupack/nodematch.h"
 
 typedef struct {
     const gp_pod *pod;
@@ -15,6 +18,7 @@ typedef struct {
     gp_arena *a;
     gp_decision *d;
     size_t cap;
+    const char *no_class; /* why the GPU pod has no class (summary and warning); NULL: it has */
 } mctx;
 
 static gp_change *add_change(mctx *m, gp_change_kind kind, const char *metric, const char *reason)
@@ -112,19 +116,44 @@ static gp_status decide_class_label(mctx *m)
     return GP_OK;
 }
 
+/* The pod's priorityClassName when it counts as the pod's own choice; NULL when it names none,
+ * or (policy priority.overrideGlobalDefault) names the cluster's globalDefault PriorityClass,
+ * which the Priority admission plugin set before the webhook ran. *global is set then. */
+static const char *own_priority_class(const mctx *m, const char **global)
+{
+    const char *have = m->pod->priority_class;
+
+    *global = NULL;
+    if (have == NULL || *have == '\0')
+        return NULL;
+    if (m->pol->priority.override_global_default && gp_cluster_global_default(m->view) != NULL &&
+        strcmp(have, gp_cluster_global_default(m->view)) == 0) {
+        *global = have;
+        return NULL;
+    }
+    return have;
+}
+
 static gp_status decide_priority(mctx *m)
 {
-    const char *pc = m->cls->priority_class;
+    const char *pc = m->cls->priority_class, *global, *have = m->pod->priority_class;
     gp_change *c;
 
-    if (*pc == '\0' || (m->pod->priority_class != NULL && *m->pod->priority_class != '\0'))
+    /* The class's own name is never replaced, even when it is the global default: the
+     * reinvocation must find nothing to do. */
+    if (*pc == '\0' || own_priority_class(m, &global) != NULL ||
+        (have != NULL && strcmp(have, pc) == 0))
         return GP_OK;
     if (m->view != NULL && m->view->has_priority_classes &&
         !gp_cluster_has_priority_class(m->view, pc))
         return add_warning(m, gp_arena_printf(m->a, "PriorityClass %s does not exist; "
-                                              "priorityClassName left unset", pc));
+                                              "priorityClassName %s", pc,
+                                              global ? "keeps the global default" : "left unset"));
     c = add_change(m, GP_CH_SET_PRIORITY_CLASS, "priority-class",
-                   gp_arena_printf(m->a, "priorityClassName %s (class %s)", pc, m->cls->name));
+                   global ? gp_arena_printf(m->a, "priorityClassName %s (class %s; replaces the "
+                                            "global default %.60s)", pc, m->cls->name, global)
+                          : gp_arena_printf(m->a, "priorityClassName %s (class %s)", pc,
+                                            m->cls->name));
     if (c == NULL || c->reason == NULL)
         return GP_ENOMEM;
     c->value = pc;
@@ -270,18 +299,73 @@ static const gp_mig_profile *view_profile(const gp_policy *pol, const char *name
     return p;
 }
 
-const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view, gp_qty need,
-                                  gp_arena *a)
+static int cmp_name(const void *key, const void *elem)
+{
+    return strcmp(*(const char *const *)key, *(const char *const *)elem);
+}
+
+/* The view's profiles resolved once (policy entry, or slices and memory from the name; NULL for
+ * a name neither gives), in the order of view->mig_profiles. */
+static const gp_mig_profile **resolve_view(const gp_policy *pol, const gp_cluster *view,
+                                           gp_arena *a)
+{
+    const gp_mig_profile **res = gp_arena_alloc(a, (view->nmig_profiles + 1) * sizeof(*res));
+
+    for (size_t i = 0; res != NULL && i < view->nmig_profiles; i++)
+        res[i] = view_profile(pol, view->mig_profiles[i], a);
+    return res;
+}
+
+/* The best fitting profile one node offers, if it beats best; NULL otherwise. */
+static const gp_mig_profile *node_best(const gp_cluster *view, const gp_cluster_node *node,
+                                       const gp_mig_profile **res, gp_qty need,
+                                       const gp_mig_profile *best)
+{
+    const gp_mig_profile *found = NULL;
+
+    for (size_t j = 0; j < node->nprofiles; j++) {
+        char *const *at = bsearch(&node->profiles[j], view->mig_profiles, view->nmig_profiles,
+                                  sizeof(char *), cmp_name);
+        const gp_mig_profile *p = at ? res[at - view->mig_profiles] : NULL;
+
+        if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && better(p, found ? found : best))
+            found = p;
+    }
+    return found;
+}
+
+static bool may_use(const gp_mig_where *where, const gp_cluster_node *node)
+{
+    return where == NULL || gp_pod_may_use_node(where->pod, where->required, where->nrequired,
+                                                node->name, node->labels, node->nlabels);
+}
+
+/* Node by node: only a node that would improve on the best so far is matched against the pod. */
+static const gp_mig_profile *pick_from_nodes(const gp_policy *pol, const gp_cluster *view,
+                                             const gp_mig_where *where, gp_qty need, gp_arena *a)
+{
+    const gp_mig_profile **res = resolve_view(pol, view, a), *best = NULL;
+
+    for (size_t i = 0; res != NULL && i < view->nnodes; i++) {
+        const gp_mig_profile *p = node_best(view, &view->nodes[i], res, need, best);
+
+        if (p != NULL && may_use(where, &view->nodes[i]))
+            best = p;
+    }
+    return best;
+}
+
+const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view,
+                                  const gp_mig_where *where, gp_qty need, gp_arena *a)
 {
     const gp_mig_profile *best = NULL;
-    bool from_view = view != NULL && view->has_nodes;
-    size_t n = from_view ? view->nmig_profiles : pol->nmig_profiles;
 
-    for (size_t i = 0; i < n; i++) {
-        const gp_mig_profile *p =
-            from_view ? view_profile(pol, view->mig_profiles[i], a) : &pol->mig_profiles[i];
+    if (view != NULL && view->has_nodes)
+        return pick_from_nodes(pol, view, where, need, a);
+    for (size_t i = 0; i < pol->nmig_profiles; i++) {
+        const gp_mig_profile *p = &pol->mig_profiles[i];
 
-        if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && better(p, best))
+        if (gp_qty_cmp(p->memory, need) >= 0 && better(p, best))
             best = p;
     }
     return best;
@@ -395,24 +479,83 @@ static bool any_one_gpu(const gp_pod *pod)
     return false;
 }
 
+/* True when r holds a GPU resource of the policy, other than skip, above zero. */
+static bool other_gpu(const gp_resource *r, size_t n, const gp_policy *pol, const char *skip)
+{
+    static const gp_qty zero = { 0 };
+
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r[i].name, skip) != 0 && gp_qty_cmp(r[i].qty, zero) > 0 &&
+            gp_policy_is_gpu_resource(pol, r[i].name))
+            return true;
+    return false;
+}
+
+/* True when the container asks for some GPU but not for exactly one whole nvidia.com/gpu and
+ * nothing else GPU-like (a MIG slice beside it, two GPUs). */
+static bool odd_gpu(const gp_container *c, const gp_policy *pol)
+{
+    bool gpu = gp_container_limit(c, GP_RES_GPU) || gp_container_request(c, GP_RES_GPU);
+    bool other = other_gpu(c->requests, c->nrequests, pol, GP_RES_GPU) ||
+                 other_gpu(c->limits, c->nlimits, pol, GP_RES_GPU);
+
+    return other || (gpu && !wants_one_gpu(c));
+}
+
+/* The first container (app, init or sidecar) that asks for GPUs otherwise than one whole GPU;
+ * NULL when every GPU container asks for exactly one. The rewrite is all or nothing: the pod's
+ * effective request is the larger of its largest init container and the sum of its app
+ * containers and sidecars, so a slice beside whole GPUs (an init container's GPU becoming a slice
+ * beside an app container's two GPUs, say) would only add a device to the pod. */
+static const gp_container *odd_gpu_container(const gp_pod *pod, const gp_policy *pol)
+{
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        if (odd_gpu(&pod->containers[i], pol))
+            return &pod->containers[i];
+    return NULL;
+}
+
+static gp_status warn_mixed(mctx *m, const gp_container *odd)
+{
+    const char *label = container_label(m->a, odd);
+
+    return add_warning(m, label ? gp_arena_printf(m->a, "no MIG rewrite: %.60s asks for GPUs "
+                                                  "other than one whole " GP_RES_GPU ", and slices "
+                                                  "beside them would grow the pod; keeps "
+                                                  GP_RES_GPU, label)
+                                : NULL);
+}
+
 static gp_status decide_mig(mctx *m)
 {
     const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
+    const gp_pool *pool = &m->cls->pool;
+    /* The webhook's own required pool narrows where the pod may land (it is not added to a pod
+     * bound by spec.nodeName, see decide_pool). */
+    bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL;
+    gp_mig_where where = { .pod = m->pod, .required = req_pool ? pool->labels : NULL,
+                           .nrequired = req_pool ? pool->nlabels : 0 };
     const gp_mig_profile *prof;
     gp_err qerr = { { 0 } };
     gp_qty need;
 
     if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
         return GP_OK;
+    if (odd_gpu_container(m->pod, m->pol) != NULL)
+        return warn_mixed(m, odd_gpu_container(m->pod, m->pol));
     if (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0)
         return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
                                               "is not a positive quantity; no MIG rewrite",
                                               hint));
-    prof = gp_mig_pick(m->pol, m->view, need, m->a);
-    if (prof == NULL)
-        return add_warning(m, gp_arena_printf(m->a, "no MIG profile offers %.40s; keeps "
-                                              GP_RES_GPU, hint));
-    return rewrite_containers(m, prof, hint);
+    prof = gp_mig_pick(m->pol, m->view, &where, need, m->a);
+    if (prof != NULL)
+        return rewrite_containers(m, prof, hint);
+    /* Say which it is: nothing anywhere fits, or only nodes the pod cannot use offer a fit. */
+    if (m->view != NULL && m->view->has_nodes && gp_mig_pick(m->pol, m->view, NULL, need, m->a))
+        return add_warning(m, gp_arena_printf(m->a, "no node this pod can use offers a MIG "
+                                              "profile with %.40s; keeps " GP_RES_GPU, hint));
+    return add_warning(m, gp_arena_printf(m->a, "no MIG profile offers %.40s; keeps "
+                                          GP_RES_GPU, hint));
 }
 
 static gp_status decide_runtime_cap(mctx *m)
@@ -462,15 +605,24 @@ static gp_status decide_spot(mctx *m)
     return st;
 }
 
+/* Writes gpupack.io/mutated when something changed, or when the pod has no class and the
+ * annotation does not say so yet (so a reinvocation adds nothing). */
 static gp_status summarise(mctx *m)
 {
     const char *old = gp_pod_annotation(m->pod, GP_ANN_MUTATED);
+    const char *note = m->no_class;
     const char *s = "";
     gp_change *c;
 
+    if (note != NULL && old != NULL && strstr(old, note) != NULL)
+        note = NULL;
+    if (m->d->nchanges == 0 && note == NULL)
+        return GP_OK;
     for (size_t i = 0; i < m->d->nchanges && s != NULL; i++)
         if (m->d->changes[i].reason != NULL)
             s = gp_arena_printf(m->a, "%s%s%s", s, *s ? "; " : "", m->d->changes[i].reason);
+    if (s != NULL && note != NULL)
+        s = gp_arena_printf(m->a, "%s%s%s", s, *s ? "; " : "", note);
     if (s == NULL)
         return GP_ENOMEM;
     m->d->summary = s;
@@ -522,12 +674,30 @@ static bool decide_skip(mctx *m)
 {
     const char *skip = gp_pod_label(m->pod, GP_LABEL_SKIP);
 
-    if (skip != NULL && strcmp(skip, "true") == 0)
+    if (gp_pod_annotation(m->pod, GP_ANN_MIRROR) != NULL)
+        m->d->skip_reason = "mirror pod (annotation " GP_ANN_MIRROR ")";
+    else if (skip != NULL && strcmp(skip, "true") == 0)
         m->d->skip_reason = "label " GP_LABEL_SKIP "=true";
     else if (gp_policy_namespace_excluded(m->pol, m->pod->namespace))
         m->d->skip_reason = "namespace excluded by policy";
     m->d->skipped = m->d->skip_reason != NULL;
     return m->d->skipped;
+}
+
+/* A GPU pod that no rule matched and that gets no defaultClass: says why, naming the owner kind
+ * seen, in a warning and (through summarise) in gpupack.io/mutated. Only under a policy that has
+ * classes: one without any (tolerations or schedulerName alone) classifies nothing. */
+static gp_status explain_no_class(mctx *m)
+{
+    const char *owner = m->pod->owner_kind, *origin = gp_pod_origin_kind(m->pod);
+    const char *seen = owner == NULL ? gp_arena_strdup(m->a, "no owner")
+                       : origin != NULL ? gp_arena_printf(m->a, "owner %.63s from %s", owner, origin)
+                                        : gp_arena_printf(m->a, "owner %.63s", owner);
+
+    m->no_class = seen ? gp_arena_printf(m->a, "no class: no rule matched (%s) and the policy "
+                                         "has no defaultClass", seen)
+                       : NULL;
+    return add_warning(m, m->no_class);
 }
 
 gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view, gp_arena *a,
@@ -550,10 +720,12 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
         st = add_warning(&m, gp_arena_printf(a, "label " GP_LABEL_CLASS " \"%.40s\" names no "
                                              "class of the policy; class changes skipped",
                                              gp_pod_label(pod, GP_LABEL_CLASS)));
+    if (st == GP_OK && out->class_name == NULL && out->class_why == NULL && pol->nclasses > 0)
+        st = explain_no_class(&m);
     m.cls = out->class_name ? gp_policy_class(pol, out->class_name) : NULL;
     if (st == GP_OK && m.cls != NULL)
         st = decide_class(&m);
-    if (st == GP_OK && out->nchanges > 0)
+    if (st == GP_OK)
         st = summarise(&m);
     return st;
 }

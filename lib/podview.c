@@ -227,7 +227,8 @@ static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, g
     return GP_OK;
 }
 
-static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_node_term *t)
+/* matchExpressions or matchFields of one term into *out / *n. */
+static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_selector_req **out, size_t *n)
 {
     size_t cnt = json_count(arr), i = 0;
 
@@ -235,12 +236,12 @@ static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_node_term *t)
         return GP_OK;
     if (cnt > GP_POD_MAX_ITEMS)
         return GP_ETOOBIG;
-    t->exprs = gp_arena_alloc(a, cnt * sizeof(*t->exprs));
-    if (t->exprs == NULL)
+    *out = gp_arena_alloc(a, cnt * sizeof(**out));
+    if (*out == NULL)
         return GP_ENOMEM;
     for (const cJSON *e = arr->child; e != NULL; e = e->next) {
         const cJSON *vals = json_arr(e, "values");
-        gp_selector_req *r = &t->exprs[i];
+        gp_selector_req *r = &(*out)[i];
         size_t nv = json_count(vals), j = 0;
 
         if (!cJSON_IsObject(e) || json_str(e, "key") == NULL)
@@ -258,7 +259,7 @@ static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_node_term *t)
         r->nvalues = j;
         i++;
     }
-    t->nexprs = i;
+    *n = i;
     return GP_OK;
 }
 
@@ -280,7 +281,11 @@ static gp_status decode_terms(const cJSON *arr, bool preferred, gp_arena *a, gp_
         gp_status st;
 
         (*out)[i].weight = cJSON_IsNumber(w) ? (int)w->valuedouble : 0;
-        st = decode_exprs(json_arr(term, "matchExpressions"), a, &(*out)[i]);
+        st = decode_exprs(json_arr(term, "matchExpressions"), a, &(*out)[i].exprs,
+                          &(*out)[i].nexprs);
+        if (st == GP_OK)
+            st = decode_exprs(json_arr(term, "matchFields"), a, &(*out)[i].fields,
+                              &(*out)[i].nfields);
         if (st != GP_OK)
             return st;
     }
@@ -364,6 +369,9 @@ gp_status gp_pod_from_json(const cJSON *pod, const char *ns_fallback, gp_arena *
         st = decode_tolerations(spec, a, out, err);
     if (st == GP_OK)
         st = decode_affinity(spec, a, out, err);
+    if (st == GP_OK)
+        st = decode_string_map(json_obj(spec, "nodeSelector"), a, &out->node_selector,
+                               &out->nnode_selector, "spec.nodeSelector", err);
     if (st != GP_OK)
         return st;
     out->priority_class = json_str(spec, "priorityClassName");

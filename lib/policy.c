@@ -532,6 +532,12 @@ static const vfield spot_fields[] = {
 };
 static const objspec spot_spec = SPEC(spot_fields, NULL);
 
+static const vfield priority_fields[] = {
+    {.name = "overrideGlobalDefault", .kind = FK_BOOL,
+     AT(gp_priority, override_global_default), .def = 0},
+};
+static const objspec priority_spec = SPEC(priority_fields, NULL);
+
 static void price_post(vctx *v, const objspec *spec, void *dst, uint32_t seen)
 {
     gp_price *pr = dst;
@@ -650,6 +656,8 @@ static const vfield policy_fields[] = {
      COUNT(gp_policy, nmig_profiles), .elem = &mig_elem, .elem_size = sizeof(gp_mig_profile),
      .unique = true, .key_off = offsetof(gp_mig_profile, name)},
     {.name = "spot", .kind = FK_OBJECT, AT(gp_policy, spot), .spec = &spot_spec,
+     .fill_absent = true},
+    {.name = "priority", .kind = FK_OBJECT, AT(gp_policy, priority), .spec = &priority_spec,
      .fill_absent = true},
     {.name = "scoring", .kind = FK_OBJECT, AT(gp_policy, scoring), .spec = &scoring_spec,
      .fill_absent = true},

@@ -267,7 +267,8 @@ static void record(review *r, double started)
            GP_LS("uid", r->req.uid), GP_LS("operation", r->req.operation),
            GP_LS("namespace", r->req.namespace), GP_LS("pod", pod),
            GP_LS("decision", r->outcome), GP_LS("class", r->d.class_name),
-           GP_LS("changes", r->d.summary), GP_LS("error", r->fail_reason ? r->err.msg : NULL),
+           GP_LS("changes", r->d.summary), GP_LS("skip_reason", r->d.skip_reason),
+           GP_LS("error", r->fail_reason ? r->err.msg : NULL),
            GP_LI("dry_run", r->req.dry_run), GP_LF("duration_ms", (now_seconds() - started) * 1e3));
 }
 

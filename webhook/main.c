@@ -217,7 +217,8 @@ static void publish_view(void *ctx, gp_cluster *c)
 
     gp_webhook_set_cluster(&a->hook, c);
     GP_LOG(&a->log, GP_LOG_DEBUG, "cluster view updated", GP_LI("mig_profiles", c->nmig_profiles),
-           GP_LI("priority_classes", c->npriority_classes));
+           GP_LI("mig_nodes", c->nnodes), GP_LI("priority_classes", c->npriority_classes),
+           GP_LS("global_default_priority_class", c->global_default));
 }
 
 static void n_begin(void *ctx) { gp_cluster_live_nodes_begin(ctx); }

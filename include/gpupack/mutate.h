@@ -21,6 +21,8 @@
 #define GP_ANN_CHECKPOINTING "gpupack.io/checkpointing"
 #define GP_ANN_MUTATED "gpupack.io/mutated"
 #define GP_ANN_ORIGINAL "gpupack.io/original-resources"
+#define GP_ANN_MIRROR "kubernetes.io/config.mirror" /* the kubelet's static-pod mirrors */
+#define GP_LABEL_RAY_ORIGIN "ray.io/originated-from-crd" /* KubeRay: the CR a pod comes from */
 #define GP_RES_GPU "nvidia.com/gpu"
 #define GP_RES_MIG_PREFIX "nvidia.com/mig-"
 #define GP_DEFAULT_SCHEDULER "default-scheduler" /* what kube-apiserver defaults to */
@@ -59,13 +61,14 @@ typedef struct {
 
 typedef struct {
     bool gpu;                /* the pod asks for GPU resources */
-    bool skipped;            /* left alone on purpose (skip label, excluded namespace) */
+    bool skipped;  /* left alone on purpose (mirror pod, skip label, excluded namespace) */
     const char *skip_reason;
     const char *class_name;  /* NULL: no class */
     const char *class_why;   /* "label", "rule batch-jobs (owner Job)", "defaultClass" */
     gp_change *changes;
     size_t nchanges;
-    const char **warnings;   /* extra warnings (not one per change): no MIG fit, bad hint */
+    const char **warnings;   /* extra warnings (not one per change): no MIG fit, bad hint,
+                                no class */
     size_t nwarnings;
     const char *summary;     /* for gpupack.io/mutated; NULL when nothing changes */
 } gp_decision;
@@ -76,15 +79,32 @@ typedef struct {
 void gp_classify(const gp_pod *pod, const gp_policy *pol, const char **class_name,
                  const char **why, gp_arena *a);
 
+/* The kind a pod effectively belongs to when its controlling owner is an intermediate object:
+ * KubeRay creates a RayCluster for each RayJob and labels the cluster's pods
+ * ray.io/originated-from-crd: RayJob, so a RayCluster-owned pod with that label returns "RayJob".
+ * NULL for every other pod. Rules listing this kind match the pod as well as rules listing its
+ * direct owner's kind. */
+const char *gp_pod_origin_kind(const gp_pod *pod);
+
 /* Decides the changes for a pod being created. view may be NULL. All memory comes from a.
  * Returns GP_ENOMEM when the arena is exhausted; the decision is then unusable. */
 gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view, gp_arena *a,
                     gp_decision *out) GP_WUR;
 
+/* Where a pod may land, for gp_mig_pick(): its own node selection (nodeName, nodeSelector,
+ * required node affinity) and the labels the webhook itself requires for its class (a required
+ * pool; NULL / 0 when none). */
+typedef struct {
+    const gp_pod *pod;
+    const gp_label *required;
+    size_t nrequired;
+} gp_mig_where;
+
 /* The MIG profile for one GPU needing `need` memory: fewest compute slices, then least memory,
- * then name, among the cluster's offered profiles (when the view knows nodes) or the policy's
- * list. Returns NULL when none is large enough. */
-const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view, gp_qty need,
-                                  gp_arena *a);
+ * then name. When the view knows nodes: among the profiles offered by nodes the pod may use
+ * (where; NULL: any node). Otherwise among the policy's list (where is not consulted: without
+ * nodes nothing says which node offers what). Returns NULL when none is large enough. */
+const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view,
+                                  const gp_mig_where *where, gp_qty need, gp_arena *a);
 
 #endif

@@ -39,11 +39,14 @@ typedef struct {
     size_t nlimits;
 } gp_container;
 
-/* One node selector term (required) or preference (preferred): its matchExpressions. */
+/* One node selector term (required) or preference (preferred): its matchExpressions and
+ * matchFields (key metadata.name). */
 typedef struct {
     int weight; /* preferred terms only */
     gp_selector_req *exprs;
     size_t nexprs;
+    gp_selector_req *fields;
+    size_t nfields;
 } gp_node_term;
 
 typedef struct {
@@ -64,6 +67,8 @@ typedef struct {
     bool has_preemption_policy; /* spec.preemptionPolicy present */
     bool has_active_deadline;
     const char *node_name;      /* spec.nodeName, NULL when unset */
+    gp_label *node_selector;    /* spec.nodeSelector (string values) */
+    size_t nnode_selector;
     const char *scheduler_name; /* spec.schedulerName, NULL when unset */
     gp_node_term *required;     /* requiredDuringScheduling...nodeSelectorTerms */
     size_t nrequired;

@@ -150,6 +150,14 @@ typedef struct {
     size_t nmix;
 } gp_scoring;
 
+/* How the webhook treats the pod's PriorityClass (policy field "priority"). */
+typedef struct {
+    /* A pod whose priorityClassName is the cluster's globalDefault PriorityClass counts as one
+     * that names none, so its class's PriorityClass replaces it (the Priority admission plugin
+     * sets the global default on every pod before any webhook runs). Default false. */
+    bool override_global_default;
+} gp_priority;
+
 typedef struct gp_policy {
     atomic_int refs;
     gp_mode mode;
@@ -168,6 +176,7 @@ typedef struct gp_policy {
     gp_mig_profile *mig_profiles;
     size_t nmig_profiles;
     gp_spot spot;
+    gp_priority priority;
     gp_scoring scoring;
     char digest[17]; /* 16 hex digits of a hash of the source bytes, for logs and metrics */
 } gp_policy;

@@ -153,6 +153,33 @@ GP_TEST(job_kinds_are_training)
     gp_policy_unref(pol);
 }
 
+/* KubeRay: a RayJob's pods are owned by the RayCluster it creates, labelled
+ * ray.io/originated-from-crd: RayJob; rules listing RayJob match them (default: training). */
+GP_TEST(rayjob_pods_via_raycluster_origin_label)
+{
+    gp_policy *pol = default_policy();
+    gp_policy *both = custom_policy("'rules':[{'name':'clusters','class':'other','match':"
+                                    "{'ownerKinds':['RayCluster']}},{'name':'jobs','class':"
+                                    "'training','match':{'ownerKinds':['RayJob']}}]");
+
+    CHECK_CLASS(pol, "{'metadata':{'labels':{'ray.io/originated-from-crd':'RayJob',"
+                     "'ray.io/originated-from-cr-name':'train-1'}," OWNER("RayCluster") "}}",
+                "training", "rule batch-jobs: owner RayCluster (from RayJob)");
+    /* A plain RayCluster, a RayService's cluster, or the label on another owner: no RayJob. */
+    CHECK_CLASS(pol, "{'metadata':{" OWNER("RayCluster") "}}", NULL, NULL);
+    CHECK_CLASS(pol, "{'metadata':{'labels':{'ray.io/originated-from-crd':'RayService'},"
+                     OWNER("RayCluster") "}}", NULL, NULL);
+    CHECK_CLASS(pol, "{'metadata':{'labels':{'ray.io/originated-from-crd':'RayJob'},"
+                     OWNER("DaemonSet") "}}", NULL, NULL);
+    CHECK_CLASS(pol, "{'metadata':{'labels':{'ray.io/originated-from-crd':'RayJob'}}}",
+                "interactive", "rule bare-pods: no owner");
+    /* A rule listing RayCluster still matches; the first matching rule wins. */
+    CHECK_CLASS(both, "{'metadata':{'labels':{'ray.io/originated-from-crd':'RayJob'},"
+                      OWNER("RayCluster") "}}", "other", "rule clusters: owner RayCluster");
+    gp_policy_unref(pol);
+    gp_policy_unref(both);
+}
+
 GP_TEST(services_are_inference)
 {
     gp_policy *pol = default_policy();
@@ -353,7 +380,7 @@ GP_TEST(criteria_are_anded_and_first_rule_wins)
     gp_policy_unref(pol);
 }
 
-GP_MAIN(GP_CASE(label_wins_over_rules), GP_CASE(unknown_label_gives_no_class),
+GP_MAIN(GP_CASE(label_wins_over_rules), GP_CASE(rayjob_pods_via_raycluster_origin_label), GP_CASE(unknown_label_gives_no_class),
         GP_CASE(notebook_statefulset_is_interactive_rule_order), GP_CASE(job_kinds_are_training),
         GP_CASE(services_are_inference), GP_CASE(no_owner_is_interactive),
         GP_CASE(daemonset_has_no_class_without_default),

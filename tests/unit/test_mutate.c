@@ -82,6 +82,10 @@ static gp_cluster *cluster_offering(const char *alloc)
     return c;
 }
 
+static void check_idempotent(const gp_policy *pol, const gp_cluster *view, const char *pod_text,
+                             int line);
+#define CHECK_IDEMPOTENT(pol, view, pod) check_idempotent(pol, view, pod, __LINE__)
+
 /* --- a decision and its description -------------------------------------------------------- */
 
 typedef struct {
@@ -335,6 +339,36 @@ GP_TEST(excluded_namespaces_skip)
     gp_policy_unref(pol);
 }
 
+/* Static pods' mirrors (created by the kubelet, annotation kubernetes.io/config.mirror) are
+ * left alone like the skip label, whatever the class rules say. */
+GP_TEST(mirror_pods_are_skipped)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{'name':'etcd-n1','annotations':{"
+                               "'kubernetes.io/config.mirror':'0d3f',"
+                               "'gpupack.io/gpu-memory':'5Gi'}," OWNER("Node") "},"
+                               "'spec':{'nodeName':'n1'," GPU1 "}}")) {
+        GP_CHECK(f.d.gpu);
+        GP_CHECK(f.d.skipped);
+        GP_CHECK_STR(f.d.skip_reason, "mirror pod (annotation kubernetes.io/config.mirror)");
+        GP_CHECK(f.d.class_name == NULL);
+        GP_CHECK_INT(f.d.nchanges, 0);
+        GP_CHECK_INT(f.d.nwarnings, 0);
+        GP_CHECK(f.d.summary == NULL);
+    }
+    mfx_free(&f);
+    /* An empty annotation value still marks a mirror. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'annotations':{'kubernetes.io/config.mirror':''}},"
+                             "'spec':{" GPU1 "}}", "");
+    /* The other kubelet annotations do not. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'annotations':{'kubernetes.io/config.source':'file'}},"
+                             "'spec':{" GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    gp_policy_unref(pol);
+}
+
 GP_TEST(excluded_namespace_from_fallback)
 {
     gp_policy *pol = default_policy();
@@ -422,6 +456,13 @@ GP_TEST(unknown_class_label_warns_and_skips_class_changes)
     gp_policy_unref(pol);
 }
 
+#define IN(k, v) "{'key':'" k "','operator':'In','values':['" v "']}"
+#define AFF_REQ(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuring" \
+                       "Execution':{'nodeSelectorTerms':[" terms "]}}}"
+#define NO_CLASS(seen) "no class: no rule matched (" seen ") and the policy has no defaultClass"
+
+/* A GPU pod no rule matches gets only the tolerations, and a warning and the summary say why,
+ * naming the owner kind seen (issue 15: a RayCluster worker got no class and no word why). */
 GP_TEST(no_class_gets_only_the_toleration)
 {
     gp_policy *pol = default_policy();
@@ -431,17 +472,64 @@ GP_TEST(no_class_gets_only_the_toleration)
         GP_CHECK_STR(f.desc, TOL "; " MUTATED);
         GP_CHECK(f.d.class_name == NULL);
         GP_CHECK(f.d.class_why == NULL);
-        GP_CHECK_INT(f.d.nwarnings, 0);
+        GP_CHECK_INT(f.d.nwarnings, 1);
+        if (f.d.nwarnings == 1)
+            GP_CHECK_STR(f.d.warnings[0], NO_CLASS("owner DaemonSet"));
+        GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); "
+                                  NO_CLASS("owner DaemonSet"));
     }
     mfx_free(&f);
-    /* Nothing at all when the pod already tolerates the taint. */
-    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("DaemonSet") "},'spec':{'tolerations':"
+    /* Only the annotation when the pod already tolerates the taint. */
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("RayCluster") "},'spec':{'tolerations':"
                                "[{'operator':'Exists'}]," GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, MUTATED);
+        GP_CHECK_STR(f.d.summary, NO_CLASS("owner RayCluster"));
+        GP_CHECK_INT(f.d.nwarnings, 1);
+    }
+    mfx_free(&f);
+    /* ... and nothing once the annotation says it (the reinvocation). */
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("RayCluster") ",'annotations':{"
+                               "'gpupack.io/mutated':'" NO_CLASS("owner RayCluster") "'}},"
+                               "'spec':{'tolerations':[{'operator':'Exists'}]," GPU1 "}}")) {
         GP_CHECK_STR(f.desc, "");
         GP_CHECK(f.d.summary == NULL);
+        GP_CHECK_INT(f.d.nwarnings, 1);
     }
     mfx_free(&f);
     gp_policy_unref(pol);
+}
+
+/* The note names "no owner" for bare pods (under a policy without a bare-pods rule), and is not
+ * given when a defaultClass classes the pod or when the class label names an unknown class. */
+GP_TEST(no_class_note_owner_and_default_class)
+{
+    gp_policy *norules = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                                   "'classes':{'c':{}},'rules':[{'name':'jobs','class':'c',"
+                                   "'match':{'ownerKinds':['Job']}}]}");
+    gp_policy *withdef = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                                   "'classes':{'c':{}},'defaultClass':'c'}");
+    mfx f;
+
+    if (mfx_run(&f, norules, NULL, "{'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, MUTATED);
+        GP_CHECK_STR(f.d.summary, NO_CLASS("no owner"));
+    }
+    mfx_free(&f);
+    if (mfx_run(&f, norules, NULL, "{'metadata':{'labels':{'ray.io/originated-from-crd':"
+                                   "'RayJob'}," OWNER("RayCluster") "},'spec':{" GPU1 "}}"))
+        GP_CHECK_STR(f.d.summary, NO_CLASS("owner RayCluster from RayJob"));
+    mfx_free(&f);
+    if (mfx_run(&f, withdef, NULL, "{'metadata':{" OWNER("RayCluster") "},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=c; " MUTATED);
+        GP_CHECK_STR(f.d.summary, "class c (defaultClass)");
+        GP_CHECK_INT(f.d.nwarnings, 0);
+    }
+    mfx_free(&f);
+    CHECK_IDEMPOTENT(norules, NULL, "{'spec':{" GPU1 "}}");
+    CHECK_IDEMPOTENT(norules, NULL, "{'metadata':{" OWNER("DaemonSet") "},'spec':{"
+                                            "'tolerations':[{'operator':'Exists'}]," GPU1 "}}");
+    gp_policy_unref(norules);
+    gp_policy_unref(withdef);
 }
 
 GP_TEST(priority_class_only_when_none)
@@ -500,6 +588,106 @@ GP_TEST(priority_class_missing_from_cluster_warns)
     }
     gp_cluster_unref(view);
     gp_policy_unref(pol);
+}
+
+/* A view whose PriorityClasses are gpu-training, gpu-inference, gpu-interactive and the
+ * globalDefault class `global`. */
+static gp_cluster *view_with_global_default(const char *global)
+{
+    gp_cluster *c = gp_cluster_new();
+    char text[512], *s;
+
+    snprintf(text, sizeof(text), "{'items':[{'metadata':{'name':'gpu-training'},'value':50000},"
+             "{'metadata':{'name':'gpu-inference'}},{'metadata':{'name':'gpu-interactive'}},"
+             "{'metadata':{'name':'%s'},'value':0,'globalDefault':true}]}", global);
+    s = q(text);
+    if (c == NULL || gp_cluster_set_priority_classes_json(c, s, strlen(s), NULL) != GP_OK)
+        gp_test_failed = 1;
+    free(s);
+    return c;
+}
+
+#define OVERRIDE_POLICY "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','classes':{" \
+                        "'training':{'priorityClassName':'gpu-training'}},'rules':[{'name':" \
+                        "'jobs','class':'training','match':{'ownerKinds':['Job']}}],"     \
+                        "'priority':{'overrideGlobalDefault':%s}}"
+#define JOB_WITH_PC(pc) "{'metadata':{" OWNER("Job") "},'spec':{'priorityClassName':'" pc "'," \
+                        "'priority':0,'preemptionPolicy':'PreemptLowerPriority'," GPU1 "}}"
+
+/* priority.overrideGlobalDefault: the globalDefault class the Priority plugin put on the pod
+ * counts as none, so the class's PriorityClass replaces it (and the computed fields go). */
+GP_TEST(priority_override_global_default)
+{
+    char text[512];
+    gp_policy *on, *off;
+    gp_cluster *view = view_with_global_default("cluster-default");
+    gp_cluster *pcs_only_none = gp_cluster_new();
+    mfx f;
+
+    snprintf(text, sizeof(text), OVERRIDE_POLICY, "true");
+    on = policy_of(text);
+    snprintf(text, sizeof(text), OVERRIDE_POLICY, "false");
+    off = policy_of(text);
+    if (on == NULL || off == NULL)
+        goto out;
+    if (mfx_run(&f, on, view, JOB_WITH_PC("cluster-default"))) {
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=training; pc gpu-training; -priority; "
+                             "-preemption; " MUTATED);
+        GP_CHECK_STR(f.d.summary, "class training (rule jobs: owner Job); priorityClassName "
+                                  "gpu-training (class training; replaces the global default "
+                                  "cluster-default)");
+    }
+    mfx_free(&f);
+    CHECK_IDEMPOTENT(on, view, JOB_WITH_PC("cluster-default"));
+    /* Off (the default): the global default stays. */
+    CHECK_CHANGES(off, view, JOB_WITH_PC("cluster-default"),
+                  "label gpupack.io/class=training; " MUTATED);
+    /* Another class the pod names is its own choice. */
+    CHECK_CHANGES(on, view, JOB_WITH_PC("gpu-inference"),
+                  "label gpupack.io/class=training; " MUTATED);
+    /* Without a known global default nothing is replaced. */
+    CHECK_CHANGES(on, NULL, JOB_WITH_PC("cluster-default"),
+                  "label gpupack.io/class=training; " MUTATED);
+    CHECK_CHANGES(on, pcs_only_none, JOB_WITH_PC("cluster-default"),
+                  "label gpupack.io/class=training; " MUTATED);
+    /* The class's PriorityClass missing from the cluster: the global default stays, warned. */
+    {
+        gp_cluster *v2 = view_with_global_default("cluster-default");
+        static const char pcs[] = "{\"items\":[{\"metadata\":{\"name\":\"cluster-default\"},"
+                                  "\"globalDefault\":true}]}";
+
+        GP_CHECK_INT(gp_cluster_set_priority_classes_json(v2, pcs, strlen(pcs), NULL), GP_OK);
+        if (mfx_run(&f, on, v2, JOB_WITH_PC("cluster-default"))) {
+            GP_CHECK_STR(f.desc, "label gpupack.io/class=training; " MUTATED);
+            GP_CHECK_INT(f.d.nwarnings, 1);
+            if (f.d.nwarnings == 1)
+                GP_CHECK_STR(f.d.warnings[0], "PriorityClass gpu-training does not exist; "
+                                              "priorityClassName keeps the global default");
+        }
+        mfx_free(&f);
+        gp_cluster_unref(v2);
+    }
+out:
+    gp_cluster_unref(pcs_only_none);
+    gp_cluster_unref(view);
+    gp_policy_unref(on);
+    gp_policy_unref(off);
+}
+
+/* The class's own PriorityClass being the global default: already set, nothing to replace (a
+ * reinvocation loop otherwise). */
+GP_TEST(priority_override_class_is_the_global_default)
+{
+    char text[512];
+    gp_policy *on;
+    gp_cluster *view = view_with_global_default("gpu-training");
+
+    snprintf(text, sizeof(text), OVERRIDE_POLICY, "true");
+    on = policy_of(text);
+    CHECK_CHANGES(on, view, JOB_WITH_PC("gpu-training"), "label gpupack.io/class=training; "
+                  MUTATED);
+    gp_cluster_unref(view);
+    gp_policy_unref(on);
 }
 
 GP_TEST(runtime_cap_only_when_unset)
@@ -716,6 +904,8 @@ GP_TEST(mig_bad_hint_and_no_fit_warn)
     gp_policy_unref(pol);
 }
 
+/* Every container that asks for GPUs asks for exactly one: the whole pod moves to slices (app
+ * containers, init containers and native sidecars alike); containers without GPUs are untouched. */
 GP_TEST(mig_several_containers_and_init)
 {
     gp_policy *pol = default_policy();
@@ -723,19 +913,76 @@ GP_TEST(mig_several_containers_and_init)
 
     if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':["
                                "{'name':'side','resources':{'limits':{'cpu':'1'}}},"
-                               "{'name':'two'," GPU_LIMIT("2") "},"
+                               "{'name':'second'," GPU_LIMIT("1") "},"
                                "{'name':'main'," GPU_LIMIT("1") "}],"
-                               "'initContainers':[{'name':'init'," GPU_LIMIT("1") "}]}}")) {
-        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c2 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                               "'initContainers':[{'name':'init'," GPU_LIMIT("1") "},"
+                               "{'name':'proxy','restartPolicy':'Always'," GPU_LIMIT("1")
+                               "}]}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c1 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "res c2 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
                              "res i0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "res i1 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
                              "ann gpupack.io/original-resources; " MUTATED);
         GP_CHECK_STR(ann_value(&f.d, GP_ANN_ORIGINAL),
-                     "{\"containers\":{\"main\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},"
-                     "\"initContainers\":{\"init\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
-        GP_CHECK_STR(f.d.changes[4].reason, "init container init: nvidia.com/gpu 1 -> "
+                     "{\"containers\":{\"second\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}},"
+                     "\"main\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}},"
+                     "\"initContainers\":{\"init\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}},"
+                     "\"proxy\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
+        GP_CHECK_STR(f.d.changes[5].reason, "init container init: nvidia.com/gpu 1 -> "
                                             "nvidia.com/mig-1g.10gb (needs 5Gi)");
+        GP_CHECK_INT(f.d.nwarnings, 0);
     }
     mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+/* The rewrite never grows the pod (issue 15): a container asking for GPUs otherwise than one
+ * whole GPU keeps every container as it is, with a warning naming it. */
+static void check_mixed(const gp_policy *pol, const char *containers, const char *want_warning,
+                        int line)
+{
+    char pod[1024];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{" DEPLOY_HINT("5Gi") ",'spec':{%s}}", containers);
+    if (mfx_run(&f, pol, NULL, pod)) {
+        if (strcmp(f.desc, TOL "; " INFERENCE "; " MUTATED) != 0 || f.d.nwarnings != 1 ||
+            strcmp(f.d.warnings[0], want_warning) != 0) {
+            printf("  %s:%d: changes \"%s\", %zu warnings (first \"%s\"), want \"%s\"\n",
+                   __FILE__, line, f.desc, f.d.nwarnings, f.d.nwarnings ? f.d.warnings[0] : "",
+                   want_warning);
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+
+#define MIXED(who) "no MIG rewrite: " who " asks for GPUs other than one whole nvidia.com/gpu, " \
+                   "and slices beside them would grow the pod; keeps nvidia.com/gpu"
+
+GP_TEST(mig_never_grows_the_pod)
+{
+    gp_policy *pol = default_policy();
+
+    /* An init container's GPU beside an app container's two costs nothing extra (the pod needs
+     * max(1, 2) = 2 GPUs); a slice for it would add a device. */
+    check_mixed(pol, "'containers':[{'name':'two'," GPU_LIMIT("2") "}],"
+                     "'initContainers':[{'name':'init'," GPU_LIMIT("1") "}]",
+                MIXED("container two"), __LINE__);
+    /* One GPU beside two: two whole GPUs plus a slice would be three devices. */
+    check_mixed(pol, "'containers':[{'name':'one'," GPU_LIMIT("1") "},{'name':'two',"
+                     GPU_LIMIT("2") "}]",
+                MIXED("container two"), __LINE__);
+    /* A sidecar with two GPUs, and a slice already asked for beside a whole GPU. */
+    check_mixed(pol, "'containers':[{'name':'one'," GPU_LIMIT("1") "}],'initContainers':[{"
+                     "'name':'proxy','restartPolicy':'Always'," GPU_LIMIT("2") "}]",
+                MIXED("init container proxy"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'one'," GPU_LIMIT("1") "},{'name':'mig','resources':"
+                     "{'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]",
+                MIXED("container mig"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'both','resources':{'limits':{'nvidia.com/gpu':'1',"
+                     "'nvidia.com/mig-1g.10gb':'1'}}}]",
+                MIXED("container both"), __LINE__);
     gp_policy_unref(pol);
 }
 
@@ -771,7 +1018,7 @@ static const char *pick(const gp_policy *pol, const gp_cluster *view, const char
     if (gp_qty_parse_str(need, &q, NULL) != GP_OK)
         return "(bad quantity)";
     gp_arena_init(&a, 0);
-    p = gp_mig_pick(pol, view, q, &a);
+    p = gp_mig_pick(pol, view, NULL, q, &a);
     snprintf(name, sizeof(name), "%s", p ? p->name : "NULL");
     gp_arena_free(&a);
     return name;
@@ -862,7 +1109,7 @@ GP_TEST(mig_profile_parsed_from_name_when_not_in_policy)
 
     gp_arena_init(&a, 0);
     GP_CHECK_INT(gp_qty_parse_str("15Gi", &need, NULL), GP_OK);
-    p = gp_mig_pick(pol, view, need, &a);
+    p = gp_mig_pick(pol, view, NULL, need, &a);
     GP_CHECK(p != NULL);
     if (p != NULL) {
         GP_CHECK_STR(p->name, "1g.20gb");
@@ -871,10 +1118,150 @@ GP_TEST(mig_profile_parsed_from_name_when_not_in_policy)
     }
     /* "1g.5gb+me", "0g.5gb" and "weird" cannot be parsed and are not in the policy: ignored. */
     GP_CHECK_INT(gp_qty_parse_str("1Gi", &need, NULL), GP_OK);
-    p = gp_mig_pick(pol, view, need, &a);
+    p = gp_mig_pick(pol, view, NULL, need, &a);
     GP_CHECK_STR(p ? p->name : "NULL", "1g.20gb");
     GP_CHECK_STR(pick(pol, view, "21Gi"), "NULL");
     gp_arena_free(&a);
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* --- MIG: only profiles a node the pod can use offers (issue 15) ----------------------------- */
+
+static gp_cluster *cluster_of(const char *items)
+{
+    gp_cluster *c = gp_cluster_new();
+    char text[4096], *s;
+    gp_err err = { { 0 } };
+
+    snprintf(text, sizeof(text), "{'items':[%s]}", items);
+    s = q(text);
+    if (c == NULL || gp_cluster_set_nodes_json(c, s, strlen(s), &err) != GP_OK) {
+        printf("  cluster view: %s\n", err.msg);
+        gp_test_failed = 1;
+    }
+    free(s);
+    return c;
+}
+
+/* An A100 node sliced 1g.10gb, an H100 node sliced 3g.40gb (pool h100), an L4 node (no MIG). */
+#define NODE_A100 "{'metadata':{'name':'a100-1','labels':{'nvidia.com/gpu.product':" \
+                  "'NVIDIA-A100-SXM4-80GB','gpupack.io/pool':'a100'}},'status':{'allocatable':" \
+                  "{'nvidia.com/mig-1g.10gb':'7'}}}"
+#define NODE_H100 "{'metadata':{'name':'h100-1','labels':{'nvidia.com/gpu.product':" \
+                  "'NVIDIA-H100-80GB-HBM3','gpupack.io/pool':'h100'}},'status':{'allocatable':" \
+                  "{'nvidia.com/mig-3g.40gb':'2'}}}"
+#define NODE_L4 "{'metadata':{'name':'l4-1','labels':{'nvidia.com/gpu.product':'NVIDIA-L4'," \
+                "'gpupack.io/pool':'l4'}},'status':{'allocatable':{'nvidia.com/gpu':'4'}}}"
+#define NOT_HERE(h) "no node this pod can use offers a MIG profile with " h "; keeps nvidia.com/gpu"
+
+/* The pod's own selection: nodeSelector, required affinity, nodeName. */
+static void check_mig_where(const gp_policy *pol, const gp_cluster *view, const char *spec,
+                            const char *want_profile, const char *want_warning, int line)
+{
+    char pod[2048];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{" DEPLOY_HINT("5Gi") ",'spec':{%s" GPU1 "}}", spec);
+    if (mfx_run(&f, pol, view, pod)) {
+        const gp_change *c = find_change(&f.d, GP_CH_REPLACE_RESOURCE, NULL);
+        const char *got = c ? c->value : NULL, *w = f.d.nwarnings ? f.d.warnings[0] : NULL;
+
+        if ((want_profile == NULL) != (got == NULL) || (got && strcmp(got, want_profile) != 0) ||
+            (want_warning == NULL) != (w == NULL) || (w && strcmp(w, want_warning) != 0)) {
+            printf("  %s:%d: got %s (warning %s), want %s (warning %s)\n", __FILE__, line,
+                   got ? got : "no rewrite", w ? w : "none",
+                   want_profile ? want_profile : "no rewrite", want_warning ? want_warning : "none");
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+#define CHECK_MIG_WHERE(pol, view, spec, want, warning) \
+    check_mig_where(pol, view, spec, want, warning, __LINE__)
+
+GP_TEST(mig_only_on_nodes_the_pod_can_use)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = cluster_of(NODE_A100 "," NODE_H100 "," NODE_L4);
+
+    GP_CHECK(view != NULL && view->nnodes == 2); /* the L4 node offers nothing: not kept */
+    /* Anywhere: the smallest fit of all. */
+    CHECK_MIG_WHERE(pol, view, "", "nvidia.com/mig-1g.10gb", NULL);
+    /* nodeSelector on the L4 product: no L4 node has slices. */
+    CHECK_MIG_WHERE(pol, view, "'nodeSelector':{'nvidia.com/gpu.product':'NVIDIA-L4'},", NULL,
+                    NOT_HERE("5Gi"));
+    /* nodeSelector on the H100: its slice, not the A100's smaller one. */
+    CHECK_MIG_WHERE(pol, view, "'nodeSelector':{'nvidia.com/gpu.product':'NVIDIA-H100-80GB-HBM3'},",
+                    "nvidia.com/mig-3g.40gb", NULL);
+    /* Required affinity (terms ORed): H100 or L4. */
+    CHECK_MIG_WHERE(pol, view, AFF_REQ("{'matchExpressions':[" IN("gpupack.io/pool", "l4") "]},"
+                                       "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]}")
+                    ",", "nvidia.com/mig-3g.40gb", NULL);
+    CHECK_MIG_WHERE(pol, view, AFF_REQ("{'matchExpressions':[{'key':'gpupack.io/pool','operator':"
+                                       "'NotIn','values':['a100','h100']}]}") ",", NULL,
+                    NOT_HERE("5Gi"));
+    CHECK_MIG_WHERE(pol, view, AFF_REQ("{'matchFields':[" IN("metadata.name", "h100-1") "]}") ",",
+                    "nvidia.com/mig-3g.40gb", NULL);
+    /* Created bound to a node: only that node's slices. */
+    CHECK_MIG_WHERE(pol, view, "'nodeName':'l4-1',", NULL, NOT_HERE("5Gi"));
+    CHECK_MIG_WHERE(pol, view, "'nodeName':'gone',", NULL, NOT_HERE("5Gi"));
+    CHECK_MIG_WHERE(pol, view, "'nodeName':'h100-1',", "nvidia.com/mig-3g.40gb", NULL);
+    /* Nothing anywhere is large enough: the old message. */
+    {
+        mfx f;
+
+        if (mfx_run(&f, pol, view, "{" DEPLOY_HINT("50Gi") ",'spec':{" GPU1 "}}")) {
+            GP_CHECK_INT(f.d.nwarnings, 1);
+            if (f.d.nwarnings == 1)
+                GP_CHECK_STR(f.d.warnings[0], "no MIG profile offers 50Gi; keeps nvidia.com/gpu");
+        }
+        mfx_free(&f);
+    }
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* The class's required pool is where the pod will run: only its nodes' slices count. */
+GP_TEST(mig_only_in_the_required_pool)
+{
+    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                               "'classes':{'h':{'migAllowed':true,'pool':{'nodeLabels':"
+                               "{'gpupack.io/pool':'h100'},'placement':'required'}},"
+                               "'l':{'migAllowed':true,'pool':{'nodeLabels':"
+                               "{'gpupack.io/pool':'l4'},'placement':'required'}},"
+                               "'p':{'migAllowed':true,'pool':{'nodeLabels':"
+                               "{'gpupack.io/pool':'l4'},'placement':'preferred'}}},"
+                               "'rules':[{'name':'h','class':'h','match':{'namespaces':['h']}},"
+                               "{'name':'l','class':'l','match':{'namespaces':['l']}},"
+                               "{'name':'p','class':'p','match':{'namespaces':['p']}}]}");
+    gp_cluster *view = cluster_of(NODE_A100 "," NODE_H100 "," NODE_L4);
+    mfx f;
+
+    if (mfx_run(&f, pol, view, "{'metadata':{'namespace':'h','annotations':{"
+                               "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}"))
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=h; req gpupack.io/pool=h100; "
+                             "res c0 nvidia.com/gpu->nvidia.com/mig-3g.40gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+    mfx_free(&f);
+    if (mfx_run(&f, pol, view, "{'metadata':{'namespace':'l','annotations':{"
+                               "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=l; req gpupack.io/pool=l4; " MUTATED);
+        GP_CHECK_INT(f.d.nwarnings, 1);
+        if (f.d.nwarnings == 1)
+            GP_CHECK_STR(f.d.warnings[0], NOT_HERE("5Gi"));
+    }
+    mfx_free(&f);
+    /* A preferred pool does not restrict. */
+    if (mfx_run(&f, pol, view, "{'metadata':{'namespace':'p','annotations':{"
+                               "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}"))
+        GP_CHECK_STR(f.desc, "label gpupack.io/class=p; pref 50 gpupack.io/pool=l4; "
+                             "res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+    mfx_free(&f);
+    /* Idempotent: the reinvocation sees the pool term and the slice. */
+    CHECK_IDEMPOTENT(pol, view, "{'metadata':{'namespace':'h','annotations':{"
+                                "'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}");
     gp_cluster_unref(view);
     gp_policy_unref(pol);
 }
@@ -967,12 +1354,9 @@ static const char pool_policy[] =
     "'spot':{'tolerations':[{'key':'spot','operator':'Exists','effect':'NoSchedule'}],"
     "'nodeLabels':[{'key':'spot','value':'true'}],'weight':10}}";
 
-#define IN(k, v) "{'key':'" k "','operator':'In','values':['" v "']}"
 #define PREF_TERM(w, exprs) "{'weight':" #w ",'preference':{'matchExpressions':[" exprs "]}}"
 #define AFF_PREF(terms) "'affinity':{'nodeAffinity':{'preferredDuringSchedulingIgnoredDuring" \
                         "Execution':[" terms "]}}"
-#define AFF_REQ(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuring" \
-                       "Execution':{'nodeSelectorTerms':[" terms "]}}}"
 
 GP_TEST(pool_preferred)
 {
@@ -1228,8 +1612,6 @@ static void check_idempotent(const gp_policy *pol, const gp_cluster *view, const
     mfx_free(&f1);
     mfx_free(&f2);
 }
-#define CHECK_IDEMPOTENT(pol, view, pod) check_idempotent(pol, view, pod, __LINE__)
-
 GP_TEST(idempotent_default_policy)
 {
     gp_policy *pol = default_policy();
@@ -1369,23 +1751,25 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(scheduler_name_for_default_or_unset),
         GP_CASE(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods), GP_CASE(non_gpu_pod_is_left_alone),
         GP_CASE(skip_label_true_skips), GP_CASE(excluded_namespaces_skip),
-        GP_CASE(excluded_namespace_from_fallback), GP_CASE(toleration_only_when_not_covered),
+        GP_CASE(excluded_namespace_from_fallback), GP_CASE(mirror_pods_are_skipped), GP_CASE(toleration_only_when_not_covered),
         GP_CASE(class_label_only_when_different),
         GP_CASE(unknown_class_label_warns_and_skips_class_changes),
-        GP_CASE(no_class_gets_only_the_toleration), GP_CASE(priority_class_only_when_none),
+        GP_CASE(no_class_gets_only_the_toleration), GP_CASE(no_class_note_owner_and_default_class), GP_CASE(priority_class_only_when_none),
         GP_CASE(priority_fields_removed_only_when_present),
-        GP_CASE(priority_class_missing_from_cluster_warns), GP_CASE(runtime_cap_only_when_unset),
+        GP_CASE(priority_class_missing_from_cluster_warns), GP_CASE(priority_override_global_default),
+        GP_CASE(priority_override_class_is_the_global_default), GP_CASE(runtime_cap_only_when_unset),
         GP_CASE(existing_mutated_annotation_is_extended),
         GP_CASE(mig_rewrite_for_one_gpu_with_hint), GP_CASE(mig_rewrite_records_request_and_limit),
         GP_CASE(mig_original_resources_request_only), GP_CASE(mig_hint_sizes_pick_smallest_fit),
         GP_CASE(mig_only_for_exactly_one_gpu), GP_CASE(mig_only_for_classes_that_allow_it),
-        GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init),
+        GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init), GP_CASE(mig_never_grows_the_pod),
         GP_CASE(mig_original_annotation_not_overwritten),
         GP_CASE(mig_pick_fewest_slices_then_memory_then_name),
         GP_CASE(mig_pick_fewer_slices_beats_less_memory), GP_CASE(mig_pick_no_profiles),
         GP_CASE(mig_cluster_view_restricts_profiles),
         GP_CASE(mig_cluster_offering_nothing_means_no_rewrite),
         GP_CASE(mig_profile_parsed_from_name_when_not_in_policy),
+        GP_CASE(mig_only_on_nodes_the_pod_can_use), GP_CASE(mig_only_in_the_required_pool),
         GP_CASE(spot_for_checkpointing_training), GP_CASE(spot_only_with_true_and_spot_class),
         GP_CASE(spot_skips_what_the_pod_has), GP_CASE(pool_preferred), GP_CASE(pool_required),
         GP_CASE(arena_exhaustion_is_enomem), GP_CASE(arena_exhaustion_at_every_point_mig),

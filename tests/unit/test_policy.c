@@ -241,6 +241,7 @@ GP_TEST(default_policy_matches_contract)
     GP_CHECK_STR(p->spot.node_labels[2].key, "eks.amazonaws.com/capacityType");
     GP_CHECK_STR(p->spot.node_labels[2].value, "SPOT");
     GP_CHECK_INT(p->spot.weight, 50);
+    GP_CHECK(!p->priority.override_global_default);
     GP_CHECK_INT(strlen(p->digest), 16);
     gp_policy_unref(p);
 }
@@ -265,6 +266,7 @@ GP_TEST(minimal_policy_defaults)
     GP_CHECK_INT(p->spot.ntolerations, 0);
     GP_CHECK_INT(p->spot.nnode_labels, 0);
     GP_CHECK_INT(p->spot.weight, 50);
+    GP_CHECK(!p->priority.override_global_default);
     GP_CHECK_INT(strspn(p->digest, "0123456789abcdef"), 16);
     GP_CHECK(!gp_policy_namespace_excluded(p, "kube-system"));
     gp_policy_unref(p);
@@ -633,6 +635,24 @@ GP_TEST(scheduler_name)
     EXPECT_PATH("'schedulerName':'a b'", "schedulerName");
     EXPECT_PATH("'schedulerName':''", "schedulerName");
     EXPECT_ERROR("'schedulerName':7", "schedulerName: must be a string");
+}
+
+/* priority.overrideGlobalDefault: a boolean, false unless set; nothing else in the object. */
+GP_TEST(priority_override_global_default)
+{
+    gp_policy *p = parse_ok("'priority':{'overrideGlobalDefault':true}");
+
+    if (p != NULL)
+        GP_CHECK(p->priority.override_global_default);
+    gp_policy_unref(p);
+    p = parse_ok("'priority':{}");
+    if (p != NULL)
+        GP_CHECK(!p->priority.override_global_default);
+    gp_policy_unref(p);
+    EXPECT_ERROR("'priority':{'overrideGlobalDefault':'true'}",
+                 "priority.overrideGlobalDefault: must be a boolean");
+    EXPECT_PATH("'priority':{'overrideGlobaldefault':true}", "priority.overrideGlobaldefault");
+    EXPECT_ERROR("'priority':true", "priority: must be an object");
 }
 
 GP_TEST(err_gpu_resource_star)
@@ -1286,7 +1306,7 @@ GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_default
         GP_CASE(err_mig_memory_quantity), GP_CASE(err_mig_duplicate),
         GP_CASE(err_mig_slices_zero), GP_CASE(err_mig_name), GP_CASE(err_weight_0),
         GP_CASE(err_weight_101), GP_CASE(err_bad_placement), GP_CASE(err_pool_needs_labels),
-        GP_CASE(err_dotted_key_in_path), GP_CASE(err_class_name_invalid), GP_CASE(scheduler_name),
+        GP_CASE(err_dotted_key_in_path), GP_CASE(err_class_name_invalid), GP_CASE(scheduler_name), GP_CASE(priority_override_global_default),
         GP_CASE(err_priority_class_name), GP_CASE(err_gpu_resource_star),
         GP_CASE(err_too_many_items), GP_CASE(err_string_too_long), GP_CASE(err_syntax_position),
         GP_CASE(err_trailing_garbage), GP_CASE(err_empty_document), GP_CASE(err_non_object_root),
