@@ -2,6 +2,7 @@
 #include "gpupack/cluster.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ static void node_clear(gp_cluster_node *n)
     free(n->name);
     free_labels(n->labels, n->nlabels);
     free_names(n->profiles, n->nprofiles);
+    free(n->counts);
     memset(n, 0, sizeof(*n));
 }
 
@@ -159,6 +161,32 @@ static gp_status node_profiles(const cJSON *node, nameset *s, gp_err *err)
     return GP_OK;
 }
 
+/* The allocatable instances of each of a node's profiles (sorted names), as whole units clamped
+ * to int32 (malloc'd, parallel to names; NULL when n is 0). */
+static gp_status node_counts(const cJSON *node, char *const *names, size_t n, int32_t **out)
+{
+    const cJSON *alloc = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(node, "status"), "allocatable");
+    char key[320];
+
+    *out = n ? calloc(n, sizeof(int32_t)) : NULL;
+    if (n && *out == NULL)
+        return GP_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *r;
+        gp_qty q;
+        int64_t units;
+
+        snprintf(key, sizeof(key), MIG_PREFIX "%.280s", names[i]);
+        r = cJSON_GetObjectItemCaseSensitive(alloc, key);
+        if (!cJSON_IsString(r) || gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK)
+            continue;
+        units = gp_qty_ceil_units(q);
+        (*out)[i] = units > INT32_MAX ? INT32_MAX : (int32_t)units;
+    }
+    return GP_OK;
+}
+
 static int cmp_label(const void *a, const void *b)
 {
     return strcmp(((const gp_label *)a)->key, ((const gp_label *)b)->key);
@@ -221,7 +249,7 @@ typedef struct {
 } nodevec;
 
 static gp_status nodevec_take(nodevec *nv, const char *name, gp_label *labels, size_t nlabels,
-                              nameset *profiles, gp_err *err)
+                              nameset *profiles, int32_t *counts, gp_err *err)
 {
     gp_cluster_node *x;
 
@@ -229,6 +257,7 @@ static gp_status nodevec_take(nodevec *nv, const char *name, gp_label *labels, s
         gp_err_set(err, "more than %d nodes offering MIG profiles", GP_CLUSTER_MAX_MIG_NODES);
         free_labels(labels, nlabels);
         free_names(profiles->v, profiles->n);
+        free(counts);
         return GP_ETOOBIG;
     }
     if (nv->n == nv->cap) {
@@ -238,6 +267,7 @@ static gp_status nodevec_take(nodevec *nv, const char *name, gp_label *labels, s
         if (nn == NULL) {
             free_labels(labels, nlabels);
             free_names(profiles->v, profiles->n);
+            free(counts);
             return GP_ENOMEM;
         }
         nv->v = nn;
@@ -248,6 +278,7 @@ static gp_status nodevec_take(nodevec *nv, const char *name, gp_label *labels, s
     x->labels = labels;
     x->nlabels = nlabels;
     x->profiles = profiles->v;
+    x->counts = counts;
     x->nprofiles = profiles->n;
     return x->name != NULL ? GP_OK : GP_ENOMEM;
 }
@@ -258,19 +289,23 @@ static gp_status snapshot_node(const cJSON *node, nameset *all, nodevec *nv, gp_
     nameset mine = { 0 };
     gp_label *labels = NULL;
     size_t nlabels = 0;
+    int32_t *counts = NULL;
     gp_status st = node_profiles(node, &mine, err);
 
     for (size_t i = 0; st == GP_OK && i < mine.n; i++)
         st = nameset_add(all, mine.v[i], err);
+    if (st == GP_OK && mine.n > 1)
+        qsort(mine.v, mine.n, sizeof(char *), cmp_str);
+    if (st == GP_OK && mine.n > 0)
+        st = node_counts(node, mine.v, mine.n, &counts);
     if (st == GP_OK && mine.n > 0)
         st = node_labels(node, &labels, &nlabels, err);
     if (st != GP_OK || mine.n == 0) {
         free_names(mine.v, mine.n);
+        free(counts);
         return st;
     }
-    if (mine.n > 1)
-        qsort(mine.v, mine.n, sizeof(char *), cmp_str);
-    return nodevec_take(nv, node_name(node), labels, nlabels, &mine, err);
+    return nodevec_take(nv, node_name(node), labels, nlabels, &mine, counts, err);
 }
 
 gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len, gp_err *err)
@@ -390,6 +425,7 @@ const char *gp_cluster_global_default(const gp_cluster *c)
 typedef struct {
     char *name;
     nameset profiles; /* sorted */
+    int32_t *counts;  /* allocatable instances, parallel to profiles */
     gp_label *labels; /* sorted by key; kept only while the node offers profiles */
     size_t nlabels;
     unsigned gen;
@@ -430,6 +466,7 @@ static void live_node_clear(live_node *n)
 {
     free(n->name);
     free_names(n->profiles.v, n->profiles.n);
+    free(n->counts);
     free_labels(n->labels, n->nlabels);
 }
 
@@ -486,6 +523,16 @@ static gp_status copy_labels(const gp_label *src, size_t n, gp_label **out)
     return GP_OK;
 }
 
+static gp_status copy_counts(const int32_t *src, size_t n, int32_t **out)
+{
+    *out = n ? malloc(n * sizeof(int32_t)) : NULL;
+    if (n && *out == NULL)
+        return GP_ENOMEM;
+    if (n)
+        memcpy(*out, src, n * sizeof(int32_t));
+    return GP_OK;
+}
+
 /* Copies the live nodes that offer profiles into c->nodes (called with mu held). Past
  * GP_CLUSTER_MAX_MIG_NODES the rest are left out: their pods keep whole GPUs. */
 static gp_status live_nodes_copy(const gp_cluster_live *l, gp_cluster *c)
@@ -497,17 +544,22 @@ static gp_status live_nodes_copy(const gp_cluster_live *l, gp_cluster *c)
         const live_node *n = &l->nodes[i];
         nameset p = { 0 };
         gp_label *labels = NULL;
+        int32_t *counts = NULL;
 
         if (n->profiles.n == 0)
             continue;
         for (size_t j = 0; st == GP_OK && j < n->profiles.n; j++)
             st = nameset_add(&p, n->profiles.v[j], NULL);
         if (st == GP_OK)
-            st = copy_labels(n->labels, n->nlabels, &labels);
+            st = copy_counts(n->counts, n->profiles.n, &counts);
         if (st == GP_OK)
-            st = nodevec_take(&nv, n->name, labels, n->nlabels, &p, NULL);
-        else
+            st = copy_labels(n->labels, n->nlabels, &labels);
+        if (st == GP_OK) {
+            st = nodevec_take(&nv, n->name, labels, n->nlabels, &p, counts, NULL);
+        } else {
             free_names(p.v, p.n);
+            free(counts);
+        }
     }
     c->nodes = nv.v;
     c->nnodes = nv.n;
@@ -599,10 +651,11 @@ static live_node *live_add_node(gp_cluster_live *l, const char *name)
     return n;
 }
 
-/* Stores a node's profiles and labels (taking both over); true when what the view shows
- * changed: the profiles, or the labels of a node offering any. Heartbeats change neither. */
+/* Stores a node's profiles, their counts and labels (taking all over); true when what the view
+ * shows changed: the profiles or their counts, or the labels of a node offering any. Heartbeats
+ * change none. */
 static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profiles,
-                          gp_label *labels, size_t nlabels)
+                          int32_t *counts, gp_label *labels, size_t nlabels)
 {
     live_node *n = live_find_node(l, name);
     bool changed;
@@ -611,15 +664,19 @@ static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profile
         n = live_add_node(l, name);
     if (n == NULL) {
         free_names(profiles->v, profiles->n);
+        free(counts);
         free_labels(labels, nlabels);
         return false;
     }
     n->gen = l->node_gen;
     changed = !same_names(&n->profiles, profiles) ||
-              (profiles->n > 0 && !same_labels(n->labels, n->nlabels, labels, nlabels));
+              (profiles->n > 0 && (memcmp(n->counts, counts, profiles->n * sizeof(int32_t)) ||
+                                   !same_labels(n->labels, n->nlabels, labels, nlabels)));
     free_names(n->profiles.v, n->profiles.n);
+    free(n->counts);
     free_labels(n->labels, n->nlabels);
     n->profiles = *profiles;
+    n->counts = counts;
     n->labels = labels;
     n->nlabels = nlabels;
     return changed;
@@ -650,16 +707,20 @@ void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *nod
     } else if (node_profiles(node, &s, NULL) == GP_OK) {
         gp_label *labels = NULL;
         size_t nlabels = 0;
+        int32_t *counts = NULL;
 
         if (s.n > 1)
             qsort(s.v, s.n, sizeof(char *), cmp_str);
-        /* A node whose labels cannot be kept counts as offering nothing: pods keep whole GPUs
-         * rather than be sent where they might not fit. */
-        if (s.n > 0 && node_labels(node, &labels, &nlabels, NULL) != GP_OK) {
+        /* A node whose labels or counts cannot be kept counts as offering nothing: pods keep
+         * whole GPUs rather than be sent where they might not fit. */
+        if (s.n > 0 && (node_counts(node, s.v, s.n, &counts) != GP_OK ||
+                        node_labels(node, &labels, &nlabels, NULL) != GP_OK)) {
             free_names(s.v, s.n);
+            free(counts);
+            counts = NULL;
             memset(&s, 0, sizeof(s));
         }
-        changed = live_node_put(l, name, &s, labels, nlabels);
+        changed = live_node_put(l, name, &s, counts, labels, nlabels);
     } else {
         free_names(s.v, s.n);
     }

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpupack/nodematch.h"
+#include "gpupack/nodeview.h"
 
 typedef struct {
     const gp_pod *pod;
@@ -195,12 +196,21 @@ static bool has_preferred(const gp_pod *pod, const gp_label *labels, size_t n)
     return false;
 }
 
+/* A term with no expression and no field matches no node; the pool is not added to it (ANDing
+ * into nothing is nothing, and widening it would let the pod land where its own terms forbid). */
+static bool term_is_empty(const gp_node_term *t)
+{
+    return t->nexprs == 0 && t->nfields == 0;
+}
+
+/* True when every term that can match a node already requires the pool's labels; a pod whose
+ * terms are all empty can land nowhere, and the pool would change nothing. */
 static bool required_satisfied(const gp_pod *pod, const gp_label *labels, size_t n)
 {
     if (pod->nrequired == 0)
         return false;
     for (size_t i = 0; i < pod->nrequired; i++)
-        if (!term_has_all(&pod->required[i], labels, n))
+        if (!term_is_empty(&pod->required[i]) && !term_has_all(&pod->required[i], labels, n))
             return false;
     return true;
 }
@@ -318,7 +328,7 @@ static const gp_mig_profile **resolve_view(const gp_policy *pol, const gp_cluste
 
 /* The best fitting profile one node offers, if it beats best; NULL otherwise. */
 static const gp_mig_profile *node_best(const gp_cluster *view, const gp_cluster_node *node,
-                                       const gp_mig_profile **res, gp_qty need,
+                                       const gp_mig_profile **res, gp_qty need, int32_t count,
                                        const gp_mig_profile *best)
 {
     const gp_mig_profile *found = NULL;
@@ -328,7 +338,8 @@ static const gp_mig_profile *node_best(const gp_cluster *view, const gp_cluster_
                                   sizeof(char *), cmp_name);
         const gp_mig_profile *p = at ? res[at - view->mig_profiles] : NULL;
 
-        if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && better(p, found ? found : best))
+        if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && node->counts[j] >= count &&
+            better(p, found ? found : best))
             found = p;
     }
     return found;
@@ -347,7 +358,8 @@ static const gp_mig_profile *pick_from_nodes(const gp_policy *pol, const gp_clus
     const gp_mig_profile **res = resolve_view(pol, view, a), *best = NULL;
 
     for (size_t i = 0; res != NULL && i < view->nnodes; i++) {
-        const gp_mig_profile *p = node_best(view, &view->nodes[i], res, need, best);
+        const gp_mig_profile *p = node_best(view, &view->nodes[i], res, need,
+                                              where ? where->count : 1, best);
 
         if (p != NULL && may_use(where, &view->nodes[i]))
             best = p;
@@ -495,7 +507,11 @@ static bool other_gpu(const gp_resource *r, size_t n, const gp_policy *pol, cons
  * nothing else GPU-like (a MIG slice beside it, two GPUs). */
 static bool odd_gpu(const gp_container *c, const gp_policy *pol)
 {
-    bool gpu = gp_container_limit(c, GP_RES_GPU) || gp_container_request(c, GP_RES_GPU);
+    const gp_resource *lim = gp_container_limit(c, GP_RES_GPU);
+    const gp_resource *req = gp_container_request(c, GP_RES_GPU);
+    /* A stated 0 asks for nothing, as Kubernetes counts it ("nvidia.com/gpu: 0" keeps a
+     * container of a GPU pod away from the devices). */
+    bool gpu = (lim != NULL && lim->qty.nano > 0) || (req != NULL && req->qty.nano > 0);
     bool other = other_gpu(c->requests, c->nrequests, pol, GP_RES_GPU) ||
                  other_gpu(c->limits, c->nlimits, pol, GP_RES_GPU);
 
@@ -526,6 +542,19 @@ static gp_status warn_mixed(mctx *m, const gp_container *odd)
                                 : NULL);
 }
 
+/* How many slices the pod holds once rewritten: its effective nvidia.com/gpu count (every GPU
+ * container asks for exactly one), by the one rule for what a pod uses (gp_usage_from_pod:
+ * app containers and sidecars add up, init containers run before them). */
+static int32_t slices_needed(const gp_pod *pod)
+{
+    gp_usage u;
+    gp_err err = { { 0 } };
+
+    if (gp_usage_from_pod(pod, &u, &err) != GP_OK || u.gpu < 1)
+        return 1;
+    return u.gpu;
+}
+
 static gp_status decide_mig(mctx *m)
 {
     const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
@@ -534,7 +563,7 @@ static gp_status decide_mig(mctx *m)
      * bound by spec.nodeName, see decide_pool). */
     bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL;
     gp_mig_where where = { .pod = m->pod, .required = req_pool ? pool->labels : NULL,
-                           .nrequired = req_pool ? pool->nlabels : 0 };
+                           .nrequired = req_pool ? pool->nlabels : 0, .count = slices_needed(m->pod) };
     const gp_mig_profile *prof;
     gp_err qerr = { { 0 } };
     gp_qty need;
@@ -552,8 +581,11 @@ static gp_status decide_mig(mctx *m)
         return rewrite_containers(m, prof, hint);
     /* Say which it is: nothing anywhere fits, or only nodes the pod cannot use offer a fit. */
     if (m->view != NULL && m->view->has_nodes && gp_mig_pick(m->pol, m->view, NULL, need, m->a))
-        return add_warning(m, gp_arena_printf(m->a, "no node this pod can use offers a MIG "
-                                              "profile with %.40s; keeps " GP_RES_GPU, hint));
+        return add_warning(m, where.count > 1
+            ? gp_arena_printf(m->a, "no node this pod can use offers %d slices of a MIG profile "
+                              "with %.40s; keeps " GP_RES_GPU, (int)where.count, hint)
+            : gp_arena_printf(m->a, "no node this pod can use offers a MIG profile with %.40s; "
+                              "keeps " GP_RES_GPU, hint));
     return add_warning(m, gp_arena_printf(m->a, "no MIG profile offers %.40s; keeps "
                                           GP_RES_GPU, hint));
 }

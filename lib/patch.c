@@ -352,6 +352,14 @@ static bool term_has_label(const cJSON *term, const gp_label *l)
     return false;
 }
 
+/* A term with no expression and no field matches no node (the decision leaves it alone: adding
+ * the pool to it would widen it). */
+static bool term_is_empty(const cJSON *term)
+{
+    return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(term, "matchExpressions")) == 0 &&
+           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(term, "matchFields")) == 0;
+}
+
 static gp_status add_required(builder *b, const gp_change *c)
 {
     const char *tok[8] = { "spec", "affinity", "nodeAffinity",
@@ -379,6 +387,8 @@ static gp_status add_required(builder *b, const gp_change *c)
     tok[5] = idx;
     tok[6] = "matchExpressions";
     for (int i = 0; st == GP_OK && i < nterms; i++) {
+        if (term_is_empty(cJSON_GetArrayItem(terms, i)))
+            continue;
         snprintf(idx, sizeof(idx), "%d", i);
         for (size_t j = 0; st == GP_OK && j < c->nlabels; j++) {
             cJSON *e;

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -29,6 +30,7 @@ typedef struct {
     gp_label *labels;  /* metadata.labels with string values, sorted by key */
     size_t nlabels;
     char **profiles;   /* offered profile names (allocatable > 0), sorted, unique */
+    int32_t *counts;   /* allocatable instances of each profile (parallel to profiles) */
     size_t nprofiles;
 } gp_cluster_node;
 

@@ -92,12 +92,14 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
                     gp_decision *out) GP_WUR;
 
 /* Where a pod may land, for gp_mig_pick(): its own node selection (nodeName, nodeSelector,
- * required node affinity) and the labels the webhook itself requires for its class (a required
- * pool; NULL / 0 when none). */
+ * required node affinity), the labels the webhook itself requires for its class (a required
+ * pool; NULL / 0 when none), and how many slices of the profile the pod will hold (a node with
+ * fewer allocatable instances of it cannot take the pod; 0 or 1: one). */
 typedef struct {
     const gp_pod *pod;
     const gp_label *required;
     size_t nrequired;
+    int32_t count;
 } gp_mig_where;
 
 /* The MIG profile for one GPU needing `need` memory: fewest compute slices, then least memory,

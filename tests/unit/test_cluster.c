@@ -242,6 +242,9 @@ GP_TEST(nodes_kept_with_labels)
             GP_CHECK_STR(a->labels[1].key, "zone");
         }
         GP_CHECK_STR(joined(a->profiles, a->nprofiles), "1g.10gb,2g.20gb");
+        /* The allocatable instances, in the sorted profiles' order. */
+        GP_CHECK_INT(a->counts[0], 3);
+        GP_CHECK_INT(a->counts[1], 1);
         GP_CHECK_STR(b->name, "");
         GP_CHECK_INT(b->nlabels, 0);
         GP_CHECK_STR(joined(b->profiles, b->nprofiles), "3g.40gb");
@@ -455,14 +458,21 @@ GP_TEST(live_nodes_labels_and_profiles)
     /* Its profiles change. */
     live_event(l, false, "MODIFIED", LNODE("a", "'pool':'h100'", "'nvidia.com/mig-3g.40gb':'2'"));
     GP_CHECK_INT(k.published, 3);
-    if (k.last != NULL && k.last->nnodes == 1)
+    if (k.last != NULL && k.last->nnodes == 1) {
         GP_CHECK_STR(joined(k.last->nodes[0].profiles, k.last->nodes[0].nprofiles), "3g.40gb");
+        GP_CHECK_INT(k.last->nodes[0].counts[0], 2);
+    }
+    /* The number of instances changes (a MIG reconfiguration): the view follows. */
+    live_event(l, false, "MODIFIED", LNODE("a", "'pool':'h100'", "'nvidia.com/mig-3g.40gb':'1'"));
+    GP_CHECK_INT(k.published, 4);
+    if (k.last != NULL && k.last->nnodes == 1)
+        GP_CHECK_INT(k.last->nodes[0].counts[0], 1);
     /* The CPU node sliced: now it counts. */
     live_event(l, false, "MODIFIED", LNODE("cpu", "'x':'2'", "'nvidia.com/mig-1g.10gb':'1'"));
-    GP_CHECK_INT(k.published, 4);
+    GP_CHECK_INT(k.published, 5);
     GP_CHECK(k.last != NULL && k.last->nnodes == 2);
     live_event(l, false, "DELETED", LNODE("a", "", ""));
-    GP_CHECK_INT(k.published, 5);
+    GP_CHECK_INT(k.published, 6);
     GP_CHECK(k.last != NULL && k.last->nnodes == 1);
     gp_cluster_live_free(l);
     gp_cluster_unref(k.last);

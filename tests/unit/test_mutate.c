@@ -1180,6 +1180,89 @@ static void check_mig_where(const gp_policy *pol, const gp_cluster *view, const 
 #define CHECK_MIG_WHERE(pol, view, spec, want, warning) \
     check_mig_where(pol, view, spec, want, warning, __LINE__)
 
+static size_t count_changes(const gp_decision *d, gp_change_kind kind)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < d->nchanges; i++)
+        n += d->changes[i].kind == kind;
+    return n;
+}
+
+/* A container that states nvidia.com/gpu: 0 asks for nothing (Kubernetes counts it so): it neither
+ * blocks the rewrite of the others nor is rewritten itself. */
+GP_TEST(mig_gpu_zero_container_asks_for_nothing)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = cluster_of(NODE_A100);
+
+    CHECK_MIG_WHERE(pol, view, "'initContainers':[{'name':'setup'," GPU_LIMIT("0") "}],",
+                    "nvidia.com/mig-1g.10gb", NULL);
+    {
+        mfx f;
+
+        if (mfx_run(&f, pol, view, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'name':'main',"
+                                   GPU_LIMIT("1") "},{'name':'metrics'," GPU_LIMIT("0") "}]}}")) {
+            GP_CHECK_INT(f.d.nwarnings, 0);
+            GP_CHECK_INT(count_changes(&f.d, GP_CH_REPLACE_RESOURCE), 1);
+            const gp_change *c = find_change(&f.d, GP_CH_REPLACE_RESOURCE, NULL);
+
+            GP_CHECK(c != NULL);
+            if (c != NULL)
+                GP_CHECK_STR(c->container->name, "main");
+        }
+        mfx_free(&f);
+    }
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* A pod of two 1-GPU containers needs two slices: a node with one instance of the profile
+ * cannot take it, so a profile some usable node offers twice is chosen, or none. */
+#define NODE_ONE_3G "{'metadata':{'name':'nc24-1','labels':{'gpupack.io/pool':'one'}},'status':" \
+                    "{'allocatable':{'nvidia.com/mig-3g.40gb':'1'}}}"
+#define NODE_TWO_7G "{'metadata':{'name':'big-1','labels':{'gpupack.io/pool':'big'}},'status':" \
+                    "{'allocatable':{'nvidia.com/mig-7g.80gb':'2'}}}"
+#define TWO_GPU1 "'containers':[{'name':'a'," GPU_LIMIT("1") "},{'name':'b'," GPU_LIMIT("1") "}]"
+
+static const char *two_container_pick(const gp_policy *pol, const gp_cluster *view,
+                                      const char **warning)
+{
+    static char got[64];
+    mfx f;
+
+    *got = '\0';
+    *warning = NULL;
+    if (mfx_run(&f, pol, view, "{" DEPLOY_HINT("30Gi") ",'spec':{" TWO_GPU1 "}}")) {
+        const gp_change *c = find_change(&f.d, GP_CH_REPLACE_RESOURCE, NULL);
+
+        snprintf(got, sizeof(got), "%s", c ? c->value : "");
+        *warning = f.d.nwarnings ? "warned" : NULL;
+        if (f.d.nwarnings)
+            printf("  warning: %s\n", f.d.warnings[0]);
+    }
+    mfx_free(&f);
+    return got;
+}
+
+GP_TEST(mig_profile_needs_enough_instances)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *one = cluster_of(NODE_ONE_3G), *both = cluster_of(NODE_ONE_3G "," NODE_TWO_7G);
+    const char *w;
+
+    GP_CHECK(one != NULL && one->nnodes == 1 && one->nodes[0].counts[0] == 1);
+    GP_CHECK_STR(two_container_pick(pol, one, &w), "");
+    GP_CHECK(w != NULL);
+    GP_CHECK_STR(two_container_pick(pol, both, &w), "nvidia.com/mig-7g.80gb");
+    GP_CHECK(w == NULL);
+    /* One container: one instance is enough. */
+    CHECK_MIG_WHERE(pol, one, "", "nvidia.com/mig-3g.40gb", NULL);
+    gp_cluster_unref(one);
+    gp_cluster_unref(both);
+    gp_policy_unref(pol);
+}
+
 GP_TEST(mig_only_on_nodes_the_pod_can_use)
 {
     gp_policy *pol = default_policy();
@@ -1406,6 +1489,15 @@ GP_TEST(pool_required)
                   TOL "; label gpupack.io/class=req; req gpupack.io/pool=h100; " MUTATED);
     CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{'nodeName':'n'," GPU1 "}}",
                   TOL "; label gpupack.io/class=req; " MUTATED);
+    /* An empty term matches no node: it neither needs the pool nor gets it. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{" AFF_REQ(
+                                 "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]},{}")
+                                 "," GPU1 "}}",
+                  TOL "; label gpupack.io/class=req; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'namespace':'req'},'spec':{" AFF_REQ(
+                                 "{'matchExpressions':[" IN("a", "b") "]},{'matchExpressions':[]}")
+                                 "," GPU1 "}}",
+                  TOL "; label gpupack.io/class=req; req gpupack.io/pool=h100; " MUTATED);
     gp_policy_unref(pol);
 }
 
@@ -1769,6 +1861,7 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(mig_cluster_view_restricts_profiles),
         GP_CASE(mig_cluster_offering_nothing_means_no_rewrite),
         GP_CASE(mig_profile_parsed_from_name_when_not_in_policy),
+        GP_CASE(mig_gpu_zero_container_asks_for_nothing), GP_CASE(mig_profile_needs_enough_instances),
         GP_CASE(mig_only_on_nodes_the_pod_can_use), GP_CASE(mig_only_in_the_required_pool),
         GP_CASE(spot_for_checkpointing_training), GP_CASE(spot_only_with_true_and_spot_class),
         GP_CASE(spot_skips_what_the_pod_has), GP_CASE(pool_preferred), GP_CASE(pool_required),
