@@ -16,7 +16,7 @@
 #include "gpupack/mutate.h"
 
 #define MAX_ANN_MODELS 32     /* globs in one gpupack.io/gpu-models annotation */
-#define MIG_FULL_SLICES 7     /* compute slices of a whole A100/H100 */
+#define MIG_FULL_SLICES GP_MIG_FULL_SLICES /* compute slices of a whole A100/H100 */
 #define TIER_EPS 1e-9         /* raw scores closer than this are one tier */
 #define TIER_STACK 256        /* nodes ranked without a heap allocation */
 
@@ -442,13 +442,11 @@ static const gp_price *find_price(const gp_price *table, size_t n, const char *m
     return found;
 }
 
-/* Compute slices of one instance of a MIG profile: the policy's table, else the "<N>g" of the
- * name, else 1. */
-static int mig_slices(const gp_policy *pol, const char *profile)
+int gp_score_mig_slices(const gp_policy *pol, const char *profile)
 {
     int n = 0;
 
-    for (size_t i = 0; i < pol->nmig_profiles; i++)
+    for (size_t i = 0; pol != NULL && i < pol->nmig_profiles; i++)
         if (strcmp(pol->mig_profiles[i].name, profile) == 0)
             return pol->mig_profiles[i].slices;
     for (const char *p = profile; *p >= '0' && *p <= '9' && n < MIG_FULL_SLICES; p++)
@@ -466,7 +464,7 @@ static int64_t node_gpus(const gp_node *n, const gp_policy *pol)
 
     for (uint8_t i = 0; i < n->nmig; i++)
         if (n->mig[i].alloc > 0)
-            slices += (int64_t)n->mig[i].alloc * mig_slices(pol, n->mig[i].profile);
+            slices += (int64_t)n->mig[i].alloc * gp_score_mig_slices(pol, n->mig[i].profile);
     gpus = n->gpu_alloc + (slices + MIG_FULL_SLICES - 1) / MIG_FULL_SLICES;
     return gpus < 1 && gp_node_is_gpu(n) ? 1 : gpus;
 }

@@ -55,6 +55,12 @@ typedef enum {
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                  char *reason);
 
+/* Compute slices of one instance of MIG profile ("2g.20gb"): the policy's migProfiles table
+ * (pol may be NULL), else the "<N>g" of the name, else 1. A whole GPU has 7 (GP_MIG_FULL_SLICES);
+ * the price of a MIG node counts its slices / 7, rounded up, as GPUs. */
+#define GP_MIG_FULL_SLICES 7
+int gp_score_mig_slices(const gp_policy *pol, const char *profile);
+
 /* What prioritize knows about the cluster's workload besides the nodes: a typical GPU pod per
  * GPU (the stranding component) and the workload mix (the fragmentation component). */
 typedef struct {
