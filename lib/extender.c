@@ -15,6 +15,8 @@
 
 #define MAX_ERROR 400
 #define TOP_LOGGED 3
+#define WHY_MAX (GP_REASON_MAX + 32) /* "  (infeasible: <reason>)" */
+#define ROW_MAX 1024                 /* a node name (253) and the rest of an --explain row */
 
 typedef struct {
     gp_extender *x;
@@ -264,7 +266,7 @@ static void table_row(call *c, const char *fmt, ...) __attribute__((format(print
 
 static void table_row(call *c, const char *fmt, ...)
 {
-    char line[GP_REASON_MAX + 256];
+    char line[ROW_MAX];
     va_list ap;
 
     va_start(ap, fmt);
@@ -278,7 +280,8 @@ static const char *verdict_name(int v)
     return v == GP_FILTER_PASS ? "pass" : v == GP_FILTER_FULL ? "full" : "unresolvable";
 }
 
-/* Why a node scored 0 although it is known: the filter's reason, or spot the pod may not use. */
+/* Why a node scored 0 although it is known, into buf (WHY_MAX bytes): the filter's reason, or
+ * spot the pod may not use; "" otherwise. */
 static void why_zero(call *c, size_t i, char *buf)
 {
     buf[0] = '\0';
@@ -286,9 +289,9 @@ static void why_zero(call *c, size_t i, char *buf)
         char reason[GP_REASON_MAX];
 
         gp_filter_node(&c->d, &c->nodes[i], c->pol, reason);
-        snprintf(buf, GP_REASON_MAX + 32, "  (infeasible: %s)", reason);
+        snprintf(buf, WHY_MAX, "  (infeasible: %s)", reason);
     } else if (c->parts[i].spot_denied) {
-        snprintf(buf, GP_REASON_MAX + 32, "  (spot not allowed)");
+        snprintf(buf, WHY_MAX, "  (spot not allowed)");
     }
 }
 
@@ -296,7 +299,7 @@ static void why_zero(call *c, size_t i, char *buf)
  * call's log line (explain_flush()), so that no log line lands inside it. */
 static void explain(call *c)
 {
-    char why[GP_REASON_MAX + 32];
+    char why[WHY_MAX];
 
     if (c->x->explain == NULL)
         return;
