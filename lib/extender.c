@@ -1,6 +1,7 @@
 /* The extender service (see extender.h). */
 #include "gpupack/extender.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,9 +11,12 @@
 #include "gpupack/nodeview.h"
 #include "gpupack/podview.h"
 #include "gpupack/score.h"
+#include "gpupack/strbuf.h"
 
 #define MAX_ERROR 400
 #define TOP_LOGGED 3
+#define WHY_MAX (GP_REASON_MAX + 32) /* "  (infeasible: <reason>)" */
+#define ROW_MAX 1024                 /* a node name (253) and the rest of an --explain row */
 
 typedef struct {
     gp_extender *x;
@@ -29,6 +33,7 @@ typedef struct {
     gp_filter_out *fres;
     gp_score_parts *parts;
     int *scores;
+    gp_strbuf table;        /* the --explain table, written after the call's log line */
     bool locked;
     char error[MAX_ERROR];
     const char *outcome;
@@ -256,34 +261,86 @@ static void assume_best(call *c)
                     c->x->assume_ttl_ms);
 }
 
+/* One row of the --explain table, appended to c->table. */
+static void table_row(call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void table_row(call *c, const char *fmt, ...)
+{
+    char line[ROW_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    gp_strbuf_puts(&c->table, line);
+}
+
+static const char *verdict_name(int v)
+{
+    return v == GP_FILTER_PASS ? "pass" : v == GP_FILTER_FULL ? "full" : "unresolvable";
+}
+
+/* Why a node scored 0 although it is known, into buf (WHY_MAX bytes): the filter's reason, or
+ * spot the pod may not use; "" otherwise. */
+static void why_zero(call *c, size_t i, char *buf)
+{
+    buf[0] = '\0';
+    if (!c->parts[i].feasible) {
+        char reason[GP_REASON_MAX];
+
+        gp_filter_node(&c->d, &c->nodes[i], c->pol, reason);
+        snprintf(buf, WHY_MAX, "  (infeasible: %s)", reason);
+    } else if (c->parts[i].spot_denied) {
+        snprintf(buf, WHY_MAX, "  (spot not allowed)");
+    }
+}
+
+/* The --explain table, built while the call holds the cluster view and written after the
+ * call's log line (explain_flush()), so that no log line lands inside it. */
 static void explain(call *c)
 {
-    FILE *f = c->x->explain;
+    char why[WHY_MAX];
 
-    if (f == NULL)
+    if (c->x->explain == NULL)
         return;
     if (c->verb == GP_VERB_FILTER) {
-        fprintf(f, "%-40s %-14s %s\n", "NODE", "RESULT", "REASON");
+        table_row(c, "%-40s %-14s %s\n", "NODE", "RESULT", "REASON");
         for (size_t i = 0; i < c->args.n; i++)
-            fprintf(f, "%-40s %-14s %s\n", c->args.names[i],
-                    c->fres[i].verdict == 0 ? "pass" : c->fres[i].verdict == 1 ? "full"
-                                                                              : "unresolvable",
-                    c->fres[i].verdict ? c->fres[i].reason : "");
+            table_row(c, "%-40s %-14s %s\n", c->args.names[i], verdict_name(c->fres[i].verdict),
+                      c->fres[i].verdict ? c->fres[i].reason : "");
         return;
     }
-    fprintf(f, "%-40s %10s %6s %6s %6s %6s %9s %5s\n", "NODE", "MARGINAL$/h", "COST", "FIT",
-            "STRAND", "FRAG", "RAW", "SCORE");
+    table_row(c, "%-40s %10s %6s %6s %6s %6s %9s %5s\n", "NODE", "MARGINAL$/h", "COST", "FIT",
+              "STRAND", "FRAG", "RAW", "SCORE");
     for (size_t i = 0; i < c->args.n; i++) {
         const gp_score_parts *p = &c->parts[i];
 
         if (!c->known[i]) {
-            fprintf(f, "%-40s %s\n", c->args.names[i], "unknown node: 0");
+            table_row(c, "%-40s %s\n", c->args.names[i], "unknown node: 0");
             continue;
         }
-        fprintf(f, "%-40s %10.3f %6.3f %6.3f %6.3f %6.2f %9.3f %5d%s\n", c->args.names[i],
-                p->marginal_cost, p->cost, p->fit, p->stranding, p->fragmentation, p->raw, p->score,
-                p->feasible ? "" : "  (infeasible)");
+        why_zero(c, i, why);
+        table_row(c, "%-40s %10.3f %6.3f %6.3f %6.3f %6.2f %9.3f %5d%s\n", c->args.names[i],
+                  p->marginal_cost, p->cost, p->fit, p->stranding, p->fragmentation, p->raw,
+                  p->score, why);
     }
+}
+
+/* Writes the --explain table in one piece. */
+static void explain_flush(call *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+
+    if (c->x->explain == NULL)
+        return;
+    if (gp_strbuf_take(&c->table, &text, &len) != GP_OK) {
+        fputs("gpupack-extender: --explain: out of memory\n", c->x->explain);
+    } else if (len > 0) {
+        fwrite(text, 1, len, c->x->explain);
+    }
+    fflush(c->x->explain);
+    free(text);
 }
 
 static char *top_json(const call *c)
@@ -326,6 +383,8 @@ static const char *reason_kind(const char *r)
         return "other";
     if (strstr(r, "cordoned") != NULL)
         return "cordoned";
+    if (strncmp(r, "spot node", 9) == 0)
+        return "spot";
     if (strstr(r, "unknown") != NULL)
         return "unknown-node";
     if (strstr(r, "GPU model") != NULL || strstr(r, "gpu.product") != NULL)
@@ -457,6 +516,7 @@ static void cleanup(call *c)
     for (size_t i = 0; c->owned != NULL && i < c->args.n; i++)
         if (c->owned[i])
             gp_node_clear(&c->nodes[i]);
+    gp_strbuf_free(&c->table);
 }
 
 void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len, int64_t now_ms,
@@ -472,6 +532,7 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
     c.now_ms = now_ms;
     c.outcome = "ok";
     gp_arena_init(&c.a, GP_EXTENDER_ARENA_LIMIT);
+    gp_strbuf_init(&c.table, GP_EXTENDER_ARENA_LIMIT);
     c.pol = gp_policy_holder_get(x->policy);
     bool decoded = decode(&c, body, len);
 
@@ -491,6 +552,7 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
     if (decoded)
         record_phases(&c, t);
     record(&c, t[0]);
+    explain_flush(&c);
     cleanup(&c);
     cJSON_Delete(c.root);
     gp_policy_unref(c.pol);

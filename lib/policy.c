@@ -365,6 +365,9 @@ static const choice selector_ops[] = {
     {"In", 0}, {"NotIn", 0}, {"Exists", 0}, {"DoesNotExist", 0}, {NULL, 0}};
 static const choice placements[] = {
     {"preferred", GP_PLACE_PREFERRED}, {"required", GP_PLACE_REQUIRED}, {NULL, 0}};
+static const choice spot_filters[] = {
+    {"hard", GP_SPOT_FILTER_HARD}, {"soft", GP_SPOT_FILTER_SOFT}, {NULL, 0}};
+_Static_assert(sizeof(gp_spot_filter) == sizeof(int), "enum fields are written as int");
 static const choice modes[] = {{"enforce", GP_MODE_ENFORCE}, {"audit", GP_MODE_AUDIT}, {NULL, 0}};
 static const choice api_versions[] = {{"gpupack.io/v1alpha1", 0}, {NULL, 0}};
 static const choice kinds[] = {{"Policy", 0}, {NULL, 0}};
@@ -616,6 +619,8 @@ static const vfield scoring_fields[] = {
     {.name = "weights", .kind = FK_OBJECT, .off = 0, .spec = &weights_spec, .fill_absent = true},
     {.name = "spotDiscountPercent", .kind = FK_INT, AT(gp_scoring, spot_discount_pct), .min = 0,
      .max = 99, .def = 60},
+    {.name = "spotFilter", .kind = FK_ENUM, AT(gp_scoring, spot_filter), .choices = spot_filters,
+     .def = GP_SPOT_FILTER_HARD},
     {.name = "defaultGpuHourlyPrice", .kind = FK_PRICE, AT(gp_scoring, default_gpu_price_micro),
      .def_str = "2.50"},
     {.name = "typicalGpuPod", .kind = FK_OBJECT, .off = 0, .spec = &typical_spec,

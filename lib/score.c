@@ -16,7 +16,7 @@
 #include "gpupack/mutate.h"
 
 #define MAX_ANN_MODELS 32     /* globs in one gpupack.io/gpu-models annotation */
-#define MIG_FULL_SLICES 7     /* compute slices of a whole A100/H100 */
+#define MIG_FULL_SLICES GP_MIG_FULL_SLICES /* compute slices of a whole A100/H100 */
 #define TIER_EPS 1e-9         /* raw scores closer than this are one tier */
 #define TIER_STACK 256        /* nodes ranked without a heap allocation */
 
@@ -360,6 +360,26 @@ static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, char *r
     return GP_FILTER_PASS;
 }
 
+/* A spot node for a pod that may not use spot, with scoring.spotFilter "hard": the rule the
+ * pod misses, named. */
+static gp_filter_verdict check_spot(const gp_demand *d, const gp_node *n, const gp_policy *pol,
+                                    char *reason)
+{
+    const gp_class *cls = gp_policy_class(pol, d->class_name);
+
+    if (!n->spot || d->spot_ok || pol->scoring.spot_filter != GP_SPOT_FILTER_HARD)
+        return GP_FILTER_PASS;
+    if (cls == NULL)
+        return verdict(GP_FILTER_UNRESOLVABLE, reason,
+                       "spot node: pod has no class (label %s) that allows spot", GP_LABEL_CLASS);
+    if (!cls->spot_allowed)
+        return verdict(GP_FILTER_UNRESOLVABLE, reason, "spot node: class %s does not allow spot",
+                       cls->name);
+    return verdict(GP_FILTER_UNRESOLVABLE, reason,
+                   "spot node: class %s needs annotation %s=true", cls->name,
+                   GP_ANN_CHECKPOINTING);
+}
+
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                  char *reason)
 {
@@ -372,6 +392,8 @@ gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_
     if (n->unschedulable && !d->cordon_ok)
         return verdict(GP_FILTER_UNRESOLVABLE, reason, "node is cordoned (spec.unschedulable)");
     v = check_models(d, n, pol, reason);
+    if (v == GP_FILTER_PASS)
+        v = check_spot(d, n, pol, reason);
     if (v == GP_FILTER_PASS)
         v = check_capacity(&d->usage, n, reason);
     if (v == GP_FILTER_PASS)
@@ -420,13 +442,11 @@ static const gp_price *find_price(const gp_price *table, size_t n, const char *m
     return found;
 }
 
-/* Compute slices of one instance of a MIG profile: the policy's table, else the "<N>g" of the
- * name, else 1. */
-static int mig_slices(const gp_policy *pol, const char *profile)
+int gp_score_mig_slices(const gp_policy *pol, const char *profile)
 {
     int n = 0;
 
-    for (size_t i = 0; i < pol->nmig_profiles; i++)
+    for (size_t i = 0; pol != NULL && i < pol->nmig_profiles; i++)
         if (strcmp(pol->mig_profiles[i].name, profile) == 0)
             return pol->mig_profiles[i].slices;
     for (const char *p = profile; *p >= '0' && *p <= '9' && n < MIG_FULL_SLICES; p++)
@@ -444,7 +464,7 @@ static int64_t node_gpus(const gp_node *n, const gp_policy *pol)
 
     for (uint8_t i = 0; i < n->nmig; i++)
         if (n->mig[i].alloc > 0)
-            slices += (int64_t)n->mig[i].alloc * mig_slices(pol, n->mig[i].profile);
+            slices += (int64_t)n->mig[i].alloc * gp_score_mig_slices(pol, n->mig[i].profile);
     gpus = n->gpu_alloc + (slices + MIG_FULL_SLICES - 1) / MIG_FULL_SLICES;
     return gpus < 1 && gp_node_is_gpu(n) ? 1 : gpus;
 }
@@ -569,11 +589,12 @@ static double stranding_of(const gp_demand *d, const gp_node *n, const gp_typica
 /* ---------------------------------------------------------------------------------------------
  * Prioritize. */
 
-/* Ranked nodes take part in the tiers: feasible, and not a spot node for a pod that may not
- * use spot (such a node stays feasible but scores 0). */
-static bool is_ranked(const gp_demand *d, const gp_node *n, const gp_score_parts *p)
+/* Ranked nodes take part in the tiers: feasible, and not a spot node the pod may not use (with
+ * scoring.spotFilter "soft", or for a pod the filter passes everywhere, such a node stays
+ * feasible but scores 0). */
+static bool is_ranked(const gp_score_parts *p)
 {
-    return p->feasible && !(n->spot && !d->spot_ok);
+    return p->feasible && !p->spot_denied;
 }
 
 /* The cheapest price per useful unit among the ranked nodes the pod would open; 0 when none. */
@@ -586,7 +607,7 @@ static double cheapest_unit(const gp_demand *d, const gp_node *const *nodes, siz
     for (size_t i = 0; i < n; i++) {
         double unit;
 
-        if (!is_ranked(d, nodes[i], &out[i]) || out[i].marginal_cost <= 0)
+        if (!is_ranked(&out[i]) || out[i].marginal_cost <= 0)
             continue;
         unit = out[i].marginal_cost / useful_units(d, nodes[i]);
         if (!any || unit < best)
@@ -695,6 +716,7 @@ static void components(const gp_demand *d, const gp_node *n, const gp_policy *po
 
     memset(p, 0, sizeof(*p));
     p->feasible = gp_filter_node(d, n, pol, NULL) == GP_FILTER_PASS;
+    p->spot_denied = p->feasible && n->spot && !d->spot_ok;
     p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
     p->fit = fit_of(d, n, true);
     if (p->feasible && pol->scoring.weight_fragmentation > 0)
@@ -758,39 +780,39 @@ static size_t tier_of(const double *heads, size_t t, double r)
     return lo < t ? lo : t - 1;
 }
 
+/* Tier t of tiers: the best alone at GP_SCORE_MAX, the others spread over 1..9 (0 is left to
+ * nodes the pod cannot or may not use). */
 static int tier_score(size_t t, size_t tiers)
 {
-    size_t span = tiers - 1;
-
+    size_t span = tiers - 1, levels = GP_SCORE_MAX - GP_SCORE_MIN_RANKED;
     int v;
 
     if (tiers <= 1 || t == 0)
         return GP_SCORE_MAX;
-    v = (int)((2 * GP_SCORE_MAX * (span - t) + span) / (2 * span));
+    v = GP_SCORE_MIN_RANKED + (int)((2 * levels * (span - t) + span) / (2 * span));
     return v < GP_SCORE_MAX ? v : GP_SCORE_MAX - 1;
 }
 
-/* Ranks the ranked nodes into tiers of equal raw and spreads the tiers over 0..10. When the
+/* Ranks the ranked nodes into tiers of equal raw and spreads the tiers over 1..10. When the
  * scratch array cannot be allocated, every ranked node scores 10: gpupack abstains rather than
  * guess. */
-static void map_scores(const gp_demand *d, const gp_node *const *nodes, size_t n,
-                       gp_score_parts *out)
+static void map_scores(size_t n, gp_score_parts *out)
 {
     double stack[TIER_STACK], *raws = stack;
     size_t k = 0, tiers;
 
     if (n > TIER_STACK && (raws = malloc(n * sizeof(*raws))) == NULL) {
         for (size_t i = 0; i < n; i++)
-            out[i].score = is_ranked(d, nodes[i], &out[i]) ? GP_SCORE_MAX : 0;
+            out[i].score = is_ranked(&out[i]) ? GP_SCORE_MAX : 0;
         return;
     }
     for (size_t i = 0; i < n; i++)
-        if (is_ranked(d, nodes[i], &out[i]))
+        if (is_ranked(&out[i]))
             raws[k++] = out[i].raw;
     qsort(raws, k, sizeof(*raws), cmp_desc);
     tiers = tier_heads(raws, k);
     for (size_t i = 0; i < n; i++)
-        out[i].score = is_ranked(d, nodes[i], &out[i])
+        out[i].score = is_ranked(&out[i])
                            ? tier_score(tier_of(raws, tiers, out[i].raw), tiers)
                            : 0;
     if (raws != stack)
@@ -821,5 +843,5 @@ void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
     cheapest = cheapest_unit(d, nodes, n, out);
     for (size_t i = 0; i < n; i++)
         weigh(d, nodes[i], &pol->scoring, cheapest, &out[i]);
-    map_scores(d, nodes, n, out);
+    map_scores(n, out);
 }

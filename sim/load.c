@@ -13,6 +13,7 @@
 #include "gpupack/nodeview.h"
 #include "gpupack/podview.h"
 #include "gpupack/quantity.h"
+#include "gpupack/score.h"
 
 #define MAX_COLS 32
 #define SIM_MAX_POD_ARENA (4u << 20) /* one pod's decoded view, as the extender's cache allows */
@@ -230,6 +231,31 @@ static const cJSON *json_items(const cJSON *root)
 }
 
 #define MIB (INT64_C(1) << 20)
+#define MIG_PREFIX "nvidia.com/mig-"
+
+/* Counts the GPUs a node's MIG slices make (compute slices / 7, rounded up), as the extender
+ * counts them for its prices; false when a slice count is not a quantity. */
+static bool mig_gpus(sim_input *in, const cJSON *alloc)
+{
+    const cJSON *r;
+    int64_t slices = 0;
+
+    cJSON_ArrayForEach(r, alloc)
+    {
+        int64_t count;
+
+        if (r->string == NULL || strncmp(r->string, MIG_PREFIX, strlen(MIG_PREFIX)) != 0)
+            continue;
+        if (!qty_field(alloc, r->string, false, &count) || count > 1000)
+            return false;
+        slices += count * gp_score_mig_slices(NULL, r->string + strlen(MIG_PREFIX));
+    }
+    if (slices > 0) {
+        in->n_mig_nodes++;
+        in->mig_gpus += (slices + GP_MIG_FULL_SLICES - 1) / GP_MIG_FULL_SLICES;
+    }
+    return true;
+}
 
 static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
 {
@@ -242,9 +268,10 @@ static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
 
     if (!cJSON_IsString(name) || !cJSON_IsObject(alloc) || !qty_field(alloc, "cpu", true, &cpu) ||
         !qty_field(alloc, "memory", false, &mem) ||
-        !qty_field(alloc, "nvidia.com/gpu", false, &gpu) || gpu > GP_DEV_MAX_GPUS) {
+        !qty_field(alloc, "nvidia.com/gpu", false, &gpu) || gpu > GP_DEV_MAX_GPUS ||
+        !mig_gpus(s->in, alloc)) {
         gp_err_set(err, "items[%d]: want metadata.name and status.allocatable cpu, memory and "
-                   "nvidia.com/gpu (0..%d)", i, GP_DEV_MAX_GPUS);
+                   "nvidia.com/gpu (0..%d), nvidia.com/mig-* (0..1000)", i, GP_DEV_MAX_GPUS);
         return GP_EINVAL;
     }
     if (cJSON_IsString(product) &&
@@ -340,10 +367,30 @@ gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err)
 
 typedef struct {
     sim_input *in;
-    size_t cap, bound_cap;
+    size_t cap, bound_cap, names_cap, bound_names_cap;
 } task_sink;
 
-static gp_status add_task(task_sink *s, const gp_dev_task *t, size_t bound_to, gp_err *err)
+/* Keeps the name of the task about to be added (with in->keep_names). */
+static gp_status add_name(task_sink *s, const char *name, bool bound)
+{
+    sim_input *in = s->in;
+    char ***names = bound ? &in->bound_names : &in->task_names;
+    size_t n = bound ? in->n_bound : in->n_tasks;
+    char *copy;
+
+    if (!in->keep_names)
+        return GP_OK;
+    if (grow((void **)names, bound ? &s->bound_names_cap : &s->names_cap, n + 1, sizeof(char *)))
+        return GP_ENOMEM;
+    copy = strdup(name ? name : "");
+    if (copy == NULL)
+        return GP_ENOMEM;
+    (*names)[n] = copy;
+    return GP_OK;
+}
+
+static gp_status add_task(task_sink *s, const gp_dev_task *t, size_t bound_to, const char *name,
+                          gp_err *err)
 {
     sim_input *in = s->in;
 
@@ -351,6 +398,8 @@ static gp_status add_task(task_sink *s, const gp_dev_task *t, size_t bound_to, g
         gp_err_set(err, "more than %d tasks", SIM_MAX_TASKS);
         return GP_ETOOBIG;
     }
+    if (add_name(s, name, bound_to != SIZE_MAX))
+        return GP_ENOMEM;
     if (bound_to == SIZE_MAX) {
         if (grow((void **)&in->tasks, &s->cap, in->n_tasks + 1, sizeof(*in->tasks)))
             return GP_ENOMEM;
@@ -413,7 +462,7 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
             gp_err_prefix(err, r->path);
             return GP_EINVAL;
         }
-        st = add_task(s, &t, SIZE_MAX, err);
+        st = add_task(s, &t, SIZE_MAX, csv_col(r, idx[0]), err);
     }
     return st;
 }
@@ -449,6 +498,22 @@ static size_t node_by_name(const sim_input *in, const char *name)
     return SIZE_MAX;
 }
 
+#define SIM_POD_NAME_LEN 320 /* namespace (63) / name (253) */
+
+/* "namespace/name" (or the name alone) into buf. */
+static const char *pod_name(const cJSON *pod, char *buf, size_t len)
+{
+    const cJSON *ns = json_path(pod, "metadata", "namespace");
+    const cJSON *name = json_path(pod, "metadata", "name");
+    const char *n = cJSON_IsString(name) ? name->valuestring : "";
+
+    if (cJSON_IsString(ns) && ns->valuestring[0])
+        snprintf(buf, len, "%.63s/%.253s", ns->valuestring, n);
+    else
+        snprintf(buf, len, "%.253s", n);
+    return buf;
+}
+
 /* Pods that are finished use nothing. */
 static bool pod_done(const cJSON *pod)
 {
@@ -468,6 +533,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     gp_dev_task t = { 0 };
     int64_t gpu, share = 0;
     gp_err why = { { 0 } };
+    char name[SIM_POD_NAME_LEN];
 
     if (pod_done(pod))
         return GP_OK;
@@ -496,7 +562,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
         if (at == SIZE_MAX)
             return GP_OK; /* bound to a node outside the simulated cluster */
     }
-    return add_task(s, &t, at, err);
+    return add_task(s, &t, at, pod_name(pod, name, sizeof(name)), err);
 }
 
 static gp_status pod_item(void *sink, const cJSON *item, int i, gp_err *err)
@@ -511,13 +577,20 @@ static gp_status task_rows(csv_reader *r, void *sink, gp_err *err)
 
 gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err)
 {
-    task_sink s = { .in = in, .cap = in->n_tasks, .bound_cap = in->n_bound };
+    task_sink s = { .in = in, .cap = in->n_tasks, .bound_cap = in->n_bound,
+                    .names_cap = in->n_tasks, .bound_names_cap = in->n_bound };
 
     return load_file(path, pod_item, task_rows, &s, err);
 }
 
 void sim_input_free(sim_input *in)
 {
+    for (size_t i = 0; in->task_names && i < in->n_tasks; i++)
+        free(in->task_names[i]);
+    for (size_t i = 0; in->bound_names && i < in->n_bound; i++)
+        free(in->bound_names[i]);
+    free(in->task_names);
+    free(in->bound_names);
     free(in->nodes);
     free(in->node_names);
     free(in->tasks);

@@ -26,6 +26,15 @@ typedef struct {
     gp_dev_task *bound;
     size_t *bound_node;
     size_t n_bound;
+    /* Nodes whose status.allocatable has nvidia.com/mig-* slices, and the GPUs those slices
+     * make (compute slices / 7, rounded up, per node: the extender's count for prices). MIG
+     * placement is not simulated: these GPUs are not in the nodes' ngpu. */
+    size_t n_mig_nodes;
+    int64_t mig_gpus;
+    /* Set before loading to keep each task's name (the CSV's name column, or a pod's
+     * namespace/name): task_names[i] for tasks[i], bound_names[i] for bound[i] (malloc'd). */
+    bool keep_names;
+    char **task_names, **bound_names;
 } sim_input;
 
 /* Reads the node list at path into in (nodes, node_names, models). Errors name file:line (CSV)

@@ -6,9 +6,11 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -17,6 +19,7 @@
 #include "gpupack/gpudev.h"
 #include "gpupack/policy.h"
 #include "gpupack/score.h"
+#include "gpupack/strbuf.h"
 #include "load.h"
 #include "run.h"
 
@@ -32,6 +35,7 @@ static const char usage[] =
     "usage: gpupack-sim --nodes FILE --pods FILE [--seed N ...] [--seeds A-B] [--inflate X]\n"
     "                   [--scorer NAME ...] [--json] [--ties first|random] [--jobs N]\n"
     "                   [--label TEXT] [--mix trace|learned] [--policy FILE] [--place FILE]\n"
+    "                   [--placements FILE]\n"
     "       gpupack-sim --summarize FILE...   (a markdown table from --json output)\n"
     "  --nodes FILE     node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or\n"
     "                   `kubectl get nodes -o json`\n"
@@ -40,6 +44,8 @@ static const char usage[] =
     "                   are placed first, as they are)\n"
     "  --place FILE     more tasks to place after those of --pods, in the same formats (e.g.\n"
     "                   --pods: the cluster's pods now; --place: this week's pods)\n"
+    "  --placements FILE  one JSON line per pod: the node it was placed on, or why it was not\n"
+    "                   (one scorer and one seed; with --inflate 0 each pod appears once)\n"
     "  --seed N         a seed (repeatable; default 42); --seeds A-B a range\n"
     "  --inflate X      resample the tasks to X times the GPU capacity (default 1.3; 0: as is)\n"
     "  --scorer NAME    gpupack (default), random, dotprod, gpupacking, bestfit, fgd, or all\n"
@@ -58,7 +64,7 @@ static const char usage[] =
     "                   and typicalGpuPod.cpuPerGpu the learned mix's start\n";
 
 typedef struct {
-    const char *nodes_path, *pods_path, *label, *policy_path, *place_path;
+    const char *nodes_path, *pods_path, *label, *policy_path, *place_path, *placements_path;
     bool learn_mix;
     bool policy_mix;      /* the policy states scoring.workloadMix */
     int64_t typical_cpu;  /* the policy's typicalGpuPod.cpuPerGpu */
@@ -176,7 +182,7 @@ static bool value_flag(const char *flag)
 {
     static const char *const known[] = { "--nodes", "--pods", "--label", "--seed", "--seeds",
                                          "--scorer", "--jobs", "--ties", "--inflate",
-                                         "--mix", "--policy", "--place" };
+                                         "--mix", "--policy", "--place", "--placements" };
 
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (!strcmp(flag, known[i]))
@@ -224,6 +230,8 @@ static int parse_flag(options *o, const char *flag, const char *val)
         o->policy_path = val;
     } else if (!strcmp(flag, "--place")) {
         o->place_path = val;
+    } else if (!strcmp(flag, "--placements")) {
+        o->placements_path = val;
     } else if (!strcmp(flag, "--inflate")) {
         char *end = NULL;
         errno = 0;
@@ -257,6 +265,8 @@ static int parse_args(int argc, char **argv, options *o)
         o->seeds[o->n_seeds++] = 42;
     if (o->n_scorers == 0)
         o->scorers[o->n_scorers++] = gp_dev_scorer_find("gpupack");
+    if (o->placements_path && (o->n_scorers > 1 || o->n_seeds > 1))
+        return die_usage("%s", "--placements: one scorer and one seed");
     if (o->jobs == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o->jobs = n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : n;
@@ -272,6 +282,8 @@ typedef struct {
     sim_result res;
     gp_status st;
     gp_err err;
+    atomic_size_t total, tried; /* progress, read by the main thread */
+    atomic_bool done;
 } job;
 
 typedef struct {
@@ -295,7 +307,51 @@ static void *worker(void *arg)
         sim_cfg cfg = *p->base;
         cfg.scorer = j->scorer;
         cfg.seed = j->seed;
+        cfg.progress_total = &j->total;
+        cfg.progress_tried = &j->tried;
         j->st = sim_run(&cfg, &j->res, &j->err);
+        atomic_store(&j->done, true);
+    }
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Progress on stderr while the runs take longer than PROGRESS_AFTER_S: every PROGRESS_EVERY_S,
+ * the runs done and the share of the tasks tried. Returns when every job is done. */
+#define PROGRESS_AFTER_S 3.0
+#define PROGRESS_EVERY_S 5.0
+
+static void watch_progress(job *jobs, size_t n)
+{
+    double t0 = mono_s(), next = t0 + PROGRESS_AFTER_S;
+
+    for (;;) {
+        size_t done = 0;
+        double share = 0;
+
+        for (size_t i = 0; i < n; i++) {
+            size_t total = atomic_load_explicit(&jobs[i].total, memory_order_relaxed);
+
+            done += atomic_load(&jobs[i].done);
+            share += atomic_load(&jobs[i].done) ? 1
+                     : total ? (double)atomic_load_explicit(&jobs[i].tried, memory_order_relaxed) /
+                                   (double)total
+                             : 0;
+        }
+        if (done == n)
+            return;
+        if (mono_s() >= next) {
+            fprintf(stderr, "gpupack-sim: %zu of %zu runs done, %.0f%% of the tasks tried, "
+                    "%.0f s\n", done, n, 100.0 * share / (double)n, mono_s() - t0);
+            next += PROGRESS_EVERY_S;
+        }
+        usleep(100000);
     }
 }
 
@@ -311,6 +367,8 @@ static gp_status run_all(const sim_cfg *base, job *jobs, size_t n, long threads)
             started++;
     if (started == 0)
         worker(&p);
+    else
+        watch_progress(jobs, n);
     for (long i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&p.mu);
@@ -339,14 +397,24 @@ static void print_json(const options *o, const sim_input *in, const job *j)
     if (o->label)
         printf("\"label\":\"%s\",", o->label);
     printf("\"mix\":\"%s\",", mix_name(o));
-    printf("\"nodes\":%zu,\"gpus\":%lld,\"tasks\":%zu,\"inflate\":%g,\"ties\":\"%s\","
-           "\"unallocated_gpu_pct_at_100\":%.4f,\"reached_100\":%s,"
-           "\"fragmentation_pct_at_100\":%.4f,\"unallocated_gpu_pct_end\":%.4f,"
-           "\"arrived_tasks_at_100\":%zu,\"failed_pods\":%zu,\"failed_pods_all\":%zu,"
-           "\"failed_by_shape\":{",
-           in->n_nodes, (long long)gpus, r->tasks, o->inflate, o->ties_random ? "random" : "first",
-           r->unalloc_at_100, r->reached_100 ? "true" : "false", r->frag_at_100, r->unalloc_end,
-           r->arrived_at_100, r->failed_at_100, r->failed_all);
+    printf("\"nodes\":%zu,\"gpus\":%lld,\"mig_nodes\":%zu,\"mig_gpus\":%lld,\"tasks\":%zu,"
+           "\"inflate\":%g,\"ties\":\"%s\",",
+           in->n_nodes, (long long)gpus, in->n_mig_nodes, (long long)in->mig_gpus, r->tasks,
+           o->inflate, o->ties_random ? "random" : "first");
+    /* A run whose arrivals never reached the capacity has no value at 100%: null. */
+    if (r->reached_100)
+        printf("\"unallocated_gpu_pct_at_100\":%.4f,\"reached_100\":true,"
+               "\"fragmentation_pct_at_100\":%.4f,", r->unalloc_at_100, r->frag_at_100);
+    else
+        printf("\"unallocated_gpu_pct_at_100\":null,\"reached_100\":false,"
+               "\"fragmentation_pct_at_100\":null,");
+    printf("\"unallocated_gpu_pct_end\":%.4f,", r->unalloc_end);
+    if (r->reached_100)
+        printf("\"arrived_tasks_at_100\":%zu,\"failed_pods\":%zu,", r->arrived_at_100,
+               r->failed_at_100);
+    else
+        printf("\"arrived_tasks_at_100\":null,\"failed_pods\":null,");
+    printf("\"failed_pods_all\":%zu,\"failed_by_shape\":{", r->failed_all);
     for (int c = 0; c < SIM_CLASSES; c++)
         printf("%s\"%s\":%zu", c ? "," : "", sim_class_names[c], r->failed_class[c]);
     printf("},\"node_scores\":%llu,\"us_per_node_scored\":%.4f,\"seconds\":%.3f,\"curve\":[",
@@ -388,24 +456,39 @@ static void print_table(const options *o, const sim_input *in, const job *jobs)
 
     for (size_t i = 0; i < in->n_nodes; i++)
         gpus += in->nodes[i].ngpu;
-    printf("%zu nodes (%lld GPUs), %zu tasks, inflate %g, %zu seed(s), ties %s, mix %s\n",
-           in->n_nodes, (long long)gpus, in->n_tasks, o->inflate, o->n_seeds,
-           o->ties_random ? "random" : "first", mix_name(o));
+    printf("%zu nodes (%lld GPUs", in->n_nodes, (long long)gpus);
+    if (in->n_mig_nodes > 0)
+        printf("; %zu with MIG slices: %lld GPUs more, not simulated", in->n_mig_nodes,
+               (long long)in->mig_gpus);
+    printf("), %zu tasks, inflate %g, %zu seed(s), ties %s, mix %s\n", in->n_tasks, o->inflate,
+           o->n_seeds, o->ties_random ? "random" : "first", mix_name(o));
     printf("%-11s %-18s %-16s %-16s %9s %9s\n", "scorer", "unalloc% @100", "frag% @100",
            "failed @100", "seconds", "us/node");
     for (size_t s = 0; s < o->n_scorers; s++) {
-        stat u = { 0 }, f = { 0 }, fl = { 0 }, sec = { 0 }, us = { 0 };
+        stat u = { 0 }, f = { 0 }, fl = { 0 }, sec = { 0 }, us = { 0 }, end = { 0 };
         for (size_t k = 0; k < o->n_seeds; k++) {
             const sim_result *r = &jobs[s * o->n_seeds + k].res;
-            stat_add(&u, r->unalloc_at_100);
-            stat_add(&f, r->frag_at_100);
-            stat_add(&fl, (double)r->failed_at_100);
+            if (r->reached_100) { /* the @100 columns average the runs that reached 100% */
+                stat_add(&u, r->unalloc_at_100);
+                stat_add(&f, r->frag_at_100);
+                stat_add(&fl, (double)r->failed_at_100);
+            }
+            stat_add(&end, r->unalloc_end);
             stat_add(&sec, r->seconds);
             stat_add(&us, r->us_per_node);
         }
-        printf("%-11s %6.2f +- %-8.2f %6.2f +- %-6.2f %6.0f +- %-6.0f %9.2f %9.3f\n",
-               o->scorers[s]->name, stat_mean(&u), stat_sd(&u), stat_mean(&f), stat_sd(&f),
-               stat_mean(&fl), stat_sd(&fl), stat_mean(&sec), stat_mean(&us));
+        if (u.n > 0)
+            printf("%-11s %6.2f +- %-8.2f %6.2f +- %-6.2f %6.0f +- %-6.0f %9.2f %9.3f\n",
+                   o->scorers[s]->name, stat_mean(&u), stat_sd(&u), stat_mean(&f), stat_sd(&f),
+                   stat_mean(&fl), stat_sd(&fl), stat_mean(&sec), stat_mean(&us));
+        else
+            printf("%-11s %-18s %-16s %-16s %9.2f %9.3f\n", o->scorers[s]->name, "not reached",
+                   "-", "-", stat_mean(&sec), stat_mean(&us));
+        if (u.n < o->n_seeds)
+            printf("  %s: %zu of %zu run(s) never had 100%% of the GPU capacity asked for (the "
+                   "workload is smaller than the cluster; --inflate resamples it): %.2f%% of the "
+                   "GPUs unallocated at their end\n", o->scorers[s]->name, o->n_seeds - u.n,
+                   o->n_seeds, stat_mean(&end));
     }
 }
 
@@ -452,6 +535,10 @@ static int summarize_line(summary *s, const char *line, size_t len, const char *
     int si = scorer_index(cJSON_IsString(sc) ? sc->valuestring : NULL);
     long li = label_index(s, cJSON_IsString(lb) ? lb->valuestring : "-");
 
+    if (o && si >= 0 && li >= 0 && cJSON_IsNull(u)) { /* never reached 100%: no value */
+        cJSON_Delete(o);
+        return 0;
+    }
     if (!o || si < 0 || li < 0 || !cJSON_IsNumber(u)) {
         fprintf(stderr, "gpupack-sim: %s:%zu: not a gpupack-sim --json line\n", path, ln);
         cJSON_Delete(o);
@@ -525,6 +612,86 @@ static int summarize(int argc, char **argv)
     return rc;
 }
 
+/* ---- --placements ---- */
+
+static void why_text(const gp_dev_task *t, uint8_t why, char *buf, size_t len)
+{
+    char asks[128];
+
+    snprintf(asks, sizeof(asks), "asks %d GPU(s)%s, %lldm CPU, %lld MiB", t->num_gpu,
+             gp_dev_task_is_share(t) ? " (shared)" : "", (long long)t->cpu_milli,
+             (long long)t->mem_mib);
+    if (why == SIM_WHY_NO_MODEL)
+        snprintf(buf, len, "no node has one of its GPU models (%s)", asks);
+    else if (why == SIM_WHY_TOO_BIG)
+        snprintf(buf, len, "no node is big enough even when empty (%s)", asks);
+    else
+        snprintf(buf, len, "no node had room when it arrived (%s)", asks);
+}
+
+/* One line: {"pod": name, "node": node} or {"pod": name, "node": null, "reason": why}. */
+static void placement_line(gp_strbuf *b, const char *pod, const char *node, const char *reason,
+                           bool bound)
+{
+    gp_strbuf_puts(b, "{\"pod\":");
+    gp_strbuf_json_string(b, pod ? pod : "");
+    gp_strbuf_puts(b, ",\"node\":");
+    if (node)
+        gp_strbuf_json_string(b, node);
+    else
+        gp_strbuf_puts(b, "null");
+    if (bound)
+        gp_strbuf_puts(b, ",\"bound\":true");
+    if (reason) {
+        gp_strbuf_puts(b, ",\"reason\":");
+        gp_strbuf_json_string(b, reason);
+    }
+    gp_strbuf_puts(b, "}\n");
+}
+
+/* Writes --placements: the pods bound before the run (where they are), then each task in
+ * arrival order. Returns 0, or 1 when the file cannot be written. */
+static int write_placements(const char *path, const sim_input *in, const sim_result *r)
+{
+    gp_strbuf b;
+    char *text = NULL, why[256];
+    size_t len = 0;
+    FILE *f;
+    int rc = 0;
+
+    if (!r->placed_task) {
+        fprintf(stderr, "gpupack-sim: --placements: out of memory\n");
+        return 1;
+    }
+    gp_strbuf_init(&b, 0);
+    for (size_t i = 0; i < in->n_bound; i++)
+        placement_line(&b, in->bound_names[i], in->bound_node[i] == SIZE_MAX ? NULL
+                       : in->node_names[in->bound_node[i]],
+                       in->bound_node[i] == SIZE_MAX ? "bound, but does not fit on its node: "
+                       "left out" : NULL, true);
+    for (size_t k = 0; k < r->tasks; k++) {
+        long node = r->placed_node[k];
+
+        if (node < 0)
+            why_text(&in->tasks[r->placed_task[k]], r->placed_why[k], why, sizeof(why));
+        placement_line(&b, in->task_names[r->placed_task[k]],
+                       node >= 0 ? in->node_names[node] : NULL, node >= 0 ? NULL : why, false);
+    }
+    if (gp_strbuf_take(&b, &text, &len) != GP_OK || (f = fopen(path, "w")) == NULL) {
+        fprintf(stderr, "gpupack-sim: --placements: cannot write %s\n", path);
+        free(text);
+        return 1;
+    }
+    if (fwrite(text, 1, len, f) != len)
+        rc = 1;
+    if (fclose(f) != 0)
+        rc = 1;
+    if (rc)
+        fprintf(stderr, "gpupack-sim: --placements: cannot write %s\n", path);
+    free(text);
+    return rc;
+}
+
 /* ---- main ---- */
 
 /* Applies the pods a JSON dump had already bound to nodes. */
@@ -534,9 +701,11 @@ static int apply_bound(sim_input *in)
         gp_dev_node *n = &in->nodes[in->bound_node[i]];
         gp_dev_pick pick;
         if (!gp_dev_pick_bestfit(n, &in->bound[i], &pick) ||
-            !gp_dev_apply(n, &in->bound[i], &pick))
+            !gp_dev_apply(n, &in->bound[i], &pick)) {
             fprintf(stderr, "gpupack-sim: warning: a bound pod does not fit on node %s; "
                     "left out\n", in->node_names[in->bound_node[i]]);
+            in->bound_node[i] = SIZE_MAX; /* --placements says so */
+        }
     }
     return 0;
 }
@@ -554,11 +723,23 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix, gp_dev_mix *al
         fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
         return 2;
     }
+    if (in->n_tasks == 0 && in->n_bound > 0 && !o->place_path) {
+        fprintf(stderr, "gpupack-sim: every pod in %s is already bound to a node (%zu pods), so "
+                "they are the cluster as it is and nothing is left to place; give the pods to "
+                "place with --place FILE (e.g. --pods: the cluster's pods now, --place: this "
+                "week's pods)\n", o->pods_path, in->n_bound);
+        return 2;
+    }
     if (in->n_tasks == 0) {
         fprintf(stderr, "gpupack-sim: no task to place in %s%s%s\n", o->pods_path,
                 o->place_path ? " or " : "", o->place_path ? o->place_path : "");
         return 2;
     }
+    if (in->n_mig_nodes > 0)
+        fprintf(stderr, "gpupack-sim: note: %zu node(s) have MIG slices, %lld GPUs counted from "
+                "their compute slices (7 a GPU); MIG placement is not simulated: those GPUs are "
+                "left out of the capacity, and pods asking for nvidia.com/mig-* count as "
+                "CPU-only tasks\n", in->n_mig_nodes, (long long)in->mig_gpus);
     if (gp_dev_mix_build(in->tasks, in->n_tasks, &mo, mix, &err) ||
         gp_dev_mix_build(in->tasks, in->n_tasks, &every, all, &err)) {
         fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
@@ -630,8 +811,10 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "--summarize"))
         return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");
-    if ((rc = parse_args(argc, argv, &o)) != 0 ||
-        (rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||
+    if ((rc = parse_args(argc, argv, &o)) != 0)
+        return rc;
+    in.keep_names = o.placements_path != NULL;
+    if ((rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||
         (rc = load(&o, &in, &mix, &all)) != 0 || (rc = check_extender(&o, &in)) != 0) {
         gp_dev_mix_free(&mix);
         gp_dev_mix_free(&all);
@@ -650,7 +833,8 @@ int main(int argc, char **argv)
                      .score_mix = o.policy_mix ? &policy_mix : NULL, .learn_mix = o.learn_mix,
                      .pressure_mix = o.policy_mix ? &policy_mix : &all,
                      .seen = in.bound, .n_seen = in.n_bound, .fallback_cpu = o.typical_cpu,
-                     .policy = pol, .node_names = names, .models = &in.models };
+                     .policy = pol, .node_names = names, .models = &in.models,
+                     .record = o.placements_path != NULL };
     for (size_t i = 0; jobs && i < n; i++) {
         jobs[i].scorer = o.scorers[i / o.n_seeds];
         jobs[i].seed = o.seeds[i % o.n_seeds];
@@ -665,6 +849,10 @@ int main(int argc, char **argv)
     } else {
         print_table(&o, &in, jobs);
     }
+    if (!st && o.placements_path)
+        rc = write_placements(o.placements_path, &in, &jobs[0].res);
+    for (size_t i = 0; jobs && i < n; i++)
+        sim_result_free(&jobs[i].res);
     free(jobs);
     free(names);
     gp_policy_unref(pol);

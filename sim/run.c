@@ -139,6 +139,44 @@ typedef struct {
     int64_t cap, alloc, arrived;
 } progress;
 
+void sim_result_free(sim_result *res)
+{
+    free(res->placed_task);
+    free(res->placed_node);
+    free(res->placed_why);
+    res->placed_task = NULL;
+    res->placed_node = NULL;
+    res->placed_why = NULL;
+}
+
+/* Why no node took t: none could ever hold it (of its models, or at all), or none had room. */
+static uint8_t why_unplaced(const sim_cfg *cfg, const gp_dev_task *t)
+{
+    bool model = false;
+
+    for (size_t i = 0; i < cfg->n_nodes; i++) {
+        const gp_dev_node *n = &cfg->nodes[i];
+        gp_dev_node empty;
+
+        gp_dev_node_init(&empty, n->id, n->cpu_cap, n->mem_cap, n->ngpu, n->model);
+        if (gp_dev_fits(&empty, t))
+            return SIM_WHY_NO_ROOM;
+        model |= gp_dev_model_ok(n, t);
+    }
+    return model ? SIM_WHY_TOO_BIG : SIM_WHY_NO_MODEL;
+}
+
+/* Records the placement of arrival k (with cfg->record). */
+static void record_placement(const sim_cfg *cfg, sim_result *res, const size_t *perm, size_t k,
+                             size_t task, long bi)
+{
+    if (!res->placed_task)
+        return;
+    res->placed_task[k] = task;
+    res->placed_node[k] = bi >= 0 ? (long)perm[bi] : -1;
+    res->placed_why[k] = bi >= 0 ? SIM_WHY_PLACED : why_unplaced(cfg, &cfg->tasks[task]);
+}
+
 /* Records the curve points and the 100% metric the arrival just passed. */
 static void observe(const sim_cfg *cfg, const gp_dev_node *nodes, const progress *p,
                     size_t tried, sim_result *res)
@@ -243,8 +281,8 @@ static gp_dev_mix daemon_mix(const gp_dev_mix *in, gp_dev_shape *buf, gp_dev_sha
 }
 
 /* Places the workload w[0..n) on nodes. */
-static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, size_t n,
-                      progress *p, gp_dev_rng *rng, learner *l, sim_ext *ext,
+static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *perm, const size_t *w,
+                      size_t n, progress *p, gp_dev_rng *rng, learner *l, sim_ext *ext,
                       const gp_dev_mix *ext_mix, sim_result *res)
 {
     int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 };
@@ -279,7 +317,12 @@ static void place_all(const sim_cfg *cfg, gp_dev_node *nodes, const size_t *w, s
         long bi = ext ? sim_ext_best(ext, nodes, t, ctx.mix, cfg->ties_random ? rng : NULL, &pick,
                                      &res->node_scores)
                       : best_node(cfg, &ctx, nodes, t, rng, &pick, &res->node_scores);
-        if (bi >= 0 && gp_dev_apply(&nodes[bi], t, &pick)) {
+        if (bi >= 0 && !gp_dev_apply(&nodes[bi], t, &pick))
+            bi = -1;
+        record_placement(cfg, res, perm, k, w[k], bi);
+        if (cfg->progress_tried && (k & 1023) == 0)
+            atomic_store_explicit(cfg->progress_tried, k, memory_order_relaxed);
+        if (bi >= 0) {
             p->alloc += gp_dev_task_gpu_total(t);
             if (l)
                 learner_add(l, t, &nodes[bi]);
@@ -363,8 +406,19 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
             sim_ext_count(&ext, cfg->tasks, cfg->n_tasks);
         ext_mix = daemon_mix(cfg->score_mix ? cfg->score_mix : cfg->mix, ext_shapes, &fallback);
     }
-    place_all(cfg, nodes, w, n, &p, &rng, learning ? &learn : NULL, extending ? &ext : NULL,
-              extending && !learning ? &ext_mix : NULL, res);
+    if (cfg->progress_total)
+        atomic_store_explicit(cfg->progress_total, n, memory_order_relaxed);
+    if (cfg->record) {
+        res->placed_task = malloc((n ? n : 1) * sizeof(*res->placed_task));
+        res->placed_node = malloc((n ? n : 1) * sizeof(*res->placed_node));
+        res->placed_why = malloc(n ? n : 1);
+        if (!res->placed_task || !res->placed_node || !res->placed_why)
+            sim_result_free(res); /* the run goes on; main reports the missing record */
+    }
+    place_all(cfg, nodes, perm, w, n, &p, &rng, learning ? &learn : NULL,
+              extending ? &ext : NULL, extending && !learning ? &ext_mix : NULL, res);
+    if (cfg->progress_tried)
+        atomic_store_explicit(cfg->progress_tried, n, memory_order_relaxed);
     if (extending) {
         sim_ext_free(&ext);
         free(names);

@@ -2,6 +2,7 @@
 #ifndef GPUPACK_SIM_RUN_H
 #define GPUPACK_SIM_RUN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,7 +42,14 @@ typedef struct {
     uint64_t seed;
     double inflate;     /* resample to this x GPU capacity; <= 0: keep the workload as is */
     bool ties_random;   /* break score ties at random, not by the node permutation */
+    bool record;        /* fill sim_result's placements (--placements) */
+    /* Progress for a watcher on another thread, or NULL: the tasks of the run after inflation,
+     * and how many have been tried so far. */
+    atomic_size_t *progress_total, *progress_tried;
 } sim_cfg;
+
+/* Why a task was left unplaced. */
+enum { SIM_WHY_PLACED, SIM_WHY_NO_ROOM, SIM_WHY_TOO_BIG, SIM_WHY_NO_MODEL };
 
 typedef struct {
     bool reached_100;          /* the arrived GPU request reached 100% of capacity */
@@ -57,7 +65,15 @@ typedef struct {
     uint64_t node_scores;      /* scorer calls on feasible nodes */
     double seconds;            /* the whole run */
     double us_per_node;        /* placement loop time / node_scores */
+    /* With cfg->record, one entry per task tried, in arrival order (malloc'd, freed with
+     * sim_result_free()): the task (an index into cfg->tasks), the node it was placed on (an
+     * index into cfg->nodes, -1 when unplaced) and, when unplaced, why (SIM_WHY_*). */
+    size_t *placed_task;
+    long *placed_node;
+    uint8_t *placed_why;
 } sim_result;
+
+void sim_result_free(sim_result *res);
 
 /* Runs cfg; returns GP_ENOMEM or GP_EINVAL (empty cluster, no GPU). */
 gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err) GP_WUR;

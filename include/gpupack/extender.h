@@ -29,7 +29,8 @@ typedef struct {
     gp_metrics *metrics;      /* may be NULL */
     gp_log *log;              /* may be NULL */
     int64_t assume_ttl_ms;    /* 0: no assumptions after prioritize */
-    FILE *explain;            /* non-NULL: write a table of each node's components here */
+    FILE *explain;            /* non-NULL: write a table of each node's verdict or components
+                                 here, in one piece after the call's log line */
 } gp_extender;
 
 typedef enum { GP_VERB_FILTER, GP_VERB_PRIORITIZE } gp_verb;

@@ -130,6 +130,10 @@ typedef struct {
 
 #define GP_POLICY_MAX_MIX 32 /* shapes in scoring.workloadMix */
 
+/* scoring.spotFilter: hard, the filter refuses spot nodes to GPU pods that may not use spot;
+ * soft, they pass and only score 0. */
+typedef enum { GP_SPOT_FILTER_HARD = 0, GP_SPOT_FILTER_SOFT = 1 } gp_spot_filter;
+
 /* The extender's scoring knobs (docs/scoring.md). Weights are 0..1000; the defaults make the
  * components count in the order cost > fit > stranding. */
 typedef struct {
@@ -139,6 +143,7 @@ typedef struct {
     int weight_gpu_node_penalty; /* non-GPU pod on a GPU node, default 50 */
     int weight_fragmentation; /* per GPU of fragmentation avoided (gp_dev), default 10 */
     int spot_discount_pct;   /* spot price = on-demand x (100 - this) / 100 when not listed; 60 */
+    gp_spot_filter spot_filter; /* default GP_SPOT_FILTER_HARD */
     int64_t default_gpu_price_micro; /* per GPU-hour when nothing matches; default 2.5 $/h */
     int64_t typical_cpu_milli_per_gpu; /* a typical GPU pod's CPU per GPU; default 4000 */
     int64_t typical_memory_per_gpu;    /* bytes; default 32 GiB */

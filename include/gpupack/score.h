@@ -18,6 +18,7 @@
 
 #define GP_ANN_GPU_MODELS "gpupack.io/gpu-models" /* "A100*,H100*" allow; "!T4*" exclude */
 #define GP_SCORE_MAX 10
+#define GP_SCORE_MIN_RANKED 1 /* the worst score of a node the pod may use; 0 means it may not */
 #define GP_REASON_MAX 160
 
 /* What a pod needs and allows. */
@@ -43,14 +44,22 @@ typedef enum {
     GP_FILTER_PASS = 0,
     GP_FILTER_FULL = 1,         /* FailedNodes: only full now; preemption may help */
     GP_FILTER_UNRESOLVABLE = 2  /* FailedAndUnresolvableNodes: no such resource or model at all,
-                                   or cordoned (for a pod that does not tolerate it) */
+                                   cordoned (for a pod that does not tolerate it), or a spot
+                                   node the pod may not use (scoring.spotFilter "hard") */
 } gp_filter_verdict;
 
 /* Decides one node. reason (GP_REASON_MAX bytes) names the resource and the numbers, e.g.
- * "nvidia.com/mig-2g.20gb: 0 of 3 free", "GPU model Tesla-T4 excluded by class inference";
- * NULL when only the verdict is wanted (no text is formatted then). */
+ * "nvidia.com/mig-2g.20gb: 0 of 3 free", "GPU model Tesla-T4 excluded by class inference",
+ * "spot node: class inference does not allow spot"; NULL when only the verdict is wanted (no
+ * text is formatted then). */
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                  char *reason);
+
+/* Compute slices of one instance of MIG profile ("2g.20gb"): the policy's migProfiles table
+ * (pol may be NULL), else the "<N>g" of the name, else 1. A whole GPU has 7 (GP_MIG_FULL_SLICES);
+ * the price of a MIG node counts its slices / 7, rounded up, as GPUs. */
+#define GP_MIG_FULL_SLICES 7
+int gp_score_mig_slices(const gp_policy *pol, const char *profile);
 
 /* What prioritize knows about the cluster's workload besides the nodes: a typical GPU pod per
  * GPU (the stranding component) and the workload mix (the fragmentation component). */
@@ -110,10 +119,14 @@ typedef struct {
     double raw;             /* weighted sum */
     int score;              /* 0..10 */
     bool feasible;          /* the node could take the pod (filter would pass) */
+    bool spot_denied;       /* feasible, but a spot node the pod may not use (scoring.spotFilter
+                               "soft", or a pod the filter passes everywhere): scores 0 */
 } gp_score_parts;
 
 /* Scores every node (n >= 0): out[i] for nodes[i]. Deterministic: the same input gives the same
- * output. The best tier always scores 10; infeasible nodes score 0. */
+ * output. Nodes the pod cannot take (infeasible) or may not use (spot_denied) score 0; the
+ * others are ranked into tiers of equal raw score: the best tier alone scores 10, the others
+ * spread over 1..9. */
 void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
                    const gp_policy *pol, const gp_typical *typ, gp_score_parts *out);
 

@@ -70,12 +70,37 @@ r2=$(args "$GPU1" $(echo $ALL | tr ' ' '\n' | sort -r) | once prioritize $SNAP)
 # --- filter: what cannot take the pod, and why
 # shellcheck disable=SC2086
 f=$(args "$GPU1" $ALL | once filter $SNAP)
-echo "$f" | jq -e '.Error == "" and .Nodes == null and (.NodeNames | sort) == ["gpu-busy","gpu-empty","gpu-spot","t4-small"]' >/dev/null \
+echo "$f" | jq -e '.Error == "" and .Nodes == null and (.NodeNames | sort) == ["gpu-busy","gpu-empty","t4-small"]' >/dev/null \
     && pass extender.filter-gpu-pod || fail extender.filter-gpu-pod "$f"
 echo "$f" | jq -e '.FailedAndUnresolvableNodes["gpu-cordoned"] | test("cordon")' >/dev/null \
     && pass extender.filter-cordoned-unresolvable || fail extender.filter-cordoned-unresolvable "$f"
 echo "$f" | jq -e '.FailedAndUnresolvableNodes["cpu-1"] | test("nvidia.com/gpu")' >/dev/null \
     && pass extender.filter-no-gpu-unresolvable || fail extender.filter-no-gpu-unresolvable "$f"
+# Spot nodes (untainted, as Karpenter, EKS and GKE make them) are refused to GPU pods that may
+# not use spot, naming the rule; a checkpointing pod of a class that allows spot passes.
+echo "$f" | jq -e '.FailedAndUnresolvableNodes["gpu-spot"] == "spot node: class inference does not allow spot"' >/dev/null \
+    && pass extender.filter-spot-refused-inference || fail extender.filter-spot-refused-inference "$f"
+f=$(args "$GPU4" gpu-spot gpu-busy | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == [] and .FailedAndUnresolvableNodes["gpu-spot"] == "spot node: class training needs annotation gpupack.io/checkpointing=true"' >/dev/null \
+    && pass extender.filter-spot-refused-no-checkpointing || fail extender.filter-spot-refused-no-checkpointing "$f"
+f=$(args "$SPOTOK" gpu-spot | once filter $SNAP)
+echo "$f" | jq -e '.NodeNames == ["gpu-spot"]' >/dev/null \
+    && pass extender.filter-spot-passes-checkpointing || fail extender.filter-spot-passes-checkpointing "$f"
+# scoring.spotFilter "soft": such a node passes the filter and only scores 0, below the worst
+# node the pod may use (1); --explain marks it.
+SOFTPOL="$E2E_TMP/soft-policy.json"
+jq '.scoring.spotFilter = "soft"' "$ROOT/manifests/base/policy.json" > "$SOFTPOL"
+f=$(args "$GPU4" gpu-spot gpu-busy | once filter $SNAP --policy "$SOFTPOL")
+echo "$f" | jq -e '.NodeNames == ["gpu-spot"]' >/dev/null \
+    && pass extender.filter-spot-soft-passes || fail extender.filter-spot-soft-passes "$f"
+r=$(args "$GPU1" gpu-spot gpu-empty gpu-busy | once prioritize $SNAP --policy "$SOFTPOL" --explain 2> "$E2E_TMP/soft-explain")
+[ "$(echo "$r" | score_of gpu-spot)" = 0 ] && [ "$(echo "$r" | score_of gpu-empty)" = 1 ] \
+    && [ "$(echo "$r" | score_of gpu-busy)" = 10 ] && grep -q '^gpu-spot .*  (spot not allowed)$' "$E2E_TMP/soft-explain" \
+    && pass extender.prioritize-spot-soft-scores-0 || fail extender.prioritize-spot-soft-scores-0 "$r $(cat "$E2E_TMP/soft-explain")"
+"$X" --policy "$(jq -n '{apiVersion: "gpupack.io/v1alpha1", kind: "Policy", scoring: {spotFilter: "off"}}' > "$E2E_TMP/badspot.json"; echo "$E2E_TMP/badspot.json")" \
+    --once filter < /dev/null 2> "$E2E_TMP/badspot.err"; rc=$?
+[ $rc = 2 ] && grep -q 'scoring.spotFilter: must be one of "hard", "soft"' "$E2E_TMP/badspot.err" \
+    && pass extender.spot-filter-validated || fail extender.spot-filter-validated "rc $rc $(cat "$E2E_TMP/badspot.err")"
 # A pod that tolerates node.kubernetes.io/unschedulable:NoSchedule may use a cordoned node, as
 # kube-scheduler's NodeUnschedulable plugin lets it: filter passes it and prioritize ranks it.
 TOLERANT=$(echo "$GPU1" | jq '.spec.tolerations = [{operator: "Exists"}]')
@@ -244,6 +269,14 @@ echo "$f" | jq -e '.Error | test("more than 8 distinct MIG profiles")' >/dev/nul
 args "$GPU1" gpu-busy gpu-empty | once prioritize $SNAP --explain 2> "$E2E_TMP/explain" > /dev/null
 grep -q '^NODE' "$E2E_TMP/explain" && grep -q '^gpu-busy' "$E2E_TMP/explain" && grep -q 'SCORE' "$E2E_TMP/explain" \
     && pass extender.explain-table || fail extender.explain-table "$(cat "$E2E_TMP/explain")"
+# With info logs on, the call's JSON log line comes before the table, never inside it; a node
+# that scores 0 says why (the filter's reason).
+args "$GPU1" gpu-busy cpu-1 gpu-spot | "$X" --once prioritize $SNAP --explain 2> "$E2E_TMP/explain-info" > /dev/null
+awk 'NR == 1 { ok = /^\{.*"msg":"prioritize"/ } NR == 2 { ok = ok && /^NODE / } NR > 2 && /^\{/ { ok = 0 }
+     END { exit !(ok && NR == 5) }' "$E2E_TMP/explain-info" \
+    && grep -q '^cpu-1 .*  (infeasible: nvidia.com/gpu: node has 0, pod needs 1)$' "$E2E_TMP/explain-info" \
+    && grep -q '^gpu-spot .*  (infeasible: spot node: class inference does not allow spot)$' "$E2E_TMP/explain-info" \
+    && pass extender.explain-log-apart-and-reasons || fail extender.explain-log-apart-and-reasons "$(cat "$E2E_TMP/explain-info")"
 r=$(echo "$GPU1" | jq '. + {kind: "Pod", apiVersion: "v1"}' | once prioritize $SNAP)
 echo "$r" | jq -e 'length == 8' >/dev/null && pass extender.bare-pod-scored-everywhere || fail extender.bare-pod-scored-everywhere "$r"
 f=$(echo 'garbage' | once filter $SNAP)

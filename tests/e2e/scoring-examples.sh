@@ -26,7 +26,7 @@ list() { jq -s '{apiVersion: "v1", kind: "List", items: .}'; }
 # explain VERB-ARGS-JSON NODES PODS: the --explain table, as "node raw score" lines
 explain() {
     echo "$1" | $VG "$X" --once prioritize --explain --log-level error --snapshot-nodes "$2" --snapshot-pods "$3" \
-        2>&1 >/dev/null | sed 's/  (infeasible)$/ infeasible/' | awk 'NR > 1 { s = $1 " " $7 " " $8; if ($9 != "") s = s " " $9; print s }'
+        2>&1 >/dev/null | sed 's/  (infeasible: .*)$/ infeasible/; s/  (spot not allowed)$/ spot-not-allowed/' | awk 'NR > 1 { s = $1 " " $7 " " $8; if ($9 != "") s = s " " $9; print s }'
 }
 
 # Example 1: a 1-GPU inference pod.
@@ -43,8 +43,8 @@ ARGS1=$(jq -n '{Pod: {metadata: {name: "infer", namespace: "ml", uid: "u-1", lab
 explain "$ARGS1" "$T/n1.json" "$T/p1.json" > "$T/e1"
 cat > "$T/want1" <<'W'
 a-busy 96.575 7
-b-empty 38.025 0
-c-empty 47.559 3
+b-empty 38.025 1
+c-empty 47.559 4
 d-busy 109.400 10
 e-full 100.000 0 infeasible
 W
@@ -64,15 +64,42 @@ explain "$(pod8 training true)" "$T/n2.json" "$T/p2.json" > "$T/e2"
 cat > "$T/want2" <<'W'
 p4d-od 20.200 7
 p4d-spot 50.200 10
-p5-spot 20.147 3
-nd96-od 16.347 0
+p5-spot 20.147 4
+nd96-od 16.347 1
 W
 diff "$T/want2" "$T/e2" > /dev/null && pass scoring-examples.example-2-trainer || fail scoring-examples.example-2-trainer "$(cat "$T/e2")"
 explain "$(pod8 inference true)" "$T/n2.json" "$T/p2.json" > "$T/e3"
 cat > "$T/want3" <<'W'
 p4d-od 50.200 10
-p4d-spot 0.200 0
-p5-spot 0.200 0
-nd96-od 40.568 0
+p4d-spot 10.000 0 infeasible
+p5-spot 10.000 0 infeasible
+nd96-od 40.568 1
 W
 diff "$T/want3" "$T/e3" > /dev/null && pass scoring-examples.example-2-inference || fail scoring-examples.example-2-inference "$(cat "$T/e3")"
+# With scoring.spotFilter "soft" the spot nodes pass the filter and score 0 all the same.
+jq '.scoring.spotFilter = "soft"' "$(dirname "$0")/../../manifests/base/policy.json" > "$T/soft.json"
+explain_soft() {
+    echo "$1" | $VG "$X" --once prioritize --explain --log-level error --policy "$T/soft.json" \
+        --snapshot-nodes "$2" --snapshot-pods "$3" 2>&1 >/dev/null \
+        | sed 's/  (spot not allowed)$/ spot-not-allowed/' | awk 'NR > 1 { s = $1 " " $7 " " $8; if ($9 != "") s = s " " $9; print s }'
+}
+explain_soft "$(pod8 inference true)" "$T/n2.json" "$T/p2.json" > "$T/e4"
+cat > "$T/want4" <<'W'
+p4d-od 50.200 10
+p4d-spot 0.200 0 spot-not-allowed
+p5-spot 0.200 0 spot-not-allowed
+nd96-od 40.568 1
+W
+diff "$T/want4" "$T/e4" > /dev/null && pass scoring-examples.example-2-inference-soft || fail scoring-examples.example-2-inference-soft "$(cat "$T/e4")"
+# The reasons the table gives for nodes at 0.
+reasons() {
+    echo "$1" | $VG "$X" --once prioritize --explain --log-level error --snapshot-nodes "$2" --snapshot-pods "$3" \
+        2>&1 >/dev/null | sed -n 's/^\([^ ]*\) .*  (infeasible: \(.*\))$/\1: \2/p'
+}
+{ reasons "$ARGS1" "$T/n1.json" "$T/p1.json"; reasons "$(pod8 inference true)" "$T/n2.json" "$T/p2.json"; } > "$T/r"
+cat > "$T/wantr" <<'W'
+e-full: nvidia.com/gpu: 0 of 8 free, pod needs 1
+p4d-spot: spot node: class inference does not allow spot
+p5-spot: spot node: class inference does not allow spot
+W
+diff "$T/wantr" "$T/r" > /dev/null && pass scoring-examples.reasons || fail scoring-examples.reasons "$(cat "$T/r")"

@@ -148,6 +148,41 @@ run --scorer gpupack --mix sometimes > /dev/null 2> "$T/mixbad.err"
 rc=$?
 check sim.bad-mix-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'trace or learned' '$T/mixbad.err'"
 
+# A run whose arrivals never reach the capacity (4.5 of 6 GPUs here) has no value at 100%.
+check sim.not-reached-no-value-at-100 jq -e -s 'length == 6 and all(.[]; .reached_100 == false
+    and .unallocated_gpu_pct_at_100 == null and .fragmentation_pct_at_100 == null
+    and .arrived_tasks_at_100 == null and .failed_pods == null and .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
+"$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit > "$T/nr.out" 2>&1
+check sim.not-reached-table sh -c "grep -q '^bestfit  *not reached' '$T/nr.out' && grep -q '1 of 1 run(s) never had 100% .* 25.00% of the GPUs unallocated' '$T/nr.out'"
+"$SIM" --summarize "$T/k8s.jsonl" > "$T/nrsum.md" 2> "$T/nrsum.err"
+check sim.not-reached-summarize sh -c "[ $? -eq 0 ] && grep -q '^| - | - |' '$T/nrsum.md'"
+# --placements: one line per pod, the node it went to or why not.
+jq '.items += [{"metadata": {"name": "huge", "namespace": "ml"}, "spec": {"containers": [
+      {"resources": {"requests": {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "8"}}}]}}]' "$T/pods.json" > "$T/hpods.json"
+$VG "$SIM" --nodes "$T/nodes.json" --pods "$T/hpods.json" --inflate 0 --scorer bestfit --json \
+    --placements "$T/placed.jsonl" > /dev/null 2> "$T/placed.err"
+check sim.placements jq -e -s 'length == 5
+    and .[0] == {"pod": "running", "node": "gpu-a", "bound": true}
+    and ([.[] | select(.pod == "t4-only") | .node] == ["gpu-b"])
+    and ([.[] | select(.pod == "share" or .pod == "whole") | .node | type] == ["string", "string"])
+    and ([.[] | select(.pod == "ml/huge")] | length == 1 and .[0].node == null
+         and (.[0].reason | test("no node is big enough even when empty \\(asks 8 GPU")))' "$T/placed.jsonl"
+"$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --scorer bestfit --scorer fgd --placements "$T/p2.jsonl" > /dev/null 2> "$T/p2.err"
+rc=$?
+check sim.placements-one-run-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'one scorer and one seed' '$T/p2.err'"
+# A node with MIG slices only counts the GPUs its slices make (compute slices / 7, rounded up):
+# 7 x 1g.10gb = 1 GPU, 3 x 2g.20gb + 1 x 1g.10gb = 1 GPU; MIG placement is not simulated.
+jq '.items += [{"metadata": {"name": "mig-a"}, "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/mig-1g.10gb": "7"}}},
+               {"metadata": {"name": "mig-b"}, "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/mig-2g.20gb": "3", "nvidia.com/mig-1g.10gb": "1"}}}]' \
+    "$T/nodes.json" > "$T/mnodes.json"
+$VG "$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit --json > "$T/mig.jsonl" 2> "$T/mig.err"
+check sim.mig-nodes-counted sh -c "jq -e '.nodes == 4 and .gpus == 6 and .mig_nodes == 2 and .mig_gpus == 2' '$T/mig.jsonl' >/dev/null && grep -q '2 node(s) have MIG slices, 2 GPUs' '$T/mig.err'"
+"$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit > "$T/mig.out" 2>/dev/null
+check sim.mig-nodes-in-table grep -q '^4 nodes (6 GPUs; 2 with MIG slices: 2 GPUs more, not simulated)' "$T/mig.out"
+# Progress on stderr for runs longer than a few seconds (the whole trace copy, two seeds).
+$VG "$SIM" --nodes "$TRACE/openb_node_list_gpu_node.csv" --pods "$TRACE/openb_pod_list_default.csv" \
+    --scorer fgd --seeds 42-43 --jobs 1 > /dev/null 2> "$T/progress.err"
+check sim.progress-on-stderr grep -q '^gpupack-sim: [0-9] of 2 runs done, [0-9]*% of the tasks tried, [0-9]* s$' "$T/progress.err"
 # --place: the cluster's pods now (--pods) and the pods to place (--place) in separate files give
 # the same run as one file holding both.
 jq '.items |= map(select(.spec.nodeName != null or .status.phase == "Succeeded"))' "$T/pods.json" > "$T/now.json"
@@ -156,7 +191,7 @@ $VG "$SIM" --nodes "$T/nodes.json" --pods "$T/now.json" --place "$T/week.json" -
 check sim.place-file-same-as-one-file sh -c "[ \"\$(stable '$T/place.jsonl')\" = \"\$(stable '$T/k8s.jsonl')\" ]"
 "$SIM" --nodes "$T/nodes.json" --pods "$T/now.json" > /dev/null 2> "$T/none.err"
 rc=$?
-check sim.nothing-to-place-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'no task to place' '$T/none.err'"
+check sim.nothing-to-place-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'every pod in .* is already bound' '$T/none.err' && grep -q -- '--place FILE' '$T/none.err'"
 
 # --scorer extender: gpupack-extender's whole prioritize on views of the simulated nodes.
 awk -F, 'NR == 1 || $5 == 1000 || $4 == 0' "$T/pods.csv" > "$T/whole.csv"

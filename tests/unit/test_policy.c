@@ -1068,6 +1068,7 @@ GP_TEST(scoring_defaults_golden)
         GP_CHECK_INT(s->nmix, 0);
         GP_CHECK(s->mix == NULL);
         GP_CHECK_INT(s->spot_discount_pct, 60);
+        GP_CHECK_INT(s->spot_filter, GP_SPOT_FILTER_HARD);
         GP_CHECK_INT(s->default_gpu_price_micro, 2500000);
         GP_CHECK_INT(s->typical_cpu_milli_per_gpu, 4000);
         GP_CHECK_INT(s->typical_memory_per_gpu, INT64_C(34359738368));
@@ -1181,6 +1182,23 @@ GP_TEST(err_scoring_weights)
                  "scoring.spotDiscountPercent: must be 0..99");
     EXPECT_ERROR("'scoring':{'spotDiscountPercent':-5}",
                  "scoring.spotDiscountPercent: must be 0..99");
+    EXPECT_ERROR("'scoring':{'spotFilter':'off'}",
+                 "scoring.spotFilter: must be one of \"hard\", \"soft\"");
+    EXPECT_ERROR("'scoring':{'spotFilter':true}", "scoring.spotFilter: must be a string");
+}
+
+/* scoring.spotFilter: "hard" (the default) or "soft". */
+GP_TEST(scoring_spot_filter)
+{
+    gp_policy *p = parse_ok("'scoring':{'spotFilter':'soft'}");
+
+    if (p != NULL)
+        GP_CHECK_INT(p->scoring.spot_filter, GP_SPOT_FILTER_SOFT);
+    gp_policy_unref(p);
+    p = parse_ok("'scoring':{'spotFilter':'hard'}");
+    if (p != NULL)
+        GP_CHECK_INT(p->scoring.spot_filter, GP_SPOT_FILTER_HARD);
+    gp_policy_unref(p);
 }
 
 GP_TEST(err_scoring_price)
@@ -1319,5 +1337,6 @@ GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_default
         GP_CASE(scoring_defaults_golden), GP_CASE(scoring_values_parsed),
         GP_CASE(class_gpu_models_parsed), GP_CASE(err_class_gpu_models),
         GP_CASE(err_scoring_unknown_fields), GP_CASE(err_scoring_weights),
+        GP_CASE(scoring_spot_filter),
         GP_CASE(err_scoring_price), GP_CASE(err_scoring_price_table),
         GP_CASE(err_scoring_workload_mix), GP_CASE(err_scoring_typical_pod), GP_CASE(scoring_errors_in_one_pass))

@@ -737,7 +737,7 @@ GP_TEST(raw_weighted_sum)
     CHECK_NEAR(out[1].fragmentation, 0);
     CHECK_NEAR(out[1].raw, 7 * 1 + 5 * (1 - 94000.0 / 96000));
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -768,15 +768,16 @@ GP_TEST(mapping_spreads_tiers)
     tiers_of(3, n, free3);
     score(&f.d, n, 3, pol, out);
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[2].score, 5);
-    GP_CHECK_INT(out[0].score, 0);
-    tiers_of(5, n, free5); /* 10 x 4/4, 3/4, 2/4, 1/4, 0 = 10, 7.5, 5, 2.5, 0 rounded half up */
+    GP_CHECK_INT(out[2].score, 6);
+    GP_CHECK_INT(out[0].score, 1);
+    tiers_of(5, n, free5); /* 10, then 1 + 9 x 3/4, 2/4, 1/4, 0 = 7.75, 5.5, 3.25, 1 rounded half
+                            up */
     score(&f.d, n, 5, pol, out);
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[3].score, 8);
-    GP_CHECK_INT(out[4].score, 5);
+    GP_CHECK_INT(out[4].score, 6);
     GP_CHECK_INT(out[2].score, 3);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     tiers_of(1, n, free5);
     score(&f.d, n, 1, pol, out);
     GP_CHECK_INT(out[0].score, 10);
@@ -818,13 +819,13 @@ GP_TEST(mapping_near_ties_are_one_tier)
     fx_pod(&f, pol, "", CPU2);
     score(&f.d, n, 3, pol, out); /* raws -1, -1, 0 */
     GP_CHECK_INT(out[2].score, 10);
-    GP_CHECK_INT(out[0].score, 0);
-    GP_CHECK_INT(out[1].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
+    GP_CHECK_INT(out[1].score, 1);
     fx_done(&f);
     gp_policy_unref(pol);
 }
 
-/* 13 tiers on 11 levels: the best is 10 and alone there, the worst 0, and the order never
+/* 13 tiers on 10 levels: the best is 10 and alone there, the worst 1, and the order never
  * inverts. */
 GP_TEST(mapping_many_tiers_monotonic)
 {
@@ -842,11 +843,11 @@ GP_TEST(mapping_many_tiers_monotonic)
         tens += out[i].score == 10;
     GP_CHECK_INT(tens, 1); /* kube-scheduler picks at random among equal totals */
     for (size_t i = 0; i < 13; i++) {
-        GP_CHECK(out[i].score >= 0 && out[i].score <= 10);
+        GP_CHECK(out[i].score >= 1 && out[i].score <= 10);
         if (free13[i] == 1)
             GP_CHECK_INT(out[i].score, 10);
         if (free13[i] == 13)
-            GP_CHECK_INT(out[i].score, 0);
+            GP_CHECK_INT(out[i].score, 1);
         for (size_t j = 0; j < 13; j++) {
             if (out[i].raw > out[j].raw)
                 GP_CHECK(out[i].score >= out[j].score);
@@ -877,7 +878,7 @@ GP_TEST(mapping_large_input)
     GP_CHECK_INT(out[0].score, 10);
     GP_CHECK_INT(out[300].score, 10);
     GP_CHECK_INT(out[1].score, 9); /* only the best tier scores 10, however many tiers */
-    GP_CHECK_INT(out[299].score, 0);
+    GP_CHECK_INT(out[299].score, 1);
     for (int i = 1; i < 300; i++)
         GP_CHECK(out[i].score <= out[i - 1].score);
     fx_done(&f);
@@ -940,7 +941,7 @@ GP_TEST(scenario_busy_node_beats_empty)
     fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     CHECK_NEAR(out[1].marginal_cost, 0);
     CHECK_NEAR(out[0].marginal_cost, 21.9576);
     GP_CHECK(out[1].raw > out[0].raw);
@@ -974,6 +975,16 @@ GP_TEST(scenario_free_mig_slice_beats_new_gpu)
     gp_policy_unref(pol);
 }
 
+/* gp_filter_node refuses spot node n to the pod as unresolvable, with this reason. */
+static void check_spot_refused(const gp_demand *d, const gp_node *n, const gp_policy *pol,
+                               const char *want)
+{
+    char reason[GP_REASON_MAX];
+
+    GP_CHECK_INT(gp_filter_node(d, n, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_STR(reason, want);
+}
+
 /* Spot capacity only for pods that checkpoint and whose class allows spot. */
 GP_TEST(scenario_spot_only_for_checkpointing)
 {
@@ -989,26 +1000,65 @@ GP_TEST(scenario_spot_only_for_checkpointing)
                     "'annotations':{'gpupack.io/checkpointing':'true'}", GPUS("8"));
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     CHECK_NEAR(out[1].marginal_cost, 21.9576 * 0.4);
     CHECK_NEAR(out[1].cost, 0.5);
     CHECK_NEAR(out[0].cost, 0.5 * 0.4);
     fx_done(&f);
 
+    /* An inference pod may not use spot: the filter refuses the spot node (scoring.spotFilter
+     * "hard", the default), naming the rule; prioritize scores it 0, infeasible. */
     fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
+    check_spot_refused(&f.d, &n[1], pol, "spot node: class inference does not allow spot");
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[0].score, 10);
     GP_CHECK_INT(out[1].score, 0);
-    GP_CHECK(out[1].feasible); /* still feasible: only the score says no */
-    CHECK_NEAR(out[1].cost, 0);  /* and --explain shows the worst cost */
+    GP_CHECK(!out[1].feasible && !out[1].spot_denied);
     CHECK_NEAR(out[0].cost, 0.5); /* the cheaper spot node is no candidate for the cheapest */
     fx_done(&f);
 
-    /* A training pod that does not checkpoint is kept off spot too. */
-    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'training'}", GPU1);
+    /* A training pod that does not checkpoint is kept off spot too, and so is a pod without a
+     * class; the on-demand node, the worst allowed one, still scores above 0. */
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'training'}", GPUS("4"));
+    check_spot_refused(&f.d, &n[1], pol,
+                       "spot node: class training needs annotation gpupack.io/checkpointing=true");
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[1].score, 0);
     GP_CHECK_INT(out[0].score, 10);
+    fx_done(&f);
+    fx_pod(&f, pol, "'annotations':{'gpupack.io/checkpointing':'true'}", GPU1);
+    check_spot_refused(&f.d, &n[1], pol,
+                       "spot node: pod has no class (label gpupack.io/class) that allows spot");
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* scoring.spotFilter "soft": a spot node the pod may not use passes the filter and only scores
+ * 0, below every node the pod may use (1..10). */
+GP_TEST(scenario_spot_filter_soft)
+{
+    gp_policy *pol = default_policy();
+    gp_node n[3];
+    gp_score_parts out[3];
+    char reason[GP_REASON_MAX];
+    fx f;
+
+    if (pol == NULL)
+        return;
+    pol->scoring.spot_filter = GP_SPOT_FILTER_SOFT; /* this test's own copy */
+    n[0] = mk("on-demand", 8, 0, 0, "p4d.24xlarge", NULL);
+    n[1] = mk("spot", 8, 0, 0, "p4d.24xlarge", NULL);
+    n[1].spot = true;
+    n[2] = mk("busy", 8, 4, 2, "p4d.24xlarge", NULL);
+    fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
+    GP_CHECK_INT(gp_filter_node(&f.d, &n[1], pol, reason), GP_FILTER_PASS);
+    score(&f.d, n, 3, pol, out);
+    GP_CHECK_INT(out[2].score, 10);
+    GP_CHECK_INT(out[0].score, 1); /* the worst node the pod may use */
+    GP_CHECK_INT(out[1].score, 0);
+    GP_CHECK(out[1].feasible && out[1].spot_denied); /* only the score says no */
+    CHECK_NEAR(out[1].cost, 0); /* and --explain shows the worst cost */
+    CHECK_NEAR(out[0].cost, 0.5); /* the cheaper spot node is no candidate for the cheapest */
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -1035,7 +1085,7 @@ GP_TEST(scenario_cpu_pod_prefers_non_gpu_nodes)
     GP_CHECK_INT(out[2].score, 10); /* exact CPU fit */
     GP_CHECK(out[3].score > out[1].score);
     GP_CHECK(out[1].score > out[0].score);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     CHECK_NEAR(out[0].marginal_cost, 21.9576); /* it would keep the GPU node from scaling down */
     CHECK_NEAR(out[1].marginal_cost, 0);
     fx_done(&f);
@@ -1057,7 +1107,7 @@ GP_TEST(scenario_stranding_avoided)
     fx_pod(&f, pol, "", GPU1_CPU4);
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     CHECK_NEAR(out[0].fit, out[1].fit);
     CHECK_NEAR(out[0].stranding, 3 / 8.0);
     CHECK_NEAR(out[1].stranding, 0);
@@ -1089,14 +1139,14 @@ GP_TEST(scenario_fragmentation_keeps_pairs_whole)
     CHECK_NEAR(out[0].fragmentation, 0 + 0.5 * 0.75 * 0.04);
     CHECK_NEAR(out[1].fragmentation, -1.0 + 0.5 * 0.875 * 0.04);
     GP_CHECK_INT(out[0].score, 10);
-    GP_CHECK_INT(out[1].score, 0);
+    GP_CHECK_INT(out[1].score, 1);
     /* Without a mix, prioritize assumes 1-GPU pods: nothing fragments, the tighter fit wins. */
     typ.mix = NULL;
     gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
     CHECK_NEAR(out[0].fragmentation, 0.5 * 0.75 * 0.04);
     CHECK_NEAR(out[1].fragmentation, 0.5 * 0.875 * 0.04);
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     /* MIG-only and CPU nodes have no whole GPUs: no fragmentation component. */
     typ.mix = &mix;
     n[0] = mk("mig", 0, 0, 1, NULL, NULL);
@@ -1235,7 +1285,7 @@ GP_TEST(scenario_cheaper_per_useful_gpu)
     fx_pod(&f, pol, "", GPU1);
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[0].score, 1);
     fx_done(&f);
 
     /* A 4 x A10G node ($4.024) is worth more per GPU than a 1 x A100 node ($3.4309), although
@@ -1245,7 +1295,7 @@ GP_TEST(scenario_cheaper_per_useful_gpu)
     fx_pod(&f, pol, "", GPU1);
     score(&f.d, n, 2, pol, out);
     GP_CHECK_INT(out[0].score, 10);
-    GP_CHECK_INT(out[1].score, 0);
+    GP_CHECK_INT(out[1].score, 1);
     CHECK_NEAR(out[1].cost, 0.5 * 1.006 / 3.4309);
     fx_done(&f);
     gp_policy_unref(pol);
@@ -1265,8 +1315,8 @@ GP_TEST(scenario_exact_fit_beats_loose_fit)
     fx_pod(&f, pol, "", GPUS("2"));
     score(&f.d, n, 3, pol, out);
     GP_CHECK_INT(out[1].score, 10);
-    GP_CHECK_INT(out[2].score, 5);
-    GP_CHECK_INT(out[0].score, 0);
+    GP_CHECK_INT(out[2].score, 6);
+    GP_CHECK_INT(out[0].score, 1);
     CHECK_NEAR(out[1].fragmentation, 0.5 * 1 * 0.04); /* the exact fit, inside the bucket */
     fx_done(&f);
     gp_policy_unref(pol);
@@ -1317,7 +1367,7 @@ GP_MAIN(GP_CASE(demand_basics), GP_CASE(demand_never_filter), GP_CASE(demand_mod
         GP_CASE(mapping_many_tiers_monotonic), GP_CASE(mapping_large_input),
         GP_CASE(deterministic_under_permutation), GP_CASE(scenario_busy_node_beats_empty),
         GP_CASE(scenario_free_mig_slice_beats_new_gpu),
-        GP_CASE(scenario_spot_only_for_checkpointing),
+        GP_CASE(scenario_spot_only_for_checkpointing), GP_CASE(scenario_spot_filter_soft),
         GP_CASE(scenario_cpu_pod_prefers_non_gpu_nodes), GP_CASE(scenario_stranding_avoided), GP_CASE(scenario_fragmentation_keeps_pairs_whole),
         GP_CASE(model_pressure_follows_the_filter),
         GP_CASE(scenario_model_pressure_keeps_scarce_model_free),
