@@ -332,9 +332,17 @@ check("rbac-extender-reads-nodes-and-pods", () => {
 // ---- PriorityClasses -----------------------------------------------------------------------
 check("priority-classes", () => {
   const pc = (n) => find(R, "PriorityClass", n);
-  for (const c of Object.values(POLICY.classes)) expect(pc(c.priorityClassName), `${c.priorityClassName} missing`);
-  const [i, t, x] = ["gpu-inference", "gpu-training", "gpu-interactive"].map(pc);
-  expect(i.value > t.value && t.value > x.value && x.value > 0, "ordered inference > training > interactive");
+  for (const c of Object.values(POLICY.classes)) {
+    expect(pc(c.priorityClassName), `${c.priorityClassName} missing`);
+    if (c.checkpointingPriorityClassName) {
+      const low = pc(c.checkpointingPriorityClassName), own = pc(c.priorityClassName);
+      expect(low, `${c.checkpointingPriorityClassName} missing`);
+      expect(low && own && low.value < own.value, `${c.checkpointingPriorityClassName} below ${c.priorityClassName}`);
+    }
+  }
+  const [i, t, tp, x] = ["gpu-inference", "gpu-training", "gpu-training-preemptible", "gpu-interactive"].map(pc);
+  expect(i.value > t.value && t.value > tp.value && tp.value > x.value && x.value > 0,
+         "ordered inference > training > training-preemptible > interactive");
   expect(i.value < 1000000000, "below the system classes");
   expect(x.preemptionPolicy === "Never", "interactive never preempts");
   expect(all(R, "PriorityClass").every((p) => !p.globalDefault), "none is the global default");
