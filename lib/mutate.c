@@ -78,13 +78,24 @@ static const char *toleration_text(gp_arena *a, const gp_toleration *t)
     return gp_arena_printf(a, "%s=%s%s%s", t->key, t->value, *t->effect ? ":" : "", t->effect);
 }
 
+/* True when a toleration this decision already adds covers want (a class's toleration equal to
+ * a top-level one is added once). */
+static bool adding_toleration(const mctx *m, const gp_toleration *want)
+{
+    for (size_t i = 0; i < m->d->nchanges; i++)
+        if (m->d->changes[i].kind == GP_CH_ADD_TOLERATION &&
+            gp_toleration_covers(m->d->changes[i].tol, want))
+            return true;
+    return false;
+}
+
 static gp_status add_tolerations(mctx *m, const gp_toleration *tols, size_t n, const char *metric,
                                  const char *why)
 {
     for (size_t i = 0; i < n; i++) {
         gp_change *c;
 
-        if (pod_tolerates(m->pod, &tols[i]))
+        if (pod_tolerates(m->pod, &tols[i]) || adding_toleration(m, &tols[i]))
             continue;
         c = add_change(m, GP_CH_ADD_TOLERATION, metric, NULL);
         if (c == NULL)

@@ -1536,6 +1536,13 @@ GP_TEST(class_tolerations_only_for_the_class)
                   TOL "; label gpupack.io/class=training; req pool=training; " MUTATED);
     CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{" OWNER("Job") "},'spec':{" GPU1 "}}");
     gp_policy_unref(pol);
+    /* A class toleration that a top-level one already covers is not added twice. */
+    pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','tolerations':[{'key':"
+                    "'pool','operator':'Exists'}],'classes':{'c':{'tolerations':[{'key':'pool',"
+                    "'operator':'Equal','value':'training','effect':'NoSchedule'}]}},"
+                    "'defaultClass':'c'}");
+    CHECK_CHANGES(pol, NULL, "{'spec':{" GPU1 "}}", "tol pool; label gpupack.io/class=c; " MUTATED);
+    gp_policy_unref(pol);
 }
 
 /* --- runtime cap: only pods whose controller finishes --------------------------------------- */
