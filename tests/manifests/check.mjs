@@ -514,7 +514,8 @@ await checkAsync("webhook-container-runs-as-rendered", async () => {
   const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port });
   try {
     const ready = await waitHttp(`https://127.0.0.1:${port}/readyz`, ["--cacert", path.join(etc, "tls/ca.crt")]);
-    expect(ready === "ok\n", `readyz: ${ready}: ${fs.readFileSync(path.join(TMP, "gpupack-webhook.log"), "utf8").slice(0, 300)}`);
+    // Run outside a cluster, the webhook has no node view: ready, and the body says so.
+    expect(ready === "ok\n" || ready.startsWith("ok; no node view"), `readyz: ${ready}: ${fs.readFileSync(path.join(TMP, "gpupack-webhook.log"), "utf8").slice(0, 300)}`);
     const review = fs.readFileSync(path.join(FIXTURES, "kube-v1.32-captured/admissionreview-pod-create-gpu-training-generatename.json"));
     fs.writeFileSync(path.join(TMP, "review.json"), review);
     const r = JSON.parse(execFileSync("curl", ["-s", "--max-time", "5", "--cacert", path.join(etc, "tls/ca.crt"),
