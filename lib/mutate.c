@@ -20,6 +20,7 @@ typedef struct {
     gp_decision *d;
     size_t cap;
     const char *no_class; /* why the GPU pod has no class (summary and warning); NULL: it has */
+    bool pool_conflict;   /* the class's required pool contradicts the pod's own node selection */
 } mctx;
 
 static gp_change *add_change(mctx *m, gp_change_kind kind, const char *metric, const char *reason)
@@ -78,13 +79,24 @@ static const char *toleration_text(gp_arena *a, const gp_toleration *t)
     return gp_arena_printf(a, "%s=%s%s%s", t->key, t->value, *t->effect ? ":" : "", t->effect);
 }
 
+/* True when a toleration this decision already adds covers want (a class's toleration equal to
+ * a top-level one is added once). */
+static bool adding_toleration(const mctx *m, const gp_toleration *want)
+{
+    for (size_t i = 0; i < m->d->nchanges; i++)
+        if (m->d->changes[i].kind == GP_CH_ADD_TOLERATION &&
+            gp_toleration_covers(m->d->changes[i].tol, want))
+            return true;
+    return false;
+}
+
 static gp_status add_tolerations(mctx *m, const gp_toleration *tols, size_t n, const char *metric,
                                  const char *why)
 {
     for (size_t i = 0; i < n; i++) {
         gp_change *c;
 
-        if (pod_tolerates(m->pod, &tols[i]))
+        if (pod_tolerates(m->pod, &tols[i]) || adding_toleration(m, &tols[i]))
             continue;
         c = add_change(m, GP_CH_ADD_TOLERATION, metric, NULL);
         if (c == NULL)
@@ -135,9 +147,26 @@ static const char *own_priority_class(const mctx *m, const char **global)
     return have;
 }
 
+static bool checkpointing(const gp_pod *pod)
+{
+    const char *cp = gp_pod_annotation(pod, GP_ANN_CHECKPOINTING);
+
+    return cp != NULL && strcmp(cp, "true") == 0;
+}
+
+/* The class's PriorityClass for this pod: a checkpointing pod loses minutes when preempted, so
+ * it gets the class's lower checkpointingPriorityClassName when there is one. */
+static const char *class_priority(const mctx *m, bool *ckpt)
+{
+    *ckpt = *m->cls->checkpointing_priority_class != '\0' && checkpointing(m->pod);
+    return *ckpt ? m->cls->checkpointing_priority_class : m->cls->priority_class;
+}
+
 static gp_status decide_priority(mctx *m)
 {
-    const char *pc = m->cls->priority_class, *global, *have = m->pod->priority_class;
+    bool ckpt;
+    const char *pc = class_priority(m, &ckpt), *global, *have = m->pod->priority_class;
+    const char *why;
     gp_change *c;
 
     /* The class's own name is never replaced, even when it is the global default: the
@@ -150,11 +179,13 @@ static gp_status decide_priority(mctx *m)
         return add_warning(m, gp_arena_printf(m->a, "PriorityClass %s does not exist; "
                                               "priorityClassName %s", pc,
                                               global ? "keeps the global default" : "left unset"));
-    c = add_change(m, GP_CH_SET_PRIORITY_CLASS, "priority-class",
-                   global ? gp_arena_printf(m->a, "priorityClassName %s (class %s; replaces the "
-                                            "global default %.60s)", pc, m->cls->name, global)
-                          : gp_arena_printf(m->a, "priorityClassName %s (class %s)", pc,
-                                            m->cls->name));
+    why = ckpt ? gp_arena_printf(m->a, "class %s, checkpointing", m->cls->name)
+               : gp_arena_printf(m->a, "class %s", m->cls->name);
+    c = why == NULL ? NULL
+        : add_change(m, GP_CH_SET_PRIORITY_CLASS, "priority-class",
+                     global ? gp_arena_printf(m->a, "priorityClassName %s (%s; replaces the "
+                                              "global default %.60s)", pc, why, global)
+                            : gp_arena_printf(m->a, "priorityClassName %s (%s)", pc, why));
     if (c == NULL || c->reason == NULL)
         return GP_ENOMEM;
     c->value = pc;
@@ -224,6 +255,64 @@ static const char *labels_text(gp_arena *a, const gp_label *l, size_t n)
     return s;
 }
 
+static const char *label_value(const gp_label *l, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(l[i].key, key) == 0)
+            return l[i].value;
+    return NULL;
+}
+
+/* The pod's nodeSelector entry that names a pool label key with another value; NULL if none. */
+static const gp_label *selector_conflict(const gp_pod *pod, const gp_pool *p)
+{
+    for (size_t i = 0; i < pod->nnode_selector; i++) {
+        const char *want = label_value(p->labels, p->nlabels, pod->node_selector[i].key);
+
+        if (want != NULL && strcmp(want, pod->node_selector[i].value) != 0)
+            return &pod->node_selector[i];
+    }
+    return NULL;
+}
+
+/* True when the term's expressions on the pool's keys reject the pool's values (a node in the
+ * pool can never match the term, whatever its other labels). */
+static bool term_excludes_pool(const gp_node_term *t, const gp_pool *p)
+{
+    for (size_t i = 0; i < t->nexprs; i++)
+        if (label_value(p->labels, p->nlabels, t->exprs[i].key) != NULL &&
+            !gp_node_req_matches(&t->exprs[i], p->labels, p->nlabels))
+            return true;
+    return false;
+}
+
+/* True when every required term (they are ORed) rejects the pool. */
+static bool affinity_excludes_pool(const gp_pod *pod, const gp_pool *p)
+{
+    if (pod->nrequired == 0)
+        return false;
+    for (size_t i = 0; i < pod->nrequired; i++)
+        if (!term_excludes_pool(&pod->required[i], p))
+            return false;
+    return true;
+}
+
+/* A required pool that the pod's own node selection rules out would leave it Pending for ever:
+ * the pool is skipped, and a warning says why. */
+static gp_status warn_pool_conflict(mctx *m, const char *text)
+{
+    const gp_label *sel = selector_conflict(m->pod, &m->cls->pool);
+
+    m->pool_conflict = true;
+    if (sel != NULL)
+        return add_warning(m, gp_arena_printf(m->a, "class %s pool %.80s not required: the "
+                                              "pod's nodeSelector sets %.60s=%.40s", m->cls->name,
+                                              text, sel->key, sel->value));
+    return add_warning(m, gp_arena_printf(m->a, "class %s pool %.80s not required: the pod's "
+                                          "required node affinity excludes it", m->cls->name,
+                                          text));
+}
+
 static gp_status decide_pool(mctx *m)
 {
     const gp_pool *p = &m->cls->pool;
@@ -233,6 +322,11 @@ static gp_status decide_pool(mctx *m)
     if (p->placement == GP_PLACE_NONE || p->nlabels == 0 || m->pod->node_name != NULL)
         return GP_OK;
     const char *text;
+
+    if (required && (selector_conflict(m->pod, p) != NULL || affinity_excludes_pool(m->pod, p))) {
+        text = labels_text(m->a, p->labels, p->nlabels);
+        return text ? warn_pool_conflict(m, text) : GP_ENOMEM;
+    }
 
     if (required ? required_satisfied(m->pod, p->labels, p->nlabels)
                  : has_preferred(m->pod, p->labels, p->nlabels))
@@ -251,8 +345,14 @@ static gp_status decide_pool(mctx *m)
     return GP_OK;
 }
 
-/* Parses "<N>g.<M>gb" into compute slices and memory (GiB), for profiles the cluster offers that
- * the policy does not list. */
+/* Usable memory of a profile the policy does not list, from its name "<N>g.<M>gb": M GiB x 7/8.
+ * A slice's framebuffer is a little below the number in its name (nvidia-smi mig -lgip shows
+ * 9.5 GiB for an A100-80GB's 1g.10gb, 16 GiB for an H200's 1g.18gb, 0.89 of its name), so the
+ * name alone overstates it; 7/8 stays below every part measured. */
+#define GP_MIG_NAME_MIB_PER_GB 896
+
+/* Parses "<N>g.<M>gb" into compute slices and usable memory, for profiles the cluster offers
+ * that the policy does not list. */
 static bool parse_profile_name(const char *name, int *slices, gp_qty *mem)
 {
     long g = 0, gb = 0;
@@ -269,7 +369,7 @@ static bool parse_profile_name(const char *name, int *slices, gp_qty *mem)
     if (strcmp(p, "gb") != 0 || g == 0 || gb == 0)
         return false;
     *slices = (int)g;
-    mem->nano = (__int128)gb * 1073741824 * 1000000000;
+    mem->nano = (__int128)gb * GP_MIG_NAME_MIB_PER_GB * 1048576 * 1000000000;
     return true;
 }
 
@@ -374,6 +474,8 @@ const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view,
 
     if (view != NULL && view->has_nodes)
         return pick_from_nodes(pol, view, where, need, a);
+    if (!pol->mig_profiles_authoritative)
+        return NULL;
     for (size_t i = 0; i < pol->nmig_profiles; i++) {
         const gp_mig_profile *p = &pol->mig_profiles[i];
 
@@ -561,7 +663,8 @@ static gp_status decide_mig(mctx *m)
     const gp_pool *pool = &m->cls->pool;
     /* The webhook's own required pool narrows where the pod may land (it is not added to a pod
      * bound by spec.nodeName, see decide_pool). */
-    bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL;
+    bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL &&
+                    !m->pool_conflict;
     gp_mig_where where = { .pod = m->pod, .required = req_pool ? pool->labels : NULL,
                            .nrequired = req_pool ? pool->nlabels : 0, .count = slices_needed(m->pod) };
     const gp_mig_profile *prof;
@@ -579,7 +682,13 @@ static gp_status decide_mig(mctx *m)
     prof = gp_mig_pick(m->pol, m->view, &where, need, m->a);
     if (prof != NULL)
         return rewrite_containers(m, prof, hint);
-    /* Say which it is: nothing anywhere fits, or only nodes the pod cannot use offer a fit. */
+    /* Say which it is: no view of what nodes offer, no node offers any slice, nothing anywhere
+     * fits, or only nodes the pod cannot use offer a fit. */
+    if ((m->view == NULL || !m->view->has_nodes) && !m->pol->mig_profiles_authoritative)
+        return add_warning(m, "no MIG rewrite: the webhook has no synced view of the nodes, so "
+                              "nothing says which MIG slices exist; keeps " GP_RES_GPU);
+    if (m->view != NULL && m->view->has_nodes && m->view->nmig_profiles == 0)
+        return add_warning(m, "no node offers MIG slices; keeps " GP_RES_GPU);
     if (m->view != NULL && m->view->has_nodes && gp_mig_pick(m->pol, m->view, NULL, need, m->a))
         return add_warning(m, where.count > 1
             ? gp_arena_printf(m->a, "no node this pod can use offers %d slices of a MIG profile "
@@ -590,12 +699,48 @@ static gp_status decide_mig(mctx *m)
                                           GP_RES_GPU, hint));
 }
 
+/* Kinds whose controllers run pods to completion and carry a deadline of their own for the whole
+ * run (runPolicy.activeDeadlineSeconds, RayJob's activeDeadlineSeconds). */
+static const char *const own_deadline_kinds[] = {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob",
+                                                 "PaddleJob", "JAXJob", "TrainJob", "RayJob"};
+
+static bool own_deadline_kind(const char *kind)
+{
+    for (size_t i = 0; i < sizeof(own_deadline_kinds) / sizeof(own_deadline_kinds[0]); i++)
+        if (strcmp(kind, own_deadline_kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* activeDeadlineSeconds ends a pod, not its controller's work: a bare pod stays failed, and a
+ * Job counts the failure against its backoffLimit; every other controller (a Kubeflow notebook's
+ * StatefulSet, a ReplicaSet, an operator) would start the work again, so the cap would kill a
+ * session every N hours without ever ending it. Those pods are not capped; a warning names the
+ * better tool. */
+static gp_status skip_runtime_cap(mctx *m)
+{
+    const char *owner = m->pod->owner_kind, *origin = gp_pod_origin_kind(m->pod);
+    const char *kind = origin != NULL ? origin : owner;
+
+    if (own_deadline_kind(kind))
+        return add_warning(m, gp_arena_printf(m->a, "no runtime cap on a pod of a %.40s: its "
+                                              "controller may start a failed pod again; set the "
+                                              "%.40s's own activeDeadlineSeconds instead",
+                                              kind, kind));
+    return add_warning(m, gp_arena_printf(m->a, "no runtime cap: owner %.40s would recreate the "
+                                          "pod at its deadline (a restart loop); scale it to zero "
+                                          "when idle (the cost advisor reports idle notebooks)",
+                                          owner));
+}
+
 static gp_status decide_runtime_cap(mctx *m)
 {
     gp_change *c;
 
     if (m->cls->runtime_cap_seconds <= 0 || m->pod->has_active_deadline)
         return GP_OK;
+    if (m->pod->owner_kind != NULL && strcmp(m->pod->owner_kind, "Job") != 0)
+        return skip_runtime_cap(m);
     c = add_change(m, GP_CH_SET_ACTIVE_DEADLINE, "runtime-cap",
                    gp_arena_printf(m->a, "activeDeadlineSeconds %lld (class %s runtime cap)",
                                    (long long)m->cls->runtime_cap_seconds, m->cls->name));
@@ -607,12 +752,11 @@ static gp_status decide_runtime_cap(mctx *m)
 
 static gp_status decide_spot(mctx *m)
 {
-    const char *cp = gp_pod_annotation(m->pod, GP_ANN_CHECKPOINTING);
     const gp_spot *s = &m->pol->spot;
     size_t first = m->d->nchanges;
     gp_status st;
 
-    if (!m->cls->spot_allowed || cp == NULL || strcmp(cp, "true") != 0)
+    if (!m->cls->spot_allowed || !checkpointing(m->pod))
         return GP_OK;
     st = add_tolerations(m, s->tolerations, s->ntolerations, "spot", NULL);
     for (size_t i = 0; st == GP_OK && i < s->nnode_labels && m->pod->node_name == NULL; i++) {
@@ -635,6 +779,19 @@ static gp_status decide_spot(mctx *m)
             return GP_ENOMEM;
     }
     return st;
+}
+
+/* The class's own tolerations (a tainted pool that belongs to the class), each when the pod does
+ * not tolerate it yet. */
+static gp_status decide_class_tolerations(mctx *m)
+{
+    const char *why;
+
+    if (m->cls->ntolerations == 0)
+        return GP_OK;
+    why = gp_arena_printf(m->a, "class %s", m->cls->name);
+    return why ? add_tolerations(m, m->cls->tolerations, m->cls->ntolerations, "toleration", why)
+               : GP_ENOMEM;
 }
 
 /* Writes gpupack.io/mutated when something changed, or when the pod has no class and the
@@ -674,6 +831,8 @@ static gp_status decide_class(mctx *m)
         st = decide_priority(m);
     if (st == GP_OK)
         st = decide_pool(m);
+    if (st == GP_OK)
+        st = decide_class_tolerations(m);
     if (st == GP_OK)
         st = decide_mig(m);
     if (st == GP_OK)

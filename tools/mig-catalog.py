@@ -6,8 +6,9 @@
 
 Generated from the catalog: the managedResources of both kube-scheduler configurations (every
 profile, plus nvidia.com/gpu) and the table in docs/mig-profiles.md. Checked against it: the
-default policy's migProfiles (profiles of one GPU, with the name's memory and compute slices)
-and every MIG profile name the documentation mentions.
+default policy's migProfiles (profiles of one GPU, with the name's compute slices and a usable
+memory between 7/8 of the name's <M> GiB and <M> GiB: a slice's real framebuffer is a little
+below its name) and every MIG profile name the documentation mentions.
 """
 import csv
 import json
@@ -116,17 +117,40 @@ def check_sched(rows, path):
                       f"not in the catalog {extra}, or out of order (run --write)")
 
 
+QTY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti)?$")
+UNITS = {None: 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def qty_bytes(q):
+    m = QTY.match(q)
+    if not m:
+        raise Failure(f"memory {q!r} is not a quantity such as 9728Mi")
+    return float(m[1]) * UNITS[m[2]]
+
+
+def usable_ok(profile, memory):
+    """A profile's usable memory: below the name's <M> GiB (nvidia-smi mig -lgip shows every
+    slice's framebuffer under it), at least 7/8 of it (what the webhook assumes for a profile the
+    policy does not list)."""
+    gb = int(NAME.match(profile)[2])
+    return gb * 2**30 * 7 / 8 <= qty_bytes(memory) < gb * 2**30
+
+
 def check_policy(rows):
     pol = json.loads(POLICY.read_text())
     have = [(p["name"], p["memory"], p["computeSlices"]) for p in pol.get("migProfiles", [])]
     if not have:
         return
+    bad = [m for n, m, _ in have if NAME.match(n) and not usable_ok(n, m)]
+    if bad:
+        raise Failure(f"migProfiles memory {bad} not in [7/8 x <M>Gi, <M>Gi) of the name "
+                      "(a slice's real framebuffer is below its name)")
     for gpu, rs in by_gpu(rows).items():
-        offered = {(r["profile"], r["memory_gb"] + "Gi", int(r["compute_slices"])) for r in rs}
-        if set(have) <= offered:
+        offered = {(r["profile"], int(r["compute_slices"])) for r in rs}
+        if {(n, c) for n, _, c in have} <= offered:
             return
     raise Failure(f"migProfiles {have} are not profiles of one GPU in the catalog "
-                  "(with memory <M>Gi and computeSlices <N> from the name)")
+                  "(with computeSlices <N> from the name)")
 
 
 def check_doc(rows):

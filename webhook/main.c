@@ -198,6 +198,21 @@ static int run_review(app *a)
     return rc;
 }
 
+/* What readiness says about the node view. The webhook stays ready without one (its answer
+ * without MIG rewrites is safe, and a 503 would leave every pod unmutated), but says so: a live
+ * view that never completes its first list (RBAC, API trouble) is visible here, in the log and
+ * in gpupack_cluster_view_synced. */
+static const char *view_state(app *a)
+{
+    if (a->kube != NULL && !gp_informer_synced(a->nodes_inf))
+        return "ok; node view not synced: the first list of Nodes has not completed (RBAC or API "
+               "trouble?), so MIG requests keep whole GPUs\n";
+    if (a->kube == NULL && a->opt.snap_nodes == NULL)
+        return "ok; no node view (neither the API nor --snapshot-nodes): MIG requests keep whole "
+               "GPUs unless the policy sets migProfilesAuthoritative\n";
+    return "ok\n";
+}
+
 static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response *resp)
 {
     app *a = ctx;
@@ -208,13 +223,22 @@ static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response
     else if (!gp_server_tls_ready(a->server))
         gp_reply_text(resp, 503, "not ready: no valid serving certificate\n");
     else
-        gp_reply_text(resp, 200, "ok\n");
+        gp_reply_text(resp, 200, view_state(a));
+}
+
+static void set_view_synced(app *a, bool synced)
+{
+    gp_metrics_set(a->metrics, "gpupack_cluster_view_synced",
+                   "1 when the webhook's node view has completed its first list (or comes from "
+                   "a snapshot); 0 while MIG rewrites wait for it.", "part=\"nodes\"",
+                   synced ? 1 : 0);
 }
 
 static void publish_view(void *ctx, gp_cluster *c)
 {
     app *a = ctx;
 
+    set_view_synced(a, c->has_nodes);
     gp_webhook_set_cluster(&a->hook, c);
     GP_LOG(&a->log, GP_LOG_DEBUG, "cluster view updated", GP_LI("mig_profiles", c->nmig_profiles),
            GP_LI("mig_nodes", c->nnodes), GP_LI("priority_classes", c->npriority_classes),
@@ -260,6 +284,7 @@ static gp_status start_informers(app *a, gp_err *err)
     gp_informer_spec ps = { .name = "priorityclasses",
                             .path = "/apis/scheduling.k8s.io/v1/priorityclasses" };
 
+    set_view_synced(a, a->kube == NULL && a->opt.snap_nodes != NULL);
     if (a->kube == NULL)
         return GP_OK;
     a->live = gp_cluster_live_new(publish_view, a);

@@ -103,9 +103,13 @@ typedef struct {
 } gp_mig_where;
 
 /* The MIG profile for one GPU needing `need` memory: fewest compute slices, then least memory,
- * then name. When the view knows nodes: among the profiles offered by nodes the pod may use
- * (where; NULL: any node). Otherwise among the policy's list (where is not consulted: without
- * nodes nothing says which node offers what). Returns NULL when none is large enough. */
+ * then name. A profile's memory is its usable framebuffer: the policy's figure, or for a profile
+ * the policy does not list 7/8 of the <M> GiB in its name "<N>g.<M>gb". When the view knows
+ * nodes (a snapshot, or a live view after its first list): among the profiles offered by nodes
+ * the pod may use (where; NULL: any node). Otherwise among the policy's list only when the policy
+ * says it is authoritative (where is not consulted: without nodes nothing says which node offers
+ * what), else none: a slice no node offers would leave the pod Pending. Returns NULL when none
+ * is large enough or none may be used. */
 const gp_mig_profile *gp_mig_pick(const gp_policy *pol, const gp_cluster *view,
                                   const gp_mig_where *where, gp_qty need, gp_arena *a);
 

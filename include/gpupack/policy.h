@@ -75,6 +75,11 @@ typedef struct {
     char **exclude_gpu_models;  /* globs it must not use */
     size_t nexclude_gpu_models;
     char *priority_class;   /* "" when the class sets none */
+    /* The PriorityClass for the class's pods annotated gpupack.io/checkpointing: "true" (they lose
+     * minutes when preempted, not hours, so they should go first); "" to use priority_class. */
+    char *checkpointing_priority_class;
+    gp_toleration *tolerations; /* added to the class's pods that do not tolerate them yet */
+    size_t ntolerations;
     bool mig_allowed;
     bool spot_allowed;
     int64_t runtime_cap_seconds; /* 0 when the class has no cap */
@@ -180,6 +185,9 @@ typedef struct gp_policy {
     char *scheduler_name; /* NULL: spec.schedulerName is left alone */
     gp_mig_profile *mig_profiles;
     size_t nmig_profiles;
+    /* The webhook may rewrite to mig_profiles without a view of the nodes (a cluster where every
+     * GPU node offers them). false: only profiles a synced node view shows offered. */
+    bool mig_profiles_authoritative;
     gp_spot spot;
     gp_priority priority;
     gp_scoring scoring;

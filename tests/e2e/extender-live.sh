@@ -62,6 +62,30 @@ mig_of() { curl -s --max-time 5 --cacert "$CERTS/ca.crt" -H 'Content-Type: appli
 i=0; while [ $i -lt 50 ] && ! grep -q '"msg":"cluster view updated"' "$E2E_TMP/w.log"; do sleep 0.1; i=$((i+1)); done
 # The fake's nodes offer 2g.20gb and 1g.10gb only: nothing fits 30Gi (the policy's list alone would say 3g.40gb).
 [ "$(mig_of)" = none ] && pass webhook-live.view-limits-profiles || fail webhook-live.view-limits-profiles "$(mig_of)"
+[ "$(curl -s --max-time 5 --cacert "$CERTS/ca.crt" "https://localhost:$WPORT/readyz")" = ok ] \
+    && pass webhook-live.readyz-synced || fail webhook-live.readyz-synced
+curl -s --max-time 5 --cacert "$CERTS/ca.crt" "https://localhost:$WPORT/metrics" \
+    | grep -q '^gpupack_cluster_view_synced{part="nodes"} 1' \
+    && pass webhook-live.metric-synced || fail webhook-live.metric-synced
+
+# A live view that never syncs (the API refuses the token, as with missing RBAC): the webhook
+# stays ready, readiness says why, and MIG requests keep whole GPUs (no rewrite to slices no
+# node may offer).
+fake_kubeconfig "$E2E_TMP/bad.kubeconfig" '{token: wrong}'
+$VG "$BIN/gpupack-webhook" --listen 127.0.0.1:0 --tls-cert "$CERTS/tls.crt" --tls-key "$CERTS/tls.key" \
+    --kubeconfig "$E2E_TMP/bad.kubeconfig" --drain-seconds 0 2> "$E2E_TMP/wbad.log" &
+E2E_PIDS="$E2E_PIDS $!"
+i=0; BPORT=""
+while [ $i -lt 100 ] && [ -z "$BPORT" ]; do BPORT=$(grep '"msg":"serving"' "$E2E_TMP/wbad.log" 2>/dev/null | jq -r .port | head -n 1); [ -n "$BPORT" ] || sleep 0.1; i=$((i+1)); done
+R=$(curl -s --max-time 5 --cacert "$CERTS/ca.crt" -w ' %{http_code}' "https://localhost:$BPORT/readyz")
+case $R in
+    "ok; node view not synced: the first list of Nodes has not completed"*" 200") pass webhook-live.readyz-not-synced ;;
+    *) fail webhook-live.readyz-not-synced "$R" ;;
+esac
+W=$(curl -s --max-time 5 --cacert "$CERTS/ca.crt" -H 'Content-Type: application/json' --data-binary "$(jq -c '.request.object.metadata.annotations["gpupack.io/gpu-memory"] = "5Gi"' "$ROOT/tests/examples/gpu-deployment-review.json")" "https://localhost:$BPORT/mutate")
+echo "$W" | jq -e '(.response.patch // "" | @base64d | test("mig-") | not)
+    and (.response.warnings | any(test("no synced view of the nodes")))' >/dev/null \
+    && pass webhook-live.no-view-no-mig || fail webhook-live.no-view-no-mig "$(echo "$W" | jq -c .response.warnings)"
 ctl apply "$(jq '.items[] | select(.metadata.name == "mig-empty") | .status.allocatable["nvidia.com/mig-3g.40gb"] = "2" | {kind: "nodes", type: "MODIFIED", object: .}' "$ROOT/tests/extender/nodes.json")"
 i=0; while [ $i -lt 50 ] && [ "$(mig_of)" = none ]; do sleep 0.1; i=$((i+1)); done
 mig_of | grep -q 'mig-3g.40gb' && pass webhook-live.new-profile-through-watch || fail webhook-live.new-profile-through-watch "$(mig_of)"

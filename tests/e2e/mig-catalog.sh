@@ -14,7 +14,7 @@ cp "$ROOT/docs/"*.md "$T/docs/"
 cp "$ROOT/README.md" "$T/"
 grep -v 'nvidia.com/mig-7g.141gb' "$ROOT/manifests/control-plane/kube-scheduler-config.yaml" \
     > "$T/manifests/control-plane/kube-scheduler-config.yaml"
-sed 's/"name": "4g.40gb", "memory": "40Gi"/"name": "4g.40gb", "memory": "45Gi"/' \
+sed 's/"name": "4g.40gb", "memory": "40192Mi"/"name": "4g.40gb", "memory": "45Gi"/' \
     "$ROOT/manifests/base/policy.json" > "$T/manifests/base/policy.json"
 out=$(MIG_CATALOG_ROOT=$T python3 "$ROOT/tools/mig-catalog.py" --check)
 rc=$?
@@ -28,3 +28,13 @@ case $out in
     *) fail mig-catalog.detects-policy-mismatch "$out" ;;
 esac
 check mig-catalog.broken-tree-exits-nonzero test "$rc" -ne 0
+
+# The name's figure overstates a slice's framebuffer (1g.10gb has about 9.5Gi): refused.
+sed 's/"name": "1g.10gb", "memory": "9728Mi"/"name": "1g.10gb", "memory": "10Gi"/' \
+    "$ROOT/manifests/base/policy.json" > "$T/manifests/base/policy.json"
+cp "$ROOT/manifests/control-plane/kube-scheduler-config.yaml" "$T/manifests/control-plane/"
+out=$(MIG_CATALOG_ROOT=$T python3 "$ROOT/tools/mig-catalog.py" --check)
+case $out in
+    *"FAIL mig-catalog.default-policy migProfiles memory ['10Gi']"*) pass mig-catalog.detects-nominal-memory ;;
+    *) fail mig-catalog.detects-nominal-memory "$out" ;;
+esac

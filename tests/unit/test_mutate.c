@@ -63,6 +63,17 @@ static gp_policy *policy_of(const char *text)
     return p;
 }
 
+/* The default policy with migProfilesAuthoritative on: its migProfiles stand for what nodes
+ * offer when the webhook has no view of them. */
+static gp_policy *listed_policy(void)
+{
+    gp_policy *p = default_policy();
+
+    if (p != NULL)
+        p->mig_profiles_authoritative = true;
+    return p;
+}
+
 /* A cluster view whose nodes offer the given allocatable map (single-quoted JSON object). */
 static gp_cluster *cluster_offering(const char *alloc)
 {
@@ -237,6 +248,7 @@ static void check_changes(const gp_policy *pol, const gp_cluster *view, const ch
 #define INTERACTIVE "label gpupack.io/class=interactive; pc gpu-interactive"
 #define INFERENCE "label gpupack.io/class=inference; pc gpu-inference"
 #define TRAINING "label gpupack.io/class=training; pc gpu-training"
+#define TRAINING_CP "label gpupack.io/class=training; pc gpu-training-preemptible"
 
 /* --- the basic decision -------------------------------------------------------------------- */
 
@@ -750,7 +762,7 @@ static void check_mig(const gp_policy *pol, const gp_cluster *view, const char *
 
 GP_TEST(mig_rewrite_for_one_gpu_with_hint)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
     mfx f;
 
     if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{" GPU1 "}}")) {
@@ -772,10 +784,10 @@ GP_TEST(mig_rewrite_for_one_gpu_with_hint)
 
 GP_TEST(mig_rewrite_records_request_and_limit)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
     mfx f;
 
-    if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("20Gi") ",'spec':{'containers':[{'name':'main',"
+    if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("19Gi") ",'spec':{'containers':[{'name':'main',"
                                "'resources':{'requests':{'nvidia.com/gpu':'1','cpu':'1'},"
                                "'limits':{'nvidia.com/gpu':'1'}}}]}}")) {
         GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-2g.20gb; "
@@ -793,7 +805,7 @@ GP_TEST(mig_rewrite_records_request_and_limit)
  * record_original() used to write "limits" for every rewritten container.) */
 GP_TEST(mig_original_resources_request_only)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
     mfx f;
 
     if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'name':'main',"
@@ -809,22 +821,26 @@ GP_TEST(mig_original_resources_request_only)
 
 GP_TEST(mig_hint_sizes_pick_smallest_fit)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
+    /* The default figures are the slices' real framebuffers, below their names: a pod that
+     * needs 10Gi does not fit a 1g.10gb (9.5Gi). */
     CHECK_MIG(pol, NULL, "1Mi", "nvidia.com/mig-1g.10gb");
-    CHECK_MIG(pol, NULL, "10Gi", "nvidia.com/mig-1g.10gb");
-    CHECK_MIG(pol, NULL, "10737418241", "nvidia.com/mig-2g.20gb"); /* 10Gi + 1 byte */
-    CHECK_MIG(pol, NULL, "20Gi", "nvidia.com/mig-2g.20gb");
-    CHECK_MIG(pol, NULL, "21Gi", "nvidia.com/mig-3g.40gb"); /* 3 slices beat 4 at 40Gi */
-    CHECK_MIG(pol, NULL, "40Gi", "nvidia.com/mig-3g.40gb");
-    CHECK_MIG(pol, NULL, "80Gi", "nvidia.com/mig-7g.80gb");
-    CHECK_MIG(pol, NULL, "81Gi", NULL);
+    CHECK_MIG(pol, NULL, "9.5Gi", "nvidia.com/mig-1g.10gb");
+    CHECK_MIG(pol, NULL, "10200547329", "nvidia.com/mig-2g.20gb"); /* 9.5Gi + 1 byte */
+    CHECK_MIG(pol, NULL, "10Gi", "nvidia.com/mig-2g.20gb");
+    CHECK_MIG(pol, NULL, "19.5Gi", "nvidia.com/mig-2g.20gb");
+    CHECK_MIG(pol, NULL, "20Gi", "nvidia.com/mig-3g.40gb"); /* 3 slices beat 4 at 39.25Gi */
+    CHECK_MIG(pol, NULL, "39.25Gi", "nvidia.com/mig-3g.40gb");
+    CHECK_MIG(pol, NULL, "40Gi", "nvidia.com/mig-7g.80gb");
+    CHECK_MIG(pol, NULL, "79Gi", "nvidia.com/mig-7g.80gb");
+    CHECK_MIG(pol, NULL, "80Gi", NULL);
     gp_policy_unref(pol);
 }
 
 GP_TEST(mig_only_for_exactly_one_gpu)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
     CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{" GPU_LIMIT("2")
                              "}]}}",
@@ -848,7 +864,7 @@ GP_TEST(mig_only_for_exactly_one_gpu)
 
 GP_TEST(mig_only_for_classes_that_allow_it)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
     CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("Job") ",'annotations':"
                              "{'gpupack.io/gpu-memory':'5Gi'}},'spec':{" GPU1 "}}",
@@ -885,7 +901,7 @@ static void check_hint_warning(const gp_policy *pol, const gp_cluster *view, con
 
 GP_TEST(mig_bad_hint_and_no_fit_warn)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
     check_hint_warning(pol, NULL, "lots",
                        "annotation gpupack.io/gpu-memory \"lots\" is not a positive quantity; "
@@ -908,7 +924,7 @@ GP_TEST(mig_bad_hint_and_no_fit_warn)
  * containers, init containers and native sidecars alike); containers without GPUs are untouched. */
 GP_TEST(mig_several_containers_and_init)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
     mfx f;
 
     if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':["
@@ -962,7 +978,7 @@ static void check_mixed(const gp_policy *pol, const char *containers, const char
 
 GP_TEST(mig_never_grows_the_pod)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
     /* An init container's GPU beside an app container's two costs nothing extra (the pod needs
      * max(1, 2) = 2 GPUs); a slice for it would add a device. */
@@ -988,7 +1004,7 @@ GP_TEST(mig_never_grows_the_pod)
 
 GP_TEST(mig_original_annotation_not_overwritten)
 {
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
     CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("ReplicaSet") ",'annotations':{"
                              "'gpupack.io/gpu-memory':'5Gi','gpupack.io/original-resources':'{}'}},"
@@ -1001,7 +1017,8 @@ GP_TEST(mig_original_annotation_not_overwritten)
 
 /* Profiles listed worst-first, so that list order never decides. */
 static const char mig_policy[] =
-    "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','migProfiles':["
+    "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','migProfilesAuthoritative':true,"
+    "'migProfiles':["
     "{'name':'2g.10gb','memory':'10Gi','computeSlices':2},"
     "{'name':'1g.20gb','memory':'20Gi','computeSlices':1},"
     "{'name':'1g.10gb+me','memory':'10Gi','computeSlices':1},"
@@ -1042,7 +1059,8 @@ GP_TEST(mig_pick_fewest_slices_then_memory_then_name)
 
 GP_TEST(mig_pick_fewer_slices_beats_less_memory)
 {
-    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','migProfiles':["
+    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                               "'migProfilesAuthoritative':true,'migProfiles':["
                                "{'name':'2g.10gb','memory':'10Gi','computeSlices':2},"
                                "{'name':'1g.40gb','memory':'40Gi','computeSlices':1}]}");
 
@@ -1072,12 +1090,15 @@ GP_TEST(mig_cluster_view_restricts_profiles)
     GP_CHECK_STR(pick(pol, view, "41Gi"), "7g.80gb");
     GP_CHECK_STR(pick(pol, view, "81Gi"), "NULL");
     CHECK_MIG(pol, view, "5Gi", "nvidia.com/mig-3g.40gb");
-    /* The view without nodes falls back to the policy. */
+    /* A view without nodes falls back to the policy's list only when it is authoritative. */
     {
         gp_cluster *pcs_only = gp_cluster_new();
+        gp_policy *listed = listed_policy();
 
-        GP_CHECK_STR(pick(pol, pcs_only, "5Gi"), "1g.10gb");
+        GP_CHECK_STR(pick(pol, pcs_only, "5Gi"), "NULL");
+        GP_CHECK_STR(pick(listed, pcs_only, "5Gi"), "1g.10gb");
         gp_cluster_unref(pcs_only);
+        gp_policy_unref(listed);
     }
     gp_cluster_unref(view);
     gp_policy_unref(pol);
@@ -1090,9 +1111,29 @@ GP_TEST(mig_cluster_offering_nothing_means_no_rewrite)
 
     GP_CHECK(view != NULL && view->has_nodes && view->nmig_profiles == 0);
     GP_CHECK_STR(pick(pol, view, "5Gi"), "NULL");
-    check_hint_warning(pol, view, "5Gi", "no MIG profile offers 5Gi; keeps nvidia.com/gpu",
+    check_hint_warning(pol, view, "5Gi", "no node offers MIG slices; keeps nvidia.com/gpu",
                        __LINE__);
     gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* Without a synced node view the policy's list is not proof that any node offers a slice (a
+ * cluster without MIG nodes would leave the pod Pending): no rewrite unless the policy says its
+ * list is authoritative. */
+GP_TEST(mig_needs_a_node_view_or_an_authoritative_list)
+{
+    gp_policy *pol = default_policy(), *listed = listed_policy();
+    gp_cluster *pcs_only = gp_cluster_new();
+    static const char want[] = "no MIG rewrite: the webhook has no synced view of the nodes, so "
+                               "nothing says which MIG slices exist; keeps nvidia.com/gpu";
+
+    GP_CHECK_STR(pick(pol, NULL, "5Gi"), "NULL");
+    check_hint_warning(pol, NULL, "5Gi", want, __LINE__);
+    check_hint_warning(pol, pcs_only, "5Gi", want, __LINE__);
+    CHECK_MIG(listed, NULL, "5Gi", "nvidia.com/mig-1g.10gb");
+    CHECK_MIG(listed, pcs_only, "5Gi", "nvidia.com/mig-1g.10gb");
+    gp_cluster_unref(pcs_only);
+    gp_policy_unref(listed);
     gp_policy_unref(pol);
 }
 
@@ -1114,13 +1155,16 @@ GP_TEST(mig_profile_parsed_from_name_when_not_in_policy)
     if (p != NULL) {
         GP_CHECK_STR(p->name, "1g.20gb");
         GP_CHECK_INT(p->slices, 1);
-        GP_CHECK(p->memory.nano == (__int128)20 * 1073741824 * 1000000000);
+        /* 20 GiB x 7/8: the name overstates a slice's framebuffer. */
+        GP_CHECK(p->memory.nano == (__int128)20 * 896 * 1048576 * 1000000000);
     }
     /* "1g.5gb+me", "0g.5gb" and "weird" cannot be parsed and are not in the policy: ignored. */
     GP_CHECK_INT(gp_qty_parse_str("1Gi", &need, NULL), GP_OK);
     p = gp_mig_pick(pol, view, NULL, need, &a);
     GP_CHECK_STR(p ? p->name : "NULL", "1g.20gb");
-    GP_CHECK_STR(pick(pol, view, "21Gi"), "NULL");
+    GP_CHECK_STR(pick(pol, view, "17.5Gi"), "1g.20gb");
+    GP_CHECK_STR(pick(pol, view, "18Gi"), "2g.20gb"); /* the policy's 19.5Gi */
+    GP_CHECK_STR(pick(pol, view, "20Gi"), "NULL");
     gp_arena_free(&a);
     gp_cluster_unref(view);
     gp_policy_unref(pol);
@@ -1364,7 +1408,7 @@ GP_TEST(spot_for_checkpointing_training)
     mfx f;
 
     if (mfx_run(&f, pol, NULL, "{" JOB_CP("true") ",'spec':{" GPU1 "}}")) {
-        GP_CHECK_STR(f.desc, TOL "; " TRAINING "; " SPOT_TOLS "; " SPOT_PREFS "; " MUTATED);
+        GP_CHECK_STR(f.desc, TOL "; " TRAINING_CP "; " SPOT_TOLS "; " SPOT_PREFS "; " MUTATED);
         GP_CHECK_INT(f.d.nchanges, 11);
         if (f.d.nchanges == 11) {
             GP_CHECK_STR(f.d.changes[3].reason, "spot tolerations and preferred spot nodes "
@@ -1376,8 +1420,9 @@ GP_TEST(spot_for_checkpointing_training)
             }
         }
         GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); class training "
-                                  "(rule batch-jobs: owner Job); priorityClassName gpu-training "
-                                  "(class training); spot tolerations and preferred spot nodes "
+                                  "(rule batch-jobs: owner Job); priorityClassName "
+                                  "gpu-training-preemptible (class training, checkpointing); spot "
+                                  "tolerations and preferred spot nodes "
                                   "(checkpointing, class training)");
     }
     mfx_free(&f);
@@ -1412,13 +1457,13 @@ GP_TEST(spot_skips_what_the_pod_has)
                              "'karpenter.sh/capacity-type','operator':'In',"
                              "'values':['spot']}]}}]}},"
                              GPU1 "}}",
-                  TOL "; " TRAINING "; tol kubernetes.azure.com/scalesetpriority; "
+                  TOL "; " TRAINING_CP "; tol kubernetes.azure.com/scalesetpriority; "
                   "tol karpenter.sh/capacity-type; pref 50 cloud.google.com/gke-spot=true; "
                   "pref 50 eks.amazonaws.com/capacityType=SPOT; "
                   "pref 50 kubernetes.azure.com/scalesetpriority=spot; " MUTATED);
     /* A pod bound to a node gets the tolerations but no affinity. */
     CHECK_CHANGES(pol, NULL, "{" JOB_CP("true") ",'spec':{'nodeName':'n1'," GPU1 "}}",
-                  TOL "; " TRAINING "; " SPOT_TOLS "; " MUTATED);
+                  TOL "; " TRAINING_CP "; " SPOT_TOLS "; " MUTATED);
     gp_policy_unref(pol);
 }
 
@@ -1501,6 +1546,218 @@ GP_TEST(pool_required)
     gp_policy_unref(pol);
 }
 
+/* --- preemption that spares long runs ----------------------------------------------------- */
+
+/* A checkpointing training pod loses minutes when preempted: it gets the class's lower
+ * checkpointingPriorityClassName, so preemption takes it before a pod that would lose hours. */
+GP_TEST(checkpointing_pods_get_the_preemptible_class)
+{
+    gp_policy *pol = default_policy();
+    gp_cluster *view = view_with_global_default("low");
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{" JOB_CP("true") ",'spec':{'priority':0," GPU1 "}}")) {
+        const gp_change *c = find_change(&f.d, GP_CH_SET_PRIORITY_CLASS, NULL);
+
+        GP_CHECK_STR(c ? c->value : NULL, "gpu-training-preemptible");
+        GP_CHECK_STR(c ? c->reason : NULL, "priorityClassName gpu-training-preemptible (class "
+                                           "training, checkpointing)");
+        GP_CHECK(find_change(&f.d, GP_CH_REMOVE_PRIORITY, NULL) != NULL);
+    }
+    mfx_free(&f);
+    /* Not checkpointing ("false", absent): the class's own. */
+    CHECK_CHANGES(pol, NULL, "{" JOB_CP("false") ",'spec':{" GPU1 "}}",
+                  TOL "; " TRAINING "; " MUTATED);
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("Job") "},'spec':{" GPU1 "}}",
+                  TOL "; " TRAINING "; " MUTATED);
+    /* A class without the field: checkpointing changes nothing about priority. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{'annotations':{'gpupack.io/checkpointing':'true'}},"
+                             "'spec':{" GPU1 "}}",
+                  TOL "; " INTERACTIVE "; deadline 43200; " MUTATED);
+    /* The pod's own choice stays, and a pod already carrying either class is left alone. */
+    CHECK_CHANGES(pol, NULL, "{" JOB_CP("true") ",'spec':{'priorityClassName':'gpu-training',"
+                             GPU1 "}}",
+                  TOL "; label gpupack.io/class=training; " SPOT_TOLS "; " SPOT_PREFS "; "
+                  MUTATED);
+    /* The cluster view lacks gpu-training-preemptible: a warning, nothing set. */
+    if (mfx_run(&f, pol, view, "{" JOB_CP("true") ",'spec':{" GPU1 "}}")) {
+        GP_CHECK(find_change(&f.d, GP_CH_SET_PRIORITY_CLASS, NULL) == NULL);
+        GP_CHECK(f.d.nwarnings == 1 &&
+                 strcmp(f.d.warnings[0], "PriorityClass gpu-training-preemptible does not "
+                                         "exist; priorityClassName left unset") == 0);
+    }
+    mfx_free(&f);
+    CHECK_IDEMPOTENT(pol, NULL, "{" JOB_CP("true") ",'spec':{'priority':0,'preemptionPolicy':"
+                                "'PreemptLowerPriority'," GPU1 "}}");
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+/* --- class tolerations ---------------------------------------------------------------------- */
+
+static const char tainted_pool_policy[] =
+    "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+    "'tolerations':[{'key':'nvidia.com/gpu','operator':'Exists','effect':'NoSchedule'}],"
+    "'classes':{'training':{'pool':{'nodeLabels':{'pool':'training'},'placement':'required'},"
+    "'tolerations':[{'key':'pool','operator':'Equal','value':'training','effect':'NoSchedule'}]},"
+    "'interactive':{'migAllowed':true}},"
+    "'rules':[{'name':'jobs','class':'training','match':{'ownerKinds':['Job']}},"
+    "{'name':'rest','class':'interactive'}]}";
+
+/* A tainted pool belongs to its class: the class's pods get its toleration beside the required
+ * pool; other GPU pods do not, so notebooks stay off the training nodes. */
+GP_TEST(class_tolerations_only_for_the_class)
+{
+    gp_policy *pol = policy_of(tainted_pool_policy);
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("Job") "},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; label gpupack.io/class=training; req pool=training; "
+                             "tol pool; " MUTATED);
+        GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); class training "
+                                  "(rule jobs: owner Job); required node affinity pool=training "
+                                  "(class training pool); toleration pool=training:NoSchedule "
+                                  "(class training)");
+    }
+    mfx_free(&f);
+    CHECK_CHANGES(pol, NULL, "{'spec':{" GPU1 "}}",
+                  TOL "; label gpupack.io/class=interactive; " MUTATED);
+    /* Already tolerated (here by an Exists on the key): nothing added. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("Job") "},'spec':{'tolerations':[{'key':"
+                             "'pool','operator':'Exists'}]," GPU1 "}}",
+                  TOL "; label gpupack.io/class=training; req pool=training; " MUTATED);
+    CHECK_IDEMPOTENT(pol, NULL, "{'metadata':{" OWNER("Job") "},'spec':{" GPU1 "}}");
+    gp_policy_unref(pol);
+    /* A class toleration that a top-level one already covers is not added twice. */
+    pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','tolerations':[{'key':"
+                    "'pool','operator':'Exists'}],'classes':{'c':{'tolerations':[{'key':'pool',"
+                    "'operator':'Equal','value':'training','effect':'NoSchedule'}]}},"
+                    "'defaultClass':'c'}");
+    CHECK_CHANGES(pol, NULL, "{'spec':{" GPU1 "}}", "tol pool; label gpupack.io/class=c; " MUTATED);
+    gp_policy_unref(pol);
+}
+
+/* --- runtime cap: only pods whose controller finishes --------------------------------------- */
+
+static void check_cap(const gp_policy *pol, const char *owner_meta, const char *want_desc,
+                      const char *want_warning, int line)
+{
+    char pod[512];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{'metadata':{%s},'spec':{" GPU1 "}}", owner_meta);
+    if (mfx_run(&f, pol, NULL, pod)) {
+        const char *w = f.d.nwarnings ? f.d.warnings[0] : NULL;
+
+        if (strcmp(f.desc, want_desc) != 0 || (want_warning == NULL) != (w == NULL) ||
+            (w && strcmp(w, want_warning) != 0)) {
+            printf("  %s:%d: changes \"%s\" warning \"%s\", want \"%s\" \"%s\"\n", __FILE__,
+                   line, f.desc, w ? w : "", want_desc, want_warning ? want_warning : "");
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+
+GP_TEST(runtime_cap_skips_controllers_that_restart)
+{
+    gp_policy *pol = policy_of("{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+                               "'classes':{'capped':{'runtimeCapSeconds':3600}},"
+                               "'defaultClass':'capped'}");
+    static const char cap[] = "label gpupack.io/class=capped; deadline 3600; " MUTATED;
+    static const char nocap[] = "label gpupack.io/class=capped; " MUTATED;
+
+    check_cap(pol, "'name':'bare'", cap, NULL, __LINE__);
+    check_cap(pol, OWNER("Job"), cap, NULL, __LINE__);
+    check_cap(pol, OWNER("StatefulSet"), nocap,
+              "no runtime cap: owner StatefulSet would recreate the pod at its deadline (a "
+              "restart loop); scale it to zero when idle (the cost advisor reports idle "
+              "notebooks)", __LINE__);
+    check_cap(pol, OWNER("ReplicaSet"), nocap,
+              "no runtime cap: owner ReplicaSet would recreate the pod at its deadline (a "
+              "restart loop); scale it to zero when idle (the cost advisor reports idle "
+              "notebooks)", __LINE__);
+    check_cap(pol, OWNER("DaemonSet"), nocap,
+              "no runtime cap: owner DaemonSet would recreate the pod at its deadline (a "
+              "restart loop); scale it to zero when idle (the cost advisor reports idle "
+              "notebooks)", __LINE__);
+    check_cap(pol, OWNER("Notebook"), nocap,
+              "no runtime cap: owner Notebook would recreate the pod at its deadline (a "
+              "restart loop); scale it to zero when idle (the cost advisor reports idle "
+              "notebooks)", __LINE__);
+    check_cap(pol, OWNER("PyTorchJob"), nocap,
+              "no runtime cap on a pod of a PyTorchJob: its controller may start a failed pod "
+              "again; set the PyTorchJob's own activeDeadlineSeconds instead", __LINE__);
+    check_cap(pol, OWNER("RayCluster") ",'labels':{'ray.io/originated-from-crd':'RayJob'}",
+              nocap,
+              "no runtime cap on a pod of a RayJob: its controller may start a failed pod "
+              "again; set the RayJob's own activeDeadlineSeconds instead", __LINE__);
+    /* The pod's own deadline stays whoever owns it, without a warning. */
+    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("StatefulSet") "},'spec':{"
+                             "'activeDeadlineSeconds':60," GPU1 "}}", nocap);
+    gp_policy_unref(pol);
+}
+
+/* --- a required pool the pod rules out ------------------------------------------------------ */
+
+#define REQ_NS "'metadata':{'namespace':'req'}"
+
+static void check_pool_conflict(const gp_policy *pol, const char *spec, const char *want_warning,
+                                int line)
+{
+    char pod[1024];
+    mfx f;
+
+    snprintf(pod, sizeof(pod), "{" REQ_NS ",'spec':{%s," GPU1 "}}", spec);
+    if (mfx_run(&f, pol, NULL, pod)) {
+        const char *w = f.d.nwarnings ? f.d.warnings[0] : NULL;
+        const char *want = want_warning ? TOL "; label gpupack.io/class=req; " MUTATED
+                                        : TOL "; label gpupack.io/class=req; req "
+                                          "gpupack.io/pool=h100; " MUTATED;
+
+        if (strcmp(f.desc, want) != 0 || (want_warning == NULL) != (w == NULL) ||
+            (w && strcmp(w, want_warning) != 0)) {
+            printf("  %s:%d: changes \"%s\" warning \"%s\", want \"%s\" \"%s\"\n", __FILE__,
+                   line, f.desc, w ? w : "", want, want_warning ? want_warning : "");
+            gp_test_failed = 1;
+        }
+    }
+    mfx_free(&f);
+}
+
+#define EXCLUDED "class req pool gpupack.io/pool=h100 not required: the pod's required node " \
+                 "affinity excludes it"
+
+GP_TEST(pool_conflicting_with_the_pod_is_skipped)
+{
+    gp_policy *pol = policy_of(pool_policy);
+
+    check_pool_conflict(pol, "'nodeSelector':{'gpupack.io/pool':'a100'}",
+                        "class req pool gpupack.io/pool=h100 not required: the pod's "
+                        "nodeSelector sets gpupack.io/pool=a100", __LINE__);
+    check_pool_conflict(pol, AFF_REQ("{'matchExpressions':[" IN("gpupack.io/pool", "a100") "]}"),
+                        EXCLUDED, __LINE__);
+    check_pool_conflict(pol, AFF_REQ("{'matchExpressions':[{'key':'gpupack.io/pool','operator':"
+                                     "'NotIn','values':['h100']}]},{'matchExpressions':[{'key':"
+                                     "'gpupack.io/pool','operator':'DoesNotExist'}]}"),
+                        EXCLUDED, __LINE__);
+    /* Compatible: the same value, another key, a term that admits the pool, or Exists. */
+    check_pool_conflict(pol, "'nodeSelector':{'gpupack.io/pool':'h100','zone':'z'}", NULL,
+                        __LINE__);
+    check_pool_conflict(pol, AFF_REQ("{'matchExpressions':[" IN("gpupack.io/pool", "a100") "]},"
+                                     "{'matchExpressions':[" IN("zone", "z") "]}"),
+                        NULL, __LINE__);
+    check_pool_conflict(pol, AFF_REQ("{'matchExpressions':[{'key':'gpupack.io/pool','operator':"
+                                     "'In','values':['a100','h100']}]}"),
+                        NULL, __LINE__);
+    check_pool_conflict(pol, AFF_REQ("{'matchExpressions':[{'key':'gpupack.io/pool','operator':"
+                                     "'Exists'}]}"),
+                        NULL, __LINE__);
+    CHECK_IDEMPOTENT(pol, NULL, "{" REQ_NS ",'spec':{'nodeSelector':{'gpupack.io/pool':'a100'},"
+                                GPU1 "}}");
+    gp_policy_unref(pol);
+}
+
 /* --- memory exhaustion --------------------------------------------------------------------- */
 
 GP_TEST(arena_exhaustion_is_enomem)
@@ -1510,7 +1767,7 @@ GP_TEST(arena_exhaustion_is_enomem)
         "{" DEPLOY_HINT("5Gi") ",'spec':{" GPU1 "}}",
         "{" JOB_CP("true") ",'spec':{" GPU1 "}}",
     };
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
     for (size_t i = 0; pol != NULL && i < 3; i++) {
         char *s = q(pods[i]);
@@ -1575,7 +1832,7 @@ static void check_exhaustion(const gp_policy *pol, const char *pod_text, int lin
 GP_TEST(arena_exhaustion_at_every_point_mig)
 {
     char name[201], pod[1024];
-    gp_policy *pol = default_policy();
+    gp_policy *pol = listed_policy();
 
     memset(name, 'n', 200);
     name[200] = '\0';
@@ -1865,6 +2122,11 @@ GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(mig_only_on_nodes_the_pod_can_use), GP_CASE(mig_only_in_the_required_pool),
         GP_CASE(spot_for_checkpointing_training), GP_CASE(spot_only_with_true_and_spot_class),
         GP_CASE(spot_skips_what_the_pod_has), GP_CASE(pool_preferred), GP_CASE(pool_required),
+        GP_CASE(mig_needs_a_node_view_or_an_authoritative_list),
+        GP_CASE(checkpointing_pods_get_the_preemptible_class),
+        GP_CASE(class_tolerations_only_for_the_class),
+        GP_CASE(runtime_cap_skips_controllers_that_restart),
+        GP_CASE(pool_conflicting_with_the_pod_is_skipped),
         GP_CASE(arena_exhaustion_is_enomem), GP_CASE(arena_exhaustion_at_every_point_mig),
         GP_CASE(arena_exhaustion_at_every_point_long_toleration),
         GP_CASE(jsonpatch_applier_is_strict), GP_CASE(idempotent_default_policy),

@@ -156,7 +156,8 @@ GP_TEST(default_policy_matches_contract)
     static const char *rule_classes[] = {"interactive", "interactive", "training", "inference",
                                          "interactive"};
     static const char *mig_names[] = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"};
-    static const char *mig_mem[] = {"10Gi", "20Gi", "40Gi", "40Gi", "80Gi"};
+    /* What nvidia-smi mig -lgip reports on an A100-SXM4-80GB (below the H100's figures). */
+    static const char *mig_mem[] = {"9.5Gi", "19.5Gi", "39.25Gi", "39.25Gi", "79Gi"};
     static const int mig_slices[] = {1, 2, 3, 4, 7};
 
     GP_CHECK_INT(gp_policy_default(&p, &errs), GP_OK);
@@ -174,11 +175,15 @@ GP_TEST(default_policy_matches_contract)
     c = gp_policy_class(p, "training");
     GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-training") == 0);
     GP_CHECK(c != NULL && !c->mig_allowed && c->spot_allowed && c->runtime_cap_seconds == 0);
+    GP_CHECK(c != NULL && strcmp(c->checkpointing_priority_class, "gpu-training-preemptible") == 0);
+    GP_CHECK(c != NULL && c->ntolerations == 0);
     c = gp_policy_class(p, "interactive");
     GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-interactive") == 0);
     GP_CHECK(c != NULL && c->mig_allowed && !c->spot_allowed);
     GP_CHECK(c != NULL && c->runtime_cap_seconds == 43200);
+    GP_CHECK(c != NULL && strcmp(c->checkpointing_priority_class, "") == 0);
     GP_CHECK(gp_policy_class(p, "batch") == NULL);
+    GP_CHECK(!p->mig_profiles_authoritative);
 
     GP_CHECK_INT(p->ntolerations, 1);
     GP_CHECK_STR(p->tolerations[0].key, "nvidia.com/gpu");
@@ -263,6 +268,7 @@ GP_TEST(minimal_policy_defaults)
     GP_CHECK_INT(p->nrules, 0);
     GP_CHECK(p->default_class == NULL);
     GP_CHECK_INT(p->nmig_profiles, 0);
+    GP_CHECK(!p->mig_profiles_authoritative);
     GP_CHECK_INT(p->spot.ntolerations, 0);
     GP_CHECK_INT(p->spot.nnode_labels, 0);
     GP_CHECK_INT(p->spot.weight, 50);
@@ -293,6 +299,8 @@ GP_TEST(nested_defaults)
     if (c != NULL) {
         GP_CHECK_STR(c->name, "c");
         GP_CHECK_STR(c->priority_class, "");
+        GP_CHECK_STR(c->checkpointing_priority_class, "");
+        GP_CHECK_INT(c->ntolerations, 0);
         GP_CHECK(!c->mig_allowed && !c->spot_allowed);
         GP_CHECK_INT(c->runtime_cap_seconds, 0);
         GP_CHECK_INT(c->pool.placement, GP_PLACE_PREFERRED);
@@ -1307,7 +1315,60 @@ GP_TEST(scoring_errors_in_one_pass)
     free(errs);
 }
 
-GP_MAIN(GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_defaults),
+/* classes.<name>.tolerations: the shape and the checks of the top-level list. */
+GP_TEST(class_tolerations_parsed_and_checked)
+{
+    gp_policy *p = parse_ok("'classes':{'training':{'tolerations':[{'key':'pool','operator':"
+                            "'Equal','value':'training','effect':'NoSchedule'}]}}");
+    char *errs = NULL;
+
+    if (p != NULL) {
+        const gp_class *c = gp_policy_class(p, "training");
+
+        GP_CHECK_INT(c->ntolerations, 1);
+        GP_CHECK_STR(c->tolerations[0].key, "pool");
+        GP_CHECK_STR(c->tolerations[0].value, "training");
+        GP_CHECK_STR(c->tolerations[0].effect, "NoSchedule");
+        gp_policy_unref(p);
+    }
+    errs = errors_of("'classes':{'t':{'tolerations':[{'operator':'Equal','value':'x'},"
+                        "{'key':'a','operator':'Exists','value':'b'},{'key':'a','effect':'No'},"
+                        "{'key':'a','tolerationSeconds':5},{'key':'a','x':1}]}}");
+    GP_CHECK(has_line(errs, "classes.t.tolerations[0].operator: must be \"Exists\" when key is "
+                            "empty"));
+    GP_CHECK(has_line(errs, "classes.t.tolerations[1].value: must be empty when operator is "
+                            "\"Exists\""));
+    GP_CHECK(has_prefix(errs, "classes.t.tolerations[2].effect: must be one of "));
+    GP_CHECK(has_line(errs, "classes.t.tolerations[3].tolerationSeconds: only allowed with "
+                            "effect \"NoExecute\""));
+    GP_CHECK(has_line(errs, "classes.t.tolerations[4].x: unknown field"));
+    free(errs);
+}
+
+GP_TEST(checkpointing_priority_class_and_mig_switch)
+{
+    gp_policy *p = parse_ok("'classes':{'t':{'priorityClassName':'gpu-training',"
+                            "'checkpointingPriorityClassName':'gpu-training-preemptible'}},"
+                            "'migProfilesAuthoritative':true");
+    char *errs;
+
+    if (p != NULL) {
+        GP_CHECK_STR(gp_policy_class(p, "t")->checkpointing_priority_class,
+                     "gpu-training-preemptible");
+        GP_CHECK(p->mig_profiles_authoritative);
+        gp_policy_unref(p);
+    }
+    errs = errors_of("'classes':{'t':{'checkpointingPriorityClassName':'Low'}},"
+                        "'migProfilesAuthoritative':'yes'");
+    GP_CHECK(has_prefix(errs, "classes.t.checkpointingPriorityClassName: must be a DNS "
+                              "subdomain"));
+    GP_CHECK(has_line(errs, "migProfilesAuthoritative: must be a boolean"));
+    free(errs);
+}
+
+GP_MAIN(GP_CASE(class_tolerations_parsed_and_checked),
+        GP_CASE(checkpointing_priority_class_and_mig_switch),
+        GP_CASE(default_policy_matches_contract), GP_CASE(minimal_policy_defaults),
         GP_CASE(nested_defaults), GP_CASE(int64_extremes), GP_CASE(err_bad_api_version),
         GP_CASE(err_missing_kind), GP_CASE(err_wrong_kind), GP_CASE(err_unknown_top_level_field),
         GP_CASE(err_unknown_nested_field), GP_CASE(err_wrong_types),

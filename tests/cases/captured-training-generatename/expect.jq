@@ -1,5 +1,7 @@
 # Labelled training, checkpointing: spot tolerations and spot preferences; the user's GPU
-# toleration is kept and not duplicated; the class label is already right.
+# toleration is kept and not duplicated; the class label is already right; checkpointing, so
+# the lower gpu-training-preemptible PriorityClass (preemption takes it before non-checkpointing
+# training).
 ([.patch[] | select(.path | startswith("/metadata/labels"))] | length) == 0
 and ([.pod.spec.tolerations[] | select(.key == "nvidia.com/gpu")] | length) == 1
 and ([.pod.spec.tolerations[] | select(.key == "cloud.google.com/gke-spot")] | length) == 1
@@ -8,6 +10,6 @@ and ([.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExec
       | .preference.matchExpressions[0] | select(.key == "karpenter.sh/capacity-type" and .values == ["spot"])] | length) == 1
 and (.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution | length) == 4
 and (.pod.spec.affinity.nodeAffinity | has("requiredDuringSchedulingIgnoredDuringExecution") | not)
-and .pod.spec.priorityClassName == "gpu-training"
+and .pod.spec.priorityClassName == "gpu-training-preemptible"
 and (.pod.spec | has("priority") | not) and (.pod.spec | has("preemptionPolicy") | not)
 and .pod.spec.containers[0].resources.limits["nvidia.com/gpu"] == "4"
