@@ -161,6 +161,45 @@ check("webhook-config-namespace-selector", () => {
     expect(e.values.includes(ns), `${ns} not excluded`);
   expect(whDep.metadata.namespace === "gpupack-system", "the webhook runs in an excluded namespace");
 });
+// Settings that must agree: the policy is the source; the webhook configuration's
+// namespaceSelector and matchConditions mirror its excludedNamespaces and gpuResources (edit both).
+function policyOf(objs) {
+  const cm = find(objs, "ConfigMap", "gpupack-policy");
+  return cm && JSON.parse(cm.data["policy.json"]);
+}
+function agreesWithPolicy(objs) {
+  const m = find(objs, "MutatingWebhookConfiguration", "gpupack-webhook");
+  const pol = policyOf(objs);
+  const dep = find(objs, "Deployment", "gpupack-webhook");
+  if (!m || !pol) return "no webhook configuration or policy rendered";
+  const h = m.webhooks[0];
+  const bad = [];
+  // excludedNamespaces: each plain name is in the selector's NotIn list (globs cannot be said in
+  // a label selector: the webhook applies those itself); the selector excludes nothing else but
+  // the webhook's own namespace.
+  const e = h.namespaceSelector.matchExpressions.find((x) => x.key === "kubernetes.io/metadata.name" && x.operator === "NotIn");
+  const sel = new Set(e ? e.values : []);
+  const plain = (pol.excludedNamespaces || []).filter((n) => !/[*?]/.test(n));
+  for (const n of plain) if (!sel.has(n)) bad.push(`policy excludes ${n}, the namespaceSelector does not`);
+  for (const n of sel) if (!plain.includes(n) && n !== dep.metadata.namespace)
+    bad.push(`the namespaceSelector excludes ${n}, the policy's excludedNamespaces does not`);
+  if (!sel.has(dep.metadata.namespace)) bad.push(`the webhook's own namespace ${dep.metadata.namespace} is not excluded`);
+  // gpuResources: the match condition names exactly these (exact names with ==, a trailing *
+  // with startsWith), and a pod asking for each one is sent.
+  const want = pol.gpuResources || ["nvidia.com/gpu", "nvidia.com/mig-*"];
+  const expr = h.matchConditions[0].expression;
+  const named = new Set([...expr.matchAll(/k == '([^']*)'/g)].map((x) => x[1])
+    .concat([...expr.matchAll(/k\.startsWith\('([^']*)'\)/g)].map((x) => x[1] + "*")));
+  for (const r of want) if (!named.has(r)) bad.push(`gpuResources has ${r}, the match condition does not`);
+  for (const r of named) if (!want.includes(r)) bad.push(`the match condition has ${r}, gpuResources does not`);
+  for (const r of want) {
+    const name = r.endsWith("*") ? r.slice(0, -1) + "1g.10gb" : r;
+    for (const where of ["limits", "requests"])
+      if (celRun(expr, { object: toCel(pod([ctr({ [where]: { [name]: "1" } })])) }) !== true)
+        bad.push(`a pod with ${name} in ${where} is not sent`);
+  }
+  return bad.length ? bad.join("; ") : true;
+}
 check("webhook-config-object-selector-skip", () => {
   const e = hook.objectSelector.matchExpressions;
   expect(e.length === 1 && e[0].key === "gpupack.io/skip" && e[0].operator === "NotIn" &&
@@ -197,6 +236,30 @@ check("webhook-match-condition-cel", () => {
   }
   const wrong = cases.filter(([, o, want]) => celRun(expr, { object: toCel(o) }) !== want);
   return wrong.length ? `wrong for: ${wrong.map((c) => c[0]).join(", ")}` : true;
+});
+
+check("webhook-config-agrees-with-policy", () => {
+  const bad = [];
+  for (const name of ["root", "base", "cert-manager", "self-signed", "custom-policy-example"]) {
+    const why = agreesWithPolicy(renders[name] || []);
+    if (why !== true) bad.push(`${name}: ${why}`);
+  }
+  return bad.length ? bad.join("; ") : true;
+});
+// The check itself: a policy and a webhook configuration that disagree are caught.
+check("webhook-config-agreement-check-catches-drift", () => {
+  const drift = (edit) => { const o = structuredClone(R); edit(o); return agreesWithPolicy(o) !== true; };
+  const setPolicy = (o, f) => { const cm = find(o, "ConfigMap", "gpupack-policy"); const p = JSON.parse(cm.data["policy.json"]); f(p); cm.data["policy.json"] = JSON.stringify(p); };
+  const sel = (o) => find(o, "MutatingWebhookConfiguration", "gpupack-webhook").webhooks[0].namespaceSelector.matchExpressions[0];
+  const cases = {
+    "policy excludes more": (o) => setPolicy(o, (p) => p.excludedNamespaces.push("monitoring")),
+    "selector excludes more": (o) => sel(o).values.push("monitoring"),
+    "policy has another GPU resource": (o) => setPolicy(o, (p) => p.gpuResources.push("amd.com/gpu")),
+    "match condition lost MIG": (o) => { const h = find(o, "MutatingWebhookConfiguration", "gpupack-webhook").webhooks[0];
+      h.matchConditions[0].expression = h.matchConditions[0].expression.replaceAll(" || k.startsWith('nvidia.com/mig-')", ""); },
+  };
+  const missed = Object.entries(cases).filter(([, f]) => !drift(f)).map(([n]) => n);
+  return missed.length ? `not caught: ${missed.join(", ")}` : true;
 });
 
 // ---- workloads: security, probes, resources --------------------------------------------------
