@@ -122,6 +122,12 @@ mkdir "$work/overlay"
     echo "  - $(relpath "$overlay_dir" "$work/overlay")"
 } > "$work/overlay/kustomization.yaml"
 "$KUBECTL" kustomize "$work/overlay" > "$work/rendered.yaml"
+# cert-manager would own the Secret and caBundle this script writes: one or the other.
+if grep -q '^apiVersion: cert-manager\.io/' "$work/rendered.yaml"; then
+    echo "self-signed: $overlay_dir renders cert-manager objects (it is built on overlays/cert-manager):" \
+         "apply it with kubectl apply -k, or build it on overlays/self-signed" >&2
+    exit 1
+fi
 sed "s/^\( *resourceNamespace:\) gpupack-system\$/\1 $NAMESPACE/" "$work/rendered.yaml" \
     > "$work/overlay.yaml"
 moved=""

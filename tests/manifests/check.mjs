@@ -645,6 +645,13 @@ check("custom-policy-site-overlay-self-signed", () => {
   expect(diff.length === 0, `other objects differ from the script's own output: ${diff.join(", ")}`);
 });
 
+check("self-signed-refuses-a-cert-manager-overlay", () => {
+  let why = "";
+  try { selfSignedIn(path.join(TMP, "site-certs"), {}, "--overlay", path.join(ROOT, "manifests/overlays/custom-policy-example")); }
+  catch (e) { why = String(e.stderr); }
+  return why.includes("renders cert-manager objects") ? true : `not refused (${why.slice(0, 200)})`;
+});
+
 // ---- self-signed in another namespace -------------------------------------------------------
 const CLUSTER_SCOPED = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding", "PriorityClass", "MutatingWebhookConfiguration"]);
 // Every string under o holding "gpupack-system", by path.
