@@ -30,7 +30,7 @@ all: deps-check $(PROGS) $(BIN)/gpupack-sim $(UNIT_BIN)
 
 help:
 	@echo "make            build bin/gpupack-webhook, bin/gpupack-extender, bin/gpupack-certs, bin/gpupack-sim, tests"
-	@echo "make run        install missing packages (as root), build, make dev certificates, serve"
+	@echo "make run        install missing build packages (as root), build, make dev certificates, serve"
 	@echo "                the webhook on https://127.0.0.1:8443 and the extender on"
 	@echo "                http://127.0.0.1:8888 until Ctrl-C"
 	@echo "make test       unit, fixture and black-box tests; last line: N passed, N failed"
@@ -50,8 +50,9 @@ help:
 	@echo "make clean      remove build/, build-asan/ and bin/"
 
 # Packages: installed when root, otherwise the exact command is printed and make stops.
-# `make` alone needs only the build packages (as in the Dockerfile's build stage); the test
-# targets also need the test tools.
+# `make` alone needs only the build packages (as in the Dockerfile's build stage); `make run`
+# the run set (those packages: their libraries are all the daemons load); the test targets also
+# need the test tools (tools/deps.sh says which set holds what).
 DEPS_SET ?= build
 deps:
 	@tools/deps.sh test
@@ -133,7 +134,7 @@ valgrind: all $(NODE_MODULES)
 certs: $(BIN)/gpupack-certs
 	@tools/devcerts.sh $(BIN)/gpupack-certs certs/dev
 
-run: DEPS_SET = test
+run: DEPS_SET = run
 run: all certs
 	@echo "gpupack-webhook on https://127.0.0.1:8443, gpupack-extender on http://127.0.0.1:8888"
 	@echo "(embedded default policy; Ctrl-C stops both)"

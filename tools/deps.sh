@@ -1,29 +1,41 @@
 #!/bin/sh
 # Installs the Debian packages gpupack needs, when they are missing.
 #   tools/deps.sh build   what building the binaries needs (the Dockerfile's build stage too)
+#   tools/deps.sh run     what `make run` needs: the build packages, whose libraries are also all
+#                         the daemons and gpupack-certs load at run time (no test tools)
 #   tools/deps.sh test    that, plus what the tests need (curl, jq, kubectl, Node.js and npm, ...)
+#   tools/deps.sh --list SET   prints SET's packages, one a line, and installs nothing
 # As root: apt-get installs them. Otherwise: prints the exact command and fails.
 set -eu
 BUILD_PKGS="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
 libgnutls28-dev libyaml-dev libyajl-dev ca-certificates"
 TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client iproute2 wrk bsdextrautils"
-case "${1:-test}" in
-    build) PKGS=$BUILD_PKGS ;;
-    test|install) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
-    *) echo "usage: tools/deps.sh build|test" >&2; exit 2 ;;
+# Packages the test set asks for only when the command is not on PATH: "command:package".
+TEST_CMDS="kubectl:kubernetes-client node:nodejs npm:npm"
+usage() { echo "usage: tools/deps.sh [--list] build|run|test" >&2; exit 2; }
+list=0
+[ "${1:-}" = --list ] && { list=1; shift; }
+set_name=${1:-test}
+case "$set_name" in
+    build|run) PKGS=$BUILD_PKGS; CMDS="" ;;
+    test|install) PKGS="$BUILD_PKGS $TEST_PKGS"; CMDS=$TEST_CMDS ;;
+    *) usage ;;
 esac
+if [ $list = 1 ]; then
+    for p in $PKGS; do echo "$p"; done
+    # The tests apply patches and render manifests with an independent implementation: kubectl.
+    # Debian ships it as kubernetes-client; any kubectl already on PATH will do. The manifest
+    # tests run on Node.js with npm packages (tests/manifests/package.json).
+    for c in $CMDS; do echo "${c#*:}"; done
+    exit 0
+fi
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-if [ "${1:-test}" != build ]; then
-    # The tests apply patches and render manifests with an independent implementation: kubectl.
-    # Debian ships it as kubernetes-client; any kubectl already on PATH will do.
-    command -v kubectl >/dev/null 2>&1 || missing="$missing kubernetes-client"
-    # The manifest tests run on Node.js with npm packages (tests/manifests/package.json).
-    command -v node >/dev/null 2>&1 || missing="$missing nodejs"
-    command -v npm >/dev/null 2>&1 || missing="$missing npm"
-fi
+for c in $CMDS; do
+    command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
+done
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     echo "deps: installing:$missing" >&2

@@ -1,12 +1,17 @@
 #!/bin/sh
-# Renders gpupack for a cluster without cert-manager: the self-signed overlay plus the webhook's
+# Renders gpupack for a cluster without cert-manager: a kustomization (by default the self-signed
+# overlay; with --overlay, your site overlay built on it, docs/install.md) plus the webhook's
 # serving certificate, made with bin/gpupack-certs and kept in CERTDIR (outside the repository
 # or git-ignored: it holds the CA key).
 #
-#   tools/self-signed.sh [--rotate | --finish] CERTDIR | kubectl apply -f -
+#   tools/self-signed.sh [--overlay DIR] [--rotate | --finish] CERTDIR | kubectl apply -f -
 #
 # First run: makes ca.crt, ca.key, tls.crt, tls.key in CERTDIR. Later runs reuse them while
-# `gpupack-certs --check` finds them usable (otherwise they say to rotate).
+# `gpupack-certs --check` finds them usable and made for the Service's namespace (otherwise they
+# say to rotate).
+# --overlay DIR: render DIR instead of manifests/overlays/self-signed. DIR is a kustomization whose
+#           resources include gpupack's overlays/self-signed (directly or through other layers),
+#           such as a copy of manifests/overlays/custom-policy-example.
 # --rotate: keeps the old CA as ca.crt.previous and makes a new CA and pair; caBundle then trusts
 #           both CAs, so kube-apiserver accepts the old pair until the pods have the new one.
 # --finish: forgets ca.crt.previous; caBundle trusts the new CA only.
@@ -14,23 +19,44 @@
 # caBundle added. Nothing is sent to a cluster: pipe it to kubectl apply.
 # Environment: BIN (default bin), KUBECTL (default kubectl), SERVICE/NAMESPACE (defaults
 # gpupack-webhook/gpupack-system), DAYS (serving certificate lifetime, default 365).
+# NAMESPACE moves every namespaced object there (and the references to them: the webhook
+# configuration's Service, RBAC subjects, the scheduler's leader-election Lease); the webhook
+# configuration's namespaceSelector excludes it as well. The RoleBinding to
+# extension-apiserver-authentication-reader stays in kube-system, where that Role lives.
 set -eu
-usage() { echo "usage: tools/self-signed.sh [--rotate | --finish] CERTDIR" >&2; exit 2; }
+usage() {
+    echo "usage: tools/self-signed.sh [--overlay DIR] [--rotate | --finish] CERTDIR" >&2
+    exit 2
+}
+root=$(cd "$(dirname "$0")/.." && pwd)
 mode=keep
-case "${1:-}" in
-    --rotate) mode=rotate; shift ;;
-    --finish) mode=finish; shift ;;
-    -h|--help) usage ;;
-    -*) echo "self-signed: unknown flag $1" >&2; usage ;;
-esac
+overlay_dir=$root/manifests/overlays/self-signed
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rotate) [ $mode = keep ] || usage; mode=rotate; shift ;;
+        --finish) [ $mode = keep ] || usage; mode=finish; shift ;;
+        --overlay)
+            [ $# -ge 2 ] || usage
+            [ -f "$2/kustomization.yaml" ] || [ -f "$2/kustomization.yml" ] ||
+                [ -f "$2/Kustomization" ] || {
+                echo "self-signed: $2 holds no kustomization.yaml" >&2; exit 2; }
+            overlay_dir=$(cd "$2" && pwd); shift 2 ;;
+        -h|--help) usage ;;
+        -*) echo "self-signed: unknown flag $1" >&2; usage ;;
+        *) break ;;
+    esac
+done
 [ $# -eq 1 ] || usage
 dir=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$root/bin}
 KUBECTL=${KUBECTL:-kubectl}
 SERVICE=${SERVICE:-gpupack-webhook}
 NAMESPACE=${NAMESPACE:-gpupack-system}
 DAYS=${DAYS:-365}
+case $NAMESPACE in
+    ""|-*|*-|*[!a-z0-9-]*)
+        echo "self-signed: NAMESPACE '$NAMESPACE' is not a namespace name (DNS label)" >&2; exit 2 ;;
+esac
 certs="$BIN/gpupack-certs"
 [ -x "$certs" ] || { echo "self-signed: $certs not found (run make first)" >&2; exit 2; }
 
@@ -39,8 +65,11 @@ make_pair() { # [--force]
         --log-level warn "$@" > /dev/null
 }
 usable() {
-    "$certs" --check "$dir/tls.crt" --key "$dir/tls.key" --ca "$dir/ca.crt" --log-level error \
-        > /dev/null 2>&1
+    # Valid, matching, and made for this Service in this namespace (kube-apiserver checks the
+    # name SERVICE.NAMESPACE.svc against the certificate).
+    out=$("$certs" --check "$dir/tls.crt" --key "$dir/tls.key" --ca "$dir/ca.crt" \
+        --log-level error 2>/dev/null) &&
+        printf '%s\n' "$out" | grep -q "DNS:$SERVICE\.$NAMESPACE\.svc\(,\|\$\)"
 }
 
 case $mode in
@@ -64,7 +93,8 @@ if [ ! -f "$dir/tls.crt" ]; then
     make_pair
     echo "self-signed: made a CA and serving pair in $dir" >&2
 elif ! usable; then
-    echo "self-signed: $dir/tls.crt is not usable (expired or mismatched): run with --rotate" >&2
+    echo "self-signed: $dir/tls.crt is not usable (expired, mismatched, or not made for" \
+         "$SERVICE.$NAMESPACE.svc): run with --rotate" >&2
     exit 1
 fi
 
@@ -73,18 +103,53 @@ trap 'rm -rf "$work"' EXIT
 prev=""
 [ -f "$dir/ca.crt.previous" ] && prev="$dir/ca.crt.previous"
 bundle=$(cat "$dir/ca.crt" $prev | base64 | tr -d '\n')
-# kustomize takes only relative paths to other kustomizations.
-overlay=$(realpath --relative-to="$work" "$root/manifests/overlays/self-signed" 2>/dev/null ||
-    python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' \
-        "$root/manifests/overlays/self-signed" "$work")
+relpath() { # TARGET FROM: kustomize takes only relative paths to other kustomizations.
+    realpath --relative-to="$2" "$1" 2>/dev/null ||
+        python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$1" "$2"
+}
 "$KUBECTL" create secret generic gpupack-webhook-tls --namespace "$NAMESPACE" \
     --type kubernetes.io/tls --from-file=tls.crt="$dir/tls.crt" --from-file=tls.key="$dir/tls.key" \
     --from-file=ca.crt="$dir/ca.crt" --dry-run=client -o yaml > "$work/secret.yaml"
+# The overlay, moved to NAMESPACE when that is not gpupack's own: kustomize's namespace
+# transformer moves the objects, the RBAC subjects and the webhook configuration's Service
+# reference; the Lease the scheduler's configuration names is inside a ConfigMap's text.
+mkdir "$work/overlay"
+{
+    echo "apiVersion: kustomize.config.k8s.io/v1beta1"
+    echo "kind: Kustomization"
+    [ "$NAMESPACE" = gpupack-system ] || echo "namespace: $NAMESPACE"
+    echo "resources:"
+    echo "  - $(relpath "$overlay_dir" "$work/overlay")"
+} > "$work/overlay/kustomization.yaml"
+"$KUBECTL" kustomize "$work/overlay" > "$work/rendered.yaml"
+# cert-manager would own the Secret and caBundle this script writes: one or the other.
+if grep -q '^apiVersion: cert-manager\.io/' "$work/rendered.yaml"; then
+    echo "self-signed: $overlay_dir renders cert-manager objects (it is built on overlays/cert-manager):" \
+         "apply it with kubectl apply -k, or build it on overlays/self-signed" >&2
+    exit 1
+fi
+sed "s/^\( *resourceNamespace:\) gpupack-system\$/\1 $NAMESPACE/" "$work/rendered.yaml" \
+    > "$work/overlay.yaml"
+moved=""
+if [ "$NAMESPACE" != gpupack-system ]; then
+    moved="
+  - target:
+      group: rbac.authorization.k8s.io
+      kind: RoleBinding
+      name: gpupack-scheduler-authentication-reader
+    patch: '[{\"op\": \"replace\", \"path\": \"/metadata/namespace\", \"value\": \"kube-system\"}]'
+  - target:
+      group: admissionregistration.k8s.io
+      version: v1
+      kind: MutatingWebhookConfiguration
+      name: gpupack-webhook
+    patch: '[{\"op\": \"add\", \"path\": \"/webhooks/0/namespaceSelector/matchExpressions/0/values/-\", \"value\": \"$NAMESPACE\"}]'"
+fi
 cat > "$work/kustomization.yaml" <<YAML
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-  - $overlay
+  - overlay.yaml
   - secret.yaml
 patches:
   - target:
@@ -92,6 +157,6 @@ patches:
       version: v1
       kind: MutatingWebhookConfiguration
       name: gpupack-webhook
-    patch: '[{"op": "add", "path": "/webhooks/0/clientConfig/caBundle", "value": "$bundle"}]'
+    patch: '[{"op": "add", "path": "/webhooks/0/clientConfig/caBundle", "value": "$bundle"}]'$moved
 YAML
 "$KUBECTL" kustomize "$work"

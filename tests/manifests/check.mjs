@@ -52,6 +52,10 @@ function render(dir) {
   return parseAll(execFileSync("kubectl", ["kustomize", path.join(ROOT, dir)],
     { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
 }
+// A kustomization outside the repository (a user's site overlay): kubectl kustomize of DIR.
+function renderAbs(dir) {
+  return parseAll(execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
+}
 const find = (objs, kind, name) => objs.find((o) => o.kind === kind && o.metadata.name === name);
 const all = (objs, kind) => objs.filter((o) => o.kind === kind);
 
@@ -84,15 +88,17 @@ async function validateAll(name, objs) {
 const renders = {};
 for (const [name, dir] of [["root", "manifests"], ["base", "manifests/base"],
   ["scheduler", "manifests/scheduler"], ["cert-manager", "manifests/overlays/cert-manager"],
-  ["self-signed", "manifests/overlays/self-signed"]]) {
+  ["self-signed", "manifests/overlays/self-signed"],
+  ["custom-policy-example", "manifests/overlays/custom-policy-example"]]) {
   check(`render-${name}`, () => {
     renders[name] = render(dir);
     expect(renders[name].length > 0, "rendered nothing");
   });
 }
 const certDir = path.join(TMP, "cluster-certs");
-const selfSigned = (...args) => parseAll(execFileSync(path.join(ROOT, "tools/self-signed.sh"),
-  [...args, certDir], { encoding: "utf8", env: { ...process.env, BIN }, stdio: ["ignore", "pipe", "pipe"] }));
+const selfSignedIn = (dir, env, ...args) => parseAll(execFileSync(path.join(ROOT, "tools/self-signed.sh"),
+  [...args, dir], { encoding: "utf8", env: { ...process.env, BIN, ...env }, stdio: ["ignore", "pipe", "pipe"] }));
+const selfSigned = (...args) => selfSignedIn(certDir, {}, ...args);
 check("render-self-signed-with-certificate", () => { renders["self-signed-full"] = selfSigned(); });
 
 const controlPlaneFiles = {
@@ -155,6 +161,45 @@ check("webhook-config-namespace-selector", () => {
     expect(e.values.includes(ns), `${ns} not excluded`);
   expect(whDep.metadata.namespace === "gpupack-system", "the webhook runs in an excluded namespace");
 });
+// Settings that must agree: the policy is the source; the webhook configuration's
+// namespaceSelector and matchConditions mirror its excludedNamespaces and gpuResources (edit both).
+function policyOf(objs) {
+  const cm = find(objs, "ConfigMap", "gpupack-policy");
+  return cm && JSON.parse(cm.data["policy.json"]);
+}
+function agreesWithPolicy(objs) {
+  const m = find(objs, "MutatingWebhookConfiguration", "gpupack-webhook");
+  const pol = policyOf(objs);
+  const dep = find(objs, "Deployment", "gpupack-webhook");
+  if (!m || !pol) return "no webhook configuration or policy rendered";
+  const h = m.webhooks[0];
+  const bad = [];
+  // excludedNamespaces: each plain name is in the selector's NotIn list (globs cannot be said in
+  // a label selector: the webhook applies those itself); the selector excludes nothing else but
+  // the webhook's own namespace.
+  const e = h.namespaceSelector.matchExpressions.find((x) => x.key === "kubernetes.io/metadata.name" && x.operator === "NotIn");
+  const sel = new Set(e ? e.values : []);
+  const plain = (pol.excludedNamespaces || []).filter((n) => !/[*?]/.test(n));
+  for (const n of plain) if (!sel.has(n)) bad.push(`policy excludes ${n}, the namespaceSelector does not`);
+  for (const n of sel) if (!plain.includes(n) && n !== dep.metadata.namespace)
+    bad.push(`the namespaceSelector excludes ${n}, the policy's excludedNamespaces does not`);
+  if (!sel.has(dep.metadata.namespace)) bad.push(`the webhook's own namespace ${dep.metadata.namespace} is not excluded`);
+  // gpuResources: the match condition names exactly these (exact names with ==, a trailing *
+  // with startsWith), and a pod asking for each one is sent.
+  const want = pol.gpuResources || ["nvidia.com/gpu", "nvidia.com/mig-*"];
+  const expr = h.matchConditions[0].expression;
+  const named = new Set([...expr.matchAll(/k == '([^']*)'/g)].map((x) => x[1])
+    .concat([...expr.matchAll(/k\.startsWith\('([^']*)'\)/g)].map((x) => x[1] + "*")));
+  for (const r of want) if (!named.has(r)) bad.push(`gpuResources has ${r}, the match condition does not`);
+  for (const r of named) if (!want.includes(r)) bad.push(`the match condition has ${r}, gpuResources does not`);
+  for (const r of want) {
+    const name = r.endsWith("*") ? r.slice(0, -1) + "1g.10gb" : r;
+    for (const where of ["limits", "requests"])
+      if (celRun(expr, { object: toCel(pod([ctr({ [where]: { [name]: "1" } })])) }) !== true)
+        bad.push(`a pod with ${name} in ${where} is not sent`);
+  }
+  return bad.length ? bad.join("; ") : true;
+}
 check("webhook-config-object-selector-skip", () => {
   const e = hook.objectSelector.matchExpressions;
   expect(e.length === 1 && e[0].key === "gpupack.io/skip" && e[0].operator === "NotIn" &&
@@ -191,6 +236,30 @@ check("webhook-match-condition-cel", () => {
   }
   const wrong = cases.filter(([, o, want]) => celRun(expr, { object: toCel(o) }) !== want);
   return wrong.length ? `wrong for: ${wrong.map((c) => c[0]).join(", ")}` : true;
+});
+
+check("webhook-config-agrees-with-policy", () => {
+  const bad = [];
+  for (const name of ["root", "base", "cert-manager", "self-signed", "custom-policy-example"]) {
+    const why = agreesWithPolicy(renders[name] || []);
+    if (why !== true) bad.push(`${name}: ${why}`);
+  }
+  return bad.length ? bad.join("; ") : true;
+});
+// The check itself: a policy and a webhook configuration that disagree are caught.
+check("webhook-config-agreement-check-catches-drift", () => {
+  const drift = (edit) => { const o = structuredClone(R); edit(o); return agreesWithPolicy(o) !== true; };
+  const setPolicy = (o, f) => { const cm = find(o, "ConfigMap", "gpupack-policy"); const p = JSON.parse(cm.data["policy.json"]); f(p); cm.data["policy.json"] = JSON.stringify(p); };
+  const sel = (o) => find(o, "MutatingWebhookConfiguration", "gpupack-webhook").webhooks[0].namespaceSelector.matchExpressions[0];
+  const cases = {
+    "policy excludes more": (o) => setPolicy(o, (p) => p.excludedNamespaces.push("monitoring")),
+    "selector excludes more": (o) => sel(o).values.push("monitoring"),
+    "policy has another GPU resource": (o) => setPolicy(o, (p) => p.gpuResources.push("amd.com/gpu")),
+    "match condition lost MIG": (o) => { const h = find(o, "MutatingWebhookConfiguration", "gpupack-webhook").webhooks[0];
+      h.matchConditions[0].expression = h.matchConditions[0].expression.replaceAll(" || k.startsWith('nvidia.com/mig-')", ""); },
+  };
+  const missed = Object.entries(cases).filter(([, f]) => !drift(f)).map(([n]) => n);
+  return missed.length ? `not caught: ${missed.join(", ")}` : true;
 });
 
 // ---- workloads: security, probes, resources --------------------------------------------------
@@ -476,6 +545,164 @@ check("self-signed-rotation", () => {
   const b2 = caBundleOf(done);
   expect(pemCount(b2) === 1 && verifies(b2, newCrt) && !verifies(b2, oldCrt), "after --finish only the new CA");
 });
+
+// ---- site overlays: the user's policy, audit mode -------------------------------------------
+const DEFAULT_TEXT = fs.readFileSync(POLICY_FILE, "utf8");
+const AUDIT_TEXT = DEFAULT_TEXT.replace('"mode": "enforce"', '"mode": "audit"');
+const objKey = (o) => `${o.kind}/${o.metadata.namespace || ""}/${o.metadata.name}`;
+// Objects of GOT that differ from WANT's (after normalize), and objects only one side has.
+function objectDiff(got, want, normalize = (o) => o) {
+  const n = (objs) => new Map(objs.map((o) => [objKey(o), JSON.stringify(normalize(structuredClone(o)))]));
+  const g = n(got), w = n(want), bad = [];
+  for (const [k, v] of g) if (!w.has(k)) bad.push(`extra ${k}`); else if (w.get(k) !== v) bad.push(`changed ${k}`);
+  for (const k of w.keys()) if (!g.has(k)) bad.push(`missing ${k}`);
+  return bad;
+}
+const withoutPolicyData = (o) => { if (o.kind === "ConfigMap" && o.metadata.name === "gpupack-policy") delete o.data; return o; };
+// The webhook, run on a policy, answers a captured GPU pod: [response, stderr].
+function reviewWith(policyText) {
+  const f = path.join(TMP, `policy-${Math.random().toString(36).slice(2)}.json`);
+  fs.writeFileSync(f, policyText);
+  const review = fs.readFileSync(path.join(FIXTURES, "kube-v1.32-captured/admissionreview-pod-create-gpu-training-generatename.json"));
+  return JSON.parse(execFileSync(path.join(BIN, "gpupack-webhook"), ["--policy", f, "--review", "--log-level", "error"],
+    { input: review, encoding: "utf8", stdio: ["pipe", "pipe", "ignore"] })).response;
+}
+// A site overlay the way docs/install.md has the user write it: a folder outside the gpupack
+// tree whose kustomization names gpupack's overlay by a relative path.
+function siteOverlay(name, lines, files = {}) {
+  const dir = path.join(TMP, "sites", name);
+  fs.mkdirSync(dir, { recursive: true });
+  const rel = (p) => path.relative(dir, path.join(ROOT, p));
+  fs.writeFileSync(path.join(dir, "kustomization.yaml"), lines(rel).join("\n") + "\n");
+  for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+  return dir;
+}
+const policyGenerator = ["configMapGenerator:", "  - name: gpupack-policy", "    namespace: gpupack-system",
+  "    behavior: replace", "    files:", "      - policy.json", "    options:", "      disableNameSuffixHash: true"];
+// The user's policy: the default with the secondary scheduler named and notebooks capped at 8 h.
+const USER_POLICY = JSON.stringify({ ...POLICY, schedulerName: "gpupack-scheduler",
+  classes: { ...POLICY.classes, interactive: { ...POLICY.classes.interactive, runtimeCapSeconds: 28800 } } }, null, 2) + "\n";
+
+check("audit-overlay-policy-is-the-default-in-audit-mode", () => {
+  const text = fs.readFileSync(path.join(ROOT, "manifests/overlays/audit/policy.json"), "utf8");
+  expect(AUDIT_TEXT !== DEFAULT_TEXT, 'the default policy has no "mode": "enforce" line');
+  expect(text === AUDIT_TEXT, "manifests/overlays/audit/policy.json is not manifests/base/policy.json with \"mode\": \"audit\": " +
+    "sed 's/\"mode\": \"enforce\"/\"mode\": \"audit\"/' manifests/base/policy.json > manifests/overlays/audit/policy.json");
+  const p = JSON.parse(text);
+  expect(p.mode === "audit", `mode ${p.mode}`);
+  delete p.mode;
+  const d = structuredClone(POLICY); delete d.mode;
+  expect(JSON.stringify(p) === JSON.stringify(d), "differs from the default beyond mode");
+});
+for (const cert of ["cert-manager", "self-signed"]) {
+  check(`audit-overlay-with-${cert}`, () => {
+    const dir = siteOverlay(`audit-${cert}`, (rel) => ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization",
+      "resources:", `  - ${rel(`manifests/overlays/${cert}`)}`, "components:", `  - ${rel("manifests/overlays/audit")}`]);
+    const got = renderAbs(dir);
+    const cm = find(got, "ConfigMap", "gpupack-policy");
+    expect(cm.data["policy.json"] === AUDIT_TEXT, "the ConfigMap does not hold the audit-mode policy");
+    const diff = objectDiff(got, renders[cert], withoutPolicyData);
+    expect(diff.length === 0, `other objects differ from overlays/${cert}: ${diff.join(", ")}`);
+    const r = reviewWith(cm.data["policy.json"]);
+    expect(r.allowed === true && !r.patch, "audit mode patched the pod");
+    expect(r.warnings?.length > 0 && r.warnings.every((w) => w.startsWith("gpupack (audit mode) would set")), `warnings ${JSON.stringify(r.warnings)}`);
+    expect(r.auditAnnotations?.["would-mutate"], "no would-mutate audit annotation");
+    const e = reviewWith(DEFAULT_TEXT);
+    expect(e.patch, "the default policy (enforce) did not patch the same pod");
+  });
+}
+check("custom-policy-example", () => {
+  const E = renders["custom-policy-example"];
+  const text = fs.readFileSync(path.join(ROOT, "manifests/overlays/custom-policy-example/policy.json"), "utf8");
+  expect(text === AUDIT_TEXT, "the example's policy.json is not the default in audit mode (manifests/overlays/audit/policy.json)");
+  expect(find(E, "ConfigMap", "gpupack-policy").data["policy.json"] === text, "the ConfigMap does not hold the example's policy.json");
+  const img = (o) => { for (const [, s] of podSpecs([o])) for (const c of s.containers) c.image = c.image.replace(/^registry\.example\.com\/gpupack\/gpupack:/, "ghcr.io/gpupack/gpupack:"); return withoutPolicyData(o); };
+  const diff = objectDiff(E, renders["cert-manager"], img);
+  expect(diff.length === 0, `other objects differ from overlays/cert-manager: ${diff.join(", ")}`);
+  expect(podSpecs(E).some(([, s]) => s.containers.some((c) => c.image === `registry.example.com/gpupack/gpupack:${VERSION}`)), "images: override");
+});
+check("custom-policy-site-overlay", () => {
+  const dir = siteOverlay("mine", (rel) => ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization",
+    "resources:", `  - ${rel("manifests/overlays/cert-manager")}`, ...policyGenerator,
+    "images:", "  - name: ghcr.io/gpupack/gpupack", "    newName: registry.example.com/gpupack", "    newTag: 0.1.0-site"],
+    { "policy.json": USER_POLICY });
+  const got = renderAbs(dir);
+  const cm = find(got, "ConfigMap", "gpupack-policy");
+  expect(cm.data["policy.json"] === USER_POLICY, "the ConfigMap does not carry the user's policy bytes");
+  expect(cm.data["policy.json"] !== DEFAULT_TEXT, "the default policy came back");
+  const want = find(renders["cert-manager"], "ConfigMap", "gpupack-policy");
+  expect(JSON.stringify(cm.metadata) === JSON.stringify(want.metadata), "the ConfigMap's name, namespace or labels changed");
+  const img = (o) => { for (const [, s] of podSpecs([o])) for (const c of s.containers) c.image = c.image.replace("registry.example.com/gpupack:0.1.0-site", `ghcr.io/gpupack/gpupack:${VERSION}`); return withoutPolicyData(o); };
+  const diff = objectDiff(got, renders["cert-manager"], img);
+  expect(diff.length === 0, `other objects differ from overlays/cert-manager: ${diff.join(", ")}`);
+  expect(podSpecs(got).filter(([, s]) => s.containers.some((c) => c.image === "registry.example.com/gpupack:0.1.0-site")).length === 2, "images: override");
+  // The daemons take the user's policy: the webhook routes the pod to the named scheduler.
+  const r = reviewWith(cm.data["policy.json"]);
+  const patch = JSON.parse(Buffer.from(r.patch, "base64").toString());
+  expect(patch.some((op) => op.path === "/spec/schedulerName" && op.value === "gpupack-scheduler"), "the user's schedulerName is not applied");
+});
+check("custom-policy-site-overlay-self-signed", () => {
+  const dir = siteOverlay("mine-self-signed", (rel) => ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization",
+    "resources:", `  - ${rel("manifests/overlays/self-signed")}`, ...policyGenerator], { "policy.json": USER_POLICY });
+  const got = selfSignedIn(path.join(TMP, "site-certs"), {}, "--overlay", dir);
+  expect(find(got, "ConfigMap", "gpupack-policy").data["policy.json"] === USER_POLICY, "the ConfigMap does not carry the user's policy bytes");
+  expect(find(got, "Secret", "gpupack-webhook-tls"), "no Secret");
+  expect(find(got, "MutatingWebhookConfiguration", "gpupack-webhook").webhooks[0].clientConfig.caBundle, "no caBundle");
+  const plain = selfSignedIn(path.join(TMP, "site-certs"), {});
+  const diff = objectDiff(got, plain, withoutPolicyData);
+  expect(diff.length === 0, `other objects differ from the script's own output: ${diff.join(", ")}`);
+});
+
+check("self-signed-refuses-a-cert-manager-overlay", () => {
+  let why = "";
+  try { selfSignedIn(path.join(TMP, "site-certs"), {}, "--overlay", path.join(ROOT, "manifests/overlays/custom-policy-example")); }
+  catch (e) { why = String(e.stderr); }
+  return why.includes("renders cert-manager objects") ? true : `not refused (${why.slice(0, 200)})`;
+});
+
+// ---- self-signed in another namespace -------------------------------------------------------
+const CLUSTER_SCOPED = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding", "PriorityClass", "MutatingWebhookConfiguration"]);
+// Every string under o holding "gpupack-system", by path.
+function pathsWith(o, needle, at = "") {
+  if (typeof o === "string") return o.includes(needle) ? [at] : [];
+  if (o && typeof o === "object") return Object.entries(o).flatMap(([k, v]) => pathsWith(v, needle, `${at}/${k}`));
+  return [];
+}
+let nsOther;
+check("self-signed-namespace-other", () => {
+  const dir = path.join(TMP, "certs-other");
+  const S = nsOther = selfSignedIn(dir, { NAMESPACE: "other" });
+  const bad = [];
+  for (const o of S) {
+    const want = CLUSTER_SCOPED.has(o.kind) ? undefined
+      : o.kind === "RoleBinding" && o.metadata.name === "gpupack-scheduler-authentication-reader" ? "kube-system" : "other";
+    if (o.metadata.namespace !== want) bad.push(`${o.kind}/${o.metadata.name} in ${o.metadata.namespace}`);
+    for (const sub of o.subjects || []) if (sub.kind === "ServiceAccount" && sub.namespace !== "other") bad.push(`${o.kind}/${o.metadata.name} subject ${sub.name} in ${sub.namespace}`);
+    // Nothing else names gpupack-system but the policy text (its excludedNamespaces, which still
+    // excludes it) and the namespaceSelector (which keeps excluding it as the policy does).
+    for (const p of pathsWith(o, "gpupack-system"))
+      if (!(o.kind === "ConfigMap" && o.metadata.name === "gpupack-policy") &&
+        !(o.kind === "MutatingWebhookConfiguration" && p.startsWith("/webhooks/0/namespaceSelector/")))
+        bad.push(`${o.kind}/${o.metadata.name} ${p} names gpupack-system`);
+  }
+  expect(find(S, "Namespace", "other") && !find(S, "Namespace", "gpupack-system"), "Namespace object");
+  const m = find(S, "MutatingWebhookConfiguration", "gpupack-webhook").webhooks[0];
+  if (m.clientConfig.service.namespace !== "other") bad.push(`webhook Service reference in ${m.clientConfig.service.namespace}`);
+  if (!m.namespaceSelector.matchExpressions[0].values.includes("other")) bad.push("the namespaceSelector does not exclude other");
+  const cfgMap = S.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("gpupack-scheduler-config"));
+  const le = YAML.parse(cfgMap.data["config.yaml"]).leaderElection;
+  if (le.resourceNamespace !== "other") bad.push(`leader election Lease in ${le.resourceNamespace}`);
+  const dep = find(S, "Deployment", "gpupack-scheduler");
+  if (dep.spec.template.spec.volumes.find((v) => v.name === "config").configMap.name !== cfgMap.metadata.name) bad.push("scheduler config ConfigMap name");
+  const out = execFileSync(path.join(BIN, "gpupack-certs"), ["--check", path.join(dir, "tls.crt")], { encoding: "utf8" });
+  if (!out.includes("DNS:gpupack-webhook.other.svc")) bad.push("the certificate is not for gpupack-webhook.other.svc");
+  // A certificate folder made for gpupack-system is not reused for another namespace.
+  let refused = false;
+  try { selfSignedIn(certDir, { NAMESPACE: "other" }); } catch (e) { refused = String(e.stderr).includes("--rotate"); }
+  if (!refused) bad.push("reused a certificate made for gpupack-system");
+  return bad.length ? bad.join("; ") : true;
+});
+if (nsOther) await validateAll("self-signed-namespace-other", nsOther);
 
 // ---- the rendered command lines run on the real binaries -----------------------------------
 async function waitHttp(url, args = [], seconds = 30) {

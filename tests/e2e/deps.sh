@@ -1,0 +1,27 @@
+#!/bin/sh
+# The package sets of tools/deps.sh: `make run` installs only what building and running need
+# (the run set: every build package, no test tool), and the Makefile's run target asks for it.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+D="$ROOT/tools/deps.sh"
+T=$E2E_TMP
+sh "$D" --list build | sort > "$T/build" && sh "$D" --list run | sort > "$T/run" &&
+    sh "$D" --list test | sort > "$T/test"
+check deps.lists test -s "$T/build" -a -s "$T/run" -a -s "$T/test"
+# comm -23 A B: lines only in A.
+check deps.run-has-every-build-package test -z "$(comm -23 "$T/build" "$T/run")"
+check deps.test-has-every-run-package test -z "$(comm -23 "$T/run" "$T/test")"
+comm -23 "$T/test" "$T/build" > "$T/test-only"
+in_run=$(comm -12 "$T/test-only" "$T/run" | tr '\n' ' ')
+if [ -s "$T/test-only" ] && [ -z "$in_run" ]; then pass deps.run-has-no-test-tool
+else fail deps.run-has-no-test-tool "test-only packages in the run set: $in_run"; fi
+for p in clang-14 wrk nodejs npm kubernetes-client jq nghttp2-client; do
+    check "deps.run-excludes-$p" sh -c "! grep -qx '$p' '$T/run' && grep -qx '$p' '$T/test'"
+done
+sh "$D" bogus > /dev/null 2>&1
+check deps.unknown-set-refused test $? -eq 2
+# What `make run` would do (make -n runs nothing): check the run set, not the test set.
+make -n -C "$ROOT" run BUILD="$T/build-dir" BIN="$T/bin-dir" > "$T/make-run" 2>&1
+check deps.make-run-checks-the-run-set grep -qx 'tools/deps.sh run' "$T/make-run"
+check deps.make-run-not-the-test-set sh -c "! grep -q 'tools/deps.sh test' '$T/make-run'"
+exit 0
