@@ -22,3 +22,28 @@ if diff "$E2E_TMP/want-table" "$E2E_TMP/err" > "$E2E_TMP/d1"; then pass readme-e
 else fail readme-example.table "$(cat "$E2E_TMP/d1")"; fi
 if diff "$E2E_TMP/want-json" "$E2E_TMP/out" > "$E2E_TMP/d2"; then pass readme-example.host-priority-list
 else fail readme-example.host-priority-list "$(cat "$E2E_TMP/d2")"; fi
+
+# The webhook's worked example: the command from "$ bin/gpupack-webhook" to the JSON it prints,
+# which is compared field by field (the README shortens the patch and the summary with "...").
+awk '/^```/ { if (inb && hit) exit; inb = !inb; n = 0; next }
+     inb { line[++n] = $0; if ($0 ~ /gpupack-webhook --review/) hit = 1 }
+     END { for (i = 1; i <= n; i++) print line[i] }' "$ROOT/README.md" > "$E2E_TMP/wblock"
+awk '/^\{/ { exit } /^\$ bin\/gpupack-webhook/ { on = 1; sub(/^\$ /, "") } on' "$E2E_TMP/wblock" \
+    | sed "s#bin/gpupack-webhook#$BIN/gpupack-webhook#" > "$E2E_TMP/wcmd"
+sed -n '/^{/,$p' "$E2E_TMP/wblock" > "$E2E_TMP/wwant"
+if ! jq -e . "$E2E_TMP/wwant" > /dev/null 2>&1 || [ ! -s "$E2E_TMP/wcmd" ]; then
+    fail readme-example.webhook-found "no --review example with its JSON in README.md"
+    exit 0
+fi
+(cd "$ROOT" && sh "$E2E_TMP/wcmd") > "$E2E_TMP/wout" 2> "$E2E_TMP/werr"
+if jq -e --slurpfile w "$E2E_TMP/wwant" '
+    ($w[0]) as $w
+    | .uid == $w.uid and .allowed == $w.allowed and .patchType == $w.patchType
+      and .warnings == $w.warnings and .auditAnnotations.class == $w.auditAnnotations.class
+      and (.patch | startswith($w.patch | rtrimstr("...")))
+      and (.auditAnnotations.mutated | startswith($w.auditAnnotations.mutated | rtrimstr("...")))' \
+    "$E2E_TMP/wout" > /dev/null 2>&1; then
+    pass readme-example.webhook-review
+else
+    fail readme-example.webhook-review "$(cat "$E2E_TMP/wout" "$E2E_TMP/werr" | head -c 600)"
+fi
