@@ -46,6 +46,7 @@ typedef struct {
     gp_server *health; /* --health-listen, or NULL */
     gp_watch *policy_watch;
     atomic_bool draining;
+    char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
 static size_t flag_table(options *o, gp_flag *f)
@@ -92,6 +93,8 @@ static int parse_options(options *o, int argc, char **argv)
         printf("gpupack-extender %s\n", GP_VERSION);
         return 0;
     }
+    if (o->d.check_policy != NULL)
+        return gp_daemon_check_policy("gpupack-extender", o->d.check_policy, stdout, stderr);
     return -1;
 }
 
@@ -386,10 +389,11 @@ int main(int argc, char **argv)
     if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK)
         return fail2("--log-level: expected debug, info, warn or error");
     if ((rc = check_options(&a.opt)) != 0 || 
-        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.policy)) != 0)
+        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.policy, a.digest)) != 0)
         return rc;
     gp_log_init(&a.log, level, stderr);
     a.metrics = gp_metrics_new();
+    gp_daemon_policy_started(a.opt.d.policy, a.digest, GP_VERSION, a.metrics, &a.log);
     rc = setup_view(&a);
     if (rc == 0) {
         a.ext = (gp_extender){ .policy = &a.policy, .cache = a.cache, .metrics = a.metrics,

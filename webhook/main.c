@@ -43,6 +43,7 @@ typedef struct {
     gp_cluster_live *live;
     gp_informer *nodes_inf, *pcs_inf;
     atomic_bool draining;
+    char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
 static size_t flag_table(options *o, gp_flag *f)
@@ -83,6 +84,8 @@ static int parse_options(options *o, int argc, char **argv)
         printf("gpupack-webhook %s\n", GP_VERSION);
         return 0;
     }
+    if (o->d.check_policy != NULL)
+        return gp_daemon_check_policy("gpupack-webhook", o->d.check_policy, stdout, stderr);
     return -1;
 }
 
@@ -353,7 +356,7 @@ int main(int argc, char **argv)
     }
     rc = check_options(&a.opt);
     if (rc != 0 ||
-        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy)) != 0)
+        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy, a.digest)) != 0)
         return rc;
     if ((rc = load_kube(&a)) != 0) {
         gp_policy_holder_destroy(&a.policy);
@@ -367,6 +370,7 @@ int main(int argc, char **argv)
     }
     gp_log_init(&a.log, level, stderr);
     a.metrics = gp_metrics_new();
+    gp_daemon_policy_started(a.opt.d.policy, a.digest, GP_VERSION, a.metrics, &a.log);
     gp_webhook_init(&a.hook, &a.policy, cluster, a.metrics, &a.log);
     rc = a.opt.review ? run_review(&a) : serve(&a);
     gp_webhook_destroy(&a.hook);
