@@ -480,6 +480,7 @@ static gp_status judge(const gp_kube_exec *x, plugin_proc *p, bool collected, in
                        gp_exec_cred *out, gp_err *err)
 {
     char line[320];
+    gp_err why = { { 0 } };
 
     first_line(p->ebuf, p->elen, line, sizeof(line));
     if (status == -1 && !p->too_big) {
@@ -502,9 +503,8 @@ static gp_status judge(const gp_kube_exec *x, plugin_proc *p, bool collected, in
                    WIFEXITED(status) ? WEXITSTATUS(status) : -1, line[0] ? ": " : "", line);
         return GP_EIO;
     }
-    if (gp_exec_cred_parse(p->obuf ? p->obuf : "", p->olen, x->api_version, out, err) != GP_OK) {
-        gp_err_prefix(err, x->command);
-        gp_err_prefix(err, "exec plugin");
+    if (gp_exec_cred_parse(p->obuf ? p->obuf : "", p->olen, x->api_version, out, &why) != GP_OK) {
+        gp_err_set(err, "exec plugin %s: %s", x->command, why.msg);
         return GP_EINVAL;
     }
     return GP_OK;

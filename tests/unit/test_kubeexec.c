@@ -281,10 +281,12 @@ GP_TEST(run_errors_named)
     GP_CHECK_STR(msg, want);
     x = exec_of(dir, "garbage.sh");
     GP_CHECK_INT(run(&x, &c, msg), GP_EINVAL);
-    GP_CHECK(strstr(msg, "garbage.sh: output is not JSON") != NULL);
+    snprintf(want, sizeof(want), "exec plugin %s/garbage.sh: output is not JSON", dir);
+    GP_CHECK(strncmp(msg, want, strlen(want)) == 0);
     x = exec_of(dir, "notoken.sh");
     GP_CHECK_INT(run(&x, &c, msg), GP_EINVAL);
-    GP_CHECK(strstr(msg, "notoken.sh: status has no token") != NULL);
+    snprintf(want, sizeof(want), "exec plugin %s/notoken.sh: status has no token", dir);
+    GP_CHECK(strncmp(msg, want, strlen(want)) == 0);
     x = exec_of(dir, "slow.sh");
     x.timeout_ms = 300;
     GP_CHECK_INT(run(&x, &c, msg), GP_EIO);
