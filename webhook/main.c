@@ -72,10 +72,8 @@ static int parse_options(options *o, int argc, char **argv)
 
     *o = (options){ .d = gp_daemon_opts_default("0.0.0.0:8443", 10) };
     n = flag_table(o, flags);
-    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
-        return 2;
-    }
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
+        return gp_flags_fail(stderr, "gpupack-webhook", err.msg);
     if (o->d.help) {
         gp_flags_usage(stdout, "gpupack-webhook", summary, flags, n);
         return 0;
@@ -89,25 +87,22 @@ static int parse_options(options *o, int argc, char **argv)
     return -1;
 }
 
+static int usage_error(const char *msg)
+{
+    return gp_flags_fail(stderr, "gpupack-webhook", msg);
+}
+
 static int check_options(const options *o)
 {
-    if (o->d.kubeconfig != NULL && (o->snap_nodes != NULL || o->snap_pcs != NULL)) {
-        fprintf(stderr, "gpupack-webhook: --kubeconfig: not with --snapshot-* (pick one view)\n");
-        return 2;
-    }
-    if (o->d.context != NULL && o->d.kubeconfig == NULL) {
-        fprintf(stderr, "gpupack-webhook: --context: only with --kubeconfig\n");
-        return 2;
-    }
-    if (!o->review && (o->d.cert == NULL || o->d.key == NULL)) {
-        fprintf(stderr, "gpupack-webhook: --tls-cert and --tls-key are required (the webhook "
-                        "serves HTTPS only)\n");
-        return 2;
-    }
-    if ((o->d.client_ca || o->d.cert || o->d.key) && o->review) {
-        fprintf(stderr, "gpupack-webhook: --review reads stdin; TLS flags do not apply\n");
-        return 2;
-    }
+    if (o->d.kubeconfig != NULL && (o->snap_nodes != NULL || o->snap_pcs != NULL))
+        return usage_error("--kubeconfig: not with --snapshot-* (pick one view)");
+    if (o->d.context != NULL && o->d.kubeconfig == NULL)
+        return usage_error("--context: only with --kubeconfig");
+    if (!o->review && (o->d.cert == NULL || o->d.key == NULL))
+        return usage_error("--tls-cert and --tls-key are required (the webhook serves HTTPS "
+                           "only)");
+    if ((o->d.client_ca || o->d.cert || o->d.key) && o->review)
+        return usage_error("--review reads stdin; TLS flags do not apply");
     return 0;
 }
 
@@ -349,11 +344,8 @@ int main(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: --log-level: expected debug, info, warn or error, got "
-                        "\"%.32s\"\n", a.opt.d.log_level);
-        return 2;
-    }
+    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK)
+        return usage_error("--log-level: expected debug, info, warn or error");
     rc = check_options(&a.opt);
     if (rc != 0 ||
         (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy, a.digest)) != 0)
