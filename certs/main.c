@@ -243,7 +243,9 @@ static int parse_args(int argc, char **argv, opts *o)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *eq = strchr(arg, '='), *v = NULL;
         size_t len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
-        const flag_spec *f = strncmp(arg, "--", 2) == 0 ? find_flag(arg, len) : NULL;
+        const flag_spec *f = strncmp(arg, "--", 2) == 0 ? find_flag(arg, len)
+                             : strcmp(arg, "-h") == 0   ? find_flag("--help", 6)
+                                                        : NULL;
 
         if (f == NULL) {
             flag_error(&nerr, arg, strncmp(arg, "-", 1) == 0 ? "unknown flag"
@@ -1086,9 +1088,9 @@ int main(int argc, char **argv)
     else
         validate_generate(&o, &nerr);
     if (o.policy != NULL && !readable(o.policy, why, sizeof(why)))
-        flag_error(&nerr, "--policy", "%s: cannot read: %s", o.policy, why);
+        flag_error(&nerr, "--policy", "cannot read %s: %s", o.policy, why);
     if (nerr > 0) {
-        fprintf(stderr, PROG ": try --help\n");
+        fprintf(stderr, "see " PROG " --help\n");
         return EXIT_USAGE;
     }
     return o.check != NULL ? run_check(&o) : run_generate(&o);

@@ -46,6 +46,7 @@ typedef struct {
     gp_server *health; /* --health-listen, or NULL */
     gp_watch *policy_watch;
     atomic_bool draining;
+    char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
 static size_t flag_table(options *o, gp_flag *f)
@@ -80,10 +81,8 @@ static int parse_options(options *o, int argc, char **argv)
     *o = (options){ .d = gp_daemon_opts_default("0.0.0.0:8888", 30), .assume_s = 30,
                     .max_staleness_s = 600, .sync_timeout_s = 60 };
     n = flag_table(o, flags);
-    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-extender: %s\n", err.msg);
-        return 2;
-    }
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
+        return gp_flags_fail(stderr, "gpupack-extender", err.msg);
     if (o->d.help) {
         gp_flags_usage(stdout, "gpupack-extender", summary, flags, n);
         return 0;
@@ -92,6 +91,8 @@ static int parse_options(options *o, int argc, char **argv)
         printf("gpupack-extender %s\n", GP_VERSION);
         return 0;
     }
+    if (o->d.check_policy != NULL)
+        return gp_daemon_check_policy("gpupack-extender", o->d.check_policy, stdout, stderr);
     return -1;
 }
 
@@ -101,22 +102,27 @@ static int fail2(const char *msg)
     return 2;
 }
 
+static int usage_error(const char *msg)
+{
+    return gp_flags_fail(stderr, "gpupack-extender", msg);
+}
+
 static int check_options(const options *o)
 {
     if (o->once && strcmp(o->once, "filter") != 0 && strcmp(o->once, "prioritize") != 0)
-        return fail2("--once: expected filter or prioritize");
+        return usage_error("--once: expected filter or prioritize");
     if (o->explain && !o->once)
-        return fail2("--explain: only with --once");
+        return usage_error("--explain: only with --once");
     if ((o->d.cert == NULL) != (o->d.key == NULL))
-        return fail2("--tls-cert and --tls-key go together");
+        return usage_error("--tls-cert and --tls-key go together");
     if (o->d.client_ca && !o->d.cert)
-        return fail2("--client-ca: needs --tls-cert and --tls-key (client certificates need TLS)");
+        return usage_error("--client-ca: needs --tls-cert and --tls-key (client certificates need TLS)");
     if ((o->snap_nodes == NULL) != (o->snap_pods == NULL))
-        return fail2("--snapshot-nodes and --snapshot-pods go together");
+        return usage_error("--snapshot-nodes and --snapshot-pods go together");
     if (o->snap_nodes && o->d.kubeconfig)
-        return fail2("--kubeconfig: not with --snapshot-nodes/--snapshot-pods (pick one view)");
+        return usage_error("--kubeconfig: not with --snapshot-nodes/--snapshot-pods (pick one view)");
     if (o->d.context && !o->d.kubeconfig)
-        return fail2("--context: only with --kubeconfig");
+        return usage_error("--context: only with --kubeconfig");
     return 0;
 }
 
@@ -295,9 +301,31 @@ static int wait_synced(app *a)
     return 0;
 }
 
+/* The error an answer carries: a filter result's "Error" (200) or a 400's "error", else NULL
+ * (copied into buf). Both verbs then fail alike on bad input. */
+static const char *answer_error(const gp_http_response *resp, char *buf, size_t bufsz)
+{
+    cJSON *root = resp->body ? cJSON_ParseWithLengthOpts(resp->body, resp->body_len + 1, NULL, 1)
+                             : NULL;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, resp->status == 200 ? "Error"
+                                                                                 : "error");
+    const char *out = NULL;
+
+    if (cJSON_IsString(e) && e->valuestring[0] != '\0') {
+        snprintf(buf, bufsz, "%s", e->valuestring);
+        out = buf;
+    } else if (resp->status != 200) {
+        snprintf(buf, bufsz, "%.*s", (int)resp->body_len, resp->body ? resp->body : "internal error");
+        out = buf;
+    }
+    cJSON_Delete(root);
+    return out;
+}
+
 static int run_once(app *a)
 {
-    char *body = NULL;
+    char *body = NULL, why[1024];
+    const char *error;
     size_t len = 0;
     gp_err err = { { 0 } };
     gp_http_response resp = { 0 };
@@ -314,12 +342,14 @@ static int run_once(app *a)
     gp_extender_call(&a->ext, strcmp(a->opt.once, "filter") == 0 ? GP_VERB_FILTER
                                                                  : GP_VERB_PRIORITIZE,
                      body, len, wall_ms(), &resp);
+    /* A filter result carries its error in the answer, which still goes to stdout as the
+     * scheduler would get it; either verb exits 1 when the call failed. */
     if (resp.status == 200) {
         fwrite(resp.body, 1, resp.body_len, stdout);
         fputc('\n', stdout);
-    } else {
-        fprintf(stderr, "gpupack-extender: --once: %.*s\n", (int)resp.body_len,
-                resp.body ? resp.body : "internal error");
+    }
+    if ((error = answer_error(&resp, why, sizeof(why))) != NULL) {
+        fprintf(stderr, "gpupack-extender: --once %s: %s\n", a->opt.once, error);
         rc = 1;
     }
     free(resp.body);
@@ -384,12 +414,13 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK)
-        return fail2("--log-level: expected debug, info, warn or error");
+        return usage_error("--log-level: expected debug, info, warn or error");
     if ((rc = check_options(&a.opt)) != 0 || 
-        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.policy)) != 0)
+        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.policy, a.digest)) != 0)
         return rc;
     gp_log_init(&a.log, level, stderr);
     a.metrics = gp_metrics_new();
+    gp_daemon_policy_started(a.opt.d.policy, a.digest, GP_VERSION, a.metrics, &a.log);
     rc = setup_view(&a);
     if (rc == 0) {
         a.ext = (gp_extender){ .policy = &a.policy, .cache = a.cache, .metrics = a.metrics,

@@ -1,6 +1,11 @@
 #include "gpupack/daemon.h"
 
+#include "gpupack/fileio.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -62,16 +67,148 @@ void gp_wait_for_signal_and_drain(gp_server *s, atomic_bool *draining, unsigned 
     gp_server_quiesce(s);
 }
 
-int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h)
+void gp_daemon_digest(const char *buf, size_t len, char out[GP_DAEMON_DIGEST_SIZE])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+
+    out[0] = '\0';
+    if (EVP_Digest(buf, len, md, &n, EVP_sha256(), NULL) != 1 || n != 32)
+        return;
+    for (unsigned i = 0; i < n; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* *errors = the formatted text (malloc'd; NULL when out of memory). */
+__attribute__((format(printf, 2, 3))) static void errors_printf(char **errors, const char *fmt,
+                                                                ...)
+{
+    va_list ap;
+    char *s = NULL;
+
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    *errors = s;
+}
+
+/* lines with "prefix: " before each line (as gp_policy_load_file() writes them). */
+static char *prefix_lines(const char *lines, const char *prefix)
+{
+    size_t cap = strlen(lines) * 2 + 64, len = 0;
+    char *out = NULL;
+
+    for (const char *c = lines; *c != '\0';) {
+        const char *eol = strchr(c, '\n');
+        size_t n = eol ? (size_t)(eol - c) : strlen(c);
+        size_t need = strlen(prefix) + n + 4;
+
+        if (out == NULL || len + need >= cap) {
+            char *nb;
+
+            cap = (len + need) * 2;
+            if ((nb = realloc(out, cap)) == NULL) {
+                free(out);
+                return NULL;
+            }
+            out = nb;
+        }
+        len += (size_t)snprintf(out + len, cap - len, "%s: %.*s\n", prefix, (int)n, c);
+        c += n + (eol != NULL);
+    }
+    return out != NULL ? out : strdup("");
+}
+
+static gp_status read_policy_bytes(const char *path, char **buf, size_t *len, char **errors)
+{
+    gp_err e = { { 0 } };
+    FILE *f = fopen(path, "rb");
+    gp_status st;
+
+    if (f == NULL) {
+        errors_printf(errors, "cannot read %s: %s\n", path, strerror(errno));
+        return GP_EIO;
+    }
+    st = gp_stream_read(f, GP_POLICY_MAX_BYTES, buf, len, &e);
+    fclose(f);
+    if (st != GP_OK) {
+        errors_printf(errors, "cannot read %s: %s\n", path, e.msg[0] ? e.msg : gp_status_str(st));
+        return st == GP_ENOMEM ? GP_ENOMEM : GP_EIO;
+    }
+    return GP_OK;
+}
+
+gp_status gp_daemon_policy_read(const char *path, gp_policy **out,
+                                char digest[GP_DAEMON_DIGEST_SIZE], char **errors)
+{
+    char *buf = NULL, *lines = NULL;
+    size_t len = 0;
+    gp_status st;
+
+    *out = NULL;
+    *errors = NULL;
+    digest[0] = '\0';
+    if (path == NULL) {
+        gp_daemon_digest(gp_default_policy_json, gp_default_policy_json_len, digest);
+        return gp_policy_default(out, errors);
+    }
+    if ((st = read_policy_bytes(path, &buf, &len, errors)) != GP_OK)
+        return st;
+    gp_daemon_digest(buf, len, digest);
+    st = gp_policy_parse(buf, len, out, &lines);
+    free(buf);
+    if (lines != NULL) {
+        *errors = prefix_lines(lines, path);
+        free(lines);
+    }
+    return st;
+}
+
+/* Prints errors (every line, as a reload logs them) after "PROG: FLAG: " and a headline. */
+static void print_policy_errors(FILE *f, const char *prog, const char *flag, gp_status st,
+                                const char *errors)
+{
+    bool unreadable = st == GP_EIO;
+    const char *text = errors ? errors : gp_status_str(st);
+    size_t n = strlen(text);
+
+    if (unreadable)
+        fprintf(f, "%s: %s: %s%s", prog, flag, text, n && text[n - 1] == '\n' ? "" : "\n");
+    else
+        fprintf(f, "%s: %s: invalid policy:\n%s%s", prog, flag, text,
+                n && text[n - 1] == '\n' ? "" : "\n");
+}
+
+int gp_daemon_check_policy(const char *prog, const char *path, FILE *out, FILE *err)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
+    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
+
+    if (st != GP_OK) {
+        print_policy_errors(err, prog, "--check-policy", st, errors);
+        free(errors);
+        return 1;
+    }
+    fprintf(out, "%s: valid policy, sha256 %s\n", path, digest);
+    gp_policy_unref(p);
+    return 0;
+}
+
+int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h,
+                          char digest[GP_DAEMON_DIGEST_SIZE])
 {
     gp_policy *p = NULL;
     char *errors = NULL;
-    gp_status st = path ? gp_policy_load_file(path, &p, &errors) : gp_policy_default(&p, &errors);
+    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
 
     if (st != GP_OK) {
-        fprintf(stderr, "%s: --policy: invalid policy:\n%s%s", prog,
-                errors ? errors : gp_status_str(st),
-                errors && errors[0] && errors[strlen(errors) - 1] == '\n' ? "" : "\n");
+        print_policy_errors(stderr, prog, "--policy", st, errors);
         free(errors);
         return 2;
     }
@@ -79,26 +216,58 @@ int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *
     return 0;
 }
 
+#define M_RELOADS "gpupack_policy_reloads_total"
+#define M_RELOADS_HELP "Policy reloads, by result."
+#define M_LAST "gpupack_policy_last_reload_timestamp_seconds"
+#define M_LAST_HELP "When the policy in force was loaded (Unix seconds)."
+#define M_OK "gpupack_policy_last_reload_successful"
+#define M_OK_HELP "1 when the last attempt to load the policy succeeded, 0 when it failed."
+#define M_INFO "gpupack_policy_info"
+#define M_INFO_HELP "The policy in force: digest is the sha256 of its file's bytes."
+
+static void policy_in_force(gp_metrics *m, const char *digest)
+{
+    char labels[96];
+
+    snprintf(labels, sizeof(labels), "digest=\"%s\"", digest);
+    gp_metrics_set_only(m, M_INFO, M_INFO_HELP, labels, 1);
+    gp_metrics_set(m, M_LAST, M_LAST_HELP, "", (double)time(NULL));
+    gp_metrics_set(m, M_OK, M_OK_HELP, "", 1);
+}
+
+void gp_daemon_policy_started(const char *path, const char *digest, const char *version,
+                              gp_metrics *m, gp_log *log)
+{
+    char labels[96];
+
+    snprintf(labels, sizeof(labels), "version=\"%.64s\"", version);
+    gp_metrics_set(m, "gpupack_build_info", "The running build: version.", labels, 1);
+    gp_metrics_add(m, M_RELOADS, M_RELOADS_HELP, "result=\"success\"", 0);
+    gp_metrics_add(m, M_RELOADS, M_RELOADS_HELP, "result=\"failure\"", 0);
+    policy_in_force(m, digest);
+    GP_LOG(log, GP_LOG_INFO, "policy loaded", GP_LS("file", path ? path : "(embedded default)"),
+           GP_LS("digest", digest));
+}
+
 void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log)
 {
     gp_policy *p = NULL;
-    char *errors = NULL;
-    gp_status st = gp_policy_load_file(path, &p, &errors);
+    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
+    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
 
     if (st != GP_OK) {
-        gp_metrics_add(m, "gpupack_policy_reloads_total", "Policy reloads, by result.",
-                       "result=\"failure\"", 1);
+        gp_metrics_add(m, M_RELOADS, M_RELOADS_HELP, "result=\"failure\"", 1);
+        gp_metrics_set(m, M_OK, M_OK_HELP, "", 0);
         GP_LOG(log, GP_LOG_ERROR, "policy reload failed; keeping the last good policy",
-               GP_LS("file", path), GP_LS("errors", errors ? errors : gp_status_str(st)));
+               GP_LS("file", path), GP_LS("digest", digest[0] ? digest : NULL),
+               GP_LS("errors", errors ? errors : gp_status_str(st)));
         free(errors);
         return;
     }
-    GP_LOG(log, GP_LOG_INFO, "policy reloaded", GP_LS("file", path), GP_LS("digest", p->digest));
+    GP_LOG(log, GP_LOG_INFO, "policy reloaded", GP_LS("file", path), GP_LS("digest", digest));
     gp_policy_holder_set(h, p);
-    gp_metrics_add(m, "gpupack_policy_reloads_total", "Policy reloads, by result.",
-                   "result=\"success\"", 1);
-    gp_metrics_set(m, "gpupack_policy_last_reload_timestamp_seconds",
-                   "When the policy in force was loaded (Unix seconds).", "", (double)time(NULL));
+    gp_metrics_add(m, M_RELOADS, M_RELOADS_HELP, "result=\"success\"", 1);
+    policy_in_force(m, digest);
 }
 
 gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeout)
@@ -118,6 +287,7 @@ size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
         { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "serving private key (PEM), re-read when it changes" },
         { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA (HTTPS only)" },
         { "policy", GP_FLAG_STRING, &o->policy, 0, 0, "FILE", "policy JSON (default: the embedded default), reloaded on change" },
+        { "check-policy", GP_FLAG_STRING, &o->check_policy, 0, 0, "FILE", "validate FILE as --policy would, print its sha256 digest, exit 0 (valid) or 1" },
         { "log-level", GP_FLAG_STRING, &o->log_level, 0, 0, "LEVEL", "debug, info, warn or error (default info)" },
         { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "live cluster view through this kubeconfig (default: in-cluster when KUBERNETES_SERVICE_HOST is set)" },
         { "context", GP_FLAG_STRING, &o->context, 0, 0, "NAME", "kubeconfig context (default: current-context)" },

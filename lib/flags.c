@@ -59,6 +59,11 @@ gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, 
         const gp_flag *f;
         size_t len;
 
+        if (strcmp(a, "-h") == 0 && (f = find(flags, n, "help", 4)) != NULL &&
+            f->kind == GP_FLAG_BOOL) {
+            *(bool *)f->dest = true;
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0) {
             gp_err_set(err, "unexpected argument \"%.64s\" (flags start with --)", a);
             return GP_EINVAL;
@@ -68,7 +73,7 @@ gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, 
         len = eq ? (size_t)(eq - a) : strlen(a);
         f = find(flags, n, a, len);
         if (f == NULL) {
-            gp_err_set(err, "--%.*s: unknown flag (see --help)", (int)(len > 64 ? 64 : len), a);
+            gp_err_set(err, "--%.*s: unknown flag", (int)(len > 64 ? 64 : len), a);
             return GP_EINVAL;
         }
         if (f->kind == GP_FLAG_BOOL) {
@@ -89,17 +94,57 @@ gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, 
     return GP_OK;
 }
 
+/* Writes text from column col on, wrapped at spaces to GP_FLAGS_HELP_COLUMNS; continuation
+ * lines start at column indent. A word longer than a line is written whole. */
+static void wrap(FILE *out, const char *text, size_t col, size_t indent)
+{
+    const char *p = text;
+
+    while (*p != '\0') {
+        size_t room = GP_FLAGS_HELP_COLUMNS > col ? GP_FLAGS_HELP_COLUMNS - col : 0;
+        size_t len = strlen(p), cut = len;
+
+        if (len > room) {
+            cut = room;
+            while (cut > 0 && p[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                cut = strcspn(p, " ");
+        }
+        fprintf(out, "%.*s\n", (int)cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+        if (*p != '\0')
+            fprintf(out, "%*s", (int)indent, "");
+        col = indent;
+    }
+}
+
 void gp_flags_usage(FILE *out, const char *prog, const char *summary, const gp_flag *flags,
                     size_t n)
 {
     fprintf(out, "usage: %s [flags]\n%s\n\nflags:\n", prog, summary);
     for (size_t i = 0; i < n; i++) {
         char left[64];
+        int w;
 
         snprintf(left, sizeof(left), "--%s%s%s", flags[i].name, flags[i].arg ? " " : "",
                  flags[i].arg ? flags[i].arg : "");
-        fprintf(out, "  %-28s %s\n", left, flags[i].help);
+        w = fprintf(out, "  %-28s", left);
+        if (w > 30) /* a long flag: its help starts on the next line */
+            fprintf(out, "\n%31s", "");
+        else
+            fputc(' ', out);
+        wrap(out, flags[i].help, 31, 31);
     }
+    fprintf(out, "\n-h is --help. Values go as --flag VALUE or --flag=VALUE.\n");
+}
+
+int gp_flags_fail(FILE *out, const char *prog, const char *msg)
+{
+    fprintf(out, "%s: %s\nsee %s --help\n", prog, msg, prog);
+    return 2;
 }
 
 gp_status gp_split_hostport(const char *s, char *host, size_t hostsz, int *port, gp_err *err)

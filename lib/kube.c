@@ -22,10 +22,14 @@
  * parsed with cJSON and freed after the handler returns, so memory is bounded by the largest
  * event (GP_KUBE_MAX_OBJECT), and a list by GP_KUBE_MAX_LIST_PAGE per page.
  *
- * The bearer token is read (from token_file when set) before every request and put in a header
- * list that is wiped after the transfer; it never reaches a log line or an error message. */
+ * The bearer token is read (from token_file when set, or from an exec plugin's cache, which runs
+ * the plugin when the credential is missing or about to expire) before every request and put in
+ * a header list that is wiped after the transfer; it never reaches a log line or an error
+ * message. A 401 invalidates an exec plugin's credential, so the next request (gp_kube_get():
+ * at once, an informer: after its backoff) runs the plugin again. */
 #include "gpupack/kube.h"
 
+#include "gpupack/kubeexec.h"
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
@@ -348,6 +352,38 @@ static void set_common(kube_req *r)
         curl_easy_setopt(e, CURLOPT_CONNECT_TO, r->connect_to);
 }
 
+/* With an exec plugin that gave a client certificate: use it (from the cache, which the token
+ * lookup just refreshed) instead of the kubeconfig's. */
+static gp_status set_exec_cert(kube_req *r, const gp_kube_config *cfg, gp_err *err)
+{
+    char *tok = NULL, *cert = NULL, *key = NULL;
+    gp_status st;
+
+    if (cfg->exec == NULL || cfg->exec_cache == NULL)
+        return GP_OK;
+    st = gp_exec_cache_get(cfg->exec_cache, cfg->exec, cfg, &tok, &cert, &key, err);
+    if (st == GP_OK && cert != NULL && key != NULL) {
+        struct curl_blob c = { cert, strlen(cert), CURL_BLOB_COPY };
+        struct curl_blob k = { key, strlen(key), CURL_BLOB_COPY };
+
+        curl_easy_setopt(r->easy, CURLOPT_SSLCERT_BLOB, &c);
+        curl_easy_setopt(r->easy, CURLOPT_SSLCERTTYPE, "PEM");
+        curl_easy_setopt(r->easy, CURLOPT_SSLKEY_BLOB, &k);
+        curl_easy_setopt(r->easy, CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    wipe_free(tok);
+    free(cert);
+    wipe_free(key);
+    return st;
+}
+
+/* A 401 means an exec plugin's credential is no longer accepted: run the plugin again next. */
+static void unauthorized(const gp_kube_config *cfg, long code)
+{
+    if (code == 401 && cfg->exec_cache != NULL)
+        gp_exec_cache_invalidate(cfg->exec_cache);
+}
+
 /* Prepares r for GET server + path (path includes the query). */
 static gp_status req_init(kube_req *r, const gp_kube_config *cfg, const char *token,
                           const char *path, gp_err *err)
@@ -369,6 +405,8 @@ static gp_status req_init(kube_req *r, const gp_kube_config *cfg, const char *to
     free(base);
     set_common(r);
     set_tls(r->easy, cfg);
+    if ((st = set_exec_cert(r, cfg, err)) != GP_OK)
+        goto fail;
     return GP_OK;
 fail:
     free(base);
@@ -441,8 +479,8 @@ static void transfer_error(gp_err *err, const char *what, CURLcode res, const ku
     }
 }
 
-gp_status gp_kube_get(const gp_kube_config *cfg, const char *path, size_t max, char **body,
-                      size_t *len, long *http_status, gp_err *err)
+static gp_status kube_get_once(const gp_kube_config *cfg, const char *path, size_t max,
+                               char **body, size_t *len, long *http_status, gp_err *err)
 {
     kube_req r;
     body_buf b = { .max = max };
@@ -476,6 +514,18 @@ gp_status gp_kube_get(const gp_kube_config *cfg, const char *path, size_t max, c
     *body = b.buf;
     *len = b.len;
     return GP_OK;
+}
+
+gp_status gp_kube_get(const gp_kube_config *cfg, const char *path, size_t max, char **body,
+                      size_t *len, long *http_status, gp_err *err)
+{
+    gp_status st = kube_get_once(cfg, path, max, body, len, http_status, err);
+
+    if (st == GP_EIO && *http_status == 401 && cfg->exec_cache != NULL) {
+        unauthorized(cfg, *http_status); /* a fresh credential from the plugin, then once more */
+        st = kube_get_once(cfg, path, max, body, len, http_status, err);
+    }
+    return st;
 }
 
 /* ---- the informer -------------------------------------------------------------------------- */
@@ -741,6 +791,7 @@ static outcome fetch_page(gp_informer *inf, const char *cont, body_buf *b, gp_er
         return OUT_OK;
     }
     transfer_error(err, "list", res, &r, code, b);
+    unauthorized(inf->cfg, code);
     req_free(&r);
     return res == CURLE_OK && code == 410 && cont[0] ? OUT_GONE : OUT_ERROR;
 }
@@ -961,6 +1012,7 @@ static outcome watch_outcome(watch_ctx *w, CURLcode res, int64_t elapsed_ms, kub
         gp_err e = { { 0 } };
 
         transfer_error(&e, "watch", w->code ? CURLE_OK : res, r, w->code, &w->errbody);
+        unauthorized(inf->cfg, w->code);
         snprintf(w->msg, sizeof(w->msg), "%s", e.msg);
         return w->code == 410 ? OUT_GONE : OUT_ERROR;
     }
@@ -1211,7 +1263,7 @@ gp_status gp_informer_start(const gp_kube_config *cfg, const gp_informer_spec *s
     GP_LOG(log, GP_LOG_INFO, "kube: informer started", GP_LS("informer", inf->name),
            GP_LS("path", inf->path), GP_LS("server", inf->cfg->server));
     if (strncmp(inf->cfg->server, "http://", 7) == 0 &&
-        (inf->cfg->token != NULL || inf->cfg->token_file != NULL))
+        (inf->cfg->token != NULL || inf->cfg->token_file != NULL || inf->cfg->exec != NULL))
         GP_LOG(log, GP_LOG_WARN, "kube: sending a bearer token over plain HTTP",
                GP_LS("informer", inf->name), GP_LS("server", inf->cfg->server));
     *out = inf;

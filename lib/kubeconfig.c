@@ -3,8 +3,10 @@
  * The kubeconfig is loaded with libyaml's document API (a node tree; JSON is read the same way,
  * being YAML's flow style) and only the fields a client needs are looked up, so the many fields
  * kubectl writes that do not matter here (preferences, extensions, namespace) are ignored, while
- * fields that would change who we are or where we connect and that we cannot honour (exec,
- * auth-provider, username/password, impersonation, proxy-url) are refused. Aliases are followed
+ * fields that would change who we are or where we connect and that we cannot honour
+ * (auth-provider, username/password, impersonation, proxy-url) are refused. An exec plugin is
+ * checked here (its command must be runnable now) and run by lib/kubeexec.c when a request
+ * needs a token. Aliases are followed
  * only along the fixed paths looked up, so alias bombs cost nothing. Names and values come back
  * as pointers into the document and are copied only into the result. */
 #include "gpupack/kubeconfig.h"
@@ -18,6 +20,7 @@
 #include <yaml.h>
 
 #include "gpupack/fileio.h"
+#include "gpupack/kubeexec.h"
 
 #define KC_MAX_NAME 253   /* context, cluster and user names */
 #define KC_MAX_PATH 4096  /* file paths, after resolving against the kubeconfig's directory */
@@ -167,6 +170,14 @@ static gp_status token_from_file(const char *file, char **out, gp_err *err)
 gp_status gp_kube_config_token(const gp_kube_config *c, char **out, gp_err *err)
 {
     *out = NULL;
+    if (c->exec != NULL && c->exec_cache != NULL) {
+        char *cert = NULL, *key = NULL;
+        gp_status st = gp_exec_cache_get(c->exec_cache, c->exec, c, out, &cert, &key, err);
+
+        free(cert);
+        wipe_free(key);
+        return st;
+    }
     if (c->token_file != NULL)
         return token_from_file(c->token_file, out, err);
     if (c->token == NULL)
@@ -176,6 +187,60 @@ gp_status gp_kube_config_token(const gp_kube_config *c, char **out, gp_err *err)
 }
 
 /* ---- the config struct --------------------------------------------------------------------- */
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void exec_free(gp_kube_exec *x)
+{
+    if (x == NULL)
+        return;
+    free(x->command);
+    free_strings(x->args, x->nargs);
+    free_strings(x->env, x->nenv);
+    free(x->api_version);
+    free(x->install_hint);
+    free(x);
+}
+
+static char **copy_strings(char *const *v, size_t n)
+{
+    char **d = calloc(n + 1, sizeof(*d));
+
+    for (size_t i = 0; d != NULL && i < n; i++) {
+        if ((d[i] = dup_s(v[i])) == NULL) {
+            free_strings(d, i);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static gp_kube_exec *exec_copy(const gp_kube_exec *x)
+{
+    gp_kube_exec *d = calloc(1, sizeof(*d));
+
+    if (d == NULL)
+        return NULL;
+    *d = (gp_kube_exec){ .nargs = x->nargs, .nenv = x->nenv,
+                         .provide_cluster_info = x->provide_cluster_info,
+                         .timeout_ms = x->timeout_ms };
+    d->command = dup_s(x->command);
+    d->api_version = dup_s(x->api_version);
+    d->install_hint = dup_s(x->install_hint);
+    d->args = copy_strings(x->args, x->nargs);
+    d->env = copy_strings(x->env, x->nenv);
+    if (d->command == NULL || d->api_version == NULL || d->args == NULL || d->env == NULL ||
+        (x->install_hint != NULL && d->install_hint == NULL)) {
+        exec_free(d);
+        return NULL;
+    }
+    return d;
+}
 
 void gp_kube_config_free(gp_kube_config *c)
 {
@@ -191,6 +256,8 @@ void gp_kube_config_free(gp_kube_config *c)
     wipe_free(c->token);
     free(c->token_file);
     free(c->tls_server_name);
+    exec_free(c->exec);
+    gp_exec_cache_unref(c->exec_cache);
     free(c);
 }
 
@@ -214,10 +281,12 @@ gp_kube_config *gp_kube_config_copy(const gp_kube_config *c)
         !copy_field(&d->cert_pem, c->cert_pem) || !copy_field(&d->key_file, c->key_file) ||
         !copy_field(&d->key_pem, c->key_pem) || !copy_field(&d->token, c->token) ||
         !copy_field(&d->token_file, c->token_file) ||
-        !copy_field(&d->tls_server_name, c->tls_server_name)) {
+        !copy_field(&d->tls_server_name, c->tls_server_name) ||
+        (c->exec != NULL && (d->exec = exec_copy(c->exec)) == NULL)) {
         gp_kube_config_free(d);
         return NULL;
     }
+    d->exec_cache = gp_exec_cache_ref(c->exec_cache); /* one plugin run serves every copy */
     return d;
 }
 
@@ -477,7 +546,6 @@ static gp_status refuse_unsupported(kc_ctx *c, yaml_node_t *u, const char *where
     static const struct {
         const char *key, *why;
     } bad[] = {
-        { "exec", "exec credential plugins are not supported" },
         { "auth-provider", "auth-provider plugins are not supported" },
         { "username", "basic authentication (username/password) is not supported" },
         { "password", "basic authentication (username/password) is not supported" },
@@ -495,8 +563,8 @@ static gp_status refuse_unsupported(kc_ctx *c, yaml_node_t *u, const char *where
         if (n->type == YAML_SCALAR_NODE && n->data.scalar.length == 0)
             continue;
         gp_err_set(c->err,
-                   "kubeconfig %s: %s.%s: %s; use token, tokenFile or "
-                   "client-certificate/client-key",
+                   "kubeconfig %s: %s.%s: %s; use token, tokenFile, "
+                   "client-certificate/client-key or exec",
                    c->path, where, bad[i].key, bad[i].why);
         return GP_EINVAL;
     }
@@ -549,6 +617,208 @@ static gp_status check_pair(kc_ctx *c, const gp_kube_config *k, const char *wher
     return GP_EINVAL;
 }
 
+/* ---- exec ------------------------------------------------------------------------------------ */
+
+#define KC_EXEC_V1 "client.authentication.k8s.io/v1"
+#define KC_EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
+
+/* A sequence of strings (exec.args), at most max entries. */
+static gp_status get_args(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
+{
+    yaml_node_t *seq = map_get(c, x, "args");
+    size_t n = 0;
+
+    if (node_is_null(seq))
+        return (e->args = calloc(1, sizeof(char *))) ? GP_OK : GP_ENOMEM;
+    if (seq->type != YAML_SEQUENCE_NODE ||
+        (n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)) >
+            GP_KUBE_EXEC_MAX_ARGS) {
+        gp_err_set(c->err, "kubeconfig %s: %s.args: expected a list of at most %d strings",
+                   c->path, where, GP_KUBE_EXEC_MAX_ARGS);
+        return GP_EINVAL;
+    }
+    if ((e->args = calloc(n + 1, sizeof(char *))) == NULL)
+        return GP_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *a = yaml_document_get_node(&c->doc, seq->data.sequence.items.start[i]);
+
+        if (a == NULL || a->type != YAML_SCALAR_NODE ||
+            memchr(a->data.scalar.value, '\0', a->data.scalar.length) != NULL ||
+            a->data.scalar.length > KC_MAX_PATH) {
+            gp_err_set(c->err, "kubeconfig %s: %s.args[%zu]: expected a string", c->path, where,
+                       i);
+            return GP_EINVAL;
+        }
+        if ((e->args[i] = dup_n((const char *)a->data.scalar.value, a->data.scalar.length)) ==
+            NULL)
+            return GP_ENOMEM;
+        e->nargs = i + 1;
+    }
+    return GP_OK;
+}
+
+/* exec.env: [{name: N, value: V}] as "N=V" strings. */
+static gp_status get_env(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
+{
+    yaml_node_t *seq = map_get(c, x, "env");
+    char ew[KC_MAX_WHERE];
+    size_t n = 0;
+
+    if (node_is_null(seq))
+        return (e->env = calloc(1, sizeof(char *))) ? GP_OK : GP_ENOMEM;
+    if (seq->type != YAML_SEQUENCE_NODE ||
+        (n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)) >
+            GP_KUBE_EXEC_MAX_ENV) {
+        gp_err_set(c->err, "kubeconfig %s: %s.env: expected a list of at most %d {name, value}",
+                   c->path, where, GP_KUBE_EXEC_MAX_ENV);
+        return GP_EINVAL;
+    }
+    if ((e->env = calloc(n + 1, sizeof(char *))) == NULL)
+        return GP_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *item = yaml_document_get_node(&c->doc, seq->data.sequence.items.start[i]);
+        kc_str name = { NULL, 0 }, value = { NULL, 0 };
+        gp_status st;
+
+        snprintf(ew, sizeof(ew), "%.290s.env[%zu]", where, i);
+        if (item == NULL || item->type != YAML_MAPPING_NODE) {
+            gp_err_set(c->err, "kubeconfig %s: %s: expected {name, value}", c->path, ew);
+            return GP_EINVAL;
+        }
+        if ((st = get_str(c, item, ew, "name", KC_MAX_NAME, &name)) != GP_OK ||
+            (st = get_str(c, item, ew, "value", GP_KUBE_MAX_TOKEN, &value)) != GP_OK)
+            return st;
+        if (name.s == NULL || memchr(name.s, '=', name.len) != NULL) {
+            gp_err_set(c->err, "kubeconfig %s: %s.name: missing, or has '='", c->path, ew);
+            return GP_EINVAL;
+        }
+        if (asprintf(&e->env[i], "%.*s=%.*s", (int)name.len, name.s, (int)value.len,
+                     value.s ? value.s : "") < 0) {
+            e->env[i] = NULL;
+            return GP_ENOMEM;
+        }
+        e->nenv = i + 1;
+    }
+    return GP_OK;
+}
+
+/* Whether command can be run: an executable path, or a name found in PATH. */
+static bool command_found(const char *cmd)
+{
+    const char *path = getenv("PATH"), *p;
+    char buf[KC_MAX_PATH];
+
+    if (strchr(cmd, '/') != NULL)
+        return access(cmd, X_OK) == 0;
+    for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+
+        snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", cmd);
+        if (access(buf, X_OK) == 0)
+            return true;
+        p += n + (end != NULL);
+    }
+    return false;
+}
+
+/* exec.command: required; a relative path with a '/' is relative to the kubeconfig's directory
+ * (as kubectl resolves it); it must be runnable now, so a missing tool fails at start-up. */
+static gp_status get_command(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
+{
+    kc_str v = { NULL, 0 };
+    gp_status st = get_str(c, x, where, "command", KC_MAX_PATH, &v);
+
+    if (st != GP_OK)
+        return st;
+    if (v.s == NULL) {
+        gp_err_set(c->err, "kubeconfig %s: %s.command: missing", c->path, where);
+        return GP_EINVAL;
+    }
+    if (memchr(v.s, '/', v.len) != NULL && v.s[0] != '/') {
+        if (asprintf(&e->command, "%s/%.*s", c->dir, (int)v.len, v.s) < 0)
+            e->command = NULL;
+    } else {
+        e->command = dup_n(v.s, v.len);
+    }
+    if (e->command == NULL)
+        return GP_ENOMEM;
+    if (!command_found(e->command)) {
+        gp_err_set(c->err, "kubeconfig %s: %s.command: \"%.200s\": command not found%s%.200s",
+                   c->path, where, e->command, e->install_hint ? ": " : "",
+                   e->install_hint ? e->install_hint : "");
+        return GP_ENOTFOUND;
+    }
+    return GP_OK;
+}
+
+static gp_status get_api_version(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
+{
+    kc_str v = { NULL, 0 };
+    gp_status st = get_str(c, x, where, "apiVersion", 128, &v);
+
+    if (st != GP_OK)
+        return st;
+    if (v.s == NULL || (strcmp(v.s, KC_EXEC_V1) != 0 && strcmp(v.s, KC_EXEC_V1BETA1) != 0)) {
+        gp_err_set(c->err, "kubeconfig %s: %s.apiVersion: \"%.64s\" is not supported (%s or %s)",
+                   c->path, where, v.s ? v.s : "", KC_EXEC_V1, KC_EXEC_V1BETA1);
+        return GP_EINVAL;
+    }
+    return (e->api_version = dup_n(v.s, v.len)) ? GP_OK : GP_ENOMEM;
+}
+
+/* interactiveMode: the daemons have no terminal, so Never and IfAvailable run the plugin without
+ * one (spec.interactive false) and Always cannot be honoured. */
+static gp_status check_interactive(kc_ctx *c, yaml_node_t *x, const char *where)
+{
+    kc_str v = { NULL, 0 };
+    gp_status st = get_str(c, x, where, "interactiveMode", 32, &v);
+
+    if (st != GP_OK || v.s == NULL || strcmp(v.s, "Never") == 0 ||
+        strcmp(v.s, "IfAvailable") == 0)
+        return st;
+    gp_err_set(c->err, "kubeconfig %s: %s.interactiveMode: %s", c->path, where,
+               strcmp(v.s, "Always") == 0
+                   ? "Always needs a terminal, and gpupack runs without one; use a plugin "
+                     "that can run with Never or IfAvailable"
+                   : "expected Never, IfAvailable or Always");
+    return GP_EINVAL;
+}
+
+static gp_status load_exec(kc_ctx *c, yaml_node_t *x, const char *user_where, gp_kube_config *k)
+{
+    char where[KC_MAX_WHERE];
+    kc_str hint = { NULL, 0 };
+    gp_kube_exec *e;
+    gp_status st;
+
+    snprintf(where, sizeof(where), "%.300s.exec", user_where);
+    if (x->type != YAML_MAPPING_NODE) {
+        gp_err_set(c->err, "kubeconfig %s: %s: expected a mapping", c->path, where);
+        return GP_EINVAL;
+    }
+    if ((e = k->exec = calloc(1, sizeof(*e))) == NULL ||
+        (k->exec_cache = gp_exec_cache_new()) == NULL)
+        return GP_ENOMEM;
+    e->timeout_ms = GP_KUBE_EXEC_TIMEOUT_MS;
+    st = get_str(c, x, where, "installHint", 1024, &hint);
+    if (st == GP_OK && hint.s != NULL && (e->install_hint = dup_n(hint.s, hint.len)) == NULL)
+        st = GP_ENOMEM;
+    if (st == GP_OK)
+        st = get_api_version(c, x, where, e);
+    if (st == GP_OK)
+        st = check_interactive(c, x, where);
+    if (st == GP_OK)
+        st = get_bool(c, x, where, "provideClusterInfo", &e->provide_cluster_info);
+    if (st == GP_OK)
+        st = get_args(c, x, where, e);
+    if (st == GP_OK)
+        st = get_env(c, x, where, e);
+    if (st == GP_OK)
+        st = get_command(c, x, where, e);
+    return st;
+}
+
 static gp_status load_user(kc_ctx *c, const char *name, gp_kube_config *k)
 {
     char where[KC_MAX_WHERE];
@@ -571,6 +841,8 @@ static gp_status load_user(kc_ctx *c, const char *name, gp_kube_config *k)
         st = get_pem_data(c, u, where, "client-key-data", &k->key_pem);
     if (st == GP_OK)
         st = check_pair(c, k, where);
+    if (st == GP_OK && !node_is_null(map_get(c, u, "exec")))
+        st = load_exec(c, map_get(c, u, "exec"), where, k);
     return st;
 }
 

@@ -269,6 +269,66 @@ void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const
     pthread_mutex_unlock(&m->mu);
 }
 
+/* Removes the table entry at i and shifts later entries of the same probe run back (linear
+ * probing's deletion without tombstones): an entry moves when its home slot is not cyclically
+ * in (i, j]. */
+static void table_remove(gp_metrics *m, size_t i)
+{
+    const size_t mask = METRICS_TABLE_SIZE - 1;
+    size_t j = i;
+
+    m->table[i] = NULL;
+    for (;;) {
+        size_t k;
+
+        j = (j + 1) & mask;
+        if (m->table[j] == NULL)
+            return;
+        k = (size_t)hash_key(m->table[j]->fam->name, m->table[j]->labels) & mask;
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        m->table[i] = m->table[j];
+        m->table[j] = NULL;
+        i = j;
+    }
+}
+
+/* Unlinks and frees every series of f but keep; call with m->mu held. */
+static void family_prune(gp_metrics *m, family *f, const series *keep)
+{
+    series *s = f->first, *next;
+
+    f->first = f->last = NULL;
+    for (; s != NULL; s = next) {
+        next = s->next;
+        s->next = NULL;
+        if (s == keep) {
+            f->first = f->last = s;
+            continue;
+        }
+        table_remove(m, (size_t)(table_slot(m, f->name, s->labels) - m->table));
+        free(s->labels);
+        free(s);
+        m->nseries--;
+    }
+}
+
+void gp_metrics_set_only(gp_metrics *m, const char *name, const char *help, const char *labels,
+                         double value)
+{
+    series *s;
+
+    if (m == NULL)
+        return;
+    pthread_mutex_lock(&m->mu);
+    s = series_get(m, name, help, labels, KIND_GAUGE);
+    if (s != NULL) {
+        s->value = value;
+        family_prune(m, s->fam, s);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
 double gp_metrics_value(gp_metrics *m, const char *name, const char *labels)
 {
     series **slot;

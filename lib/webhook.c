@@ -36,6 +36,40 @@ typedef struct {
     gp_err err;
 } review;
 
+#define M_MUTATIONS_HELP "Pods changed (or, in audit mode, that would be), by kind of change."
+
+/* Every kind gp_mutate() reports (gp_change.metric), so each series exists from the start. */
+static const char *const change_kinds[] = { "toleration", "class-label", "priority-class",
+                                            "placement", "mig", "runtime-cap", "spot",
+                                            "annotation", "scheduler-name" };
+
+#define M_REVIEWS_HELP "AdmissionReviews answered, by outcome."
+#define M_FAIL_OPEN_HELP "Reviews answered allowed-unchanged because of an internal error."
+
+/* Every label value the webhook's counters take, at zero, so dashboards and alerts find the
+ * series before the first event. */
+static void preregister(gp_metrics *m)
+{
+    static const char *const outcomes[] = { "patched", "unchanged", "not-gpu", "skipped",
+                                            "ignored", "audit", "fail-open", "bad-request" };
+    static const char *const reasons[] = { "decode", "internal", "patch", "encode" };
+    char labels[64];
+
+    for (size_t i = 0; i < sizeof(change_kinds) / sizeof(change_kinds[0]); i++) {
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", change_kinds[i]);
+        gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels, 0);
+        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, labels, 0);
+    }
+    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
+        snprintf(labels, sizeof(labels), "outcome=\"%s\"", outcomes[i]);
+        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, labels, 0);
+    }
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+        snprintf(labels, sizeof(labels), "reason=\"%s\"", reasons[i]);
+        gp_metrics_add(m, "gpupack_webhook_fail_open_total", M_FAIL_OPEN_HELP, labels, 0);
+    }
+}
+
 void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluster,
                      gp_metrics *metrics, gp_log *log)
 {
@@ -45,6 +79,7 @@ void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluste
     w->log = log;
     w->cluster = cluster;
     pthread_mutex_init(&w->mu, NULL);
+    preregister(metrics);
 }
 
 void gp_webhook_destroy(gp_webhook *w)
@@ -124,15 +159,20 @@ static void add_audit(review *r, const char *key, const char *value)
     }
 }
 
+/* One increment per pod per kind of change, however many patch operations the kind took. */
 static void count_changes(review *r, const char *metric)
 {
     for (size_t i = 0; i < r->d.nchanges; i++) {
+        const char *kind = r->d.changes[i].metric;
         char labels[64];
+        bool seen = false;
 
-        snprintf(labels, sizeof(labels), "kind=\"%s\"", r->d.changes[i].metric);
-        gp_metrics_add(r->w->metrics, metric,
-                       "Pod changes made (or, in audit mode, that would be made), by kind.",
-                       labels, 1);
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(r->d.changes[j].metric, kind) == 0;
+        if (seen)
+            continue;
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", kind);
+        gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, labels, 1);
     }
 }
 
@@ -231,7 +271,7 @@ static void reply(review *r, gp_http_response *resp)
             return;
     }
     gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
-                   "Reviews answered allowed-unchanged because of an internal error.",
+                   M_FAIL_OPEN_HELP,
                    "reason=\"encode\"", 1);
     len = gp_admission_encode_allow_static(r->req.uid, "gpupack: out of memory; admitted "
                                            "unchanged", fallback, sizeof(fallback));
@@ -256,11 +296,11 @@ static void record(review *r, double started)
 
     snprintf(labels, sizeof(labels), "outcome=\"%s\"", r->outcome);
     gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total",
-                   "AdmissionReviews answered, by outcome.", labels, 1);
+                   M_REVIEWS_HELP, labels, 1);
     if (r->fail_reason != NULL) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", r->fail_reason);
         gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
-                       "Reviews answered allowed-unchanged because of an internal error.", labels,
+                       M_FAIL_OPEN_HELP, labels,
                        1);
     }
     GP_LOG(r->w->log, r->fail_reason ? GP_LOG_WARN : GP_LOG_INFO, "admission",
@@ -285,7 +325,7 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     gp_json_pool_begin(&pool, GP_WEBHOOK_JSON_POOL_LIMIT);
     if (gp_admission_decode(body, len, &r.root, &r.req, &r.err) != GP_OK) {
         gp_metrics_add(w->metrics, "gpupack_admission_reviews_total",
-                       "AdmissionReviews answered, by outcome.", "outcome=\"bad-request\"", 1);
+                       M_REVIEWS_HELP, "outcome=\"bad-request\"", 1);
         GP_LOG(w->log, GP_LOG_WARN, "bad admission review", GP_LS("error", r.err.msg));
         reply_json_error(resp, 400, r.err.msg);
         gp_json_pool_end(&pool);

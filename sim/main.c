@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
 #include "gpupack/gpudev.h"
 #include "gpupack/policy.h"
@@ -85,7 +86,7 @@ __attribute__((format(printf, 1, 2))) static int die_usage(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n%s", usage);
+    fprintf(stderr, "\nsee gpupack-sim --help\n");
     return 2;
 }
 
@@ -247,17 +248,24 @@ static int parse_args(int argc, char **argv, options *o)
 {
     o->inflate = 1.3;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '=');
+        char name[32];
         if (!strcmp(a, "--json")) {
             o->json = true;
             continue;
         }
-        int rc = parse_flag(o, a, i + 1 < argc ? argv[i + 1] : NULL);
+        if (eq != NULL) { /* --flag=value */
+            snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
+            if (!strcmp(name, "--json"))
+                return die_usage("%s", "--json takes no value");
+        }
+        int rc = eq ? parse_flag(o, name, eq + 1)
+                    : parse_flag(o, a, i + 1 < argc ? argv[i + 1] : NULL);
         if (rc < 0)
             return die_usage("unknown argument \"%s\"", a);
         if (rc)
             return rc;
-        i++;
+        i += eq == NULL;
     }
     if (!o->nodes_path || !o->pods_path)
         return die_usage("%s", "--nodes and --pods are required");
@@ -753,14 +761,14 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix, gp_dev_mix *al
  * Returns 0 or 2. */
 static int load_policy(options *o, gp_dev_shape *shapes, gp_dev_mix *out, gp_policy **pol)
 {
-    char *errors = NULL;
-    gp_status st = o->policy_path ? gp_policy_load_file(o->policy_path, pol, &errors)
-                                  : gp_policy_default(pol, &errors);
+    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
+    gp_status st = gp_daemon_policy_read(o->policy_path, pol, digest, &errors);
 
     out->n = 0;
     out->shapes = shapes;
     if (st != GP_OK) {
-        fprintf(stderr, "gpupack-sim: %s", errors ? errors : "out of memory\n");
+        fprintf(stderr, "gpupack-sim: --policy: %s%s", st == GP_EIO ? "" : "invalid policy:\n",
+                errors ? errors : "out of memory\n");
         free(errors);
         return 2;
     }
@@ -801,13 +809,15 @@ int main(int argc, char **argv)
     const char **names = NULL;
     int rc;
 
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage, stdout);
-        return 0;
-    }
-    if (argc > 1 && !strcmp(argv[1], "--version")) {
-        printf("gpupack-sim %s\n", GP_VERSION);
-        return 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--version")) {
+            printf("gpupack-sim %s\n", GP_VERSION);
+            return 0;
+        }
     }
     if (argc > 1 && !strcmp(argv[1], "--summarize"))
         return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");

@@ -43,6 +43,7 @@ typedef struct {
     gp_cluster_live *live;
     gp_informer *nodes_inf, *pcs_inf;
     atomic_bool draining;
+    char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
 static size_t flag_table(options *o, gp_flag *f)
@@ -71,10 +72,8 @@ static int parse_options(options *o, int argc, char **argv)
 
     *o = (options){ .d = gp_daemon_opts_default("0.0.0.0:8443", 10) };
     n = flag_table(o, flags);
-    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
-        return 2;
-    }
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
+        return gp_flags_fail(stderr, "gpupack-webhook", err.msg);
     if (o->d.help) {
         gp_flags_usage(stdout, "gpupack-webhook", summary, flags, n);
         return 0;
@@ -83,28 +82,27 @@ static int parse_options(options *o, int argc, char **argv)
         printf("gpupack-webhook %s\n", GP_VERSION);
         return 0;
     }
+    if (o->d.check_policy != NULL)
+        return gp_daemon_check_policy("gpupack-webhook", o->d.check_policy, stdout, stderr);
     return -1;
+}
+
+static int usage_error(const char *msg)
+{
+    return gp_flags_fail(stderr, "gpupack-webhook", msg);
 }
 
 static int check_options(const options *o)
 {
-    if (o->d.kubeconfig != NULL && (o->snap_nodes != NULL || o->snap_pcs != NULL)) {
-        fprintf(stderr, "gpupack-webhook: --kubeconfig: not with --snapshot-* (pick one view)\n");
-        return 2;
-    }
-    if (o->d.context != NULL && o->d.kubeconfig == NULL) {
-        fprintf(stderr, "gpupack-webhook: --context: only with --kubeconfig\n");
-        return 2;
-    }
-    if (!o->review && (o->d.cert == NULL || o->d.key == NULL)) {
-        fprintf(stderr, "gpupack-webhook: --tls-cert and --tls-key are required (the webhook "
-                        "serves HTTPS only)\n");
-        return 2;
-    }
-    if ((o->d.client_ca || o->d.cert || o->d.key) && o->review) {
-        fprintf(stderr, "gpupack-webhook: --review reads stdin; TLS flags do not apply\n");
-        return 2;
-    }
+    if (o->d.kubeconfig != NULL && (o->snap_nodes != NULL || o->snap_pcs != NULL))
+        return usage_error("--kubeconfig: not with --snapshot-* (pick one view)");
+    if (o->d.context != NULL && o->d.kubeconfig == NULL)
+        return usage_error("--context: only with --kubeconfig");
+    if (!o->review && (o->d.cert == NULL || o->d.key == NULL))
+        return usage_error("--tls-cert and --tls-key are required (the webhook serves HTTPS "
+                           "only)");
+    if ((o->d.client_ca || o->d.cert || o->d.key) && o->review)
+        return usage_error("--review reads stdin; TLS flags do not apply");
     return 0;
 }
 
@@ -371,14 +369,11 @@ int main(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: --log-level: expected debug, info, warn or error, got "
-                        "\"%.32s\"\n", a.opt.d.log_level);
-        return 2;
-    }
+    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK)
+        return usage_error("--log-level: expected debug, info, warn or error");
     rc = check_options(&a.opt);
     if (rc != 0 ||
-        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy)) != 0)
+        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy, a.digest)) != 0)
         return rc;
     if ((rc = load_kube(&a)) != 0) {
         gp_policy_holder_destroy(&a.policy);
@@ -392,6 +387,7 @@ int main(int argc, char **argv)
     }
     gp_log_init(&a.log, level, stderr);
     a.metrics = gp_metrics_new();
+    gp_daemon_policy_started(a.opt.d.policy, a.digest, GP_VERSION, a.metrics, &a.log);
     gp_webhook_init(&a.hook, &a.policy, cluster, a.metrics, &a.log);
     rc = a.opt.review ? run_review(&a) : serve(&a);
     gp_webhook_destroy(&a.hook);

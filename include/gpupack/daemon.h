@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "gpupack/flags.h"
 #include "gpupack/log.h"
@@ -16,11 +17,11 @@
 typedef struct {
     bool help, version;
     const char *listen, *health_listen, *cert, *key, *client_ca, *policy, *log_level, *kubeconfig,
-        *context;
+        *context, *check_policy;
     unsigned threads, idle_timeout, request_timeout, max_conns, reload_ms, drain_s;
 } gp_daemon_opts;
 
-#define GP_DAEMON_NFLAGS 17
+#define GP_DAEMON_NFLAGS 18
 
 /* Defaults shared by both daemons, with the listen address and request timeout each sets. */
 gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeout);
@@ -41,14 +42,42 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                                  gp_log *log, gp_server **out, gp_server **health,
                                  gp_err *err) GP_WUR;
 
-/* Loads the policy in force at start-up (path NULL: the embedded default) into h. On failure
- * prints every error on stderr as "PROG: --policy: invalid policy:" and returns 2 (the exit
- * status); 0 on success. */
-int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h);
+#define GP_DAEMON_DIGEST_SIZE 65 /* a sha256 in hex, and its NUL */
 
-/* A live reload of path into h: a valid policy replaces the one in force; an invalid one is
- * logged with its errors and counted, and the last good policy stays (gpupack_policy_reloads_total
- * {result}, gpupack_policy_last_reload_timestamp_seconds). */
+/* The policy digest both daemons log and export, and --check-policy prints: the sha256 of the
+ * policy file's bytes (of the embedded default's, without --policy) in 64 lowercase hex digits,
+ * so `sha256sum FILE` gives the same. Pure. */
+void gp_daemon_digest(const char *buf, size_t len, char out[GP_DAEMON_DIGEST_SIZE]);
+
+/* Reads path (NULL: the embedded default) and validates it as the daemons do, setting digest.
+ * GP_EIO when the file cannot be read: *errors is "cannot read FILE: reason". Another failure:
+ * *errors holds every error line, each prefixed "FILE: ". The caller frees *errors (NULL on
+ * success) and unrefs *out. */
+gp_status gp_daemon_policy_read(const char *path, gp_policy **out,
+                                char digest[GP_DAEMON_DIGEST_SIZE], char **errors) GP_WUR;
+
+/* --check-policy FILE: validates it as the daemons' loader does. Valid: "FILE: valid policy,
+ * sha256 DIGEST" on out, returns 0. Otherwise "PROG: --check-policy: cannot read FILE: reason"
+ * or "PROG: --check-policy: invalid policy:" and every error line on err, returns 1. */
+int gp_daemon_check_policy(const char *prog, const char *path, FILE *out, FILE *err);
+
+/* Loads the policy in force at start-up (path NULL: the embedded default) into h and sets
+ * digest. On failure prints "PROG: --policy: cannot read FILE: reason", or "PROG: --policy:
+ * invalid policy:" and every error, on stderr and returns 2 (the exit status); 0 on success. */
+int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h,
+                          char digest[GP_DAEMON_DIGEST_SIZE]);
+
+/* Once the log and metrics exist: logs "policy loaded" (file, digest) and sets
+ * gpupack_build_info{version} 1, gpupack_policy_info{digest} 1,
+ * gpupack_policy_last_reload_timestamp_seconds (now), gpupack_policy_last_reload_successful 1
+ * and gpupack_policy_reloads_total{result="success"|"failure"} at 0. */
+void gp_daemon_policy_started(const char *path, const char *digest, const char *version,
+                              gp_metrics *m, gp_log *log);
+
+/* A live reload of path into h: a valid policy replaces the one in force (logged "policy
+ * reloaded" with its digest; gpupack_policy_info follows it); an invalid or unreadable one is
+ * logged with its errors and counted, gpupack_policy_last_reload_successful turns 0, and the
+ * last good policy stays (gpupack_policy_reloads_total{result}). */
 void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log);
 
 /* Sets resp to a text/plain reply (body copied). */

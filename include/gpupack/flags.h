@@ -20,12 +20,21 @@ typedef struct {
     const char *help;
 } gp_flag;
 
-/* Parses argv against the table ("--name value" and "--name=value"). Positional arguments are
- * errors. Returns GP_EINVAL with a message naming the flag. */
+#define GP_FLAGS_HELP_COLUMNS 100 /* --help lines are at most this wide */
+
+/* Parses argv against the table ("--name value" and "--name=value"; "-h" sets the table's
+ * "help" flag when it has one). Positional arguments are errors. Returns GP_EINVAL with a
+ * one-line message naming the flag ("--threads: must be a whole number 1..256, got \"x\""). */
 gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, gp_err *err) GP_WUR;
 
+/* --help: "usage: PROG [flags]", the summary, then one entry per flag with its help wrapped to
+ * GP_FLAGS_HELP_COLUMNS. */
 void gp_flags_usage(FILE *out, const char *prog, const char *summary, const gp_flag *flags,
                     size_t n);
+
+/* A usage error as every gpupack program reports one: "PROG: MSG" and "see PROG --help" on out.
+ * Returns 2, the exit status for usage errors. */
+int gp_flags_fail(FILE *out, const char *prog, const char *msg);
 
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (copied into buf) and port. */
 gp_status gp_split_hostport(const char *s, char *host, size_t hostsz, int *port, gp_err *err) GP_WUR;

@@ -34,6 +34,11 @@ void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const cha
 void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const char *labels,
                         double seconds);
 
+/* Sets the gauge name{labels} to value and removes every other series of that name, so an info
+ * metric whose label changes (gpupack_policy_info{digest="..."}) renders only the one in force. */
+void gp_metrics_set_only(gp_metrics *m, const char *name, const char *help, const char *labels,
+                         double value);
+
 /* The current value of a counter or gauge series (0 when absent), for tests and readiness; for
  * a histogram, its observation count. labels NULL counts as "". */
 double gp_metrics_value(gp_metrics *m, const char *name, const char *labels);

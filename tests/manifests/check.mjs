@@ -737,12 +737,16 @@ await checkAsync("webhook-container-runs-as-rendered", async () => {
   fs.writeFileSync(path.join(etc, "policy/policy.json"), find(R, "ConfigMap", "gpupack-policy").data["policy.json"]);
   execFileSync(path.join(BIN, "gpupack-certs"), ["--service", "gpupack-webhook", "--namespace", "gpupack-system",
     "--out", path.join(etc, "tls"), "--ip", "127.0.0.1"], { stdio: "ignore" });
-  const port = await freePort();
-  const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port });
+  const port = await freePort(), hport = await freePort();
+  const p = startContainer(c, { "/etc/gpupack": etc }, { listen: port, "health-listen": hport });
   try {
     const ready = await waitHttp(`https://127.0.0.1:${port}/readyz`, ["--cacert", path.join(etc, "tls/ca.crt")]);
     // Run outside a cluster, the webhook has no node view: ready, and the body says so.
     expect(ready === "ok\n" || ready.startsWith("ok; no node view"), `readyz: ${ready}: ${fs.readFileSync(path.join(TMP, "gpupack-webhook.log"), "utf8").slice(0, 300)}`);
+    // Prometheus scrapes the plain-HTTP health port, where the policy in force is named.
+    expect(c.ports.some((x) => x.name === "http-metrics" && x.containerPort === 8081), "an http-metrics port 8081");
+    const metrics = await waitHttp(`http://127.0.0.1:${hport}/metrics`);
+    expect(/^gpupack_policy_info\{digest="[0-9a-f]{64}"\} 1$/m.test(metrics), "metrics on --health-listen");
     const review = fs.readFileSync(path.join(FIXTURES, "kube-v1.32-captured/admissionreview-pod-create-gpu-training-generatename.json"));
     fs.writeFileSync(path.join(TMP, "review.json"), review);
     const r = JSON.parse(execFileSync("curl", ["-s", "--max-time", "5", "--cacert", path.join(etc, "tls/ca.crt"),

@@ -114,12 +114,12 @@ GP_TEST(bool_with_value_is_an_error)
 
 GP_TEST(unknown_flag_is_named)
 {
-    CHECK_FAILS(ARGS("--nope"), "--nope: unknown flag (see --help)");
-    CHECK_FAILS(ARGS("--nope=3"), "--nope: unknown flag (see --help)");
-    CHECK_FAILS(ARGS("--list", "x"), "--list: unknown flag (see --help)"); /* no prefixes */
-    CHECK_FAILS(ARGS("--listenx", "x"), "--listenx: unknown flag (see --help)");
-    CHECK_FAILS(ARGS("--Verbose"), "--Verbose: unknown flag (see --help)");
-    CHECK_FAILS(ARGS("--verbose", "--nope"), "--nope: unknown flag (see --help)");
+    CHECK_FAILS(ARGS("--nope"), "--nope: unknown flag");
+    CHECK_FAILS(ARGS("--nope=3"), "--nope: unknown flag");
+    CHECK_FAILS(ARGS("--list", "x"), "--list: unknown flag"); /* no prefixes */
+    CHECK_FAILS(ARGS("--listenx", "x"), "--listenx: unknown flag");
+    CHECK_FAILS(ARGS("--Verbose"), "--Verbose: unknown flag");
+    CHECK_FAILS(ARGS("--verbose", "--nope"), "--nope: unknown flag");
 }
 
 GP_TEST(unknown_flag_name_is_bounded)
@@ -129,7 +129,7 @@ GP_TEST(unknown_flag_name_is_bounded)
     memset(arg, 'x', sizeof(arg) - 1);
     arg[0] = arg[1] = '-';
     arg[sizeof(arg) - 1] = '\0';
-    snprintf(want, sizeof(want), "--%.64s: unknown flag (see --help)", arg + 2);
+    snprintf(want, sizeof(want), "--%.64s: unknown flag", arg + 2);
     CHECK_FAILS(ARGS(arg), want);
 }
 
@@ -192,6 +192,67 @@ GP_TEST(usage_lists_every_flag)
     GP_CHECK(strstr(text, "  --listen HOST:PORT ") != NULL);
     GP_CHECK(strstr(text, "where to listen\n") != NULL);
     GP_CHECK(strstr(text, "  --port N ") != NULL);
+    free(text);
+}
+
+GP_TEST(dash_h_is_help)
+{
+    bool help = false, v = false;
+    gp_flag f[2] = { { "help", GP_FLAG_BOOL, &help, 0, 0, NULL, "show this help" },
+                     { "verbose", GP_FLAG_BOOL, &v, 0, 0, NULL, "log more" } };
+    char *argv[] = { "prog", "--verbose", "-h", NULL };
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_flags_parse(f, 2, 3, argv, &err), GP_OK);
+    GP_CHECK(help && v);
+    /* Without a help flag in the table, -h is an unexpected argument like any other. */
+    GP_CHECK_INT(gp_flags_parse(f + 1, 1, 3, argv, &err), GP_EINVAL);
+}
+
+GP_TEST(usage_wraps_at_100_columns)
+{
+    bool b = false;
+    const char *str = NULL;
+    gp_flag f[2] = {
+        { "kubeconfig", GP_FLAG_STRING, &str, 0, 0, "FILE",
+          "live cluster view through this kubeconfig (default: in-cluster when "
+          "KUBERNETES_SERVICE_HOST is set), with words enough to need a third line of help "
+          "text here" },
+        { "snapshot-priorityclasses-and-more", GP_FLAG_BOOL, &b, 0, 0, NULL, "short" },
+    };
+    char *text = NULL, *line;
+    size_t len = 0, lines = 0;
+    FILE *out = open_memstream(&text, &len);
+
+    gp_flags_usage(out, "prog", "does things", f, 2);
+    fclose(out);
+    for (line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+
+        if (n > GP_FLAGS_HELP_COLUMNS) {
+            printf("  line longer than %d: %.*s\n", GP_FLAGS_HELP_COLUMNS, (int)n, line);
+            gp_test_failed = 1;
+        }
+        lines++;
+        line += n + (line[n] == '\n');
+    }
+    GP_CHECK(strstr(text, "  --kubeconfig FILE            live cluster view") != NULL);
+    GP_CHECK(lines == 11); /* usage, summary, blank, "flags:", 3 + 2 help lines, blank, -h */
+    GP_CHECK(strstr(text, "  --snapshot-priorityclasses-and-more\n                               short\n") !=
+             NULL);
+    GP_CHECK(strstr(text, "-h is --help") != NULL);
+    free(text);
+}
+
+GP_TEST(fail_is_one_line_and_a_pointer)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+
+    GP_CHECK_INT(gp_flags_fail(out, "gpupack-x", "--threads: needs a value (N)"), 2);
+    fclose(out);
+    GP_CHECK_STR(text, "gpupack-x: --threads: needs a value (N)\nsee gpupack-x --help\n");
     free(text);
 }
 
@@ -288,6 +349,7 @@ GP_MAIN(GP_CASE(no_arguments_keep_defaults), GP_CASE(value_as_next_argument_or_a
         GP_CASE(bool_with_value_is_an_error), GP_CASE(unknown_flag_is_named),
         GP_CASE(unknown_flag_name_is_bounded), GP_CASE(missing_value),
         GP_CASE(uint_bounds_and_garbage), GP_CASE(positional_argument_is_an_error),
-        GP_CASE(usage_lists_every_flag), GP_CASE(hostport_ipv4_and_names), GP_CASE(hostport_ipv6),
+        GP_CASE(usage_lists_every_flag), GP_CASE(dash_h_is_help),
+        GP_CASE(usage_wraps_at_100_columns), GP_CASE(fail_is_one_line_and_a_pointer), GP_CASE(hostport_ipv4_and_names), GP_CASE(hostport_ipv6),
         GP_CASE(hostport_bad_ports), GP_CASE(hostport_empty_host_is_an_error),
         GP_CASE(hostport_host_buffer_bound))

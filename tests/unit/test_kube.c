@@ -4,6 +4,7 @@
  * cache (name -> resourceVersion); tests compare it with the fake's truth, fetched with
  * gp_kube_get() from the list endpoint, after injecting the faults the fake offers. */
 #include "gpupack/kube.h"
+#include "gpupack/kubeexec.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -894,11 +895,6 @@ static void expect_error(const char *src, const char *context, gp_status want_st
 
 GP_TEST(kubeconfig_unsupported_auth_refused)
 {
-    expect_error(KC_CLUSTER KC_CTX "users:\n- name: u\n  user:\n    exec:\n"
-                                   "      apiVersion: client.authentication.k8s.io/v1\n"
-                                   "      command: aws\n",
-                 NULL, GP_EINVAL, "users[\"u\"].user.exec: exec credential plugins are not "
-                                  "supported");
     expect_error(KC_CLUSTER KC_CTX "users:\n- name: u\n  user:\n    auth-provider: {name: gcp}\n",
                  NULL, GP_EINVAL, "users[\"u\"].user.auth-provider: auth-provider plugins");
     expect_error(KC_CLUSTER KC_CTX "users:\n- name: u\n  user: {username: a, password: b}\n",
@@ -1489,6 +1485,54 @@ GP_TEST(informer_token_rotation)
     fx_done(&f);
 }
 
+/* An exec plugin's token: the plugin runs once for the list and watch; after the API stops
+ * accepting it (401), the plugin runs again and the informer carries on with the new token. */
+GP_TEST(informer_exec_plugin_token_rerun_on_401)
+{
+    fixture f;
+    const char *const args[] = { "--token", "exec-tok-1", NULL };
+    char path[128], *runs;
+    int nruns = 0;
+
+    fx_init(&f);
+    write_file(f.dir, "token", "exec-tok-1");
+    write_file(f.dir, "plugin.sh",
+               "#!/bin/sh\nd=$(dirname \"$0\")\necho run >> \"$d/runs\"\n"
+               "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\","
+               "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"%%s\"}}' "
+               "\"$(cat \"$d/token\")\"\n");
+    snprintf(path, sizeof(path), "%s/plugin.sh", f.dir);
+    chmod(path, 0755);
+    GP_CHECK(fx_fake(&f, "http", args));
+    f.cfg->exec = calloc(1, sizeof(*f.cfg->exec));
+    f.cfg->exec->command = strdup(path);
+    f.cfg->exec->api_version = strdup("client.authentication.k8s.io/v1beta1");
+    f.cfg->exec->timeout_ms = 5000;
+    f.cfg->exec_cache = gp_exec_cache_new();
+    add_nodes(&f, 2);
+    GP_CHECK(fx_start_nodes(&f));
+    WAIT_UNTIL(gp_informer_synced(f.inf) && fake_stat(&f, "open_watches", "nodes") == 1, 5000);
+    GP_CHECK(gp_informer_synced(f.inf));
+    GP_CHECK_INT(fake_stat(&f, NULL, "unauthorized"), 0);
+    GP_CHECK(gp_exec_cache_runs(f.cfg->exec_cache) == 1);
+    write_file(f.dir, "token", "exec-tok-2");
+    GP_CHECK_INT(ctl(&f, "/_control/token", "{\"token\":\"exec-tok-2\"}"), 200);
+    FAULT(&f, "{\"fault\":\"drop-watches\"}");
+    add_node(&f, "after");
+    WAIT_UNTIL(cache_has(&f, "after"), 8000);
+    GP_CHECK(cache_has(&f, "after"));
+    GP_CHECK(fake_stat(&f, NULL, "unauthorized") >= 1);
+    GP_CHECK(gp_exec_cache_runs(f.cfg->exec_cache) == 2);
+    snprintf(path, sizeof(path), "%s/runs", f.dir);
+    runs = read_all(path);
+    for (char *p = runs; p && *p; p++)
+        nruns += *p == '\n';
+    free(runs);
+    GP_CHECK_INT(nruns, 2);
+    GP_CHECK(!log_contains(&f, "exec-tok-1") && !log_contains(&f, "exec-tok-2"));
+    fx_done(&f);
+}
+
 GP_TEST(informer_wrong_token_is_an_error)
 {
     fixture f;
@@ -1752,6 +1796,7 @@ GP_MAIN(GP_CASE(linebuf_every_chunk_boundary), GP_CASE(linebuf_byte_by_byte_crlf
         GP_CASE(informer_bookmark_avoids_relist),
         GP_CASE(informer_no_bookmark_relists_after_compaction), GP_CASE(informer_field_selector),
         GP_CASE(informer_token_rotation), GP_CASE(informer_wrong_token_is_an_error),
+        GP_CASE(informer_exec_plugin_token_rerun_on_401),
         GP_CASE(informer_https_ca_file_and_ca_data), GP_CASE(informer_https_untrusted_server_fails),
         GP_CASE(informer_https_client_certificate), GP_CASE(informer_https_tls_server_name),
         GP_CASE(informer_stop_is_prompt_mid_watch), GP_CASE(informer_stop_is_prompt_mid_request),

@@ -156,6 +156,37 @@ GP_TEST(concurrent_updates_counted)
     gp_metrics_free(m);
 }
 
+GP_TEST(set_only_keeps_one_series)
+{
+    gp_metrics *m = gp_metrics_new();
+    char labels[64], *out;
+
+    /* Neighbours in the table must stay findable after removals shift entries back. */
+    for (int i = 0; i < 300; i++) {
+        snprintf(labels, sizeof(labels), "n=\"%d\"", i);
+        gp_metrics_add(m, "gpupack_other_total", "Other.", labels, (uint64_t)i + 1);
+    }
+    /* Far more changes than GP_METRICS_MAX_SERIES: old series are freed, not accumulated. */
+    for (int i = 0; i < 3000; i++) {
+        snprintf(labels, sizeof(labels), "digest=\"%04d\"", i);
+        gp_metrics_set_only(m, "gpupack_info", "Info.", labels, 1);
+    }
+    for (int i = 0; i < 300; i++) {
+        snprintf(labels, sizeof(labels), "n=\"%d\"", i);
+        GP_CHECK(gp_metrics_value(m, "gpupack_other_total", labels) == i + 1);
+    }
+    GP_CHECK(gp_metrics_value(m, "gpupack_info", "digest=\"2999\"") == 1);
+    GP_CHECK(gp_metrics_value(m, "gpupack_info", "digest=\"2998\"") == 0);
+    GP_CHECK(gp_metrics_value(m, "gpupack_metrics_dropped_series_total", NULL) == 0);
+    out = gp_metrics_render(m, NULL);
+    GP_CHECK(strstr(out, "# TYPE gpupack_info gauge\ngpupack_info{digest=\"2999\"} 1\n# HELP") !=
+             NULL);
+    GP_CHECK(count_occurrences(out, "gpupack_info{") == 1);
+    free(out);
+    gp_metrics_free(m);
+}
+
 GP_MAIN(GP_CASE(counter_and_gauge_render), GP_CASE(histogram_cumulative_with_inf_sum_count),
         GP_CASE(help_escaped_and_specials), GP_CASE(series_bounded_and_misuse_dropped),
-        GP_CASE(null_registry_harmless), GP_CASE(concurrent_updates_counted))
+        GP_CASE(null_registry_harmless), GP_CASE(concurrent_updates_counted),
+        GP_CASE(set_only_keeps_one_series))
