@@ -420,6 +420,7 @@ int main(int argc, char **argv)
         return rc;
     gp_log_init(&a.log, level, stderr);
     a.metrics = gp_metrics_new();
+    gp_extender_preregister(a.metrics);
     gp_daemon_policy_started(a.opt.d.policy, a.digest, GP_VERSION, a.metrics, &a.log);
     rc = setup_view(&a);
     if (rc == 0) {

@@ -396,6 +396,28 @@ static const char *reason_kind(const char *r)
     return "other";
 }
 
+#define M_CALLS_HELP "Extender calls answered, by verb and outcome."
+#define M_FILTER_NODES_HELP "Nodes filtered, by result."
+
+void gp_extender_preregister(gp_metrics *m)
+{
+    static const char *const verbs[] = { "filter", "prioritize" };
+    static const char *const outcomes[] = { "ok", "internal", "bad-request", "bad-pod", "no-view",
+                                            "not-synced" };
+    static const char *const results[] = { "pass", "full", "unresolvable" };
+    char labels[64];
+
+    for (size_t v = 0; v < 2; v++)
+        for (size_t o = 0; o < sizeof(outcomes) / sizeof(outcomes[0]); o++) {
+            snprintf(labels, sizeof(labels), "verb=\"%s\",outcome=\"%s\"", verbs[v], outcomes[o]);
+            gp_metrics_add(m, "gpupack_extender_calls_total", M_CALLS_HELP, labels, 0);
+        }
+    for (size_t r = 0; r < 3; r++) {
+        snprintf(labels, sizeof(labels), "result=\"%s\"", results[r]);
+        gp_metrics_add(m, "gpupack_extender_filter_nodes_total", M_FILTER_NODES_HELP, labels, 0);
+    }
+}
+
 static void count_filter(call *c)
 {
     static const char *const names[] = { "pass", "full", "unresolvable" };
@@ -419,7 +441,7 @@ static void count_filter(call *c)
         snprintf(labels, sizeof(labels), "result=\"%s\"", names[v]);
         if (counts[v])
             gp_metrics_add(c->x->metrics, "gpupack_extender_filter_nodes_total",
-                           "Nodes filtered, by result.", labels, counts[v]);
+                           M_FILTER_NODES_HELP, labels, counts[v]);
     }
 }
 
@@ -455,8 +477,7 @@ static void record(call *c, double started)
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
 
     snprintf(labels, sizeof(labels), "verb=\"%s\",outcome=\"%s\"", verb_name(c->verb), c->outcome);
-    gp_metrics_add(c->x->metrics, "gpupack_extender_calls_total",
-                   "Extender calls answered, by verb and outcome.", labels, 1);
+    gp_metrics_add(c->x->metrics, "gpupack_extender_calls_total", M_CALLS_HELP, labels, 1);
     snprintf(labels, sizeof(labels), "verb=\"%s\"", verb_name(c->verb));
     gp_metrics_add(c->x->metrics, "gpupack_extender_nodes_total",
                    "Nodes received in extender calls, by verb (divide by calls for nodes per "

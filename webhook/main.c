@@ -103,6 +103,11 @@ static int check_options(const options *o)
                            "only)");
     if ((o->d.client_ca || o->d.cert || o->d.key) && o->review)
         return usage_error("--review reads stdin; TLS flags do not apply");
+    /* One review is answered at once, before any live list could arrive: its node view comes
+     * from a snapshot only, never silently from nothing. */
+    if (o->review && o->d.kubeconfig != NULL)
+        return usage_error("--kubeconfig: not with --review (use --snapshot-nodes and "
+                           "--snapshot-priorityclasses)");
     return 0;
 }
 

@@ -41,6 +41,10 @@ typedef enum { GP_VERB_FILTER, GP_VERB_PRIORITIZE } gp_verb;
 void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len, int64_t now_ms,
                       gp_http_response *resp);
 
+/* Registers every label value of the extender's call and filter counters at zero, so dashboards
+ * and alerts find the series before the first call. m may be NULL. */
+void gp_extender_preregister(gp_metrics *m);
+
 /* Route handlers (ctx is a gp_extender). */
 void gp_extender_route_filter(void *ctx, const gp_http_request *req, gp_http_response *resp);
 void gp_extender_route_prioritize(void *ctx, const gp_http_request *req, gp_http_response *resp);

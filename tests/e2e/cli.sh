@@ -71,6 +71,10 @@ jq '.mode = "sometimes" | .bogusField = 1' "$T/good.json" > "$T/bad.json"
     && pass cli.check-policy-unreadable || fail cli.check-policy-unreadable "rc $rc: $(cat "$T/err")"
 "$BIN/gpupack-webhook" --check-policy > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] && pass cli.check-policy-usage-2 || fail cli.check-policy-usage-2 "rc $rc"
+# --review answers at once: a live view could not have listed yet, so it is refused, not ignored.
+"$BIN/gpupack-webhook" --review --kubeconfig "$T/none.yaml" < /dev/null > /dev/null 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q -- '--kubeconfig: not with --review' "$T/err" \
+    && pass cli.review-refuses-kubeconfig || fail cli.review-refuses-kubeconfig "rc $rc: $(cat "$T/err")"
 
 # --once filter and --once prioritize: bad input fails both alike.
 for v in filter prioritize; do
@@ -106,6 +110,11 @@ done
 curl -s "http://127.0.0.1:$HW/metrics" > "$T/m"
 grep -q '^gpupack_mutations_total{kind="spot"} 0$' "$T/m" && grep -q '^gpupack_admission_reviews_total{outcome="patched"} 0$' "$T/m" \
     && pass cli.webhook-series-at-zero || fail cli.webhook-series-at-zero "$(grep -v '^#' "$T/m" | head -n 20)"
+curl -s "http://127.0.0.1:$HX/metrics" > "$T/m"
+grep -q '^gpupack_extender_calls_total{verb="filter",outcome="ok"} 0$' "$T/m" \
+    && grep -q '^gpupack_extender_calls_total{verb="prioritize",outcome="not-synced"} 0$' "$T/m" \
+    && grep -q '^gpupack_extender_filter_nodes_total{result="unresolvable"} 0$' "$T/m" \
+    && pass cli.extender-series-at-zero || fail cli.extender-series-at-zero "$(grep -v '^#' "$T/m" | grep extender | head -n 20)"
 # One review: one pod per kind, however many patch operations (priority-class takes three).
 curl -s --cacert "$CERTS/ca.crt" -H 'Content-Type: application/json' --data-binary "@$REVIEW" "https://localhost:$WPORT/mutate" > /dev/null
 curl -s "http://127.0.0.1:$HW/metrics" > "$T/m"

@@ -271,7 +271,8 @@ grep -q '^NODE' "$E2E_TMP/explain" && grep -q '^gpu-busy' "$E2E_TMP/explain" && 
     && pass extender.explain-table || fail extender.explain-table "$(cat "$E2E_TMP/explain")"
 # With info logs on, the call's JSON log line comes before the table, never inside it; a node
 # that scores 0 says why (the filter's reason).
-args "$GPU1" gpu-busy cpu-1 gpu-spot | "$X" --once prioritize $SNAP --explain 2> "$E2E_TMP/explain-info" > /dev/null
+args "$GPU1" gpu-busy cpu-1 gpu-spot | "$X" --once prioritize $SNAP --explain 2>&1 > /dev/null \
+    | grep -v '"msg":"policy loaded"' > "$E2E_TMP/explain-info"
 awk 'NR == 1 { ok = /^\{.*"msg":"prioritize"/ } NR == 2 { ok = ok && /^NODE / } NR > 2 && /^\{/ { ok = 0 }
      END { exit !(ok && NR == 5) }' "$E2E_TMP/explain-info" \
     && grep -q '^cpu-1 .*  (infeasible: nvidia.com/gpu: node has 0, pod needs 1)$' "$E2E_TMP/explain-info" \

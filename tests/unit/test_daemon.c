@@ -186,7 +186,8 @@ GP_TEST(load_policy_unreadable_exits_2)
 }
 
 /* The example review's pod gets three priority-class operations (set the class, remove
- * priority and preemptionPolicy) and two annotations: one pod, one count per kind. */
+ * priority and preemptionPolicy), two MIG operations (requests and limits) and two annotations:
+ * one pod, one count per kind. */
 GP_TEST(webhook_counts_pods_per_kind)
 {
     gp_metrics *m = gp_metrics_new();
@@ -197,10 +198,17 @@ GP_TEST(webhook_counts_pods_per_kind)
     size_t len = 0;
     gp_err err = { { 0 } };
 
+    gp_cluster *view = gp_cluster_new();
+
+    /* The README's example: a node snapshot offering MIG slices, so the rewrite happens. */
+    GP_CHECK(gp_file_read("tests/examples/nodes.json", 1 << 20, &body, &len, &err) == GP_OK);
+    GP_CHECK(view != NULL && gp_cluster_set_nodes_json(view, body, len, &err) == GP_OK);
+    free(body);
+    body = NULL;
     GP_CHECK(gp_file_read("tests/examples/gpu-deployment-review.json", 1 << 20, &body, &len,
                           &err) == GP_OK);
     GP_CHECK_INT(gp_daemon_load_policy("prog", NULL, &h, d), 0);
-    gp_webhook_init(&w, &h, NULL, m, NULL);
+    gp_webhook_init(&w, &h, view, m, NULL);
     GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"spot\"") == 0);
     {
         char *text = gp_metrics_render(m, NULL);
