@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gpupack: gpupack-webhook, gpupack-extender and gpupack-certs in one image.
 #   docker build -t ghcr.io/gpupack/gpupack:$(cat VERSION) .      (or: make image)
 # The manifests choose the program with `command:`; the default is the webhook.

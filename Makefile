@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gpupack: one Makefile. `make help` lists the targets.
 CC      ?= cc
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-certs: makes a CA and a serving certificate for the webhook's Service, or checks a
  * certificate (`--check`). OpenSSL 3 EVP/X509 APIs only; nothing is shelled out.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-extender: flags, policy, cluster view (API, in-cluster or snapshots), routes. All
  * behaviour lives in lib/. */
 #include <stdatomic.h>

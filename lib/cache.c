@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The extender's live cluster view (see cache.h). */
 #include "gpupack/cache.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Classification: which class a pod belongs to. */
 #include "gpupack/mutate.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cluster view (see cluster.h). */
 #include "gpupack/cluster.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kube-scheduler extender wire types (see extargs.h). */
 #include "gpupack/extargs.h"
 

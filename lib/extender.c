@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The extender service (see extender.h). */
 #include "gpupack/extender.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-device GPU model and the simulator's scorers (include/gpupack/gpudev.h,
  * docs/simulation.md). Pure: no I/O, no clock, no globals. */
 #include "gpupack/gpudev.h"

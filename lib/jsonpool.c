@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-request memory for cJSON (see jsonpool.h). */
 #include "gpupack/jsonpool.h"
 

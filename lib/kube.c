@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* List+watch against the Kubernetes API with libcurl.
  *
  * Design. Each informer owns one thread and one curl multi handle (its connection pool, so list

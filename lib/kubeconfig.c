@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kubeconfig and in-cluster configuration.
  *
  * The kubeconfig is loaded with libyaml's document API (a node tree; JSON is read the same way,

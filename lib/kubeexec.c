@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exec credential plugins: parsing and deciding (pure), running the process (the edge), and the
  * shared cache. The process is started with posix_spawnp (glibc reports a failed exec, such as a
  * command not found, as its return value), with a clean signal mask and default dispositions,

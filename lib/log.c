@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Structured JSON-lines logging.
  *
  * A line is built in a fixed GP_LOG_MAX_LINE buffer on the stack, then written with one fwrite()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Prometheus registry.
  *
  * Series are found through an open-addressing hash table keyed by (name, labels) and grouped in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The webhook's decisions for a pod being created. Each step adds a change only when the pod
  * lacks what the policy asks for, so a second pass over the mutated pod adds nothing. */
 #include "gpupack/mutate.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Node selection (see nodematch.h). */
 #include "gpupack/nodematch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Node views and pod usage: decoding a Node into a gp_node, a pod's effective request into a
  * gp_usage, and keeping a node's used counters as pods come and go.
  *

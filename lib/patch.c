@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* RFC 6902 patch building over a working copy of the pod (see patch.h). */
 #include "gpupack/patch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy document: parsing, validation against a schema table, lookups, and the holder.
  *
  * The schema is data: every JSON object the policy contains is described by an objspec, a table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kubernetes resource quantities, parsed exactly with integer arithmetic only.
  *
  * Parsing runs in phases: check the bytes, split the text into sign, digits and suffix, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The extender's decisions: a pod's demand, the filter verdict per node, and the prioritize
  * score per node. Pure: plain structs in, plain structs out (docs/scoring.md).
  *

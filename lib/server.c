@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP(S) server (the contract is in include/gpupack/server.h).
  *
  * Threads: libmicrohttpd runs a pool of cfg.threads polling threads (epoll); the access handler,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A growable output string (see strbuf.h). */
 #include "gpupack/strbuf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Certificate and key checks with OpenSSL 3 (see include/gpupack/tlsfiles.h).
  *
  * Everything is parsed from memory BIOs; the only inputs are the PEM bytes and `now`. The OpenSSL

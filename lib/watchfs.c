@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File watching for reloads.
  *
  * The thread sleeps in poll() on an inotify descriptor and an eventfd (the stop signal) with the

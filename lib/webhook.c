@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The webhook service: review in, response out (see webhook.h). */
 #include "gpupack/webhook.h"
 

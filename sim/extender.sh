@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make sim-extender: gpupack-extender's whole prioritize (`--scorer extender`) against the per-node
 # scorers, on the default trace's whole-GPU and CPU-only tasks (Kubernetes has no fractional GPU
 # request, so the extender cannot take the trace's sharing tasks), seeds 42-51, ties broken by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulator's `extender` scorer (extsim.h). */
 #include "extsim.h"
 

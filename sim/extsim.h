@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulator's `extender` scorer: gpupack-extender's whole prioritize (gp_prioritize: cost,
  * fit, stranding and fragmentation, with a policy) over views of the simulated nodes, the way
  * kube-scheduler calls the extender with the nodes its own filters passed (docs/simulation.md). */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make sim-full: every trace variant of the FGD paper x every scorer x seeds 42-51, as JSON lines
 # in $OUT/full.jsonl, then the table (mean ± sd of unallocated GPU % at 100% arrived) in
 # $OUT/full.md and on stdout. Variables: SIM_TRACE (the trace folder, default the repository's

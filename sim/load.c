@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-sim's input loading (sim/load.h): CSV from the trace, or Kubernetes JSON dumps. */
 #include "load.h"
 

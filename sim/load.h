@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-sim's inputs: a node list and a task list, from the Alibaba trace's CSV files or from
  * `kubectl get nodes -o json` / `kubectl get pods -A -o json` dumps (docs/simulation.md). The
  * format is detected from the content: JSON starts with '{' or '['. */

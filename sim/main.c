@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-sim: replays a workload (the Alibaba GPU trace, or Kubernetes dumps) on a cluster one
  * task at a time with each scorer of lib/gpudev.c, and reports how well the cluster is packed
  * (docs/simulation.md). Wiring only: flags, loading, a thread pool over (scorer, seed) runs,

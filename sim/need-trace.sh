@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # sim/need-trace.sh DIR FILE...: exits 1 naming the first FILE missing from DIR, the trace folder
 # (SIM_TRACE), and where the whole trace comes from. Used by sim/full.sh and sim/extender.sh.
 set -u

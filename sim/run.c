@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One simulation run (sim/run.h): the protocol of the FGD paper's artifact, described in
  * data/alibaba-gpu-v2023/README.md and docs/simulation.md. */
 #include "run.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One simulation run: the paper's protocol for one scorer and one seed (docs/simulation.md). */
 #ifndef GPUPACK_SIM_RUN_H
 #define GPUPACK_SIM_RUN_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The test runner: unit tests, fixture cases, black-box tests. Every test prints one
 # "PASS name" or "FAIL name" line; the last line of the run is "N passed, N failed".
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The benchmarks (`make bench`; `tools/bench.sh --smoke` is the short run `make test` does to
 # prove they still run). Everything on loopback; load from wrk and h2load (not ours).
 #

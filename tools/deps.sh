@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages gpupack needs, when they are missing.
 #   tools/deps.sh build   what building the binaries needs (the Dockerfile's build stage too)
 #   tools/deps.sh run     what `make run` needs: the build packages, whose libraries are also all

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Development certificates for `make run`: usage tools/devcerts.sh BIN/gpupack-certs OUTDIR
 #
 # Makes a CA and a serving certificate for gpupack-webhook.gpupack-system (plus localhost,

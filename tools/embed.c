@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Build tool: writes a C file defining `const char NAME[]` (NUL-terminated) and
  * `const size_t NAME_len` from the bytes on stdin, so the binaries embed a file byte for byte. */
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs every libFuzzer harness in $FUZZ_BUILD (default build-fuzz) for SECONDS each, on a working
 # corpus kept in $FUZZ_BUILD/corpus/NAME and seeded from tests/fixtures, the repository's other
 # tests and tests/fuzz/seeds/NAME; then replays tests/fuzz/regressions/NAME/* (every crash ever

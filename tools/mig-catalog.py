@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The MIG profile catalog (data/mig-profiles.csv) and what must agree with it.
 
   tools/mig-catalog.py --check   one PASS/FAIL line per agreement (make test runs it)

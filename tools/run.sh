@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `make run`: both daemons on loopback with the embedded default policy until Ctrl-C.
 # The extender has no cluster view here unless KUBERNETES_SERVICE_HOST is set; it scores the full
 # Node objects kube-scheduler sends (nodeCacheCapable: false) or, with --snapshot-*, files.

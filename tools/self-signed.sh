@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Renders gpupack for a cluster without cert-manager: a kustomization (by default the self-signed
 # overlay; with --overlay, your site overlay built on it, docs/install.md) plus the webhook's
 # serving certificate, made with bin/gpupack-certs and kept in CERTDIR (outside the repository

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-webhook: flags, policy, cluster view, routes. All behaviour lives in lib/. */
 #include <stdatomic.h>
 #include <stdio.h>

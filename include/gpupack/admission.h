@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* AdmissionReview v1 (admission.k8s.io/v1) decoding and encoding.
  *
  * gp_admission_decode() checks the envelope (a JSON object, apiVersion admission.k8s.io/v1, kind

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A per-request arena: many small allocations, one release.
  *
  * The webhook decodes a pod, decides and encodes within one request; everything it allocates on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The extender's live cluster view: Nodes and the resources bound pods use on them.
  *
  * Fed by two informers (list + watch, see kube.h) or by snapshot files (`kubectl get nodes -o

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cluster view the decisions consult: what the cluster really offers.
  *
  * For the webhook: the MIG profiles that nodes advertise (allocatable `nvidia.com/mig-<profile>`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pieces both daemons' main.c share: plain-text replies, the health and metrics routes, and
  * the SIGTERM drain sequence. */
 #ifndef GPUPACK_DAEMON_H

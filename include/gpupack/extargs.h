@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kube-scheduler extender wire types (k8s.io/kube-scheduler/extender/v1), decoded and encoded.
  *
  * Field names are Go's: ExtenderArgs {Pod, Nodes, NodeNames}; ExtenderFilterResult {Nodes,

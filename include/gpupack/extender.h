@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The extender service: ExtenderArgs in, ExtenderFilterResult or HostPriorityList out.
  *
  * What `POST /filter`, `POST /prioritize` and `gpupack-extender --once` all run: decode the

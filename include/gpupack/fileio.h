@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded whole-file reads. */
 #ifndef GPUPACK_FILEIO_H
 #define GPUPACK_FILEIO_H

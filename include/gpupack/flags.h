@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line flags, as a table: each flag has a name, a kind, where its value goes and a
  * one-line help text. Parsing reports the first bad flag by name ("--listen: expected HOST:PORT").
  * Every program prints usage from the same table, so --help never drifts from what is parsed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-device GPU model and the node scorers the simulator compares (docs/simulation.md).
  *
  * A node is CPU (milli-cores), memory (MiB) and up to GP_DEV_MAX_GPUS GPUs, each with a free share

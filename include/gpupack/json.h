@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks on parsed and raw JSON that cJSON does not make, for bodies from the network.
  *
  * cJSON keeps every member of an object, also a repeated name (lookups return the first), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-request memory for cJSON.
  *
  * A webhook review builds and drops a few thousand small cJSON nodes (the review's tree, the

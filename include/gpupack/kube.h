@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A Kubernetes API client for list+watch (libcurl). The configuration to reach the API is
  * gpupack/kubeconfig.h.
  *

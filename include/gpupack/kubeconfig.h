@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How to reach the Kubernetes API: a kubeconfig file, or the pod's service account.
  *
  * A kubeconfig (YAML or JSON, parsed with libyaml) gives the server, how to trust it (a CA file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kubeconfig exec credential plugins (client.authentication.k8s.io/v1 and v1beta1), the way
  * kubectl runs them: aws eks get-token, gke-gcloud-auth-plugin, kubelogin and the like.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Structured logs: one JSON object per line on a stream (stderr by default).
  *
  * Every line has "ts" (RFC 3339, UTC, milliseconds), "level" and "msg", then the fields given.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small Prometheus registry: counters, gauges and histograms with label sets.
  *
  * Series are created on first use and live until gp_metrics_free(). Label sets are passed

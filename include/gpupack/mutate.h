@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The webhook's decisions: which class a GPU pod belongs to and which changes it needs.
  *
  * Pure: pod view + policy + cluster view in, a list of changes (each with a reason) out. Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whether a pod may run on a node, judged by the node selection Kubernetes checks for every pod
  * (the scheduler's NodeAffinity and NodeName filters, and the kubelet's admission again):
  * spec.nodeName, spec.nodeSelector and the required node affinity.

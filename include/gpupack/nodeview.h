@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Nodes and pod usage as the extender scores them: small fixed-size structs, no JSON trees.
  *
  * A gp_node holds what scoring needs from a Node (allocatable GPUs, MIG slices per profile, CPU,

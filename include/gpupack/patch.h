@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Turning a decision's changes into an RFC 6902 JSON Patch against the pod as it was sent.
  *
  * The patch never clobbers what the user set: values are added into existing maps and arrays

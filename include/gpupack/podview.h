@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A Pod as the decisions need it: a small C struct decoded from the Pod's JSON.
  *
  * Strings are borrowed from the cJSON tree the view was decoded from (keep the tree alive while

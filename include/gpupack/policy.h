@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The gpupack policy: one JSON document (the ConfigMap's content) that drives both daemons.
  *
  * gp_policy_parse() validates the whole document against a schema table and reports every error

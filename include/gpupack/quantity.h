@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kubernetes resource quantities ("500m", "1.5Gi", "2e3", "10"), parsed exactly.
  *
  * A quantity is held as an integer count of nano-units (1e-9 of the base unit) in a 128-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The extender's decisions: which nodes can take a pod (filter) and how good each is (prioritize).
  *
  * Pure: a pod's demand + node views + policy in, per-node verdicts out. No clock, no I/O.

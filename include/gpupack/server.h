@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP(S) server both daemons use: libmicrohttpd with a thread pool, GnuTLS limited to TLS 1.2
  * and 1.3, keep-alive, timeouts, a body cap, routing, metrics and access logs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status codes and error messages shared by every core module.
  *
  * Functions that can fail return a gp_status (GP_OK is zero, failures are negative) and, when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A growable output string, for encoders that write JSON directly instead of building a cJSON
  * tree first (the extender's answers list thousands of nodes; a tree of them costs more than the
  * decision).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Certificate checks with OpenSSL, used when the daemons load their serving pair and by
  * `gpupack-certs --check`.
  *

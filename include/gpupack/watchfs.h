@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Watching files for changes, the way Kubernetes updates mounted ConfigMaps and Secrets.
  *
  * A ConfigMap volume swaps a `..data` symlink inside the mount directory, so the watched path's

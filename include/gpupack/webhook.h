@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The webhook service: one AdmissionReview in, one HTTP answer out.
  *
  * This is what `POST /mutate` and `gpupack-webhook --review` both run: decode the review, decide

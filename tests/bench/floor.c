@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmark floor: the same HTTP/TLS layer as gpupack-webhook (lib/server.c: libmicrohttpd,
  * GnuTLS, the same priorities, body cap and timeouts), a handler that parses the body with cJSON
  * like the webhook does and answers one fixed allow. What `POST /mutate` costs above this is the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A synthetic cluster for the extender benchmarks, deterministic for a seed: N nodes (p4d and
 p5 8-GPU machines, A100 80GB in MIG mode, g5 single-GPU nodes, CPU nodes, with the labels and
 allocatable a real cluster shows), P running pods bound to them (GPU pods within each node's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A realistic GPU pod AdmissionReview for the benchmarks, deterministic for a seed: the pod a
 Deployment's ReplicaSet creates (defaulted as kube-apiserver defaults it before webhooks), an
 inference server with a GPU and a memory hint, two sidecars, env, volumes, probes.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Latency percentiles from h2load --log-file lines (start_us, status, duration_us).
 Prints one JSON line: requests, non2xx, p50_us, p99_us, p999_us, max_us."""
 import json

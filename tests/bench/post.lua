@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- wrk script for the gpupack benchmarks: POSTs the file named by $BENCH_BODY as JSON (with
 -- "Connection: close" when $BENCH_CLOSE is set: a new connection, so a new TLS handshake, per
 -- request) and prints one JSON line of results at the end.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for fixture cases (sourced by tests/cases/run.sh and each case's input.sh).
 # Pods are made from real `kubectl create ... --dry-run=client -o json` templates and then
 # defaulted the way kube-apiserver has defaulted them by the time a mutating webhook sees them

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Fixture cases: each folder holds an input (review.json, a `fixture` file naming a file in
 # tests/fixtures, or input.sh printing a review), optional policy.json / nodes.json /
 # priorityclasses.json, and expect.jq. The runner answers the review with the real binary

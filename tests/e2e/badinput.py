@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Bad input against the running daemons: bin/gpupack-webhook over TLS and bin/gpupack-extender
 over plain HTTP, both on loopback with kernel-chosen ports.
 

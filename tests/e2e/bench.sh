@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A smoke of `make bench` (tools/bench.sh --smoke: 1-second runs, a 200-node cluster): proves the
 # benchmarks still run and every request they send succeeds. The figures mean nothing here;
 # docs/benchmarks.md has the real ones. Not under valgrind.

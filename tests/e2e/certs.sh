@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Black-box tests of bin/gpupack-certs: the files it writes are checked with the openssl CLI, a
 # real TLS server (openssl s_server) serves them and curl / openssl s_client verify it.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The command line every gpupack program shares: -h and --help, --flag=value as well as
 # --flag value, a usage error as one line naming the flag plus "see PROG --help" (exit 2), help
 # within 100 columns, "cannot read FILE: reason" for a missing policy; then --check-policy, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the Python black-box tests: PASS/FAIL lines, and starting a gpupack daemon."""
 import json
 import subprocess

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The package sets of tools/deps.sh: `make run` installs only what building and running need
 # (the run set: every build package, no test tool), and the Makefile's run target asks for it.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The documentation speaks of the product only: no sentence about how its work was organised
 # ("issue 4", "the issue", "where the issue was silent", "in the issue's order"). A mention of a
 # real upstream issue stays allowed when it says whose it is (a github.com/.../issues/ link, or

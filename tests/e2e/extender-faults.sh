@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The extender's live view through API trouble (tests/e2e/fakeapi.py): failing lists, slow
 # responses, dropped and reset watches, 410s, garbage and errors in the stream, a rotating token.
 # After each fault, with changes made meanwhile, the live extender must converge to the truth:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The extender against a fake API server (tests/e2e/fakeapi.py): list+watch through a
 # kubeconfig, then changes, dropped watches and 410s; after each, the extender's answers must
 # match the truth the fake holds.

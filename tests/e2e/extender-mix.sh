@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The extender's fragmentation component (docs/scoring.md#fragmentation): the simulator's gpupack
 # scorer (gp_dev_score_gpupack) on each node's whole GPUs, for the workload mix the extender
 # learns from the pods it sees, or the one the policy states.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Black-box tests of bin/gpupack-extender: scenarios a scheduler engineer would write, run with
 # `--once` over a snapshot cluster (tests/extender/{nodes,pods}.json), the captured v1.32
 # kube-scheduler payloads, and the HTTP server.

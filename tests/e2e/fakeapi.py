@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A fake Kubernetes API server for gpupack's tests (Python 3 standard library only).
 
 It serves Nodes and Pods the way kube-apiserver does for list+watch clients, plus a control API

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A short smoke of every libFuzzer harness (tools/fuzz.sh, GP_FUZZ_SMOKE_SECONDS each, default
 # 20) and a replay of every saved crash. `make test` builds the harnesses and sets FUZZ_BUILD;
 # `make asan` and `make valgrind` leave it empty (the harnesses carry their own sanitizers), and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the Dockerfile's runtime stage against the binaries it ships (no container engine runs
 here, so the image itself cannot be built): every shared library that `ldd` lists for the binaries
 belongs to a Debian package that the runtime stage installs, directly or as an apt dependency, or

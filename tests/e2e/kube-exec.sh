@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Kubeconfigs with exec credential plugins (as EKS, GKE and AKS write them): the extender lists
 # and watches the fake API (tests/e2e/fakeapi.py), which accepts only the bearer token a fake
 # plugin prints; the plugin runs once for both informers, again after the API turns to another

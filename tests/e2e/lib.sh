@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the black-box tests (sourced). Each test prints "PASS name" or "FAIL name".
 set -u
 BIN=${BIN:-bin}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The install manifests: every kustomization renders with `kubectl kustomize`, every object
 # validates against the Kubernetes OpenAPI schemas offline, the settings docs/install.md promises
 # hold, and the rendered command lines work on the real binaries (tests/manifests/check.mjs).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # One source of truth for MIG profile names (data/mig-profiles.csv, docs/mig-profiles.md): the
 # scheduler configurations, the default policy and the docs agree with it; and the check itself
 # notices a profile missing from a scheduler configuration or a policy profile no GPU offers.

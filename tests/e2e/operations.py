@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Routine operations under load, against the real daemons on loopback.
 
 1. Certificate rotation the way kubelet updates a mounted Secret (files behind a ..data symlink

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # README.md's "Asking the extender" example, run as written: the table and the HostPriorityList
 # it shows are what bin/gpupack-extender prints today (the prices and scores a reader checks).
 . "$(dirname "$0")/lib.sh"

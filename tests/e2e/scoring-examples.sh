@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The worked examples of docs/scoring.md, run through bin/gpupack-extender --once --explain, so
 # the numbers the documentation shows are the numbers the extender computes.
 . "$(dirname "$0")/lib.sh"

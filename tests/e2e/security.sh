@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The daemons as they run in the manifests: an unprivileged uid with no capabilities at all
 # (setpriv), an empty working directory, HOME and TMPDIR. They serve, hold no capability, keep
 # no regular file open for writing, and leave every directory empty: nothing goes to disk.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Black-box tests of bin/gpupack-sim (docs/simulation.md) on a slice of the real trace (the copy in
 # data/alibaba-gpu-v2023/): the JSON fields, determinism, seeds, bad input (exit 2 naming
 # file:line), Kubernetes JSON dumps, the human table and --summarize. A few seconds in all.

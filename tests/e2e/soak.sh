@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Soak: GP_SOAK_MUTATE (default 1,000,000) POST /mutate over TLS keep-alive and
 # GP_SOAK_PRIORITIZE (default 200,000) POST /prioritize, sent with h2load (nghttp2, --h1).
 # After a warm-up of a tenth of the requests, resident memory must stay flat (grow by less than

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TLS policy of both daemons, probed with openssl s_client: TLS 1.3 and 1.2 with ECDHE and AEAD
 # ciphers only (ECDSA and RSA certificates); TLS 1.1, CBC, static RSA key exchange and
 # SHA-1 MACs refused; with --client-ca only a client holding a certificate from that CA gets in.

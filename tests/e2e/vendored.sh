@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The repository carries everything its tests and tools read: the copy of the Alibaba trace in
 # data/alibaba-gpu-v2023/ is byte for byte the published one (SHA256SUMS, and the same sums in its
 # README), and no tracked file refers to a folder beside the checkout, which a clone does not have.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Black-box tests of bin/gpupack-webhook over real TLS on loopback, with curl as the client.
 . "$(dirname "$0")/lib.sh"
 FIX="$(cd "$(dirname "$0")/../.." && pwd)/tests/fixtures"

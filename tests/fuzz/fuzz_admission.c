@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* AdmissionReview path: raw body -> decode -> decision -> JSON patch -> encoded response, as
  * POST /mutate runs it, with the default policy and a cluster view that offers MIG profiles and
  * PriorityClasses. Properties: every answer is a 200 AdmissionReview that allows the pod, or a

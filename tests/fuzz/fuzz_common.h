@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared pieces of the libFuzzer harnesses (tests/fuzz/fuzz_*.c). Each harness drives one input
  * path of the core exactly as a daemon does, and aborts when a property the code promises does
  * not hold (libFuzzer then saves the input). Built by `make fuzz` with clang,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ExtenderArgs path for both verbs: the first byte picks filter or prioritize, the rest is the
  * body, answered against a snapshot cluster (tests/extender/) with assumptions on (they expire as
  * the fake clock moves). Properties: filter always answers 200 with an ExtenderFilterResult

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy loader: any bytes -> a policy or a list of errors, never both, never neither.
  * Property: a document that loads loads again identically from the same bytes (same digest). */
 #include "fuzz_common.h"

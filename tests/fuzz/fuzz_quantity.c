@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The quantity parser (Kubernetes resource.Quantity syntax). Properties: what parses formats,
  * the formatted text parses back to the same value, and formatting is stable. */
 #include "fuzz_common.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The watch stream: bytes split into chunks where the input says, fed to the line splitter the
  * informer uses, each line decoded as a watch event and applied to the extender's cache (pods or
  * nodes, as the first byte says), then a prioritize call reads the cache. Properties: the

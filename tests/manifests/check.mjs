@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Offline checks of what `kubectl kustomize` renders from manifests/: every object against the
 // Kubernetes OpenAPI schemas (kubernetes-models, cert-manager's CRD schemas), the settings
 // docs/install.md promises, the webhook's CEL match condition evaluated on real pods, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tiny test harness: each test runs in its own forked process with a time limit, so a crash or
  * a hang fails that test only. Output: one "PASS name" or "FAIL name" line per test, which
  * tests/run.sh counts.

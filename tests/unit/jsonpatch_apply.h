@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tiny, strict RFC 6902 applier for the unit tests: "add", "remove" and "replace" only (the
  * operations gpupack emits), RFC 6901 pointers with "~1" and "~0" unescaped, "-" to append to an
  * array. It is stricter than kube-apiserver's: an "add" whose parent is missing, a "replace" or

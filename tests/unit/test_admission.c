@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/admission.c: every AdmissionReview decode error with its message, the
  * request fields decoded, the encoded response (apiVersion, kind, uid, allowed, the patch in
  * padded base64 that decodes back to the input, patchType only with a patch, warnings, audit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation-failure injection (curl's "torture" idea): run a whole request path once to count
  * its allocations, then again once per N with the Nth allocation failing, for every N. Each run
  * must answer (the webhook fails open: allowed, and never a patch other than the one a normal run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/cache.c: the live cluster view fed by list/watch events and snapshots.
  *
  * Nodes and pods are built inline (single quotes in the text, turned into double quotes before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/classify.c: gp_classify() over the default policy (label, rule order, owner
  * kinds, no owner, no class) and over custom policies (defaultClass, namespace globs, label
  * selector operators and matchLabels, noOwner, AND of criteria), with the exact class and reason.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/cluster.c: the MIG profiles a NodeList offers (allocatable > 0 only, unique,
  * sorted, non-MIG resources ignored), the PriorityClass list, error messages for input that is
  * not a `kubectl get -o json` list, lookups, the name limit and reference counting.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/daemon.c's policy handling (the digest, --check-policy, the start and reload
  * metrics) and of lib/webhook.c's counting (one increment per pod per kind of change). */
 #include "gpupack/daemon.h"

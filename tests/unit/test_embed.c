@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The binaries embed the default policy byte for byte from the file manifests/ ships. */
 #include "gptest.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/extargs.c: decoding ExtenderArgs (real kube-scheduler v1.32 captures and
  * constructed fixtures from tests/fixtures/, relative to the repo root) and encoding
  * ExtenderFilterResult and HostPriorityList, checked by parsing the output with cJSON. */

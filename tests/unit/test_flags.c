@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/flags.c: gp_flags_parse() ("--x v", "--x=v", booleans, unknown flags, missing
  * values, unsigned bounds and trailing garbage, positional arguments), each error with its exact
  * message, and gp_split_hostport() over IPv4, bracketed IPv6 and malformed input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/gpudev.c: fit rules, GPU choice, apply/remove, the workload mix, FGD's
  * fragmentation on worked examples, each scorer on small cases with known answers, the PRNG. */
 #include "gptest.h"

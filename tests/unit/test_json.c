@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/json.c: duplicate member names anywhere in a tree (small objects compared
  * pairwise, large ones sorted), and the \u0000 escape told apart from an escaped backslash. */
 #include "gptest.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/jsonpool.c: cJSON allocations bound to a per-request pool, trees larger than
  * the kept chunk, frees of memory from outside the pool while it is bound, the byte limit, and
  * cJSON back on malloc once the pool ends (valgrind and the leak check see those). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of lib/kubeconfig.c and lib/kube.c: kubeconfig and in-cluster loading (files in a fresh
  * temporary directory per test), line splitting, and informers against tests/e2e/fakeapi.py,
  * started per test on a free port and killed at its end. The informer's handlers keep a small

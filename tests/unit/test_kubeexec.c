@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of lib/kubeexec.c (exec credential plugins) and of how lib/kubeconfig.c loads
  * users[].user.exec: the pure parts (ExecCredential parsing, RFC 3339, the refresh decision,
  * KUBERNETES_EXEC_INFO) and real runs of fake plugins, shell scripts written per test into a

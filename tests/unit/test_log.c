@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/log.c: JSON-lines output, escaping, bounds, atomic lines. */
 #include "gpupack/log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/metrics.c: the Prometheus text format and the registry's bounds. */
 #include "gpupack/metrics.h"
 

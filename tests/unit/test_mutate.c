@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/mutate.c: which changes gp_mutate() decides for a pod, in which order and
  * why, each only when the pod lacks it; gp_mig_pick() ordering over the policy and the cluster
  * view; and idempotence: decide, build the patch, apply it (tests/unit/jsonpatch_apply.h), decide

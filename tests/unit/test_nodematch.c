@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/nodematch.c: whether a pod's node selection (spec.nodeName,
  * spec.nodeSelector, required node affinity) admits a node with a given name and labels, with
  * Kubernetes' semantics: terms ORed, expressions and fields ANDed, an empty term matching

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/nodeview.c: decoding Nodes (labels, spot, cordon, allocatable, MIG limits),
  * a pod's effective request with Kubernetes semantics, and the used counters.
  *

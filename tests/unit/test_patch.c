@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/patch.c: RFC 6901 escaping, and the exact RFC 6902 operations
  * gp_patch_build() emits for each change kind: parents created only when absent (with the value
  * nested inside), "add" into existing maps and arrays, "replace" when the member exists, every

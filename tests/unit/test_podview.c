@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/podview.c: decoding a Pod's JSON into gp_pod (namespace fallback, owner kind,
  * containers and init containers, quantities, tolerations, affinity), the errors a wrongly typed
  * field gives (with its JSON path), gp_pod_is_gpu and the gp_toleration_covers truth table.

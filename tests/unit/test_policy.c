@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/policy.c: the default policy, the defaults of a minimal one, every validation
  * error with its exact JSON path, globbing, lookups, the holder and file loading.
  *

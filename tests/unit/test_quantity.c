@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for lib/quantity.c: exact values of every suffix and exponent, rounding, range limits,
  * every rejected form with its status and message, comparisons, the unit helpers and formatting. */
 #include "gpupack/quantity.h"

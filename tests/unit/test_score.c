@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/score.c: the demand, the filter verdicts and their reasons, every
  * prioritize component (price, marginal cost, cost, fit, stranding), the 0..10 mapping, and the
  * scenarios a scheduler engineer checks first (docs/scoring.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tests of lib/server.c on loopback with libcurl as the client: routing, the transport errors,
  * body limits, timeouts, keep-alive, quiesce, metrics, and TLS (versions, certificate swaps on
  * reload and on file change, refused pairs, client certificates). Certificates are made with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/tlsfiles.c. Every certificate is made here with OpenSSL, so the failing
  * cases (expired, not yet valid, mismatched key, no subjectAltName) are real certificates that
  * exercise the checks, not canned strings. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of lib/watchfs.c: in-place rewrites, rename-over, Kubernetes ConfigMap `..data`
  * symlink swaps, the polling fallback, no spurious callbacks, and a prompt stop. Most tests poll
  * only every 10 s, so a callback within the wait proves inotify noticed the change. */

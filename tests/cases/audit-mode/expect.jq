@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Audit: no patch, but warnings and audit annotations say what would have changed.
 .patch == null
 and (.response.warnings | length) >= 4

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Labelled training, checkpointing: spot tolerations and spot preferences; the user's GPU
 # toleration is kept and not duplicated; the class label is already right; checkpointing, so
 # the lower gpu-training-preemptible PriorityClass (preemption takes it before non-checkpointing

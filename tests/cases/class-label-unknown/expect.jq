@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A class the policy does not know: only the GPU toleration, the label is left as the user set it.
 .pod.metadata.labels["gpupack.io/class"] == "batch-xl"
 and (.pod.spec | has("priorityClassName") | not)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The tainted training pool belongs to the training class: a Job's pod gets the class's
 # toleration for pool=training:NoSchedule together with the required pool label.
 ([.pod.spec.tolerations[] | select(.key == "pool" and .operator == "Equal" and .value == "training"

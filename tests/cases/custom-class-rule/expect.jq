@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A policy-defined class chosen by a namespace glob rule placed before the defaults. The pod is
 # ReplicaSet-owned: its class's runtime cap is not set (the ReplicaSet would recreate the pod at
 # the deadline), and a warning says so.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A Deployment's pod: inference; no runtime cap; no MIG without a memory hint.
 .pod.metadata.labels["gpupack.io/class"] == "inference"
 and .pod.metadata.labels.app == "vllm"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # 20Gi does not fit a 2g.20gb (19.5Gi of real framebuffer on an A100-80GB): the smallest slice
 # the node offers with 20Gi is mig-3g.40gb (fewer slices than 4g.40gb).
 .pod.spec.containers[0].resources.limits["nvidia.com/mig-3g.40gb"] == "1"

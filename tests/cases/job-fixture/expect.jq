@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A Job's pod (generateName, no name): training, no runtime cap, no MIG.
 .pod.metadata.labels["gpupack.io/class"] == "training"
 and .pod.spec.priorityClassName == "gpu-training"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A bare pod (no owner) asking for one whole GPU: interactive, with every default change.
 .pod.metadata.labels["gpupack.io/class"] == "interactive"
 and .pod.metadata.labels.app == "cuda-vectoradd"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # Bug (review): a second container that states nvidia.com/gpu "0" (as charts do for components
 # that must not see a GPU) asks for no GPU at all, yet it blocks the MIG rewrite of the container

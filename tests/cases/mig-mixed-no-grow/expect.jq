@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Nothing is rewritten, and a warning says why.
 .pod.spec.containers[0].resources.limits == {"nvidia.com/gpu": "2"}
 and .pod.spec.initContainers[0].resources.limits == {"nvidia.com/gpu": "1"}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # An init container with one GPU beside an app container with two: the pod needs max(1, 2) = 2
 # GPUs; a slice for the init container would add a device on top of them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # No L4 node offers a MIG profile: the whole GPU stays, and a warning says why.
 .pod.spec.containers[0].resources.limits == {"nvidia.com/gpu": "1"}
 and (.pod.metadata.annotations | has("gpupack.io/original-resources") | not)

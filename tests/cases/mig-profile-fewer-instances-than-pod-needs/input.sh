@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # Bug (review): a pod of two containers, one whole GPU each, asking 30Gi per GPU. The only node
 # offering a profile that large offers one mig-3g.40gb instance (a one-GPU node, all-balanced

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # A static pod's mirror as the kubelet creates it: bound to its node, owned by the Node, with
 # the kubelet's config annotations.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Missing parents (labels, annotations, tolerations) are created whole.
 .pod.metadata.labels == {"gpupack.io/class": "inference"}
 and .pod.spec.tolerations == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]

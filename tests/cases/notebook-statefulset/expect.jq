@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A Kubeflow notebook (StatefulSet-owned, notebook-name label) is interactive, not inference.
 # No runtime cap: the StatefulSet would recreate the pod at its deadline, every N hours; the
 # warning names the better tool.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Preferred pool placement is appended to the user's preferences; other affinity untouched.
 (.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution | length) == 2
 and .pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0] == .original.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]

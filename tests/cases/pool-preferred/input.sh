@@ -1,2 +1,3 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 template deployment p registry.example.com/p:1 | jq ".spec.affinity = {\"nodeAffinity\": {\"preferredDuringSchedulingIgnoredDuringExecution\": [{\"weight\": 10, \"preference\": {\"matchExpressions\": [{\"key\": \"zone\", \"operator\": \"In\", \"values\": [\"a\"]}]}}]}, \"podAntiAffinity\": {\"preferredDuringSchedulingIgnoredDuringExecution\": [{\"weight\": 5, \"podAffinityTerm\": {\"topologyKey\": \"kubernetes.io/hostname\", \"labelSelector\": {\"matchLabels\": {\"app\": \"p\"}}}}]}}" | pod_from_template ReplicaSet p-1 serving | set_limits 0 "{\"nvidia.com/gpu\":\"1\"}" | review

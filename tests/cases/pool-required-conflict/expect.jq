@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The pod's own nodeSelector asks for pool=inference; the class's required pool=training would
 # leave it Pending for ever. The pool is skipped and a warning says why.
 (.pod.spec | has("affinity") | not)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # Bug (review): required node affinity whose second term is empty. Kubernetes' empty term matches
 # no node, so the pod may land only where the first term allows. The required pool is ANDed into

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Required placement is ANDed into every existing term (terms are ORed).
 (.pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms | length) == 2
 and .pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # The cluster has a globalDefault PriorityClass: the Priority admission plugin has already set
 # priorityClassName, priority and preemptionPolicy from it before the webhook runs.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The cluster has no gpu-inference PriorityClass: setting it would make kube-apiserver reject the
 # pod, so it is left unset (with a warning) and priority stays.
 (.pod.spec | has("priorityClassName") | not)

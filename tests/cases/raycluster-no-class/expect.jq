@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Only the toleration; a warning and gpupack.io/mutated say that no rule matched, with the owner.
 (.pod.metadata.labels | has("gpupack.io/class") | not)
 and (.pod.spec | has("priorityClassName") | not)

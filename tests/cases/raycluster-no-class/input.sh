@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # A worker of a RayCluster created by hand (no RayJob): no rule of the default policy lists
 # RayCluster, and the default policy has no defaultClass.

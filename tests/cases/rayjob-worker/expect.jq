@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The default policy lists RayJob in its batch-jobs rule: the RayCluster's pod is classed by the
 # RayJob it originated from (training).
 .pod.metadata.labels["gpupack.io/class"] == "training"

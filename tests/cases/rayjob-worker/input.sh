@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 . ../lib.sh
 # A worker of the RayCluster KubeRay created for RayJob train-1: owned by the RayCluster,
 # labelled with the RayJob it came from.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # With "schedulerName" in the policy, a GPU pod bound for the default scheduler (kube-apiserver
 # defaults spec.schedulerName to default-scheduler) goes to gpupack-scheduler instead.
 .original.spec.schedulerName == "default-scheduler"

@@ -1,2 +1,3 @@
+# SPDX-License-Identifier: Apache-2.0
 # Only "true" skips.
 .pod.metadata.labels["gpupack.io/class"] == "inference"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The user's priority class is kept, and so is the priority it resolved to.
 .pod.spec.priorityClassName == "business-critical"
 and .pod.spec.priority == 900000
