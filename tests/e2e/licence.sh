@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The licence: LICENSE is the Apache License 2.0, every source file says so in an SPDX line
 # (tools/spdx.sh), and the README names both the licence and the vendored data's own terms.
 . "$(dirname "$0")/lib.sh"
