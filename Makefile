@@ -116,7 +116,7 @@ $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json 
 	cd tests/manifests && npm ci --no-audit --no-fund --loglevel=error
 
 test: DEPS_SET = test
-test: all $(BUILD)/bench/floor $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
+test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
 
 # Under ASan the soak is shorter and its memory bound is off (the allocator's quarantine holds
@@ -179,8 +179,11 @@ fuzz: fuzz-build
 $(BUILD)/bench/floor: $(BUILD)/tests/bench/floor.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/bench/migpick: $(BUILD)/tests/bench/migpick.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 bench: DEPS_SET = test
-bench: all $(BUILD)/bench/floor
+bench: all $(BUILD)/bench/floor $(BUILD)/bench/migpick
 	@BUILD=$(BUILD) BIN=$(BIN) tools/bench.sh
 
 # The container image. No container engine runs on the project's build machines: this target

@@ -44,6 +44,7 @@ static void node_clear(gp_cluster_node *n)
     free_labels(n->labels, n->nlabels);
     free_names(n->profiles, n->nprofiles);
     free(n->counts);
+    free(n->idx);
     memset(n, 0, sizeof(*n));
 }
 
@@ -280,8 +281,30 @@ static gp_status nodevec_take(nodevec *nv, const char *name, gp_label *labels, s
     x->nlabels = nlabels;
     x->profiles = profiles->v;
     x->counts = counts;
+    x->idx = NULL; /* index_nodes() fills it once the view's union is sorted */
     x->nprofiles = profiles->n;
     return x->name != NULL ? GP_OK : GP_ENOMEM;
+}
+
+/* Each node's profiles as positions in the view's sorted union (once per view, so the MIG choice
+ * compares no names per review). */
+static gp_status index_nodes(gp_cluster *c)
+{
+    for (size_t i = 0; i < c->nnodes; i++) {
+        gp_cluster_node *n = &c->nodes[i];
+
+        free(n->idx);
+        n->idx = n->nprofiles ? malloc(n->nprofiles * sizeof(uint32_t)) : NULL;
+        if (n->nprofiles && n->idx == NULL)
+            return GP_ENOMEM;
+        for (size_t j = 0; j < n->nprofiles; j++) {
+            char *const *at = bsearch(&n->profiles[j], c->mig_profiles, c->nmig_profiles,
+                                      sizeof(char *), cmp_str);
+
+            n->idx[j] = at ? (uint32_t)(at - c->mig_profiles) : UINT32_MAX;
+        }
+    }
+    return GP_OK;
 }
 
 /* One node of a snapshot: its profiles into the union, and the node into nv when it offers any. */
@@ -340,7 +363,7 @@ gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len,
     c->nodes = nv.v;
     c->nnodes = nv.n;
     c->has_nodes = true;
-    return GP_OK;
+    return index_nodes(c);
 }
 
 /* A PriorityClass's globalDefault flag and value (value 0 when absent or not a number). */
@@ -599,6 +622,10 @@ static void live_publish(gp_cluster_live *l)
     c->priority_classes = pcs.v;
     c->npriority_classes = pcs.n;
     c->has_priority_classes = l->pcs_known;
+    if (index_nodes(c) != GP_OK) {
+        gp_cluster_unref(c);
+        return; /* the last published view stays in force */
+    }
     l->publish(l->ctx, c);
 }
 

@@ -410,11 +410,6 @@ static const gp_mig_profile *view_profile(const gp_policy *pol, const char *name
     return p;
 }
 
-static int cmp_name(const void *key, const void *elem)
-{
-    return strcmp(*(const char *const *)key, *(const char *const *)elem);
-}
-
 /* The view's profiles resolved once (policy entry, or slices and memory from the name; NULL for
  * a name neither gives), in the order of view->mig_profiles. */
 static const gp_mig_profile **resolve_view(const gp_policy *pol, const gp_cluster *view,
@@ -435,9 +430,8 @@ static const gp_mig_profile *node_best(const gp_cluster *view, const gp_cluster_
     const gp_mig_profile *found = NULL;
 
     for (size_t j = 0; j < node->nprofiles; j++) {
-        char *const *at = bsearch(&node->profiles[j], view->mig_profiles, view->nmig_profiles,
-                                  sizeof(char *), cmp_name);
-        const gp_mig_profile *p = at ? res[at - view->mig_profiles] : NULL;
+        uint32_t at = node->idx ? node->idx[j] : UINT32_MAX;
+        const gp_mig_profile *p = at < view->nmig_profiles ? res[at] : NULL;
 
         if (p != NULL && gp_qty_cmp(p->memory, need) >= 0 && node->counts[j] >= count &&
             better(p, found ? found : best))

@@ -10,6 +10,7 @@
 #   extender: POST /prioritize and /filter with 500 and all node names against a view of NODES
 #            nodes and PODS pods, and with all NODES full Node objects (nodeCacheCapable false).
 #   memory:  resident set of each daemon idle, under load, and with the large view.
+#   MIG choice: gp_mutate() for a MIG pod against a node view of 2,000 MIG nodes (migpick.c).
 #
 # Results: build/bench/results.jsonl (one JSON object a measurement) and a table on stdout.
 # Environment: BENCH_SECONDS (each run, default 10), BENCH_NODES (5000), BENCH_PODS (150000).
@@ -179,6 +180,14 @@ for v in prioritize filter; do
     record "extender-$v-$NODES-full-nodes" "$(echo "$t" | jq -c --argjson p "$(phases $v)" '. + $p')"
 done
 record extender-rss-after-full-nodes "{\"rss_kb\": $(rss_kb $XPID)}"
+
+# ---- the webhook's MIG choice against a large node view (tests/bench/migpick.c) -------------------
+MIGN=2000; MIGD=5000
+[ $SMOKE = 1 ] && { MIGN=200; MIGD=200; }
+"$BUILD/bench/migpick" $MIGN $MIGD > "$OUT/migpick.jsonl" || echo "bench: migpick failed" >&2
+while read -r l; do
+    record "$(echo "$l" | jq -r .name)" "$(echo "$l" | jq -c 'del(.name)')"
+done < "$OUT/migpick.jsonl"
 
 # ---- summary -----------------------------------------------------------------------------------------
 jq -r -s '

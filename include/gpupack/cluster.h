@@ -32,6 +32,7 @@ typedef struct {
     size_t nlabels;
     char **profiles;   /* offered profile names (allocatable > 0), sorted, unique */
     int32_t *counts;   /* allocatable instances of each profile (parallel to profiles) */
+    uint32_t *idx;     /* each profile's position in the view's mig_profiles (parallel) */
     size_t nprofiles;
 } gp_cluster_node;
 

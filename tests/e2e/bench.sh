@@ -13,8 +13,9 @@ else
 fi
 R="$E2E_TMP/bench/results.jsonl"
 for m in floor-saturation-r1 mutate-saturation-r1 mutate-half-load mutate-new-handshake-each \
-         extender-prioritize-500-names extender-prioritize-200-full-nodes mutate-floor-ratio; do
-    jq -e -s --arg m "$m" 'any(.[]; .name == $m and ((.requests // .calls // .ratio // 0) > 0))' "$R" >/dev/null 2>&1 \
+         extender-prioritize-500-names extender-prioritize-200-full-nodes mutate-floor-ratio \
+         mig-view-build mig-choice-any-node mig-choice-no-node-matches; do
+    jq -e -s --arg m "$m" 'any(.[]; .name == $m and ((.requests // .calls // .ratio // .us_per_decision // .ms // 0) > 0))' "$R" >/dev/null 2>&1 \
         && pass "bench.measures-$m" || fail "bench.measures-$m" "missing or empty in results.jsonl"
 done
 # Where an extender call's time goes, from the daemon's own phase histogram.
