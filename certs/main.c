@@ -1084,9 +1084,10 @@ int main(int argc, char **argv)
         printf(PROG " " GP_VERSION "\n");
         return 0;
     }
-    if (o.check != NULL)
+    /* A command line that does not parse is one error: what is missing from it means nothing. */
+    if (nerr == 0 && o.check != NULL)
         validate_check(&o, &nerr);
-    else
+    else if (nerr == 0)
         validate_generate(&o, &nerr);
     if (o.policy != NULL && !readable(o.policy, why, sizeof(why)))
         flag_error(&nerr, "--policy", "cannot read %s: %s", o.policy, why);

@@ -1307,6 +1307,8 @@ void gp_informer_stop(gp_informer *inf)
     pthread_cond_broadcast(&inf->cv);
     pthread_mutex_unlock(&inf->mu);
     curl_multi_wakeup(inf->multi);
+    /* A credential plugin still running (or about to) must not hold the stop. */
+    gp_exec_cache_cancel(inf->cfg->exec_cache);
     pthread_join(inf->thread, NULL);
     GP_LOG(inf->log, GP_LOG_INFO, "kube: informer stopped", GP_LS("informer", inf->name));
     informer_free(inf);

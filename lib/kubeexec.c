@@ -430,15 +430,25 @@ static void drain(plugin_proc *p, bool is_out)
     p->obuf[p->olen] = '\0';
 }
 
-/* Collects the output until both pipes close, the deadline passes or stdout is too large. */
-static bool collect(plugin_proc *p, int64_t deadline)
+#define CANCEL_POLL_MS 100 /* how often a run looks at its cancel flag */
+
+static bool cancelled(const atomic_bool *cancel)
+{
+    return cancel != NULL && atomic_load(cancel);
+}
+
+/* Collects the output until both pipes close, the deadline passes, stdout is too large or the
+ * run is cancelled. */
+static bool collect(plugin_proc *p, int64_t deadline, const atomic_bool *cancel)
 {
     while ((p->out >= 0 || p->err >= 0) && !p->too_big) {
         struct pollfd fds[2] = { { p->out, POLLIN, 0 }, { p->err, POLLIN, 0 } };
         int64_t left = deadline - mono_ms();
 
-        if (left <= 0)
+        if (left <= 0 || cancelled(cancel))
             return false;
+        if (left > CANCEL_POLL_MS)
+            left = CANCEL_POLL_MS;
         if (poll(fds, 2, (int)left) < 0 && errno != EINTR)
             return false;
         if (p->out >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -527,8 +537,8 @@ static char *cluster_ca(const gp_kube_exec *x, const gp_kube_config *cfg)
     return NULL;
 }
 
-gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg, gp_exec_cred *out,
-                      gp_err *err)
+gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg,
+                      const atomic_bool *cancel, gp_exec_cred *out, gp_err *err)
 {
     plugin_proc p = { .pid = -1, .out = -1, .err = -1 };
     int64_t deadline = mono_ms() + (x->timeout_ms ? x->timeout_ms : GP_KUBE_EXEC_TIMEOUT_MS);
@@ -547,7 +557,7 @@ gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg, gp_exec_
     free_env(env, x);
     if (st != GP_OK)
         return st;
-    collected = collect(&p, deadline);
+    collected = collect(&p, deadline, cancel);
     if (p.out >= 0)
         close(p.out);
     if (p.err >= 0)
@@ -555,7 +565,12 @@ gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg, gp_exec_
     status = reap(p.pid, collected ? deadline : 0);
     if (!collected && !p.too_big)
         status = -1;
-    st = judge(x, &p, collected, status, out, err);
+    if (!collected && cancelled(cancel)) {
+        gp_err_set(err, "exec plugin %s: abandoned (stopping)", x->command);
+        st = GP_EIO;
+    } else {
+        st = judge(x, &p, collected, status, out, err);
+    }
     if (p.obuf != NULL)
         explicit_bzero(p.obuf, p.olen);
     free(p.obuf);
@@ -571,6 +586,7 @@ struct gp_exec_cache {
     bool have;
     int64_t obtained_s;
     unsigned long runs;
+    atomic_bool cancel; /* gp_exec_cache_cancel(): the process is stopping */
 };
 
 gp_exec_cache *gp_exec_cache_new(void)
@@ -580,6 +596,7 @@ gp_exec_cache *gp_exec_cache_new(void)
     if (c == NULL)
         return NULL;
     atomic_init(&c->refs, 1);
+    atomic_init(&c->cancel, false);
     pthread_mutex_init(&c->mu, NULL);
     return c;
 }
@@ -618,11 +635,14 @@ gp_status gp_exec_cache_get(gp_exec_cache *c, const gp_kube_exec *x, const gp_ku
 
     *token = *cert_pem = *key_pem = NULL;
     pthread_mutex_lock(&c->mu);
-    if (!c->have || !gp_exec_cred_fresh(c->cred.expiry_s, c->obtained_s, now)) {
+    if (atomic_load(&c->cancel)) {
+        gp_err_set(err, "exec plugin %s: not run (stopping)", x->command);
+        st = GP_EIO;
+    } else if (!c->have || !gp_exec_cred_fresh(c->cred.expiry_s, c->obtained_s, now)) {
         gp_exec_cred fresh;
 
         c->runs++;
-        st = gp_exec_run(x, cfg, &fresh, err);
+        st = gp_exec_run(x, cfg, &c->cancel, &fresh, err);
         if (st == GP_OK) {
             gp_exec_cred_clear(&c->cred);
             c->cred = fresh;
@@ -644,6 +664,12 @@ gp_status gp_exec_cache_get(gp_exec_cache *c, const gp_kube_exec *x, const gp_ku
         return GP_ENOMEM;
     }
     return st;
+}
+
+void gp_exec_cache_cancel(gp_exec_cache *c)
+{
+    if (c != NULL)
+        atomic_store(&c->cancel, true);
 }
 
 void gp_exec_cache_invalidate(gp_exec_cache *c)

@@ -111,6 +111,19 @@ static bool tolerates_cordon(const gp_pod *pod)
     return false;
 }
 
+/* Whether the filter may refuse spot nodes to this pod: only to a pod gpupack classes (its class
+ * label names a policy class) under an enforced policy with scoring.spotFilter "hard". A pod
+ * gpupack leaves alone (skip label, excluded namespace, audit mode, no class) is never refused
+ * capacity for a rule it was not given. */
+static bool spot_enforced(const gp_pod *pod, const gp_policy *pol, const gp_class *cls)
+{
+    const char *skip = gp_pod_label(pod, GP_LABEL_SKIP);
+
+    return cls != NULL && pol->scoring.spot_filter == GP_SPOT_FILTER_HARD &&
+           pol->mode == GP_MODE_ENFORCE && !(skip != NULL && strcmp(skip, "true") == 0) &&
+           !gp_policy_namespace_excluded(pol, pod->namespace);
+}
+
 gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
                              gp_demand *out, gp_err *err)
 {
@@ -127,6 +140,7 @@ gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *
                         pod->node_name != NULL;
     out->class_name = cls ? cls->name : NULL;
     out->spot_ok = cls != NULL && cls->spot_allowed && ck != NULL && strcmp(ck, "true") == 0;
+    out->spot_hard = spot_enforced(pod, pol, cls);
     out->cordon_ok = tolerates_cordon(pod);
     return demand_models(gp_pod_annotation(pod, GP_ANN_GPU_MODELS), cls, a, out, err);
 }
@@ -368,11 +382,8 @@ static gp_filter_verdict check_spot(const gp_demand *d, const gp_node *n, const 
 {
     const gp_class *cls = gp_policy_class(pol, d->class_name);
 
-    if (!n->spot || d->spot_ok || pol->scoring.spot_filter != GP_SPOT_FILTER_HARD)
+    if (!n->spot || d->spot_ok || !d->spot_hard || cls == NULL)
         return GP_FILTER_PASS;
-    if (cls == NULL)
-        return verdict(GP_FILTER_UNRESOLVABLE, reason,
-                       "spot node: pod has no class (label %s) that allows spot", GP_LABEL_CLASS);
     if (!cls->spot_allowed)
         return verdict(GP_FILTER_UNRESOLVABLE, reason, "spot node: class %s does not allow spot",
                        cls->name);
@@ -717,7 +728,7 @@ static void components(const gp_demand *d, const gp_node *n, const gp_policy *po
 
     memset(p, 0, sizeof(*p));
     p->feasible = gp_filter_node(d, n, pol, NULL) == GP_FILTER_PASS;
-    p->spot_denied = p->feasible && n->spot && !d->spot_ok;
+    p->spot_denied = p->feasible && d->gpu && n->spot && !d->spot_ok;
     p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
     p->fit = fit_of(d, n, true);
     if (p->feasible && pol->scoring.weight_fragmentation > 0)
@@ -736,7 +747,7 @@ static void weigh(const gp_demand *d, const gp_node *n, const gp_scoring *s, dou
 {
     double unit = p->marginal_cost / useful_units(d, n);
 
-    if (n->spot && !d->spot_ok)
+    if (d->gpu && n->spot && !d->spot_ok)
         p->cost = 0; /* capacity the pod may not use: the worst cost, whatever the price */
     else
         p->cost = p->marginal_cost <= 0 ? 1 : unit > 0 ? 0.5 * (cheapest / unit) : 0;

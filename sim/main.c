@@ -263,7 +263,8 @@ static int parse_args(int argc, char **argv, options *o)
         int rc = eq ? parse_flag(o, name, eq + 1)
                     : parse_flag(o, a, i + 1 < argc ? argv[i + 1] : NULL);
         if (rc < 0)
-            return die_usage("unknown argument \"%s\"", a);
+            return die_usage("%s: %s", eq ? name : a,
+                             a[0] == '-' ? "unknown flag" : "unexpected argument");
         if (rc)
             return rc;
         i += eq == NULL;

@@ -18,6 +18,7 @@
 #ifndef GPUPACK_KUBEEXEC_H
 #define GPUPACK_KUBEEXEC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,9 +61,11 @@ bool gp_exec_cred_fresh(int64_t expiry_s, int64_t obtained_s, int64_t now_s);
  * provideClusterInfo. malloc'd; NULL when out of memory. Pure. */
 char *gp_exec_info_json(const gp_kube_exec *x, const gp_kube_config *cfg, const char *ca_pem);
 
-/* Runs the plugin once (at most x->timeout_ms, then it is killed) and parses its output. */
-gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg, gp_exec_cred *out,
-                      gp_err *err) GP_WUR;
+/* Runs the plugin once (at most x->timeout_ms, then it is killed) and parses its output. When
+ * cancel (may be NULL) turns true while the plugin runs, it is killed within 100 ms and the call
+ * fails with GP_EIO ("abandoned"). */
+gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg,
+                      const atomic_bool *cancel, gp_exec_cred *out, gp_err *err) GP_WUR;
 
 /* The credential cache shared by copies of one gp_kube_config; thread-safe. */
 typedef struct gp_exec_cache gp_exec_cache;
@@ -76,6 +79,11 @@ void gp_exec_cache_unref(gp_exec_cache *c);           /* NULL is harmless */
  * Concurrent callers wait for one run. The caller wipes and frees the strings. */
 gp_status gp_exec_cache_get(gp_exec_cache *c, const gp_kube_exec *x, const gp_kube_config *cfg,
                             char **token, char **cert_pem, char **key_pem, gp_err *err) GP_WUR;
+
+/* The process is stopping: a plugin run in progress is abandoned (killed) and every later get
+ * fails at once instead of running the plugin. For gp_informer_stop(), so that a hanging plugin
+ * never holds a daemon's shutdown or a --once run past its own limits. Sticky; thread-safe. */
+void gp_exec_cache_cancel(gp_exec_cache *c); /* NULL is harmless */
 
 /* Forgets the cached credential (the API answered 401), so the next get runs the plugin. */
 void gp_exec_cache_invalidate(gp_exec_cache *c);

@@ -28,6 +28,10 @@ typedef struct {
     bool gpu;            /* asks for GPU resources */
     bool never_filter;   /* DaemonSet-owned or pinned to a node (spec.nodeName): filter passes all */
     bool spot_ok;        /* checkpointing "true" and its class allows spot */
+    bool spot_hard;      /* the filter enforces the spot rule for this pod: scoring.spotFilter
+                            "hard", the policy enforced, and the pod one gpupack classes (a
+                            class label of the policy; not skipped, not in an excluded
+                            namespace). Other GPU pods keep spot nodes at score 0 only. */
     bool cordon_ok;      /* tolerates node.kubernetes.io/unschedulable:NoSchedule, so a cordoned
                             node may take it (kube-scheduler's NodeUnschedulable plugin) */
     const char *class_name; /* from label gpupack.io/class, NULL when none or unknown */

@@ -231,7 +231,7 @@ static gp_status run(const gp_kube_exec *x, gp_exec_cred *c, char *msg)
 {
     gp_kube_config cfg = { .server = "https://k:6443" };
     gp_err err = { { 0 } };
-    gp_status st = gp_exec_run(x, &cfg, c, &err);
+    gp_status st = gp_exec_run(x, &cfg, NULL, c, &err);
 
     strcpy(msg, err.msg);
     return st;
@@ -339,7 +339,37 @@ GP_TEST(cache_runs_once_until_expiry_or_401)
     GP_CHECK_STR(tok, "tok-2");
     free(tok);
     GP_CHECK_INT(runs_of(dir), 2);
+    /* Stopping: no further run, and the get fails at once. */
+    gp_exec_cache_cancel(cache);
+    gp_exec_cache_invalidate(cache);
+    GP_CHECK(cache_token(cache, &x, &tok) != GP_OK);
+    GP_CHECK(tok == NULL);
+    GP_CHECK_INT(runs_of(dir), 2);
     gp_exec_cache_unref(cache);
+    remove_tmpdir(dir);
+}
+
+/* A plugin that hangs is abandoned within the poll slice once its run is cancelled. */
+GP_TEST(run_abandoned_when_cancelled)
+{
+    char dir[64], msg[GP_ERR_MAX];
+    gp_kube_config cfg = { .server = "https://k:6443" };
+    gp_exec_cred c;
+    gp_kube_exec x;
+    gp_err err = { { 0 } };
+    atomic_bool cancel;
+    struct timespec t0, t1;
+
+    atomic_init(&cancel, true);
+    make_tmpdir(dir, sizeof(dir));
+    write_file(dir, "hang.sh", 0755, "#!/bin/sh\nsleep 30\n");
+    x = exec_of(dir, "hang.sh");
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    GP_CHECK_INT(gp_exec_run(&x, &cfg, &cancel, &c, &err), GP_EIO);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    snprintf(msg, sizeof(msg), "%s", err.msg);
+    GP_CHECK(strstr(msg, "abandoned") != NULL);
+    GP_CHECK(t1.tv_sec - t0.tv_sec < 5); /* not the plugin's 30 s */
     remove_tmpdir(dir);
 }
 
@@ -471,5 +501,5 @@ GP_TEST(kubeconfig_exec_errors)
 GP_MAIN(GP_CASE(cred_parse_token_and_expiry), GP_CASE(cred_parse_errors_named), GP_CASE(rfc3339),
         GP_CASE(refresh_decision), GP_CASE(exec_info_json),
         GP_CASE(run_passes_args_env_and_exec_info), GP_CASE(run_errors_named),
-        GP_CASE(cache_runs_once_until_expiry_or_401), GP_CASE(cache_refreshes_an_expired_token),
+        GP_CASE(cache_runs_once_until_expiry_or_401), GP_CASE(run_abandoned_when_cancelled), GP_CASE(cache_refreshes_an_expired_token),
         GP_CASE(kubeconfig_exec_loaded_and_token_from_plugin), GP_CASE(kubeconfig_exec_errors))

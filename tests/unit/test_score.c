@@ -1018,8 +1018,8 @@ GP_TEST(scenario_spot_only_for_checkpointing)
     CHECK_NEAR(out[0].cost, 0.5); /* the cheaper spot node is no candidate for the cheapest */
     fx_done(&f);
 
-    /* A training pod that does not checkpoint is kept off spot too, and so is a pod without a
-     * class; the on-demand node, the worst allowed one, still scores above 0. */
+    /* A training pod that does not checkpoint is kept off spot too; the on-demand node, the
+     * worst allowed one, still scores above 0. */
     fx_pod(&f, pol, "'labels':{'gpupack.io/class':'training'}", GPUS("4"));
     check_spot_refused(&f.d, &n[1], pol,
                        "spot node: class training needs annotation gpupack.io/checkpointing=true");
@@ -1027,11 +1027,51 @@ GP_TEST(scenario_spot_only_for_checkpointing)
     GP_CHECK_INT(out[1].score, 0);
     GP_CHECK_INT(out[0].score, 10);
     fx_done(&f);
-    fx_pod(&f, pol, "'annotations':{'gpupack.io/checkpointing':'true'}", GPU1);
-    check_spot_refused(&f.d, &n[1], pol,
-                       "spot node: pod has no class (label gpupack.io/class) that allows spot");
+    /* Pods gpupack does not class, or leaves alone, are not refused spot capacity for a rule
+     * they were not given: no class, the skip label, an excluded namespace, an audit policy.
+     * They still score it 0 (a GPU pod), and a CPU pod takes a spot node like any other. */
+    {
+        static const char *const alone[] = {
+            "'annotations':{'gpupack.io/checkpointing':'true'}",
+            "'labels':{'gpupack.io/class':'inference','gpupack.io/skip':'true'}",
+        };
+
+        for (size_t i = 0; i < 2; i++) {
+            fx_pod(&f, pol, alone[i], GPU1);
+            GP_CHECK_INT(gp_filter_node(&f.d, &n[1], pol, NULL), GP_FILTER_PASS);
+            score(&f.d, n, 2, pol, out);
+            GP_CHECK_INT(out[1].score, 0);
+            GP_CHECK(out[1].spot_denied);
+            fx_done(&f);
+        }
+    }
+    fx_pod(&f, pol, "", CPU2);
+    score(&f.d, n, 2, pol, out);
+    GP_CHECK(!out[1].spot_denied && out[1].score > 0);
     fx_done(&f);
     gp_policy_unref(pol);
+    /* The pods' namespace (d) excluded, or the policy in audit mode; the same pod is refused
+     * under the enforced policy that does not exclude it. */
+    {
+        static const char *const pols[] = {
+            "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','excludedNamespaces':['d'],"
+            "'classes':{'inference':{}}}",
+            "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','mode':'audit',"
+            "'classes':{'inference':{}}}",
+            "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy','classes':{'inference':{}}}",
+        };
+
+        for (size_t i = 0; i < 3; i++) {
+            pol = policy_q(pols[i]);
+            if (pol == NULL)
+                continue;
+            fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
+            GP_CHECK_INT(gp_filter_node(&f.d, &n[1], pol, NULL),
+                         i < 2 ? GP_FILTER_PASS : GP_FILTER_UNRESOLVABLE);
+            fx_done(&f);
+            gp_policy_unref(pol);
+        }
+    }
 }
 
 /* scoring.spotFilter "soft": a spot node the pod may not use passes the filter and only scores

@@ -1,12 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The extender's hard spot filter (scoring.spotFilter "hard", the default) refuses spot nodes to
-# every GPU pod without a spot-allowing class label. Pods that gpupack promises to leave alone
-# never get that label: a pod in an excludedNamespaces namespace ("never changed", "left
-# alone", docs/policy.md), a pod labelled gpupack.io/skip=true, and every pod while the policy
-# is in audit mode ("pods are created exactly as submitted", docs/install.md section 5). Such a
-# pod still finds every spot node refused, so on a Karpenter/GKE-spot GPU fleet it stays
-# Pending. These pods should pass the spot check (or at most be scored, not filtered).
+# The extender's hard spot filter (scoring.spotFilter "hard", the default) refuses spot nodes only
+# to pods gpupack classes. Pods it promises to leave alone never get a class label and must keep
+# every spot node: a pod in an excludedNamespaces namespace, a pod labelled gpupack.io/skip=true,
+# and every pod while the policy is in audit mode (docs/install.md: "pods are created exactly as
+# submitted"). Refused, they would stay Pending on a Karpenter or GKE-spot GPU fleet.
 . "$(dirname "$0")/lib.sh"
 X="$BIN/gpupack-extender"
 policy() { # MODE
@@ -44,8 +42,8 @@ passes() { # NAME POLICY ARGS...: both spot nodes pass the filter
     jq -e '.NodeNames == ["gpu-spot-1", "gpu-spot-2"]' "$E2E_TMP/out.json" >/dev/null \
         && pass "$n" || fail "$n" "$(head -c 400 "$E2E_TMP/out.json")"
 }
-passes review2.spot-filter-excluded-namespace "$E2E_TMP/enforce.json" gpu-operator '{}' '{}' ReplicaSet
-passes review2.spot-filter-skip-label "$E2E_TMP/enforce.json" ml '{"gpupack.io/skip": "true"}' '{}' ReplicaSet
+passes spot-optout.spot-filter-excluded-namespace "$E2E_TMP/enforce.json" gpu-operator '{}' '{}' ReplicaSet
+passes spot-optout.spot-filter-skip-label "$E2E_TMP/enforce.json" ml '{"gpupack.io/skip": "true"}' '{}' ReplicaSet
 # Audit mode: a checkpointing Job pod the policy would allow on spot (rule jobs -> training),
 # unlabelled because audit mode sends no patch.
-passes review2.spot-filter-audit-mode-checkpointing-job "$E2E_TMP/audit.json" ml '{}' '{"gpupack.io/checkpointing": "true"}' Job
+passes spot-optout.spot-filter-audit-mode-checkpointing-job "$E2E_TMP/audit.json" ml '{}' '{"gpupack.io/checkpointing": "true"}' Job

@@ -18,12 +18,12 @@ t0=$(date +%s)
 echo '{"Pod":{"metadata":{"name":"p"},"spec":{"containers":[]}},"NodeNames":["a"]}' \
     | timeout 90 "$X" --kubeconfig "$E2E_TMP/kc" --once filter --sync-timeout 3 >/dev/null 2>&1
 rc=$?; s=$(elapsed "$t0")
-[ $rc -ne 0 ] && [ "$s" -le 10 ] && pass review2.exec-hang-once-honours-sync-timeout \
-    || fail review2.exec-hang-once-honours-sync-timeout "rc $rc after ${s}s (--sync-timeout 3)"
+[ $rc -ne 0 ] && [ "$s" -le 10 ] && pass kube-exec-hang.exec-hang-once-honours-sync-timeout \
+    || fail kube-exec-hang.exec-hang-once-honours-sync-timeout "rc $rc after ${s}s (--sync-timeout 3)"
 "$X" --listen 127.0.0.1:0 --kubeconfig "$E2E_TMP/kc" --drain-seconds 0 2> "$E2E_TMP/x.log" &
 xp=$!; E2E_PIDS="$E2E_PIDS $xp"
 sleep 2
 t0=$(date +%s); kill -TERM "$xp"
 while kill -0 "$xp" 2>/dev/null && [ "$(elapsed "$t0")" -lt 90 ]; do sleep 0.5; done
 s=$(elapsed "$t0")
-[ "$s" -le 10 ] && pass review2.exec-hang-sigterm-prompt || fail review2.exec-hang-sigterm-prompt "exited ${s}s after SIGTERM (--drain-seconds 0)"
+[ "$s" -le 10 ] && pass kube-exec-hang.exec-hang-sigterm-prompt || fail kube-exec-hang.exec-hang-sigterm-prompt "exited ${s}s after SIGTERM (--drain-seconds 0)"

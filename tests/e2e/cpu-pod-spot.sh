@@ -32,7 +32,7 @@ jq -n '{Pod: {apiVersion: "v1", kind: "Pod", metadata: {name: "web-7d9f-abcde", 
 "$X" --log-level error --policy "$E2E_TMP/policy.json" --once prioritize --snapshot-nodes "$E2E_TMP/nodes.json" \
     --snapshot-pods "$E2E_TMP/pods.json" < "$E2E_TMP/args.json" > "$E2E_TMP/out.json" 2> "$E2E_TMP/err"
 s() { jq --arg h "$1" '.[] | select(.Host == $h) | .Score' "$E2E_TMP/out.json"; }
-[ "$(s cpu-spot)" -ge 1 ] 2>/dev/null && pass review2.cpu-pod-spot-cpu-node-not-zero \
-    || fail review2.cpu-pod-spot-cpu-node-not-zero "$(cat "$E2E_TMP/out.json" "$E2E_TMP/err")"
-[ "$(s cpu-spot)" -gt "$(s gpu-od)" ] 2>/dev/null && pass review2.cpu-pod-spot-cpu-node-above-idle-gpu-node \
-    || fail review2.cpu-pod-spot-cpu-node-above-idle-gpu-node "$(cat "$E2E_TMP/out.json")"
+[ "$(s cpu-spot)" -ge 1 ] 2>/dev/null && pass cpu-pod-spot.cpu-pod-spot-cpu-node-not-zero \
+    || fail cpu-pod-spot.cpu-pod-spot-cpu-node-not-zero "$(cat "$E2E_TMP/out.json" "$E2E_TMP/err")"
+[ "$(s cpu-spot)" -gt "$(s gpu-od)" ] 2>/dev/null && pass cpu-pod-spot.cpu-pod-spot-cpu-node-above-idle-gpu-node \
+    || fail cpu-pod-spot.cpu-pod-spot-cpu-node-above-idle-gpu-node "$(cat "$E2E_TMP/out.json")"
