@@ -2,6 +2,7 @@
 # gpupack: one Makefile. `make help` lists the targets.
 CC      ?= cc
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
+               -Wmissing-prototypes -Wstrict-prototypes \
                -Iinclude -MMD -MP
 OPT     ?= -O2 -g
 SAN     ?=
@@ -68,7 +69,7 @@ $(BUILD)/%.o: %.c | deps-check
 # The default policy is embedded byte for byte from the file kustomize ships.
 $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -Wall -Wextra -Werror -O1 $< -o $@
+	$(CC) -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes -O1 $< -o $@
 $(BUILD)/gen/default_policy.c: manifests/base/policy.json $(BUILD)/tools/embed
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed gp_default_policy_json < $< > $@
