@@ -26,7 +26,7 @@ PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(filter-out $(if $(SAN),tests/unit/test_allocfail.c),$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
+.PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
 .SECONDARY:
 all: deps-check $(PROGS) $(BIN)/gpupack-sim $(UNIT_BIN)
 
@@ -36,6 +36,8 @@ help:
 	@echo "                the webhook on https://127.0.0.1:8443 and the extender on"
 	@echo "                http://127.0.0.1:8888 until Ctrl-C"
 	@echo "make test       unit, fixture and black-box tests; last line: N passed, N failed"
+	@echo "make check      the quick tier: unit tests and fixture cases in parallel (under a"
+	@echo "                minute after a build); last line: N passed, N failed"
 	@echo "make asan       the same tests built with AddressSanitizer + UBSan (in build-asan/)"
 	@echo "make valgrind   the unit and fixture tests under valgrind --leak-check=full"
 	@echo "make certs      development certificates in certs/dev/ (git-ignored)"
@@ -119,6 +121,11 @@ $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json 
 test: DEPS_SET = test
 test: all $(BUILD)/bench/floor $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
+
+# The quick tier: the unit tests and the fixture cases, in parallel (tests/check.sh).
+check: DEPS_SET = test
+check: all
+	@BUILD=$(BUILD) BIN=$(BIN) tests/check.sh
 
 # Under ASan the soak is shorter and its memory bound is off (the allocator's quarantine holds
 # freed memory on purpose); it still needs every request to succeed and no descriptor to leak.
