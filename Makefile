@@ -42,7 +42,7 @@ help:
 	@echo "make valgrind   the unit and fixture tests under valgrind --leak-check=full"
 	@echo "make certs      development certificates in certs/dev/ (git-ignored)"
 	@echo "make deps       install missing build and test packages with apt-get (root only)"
-	@echo "make lint       cppcheck over lib/ and the programs"
+	@echo "make lint       cppcheck over lib/, the programs, sim/ and tests/"
 	@echo "make bench      both daemons on loopback with wrk and h2load (docs/benchmarks.md)"
 	@echo "make sim        bin/gpupack-sim on the Alibaba trace, seed 42, every scorer (docs/simulation.md)"
 	@echo "make sim-full   every trace variant x every scorer x seeds 42-51; needs the whole trace:"
@@ -151,7 +151,7 @@ run: all certs
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	  -Iinclude lib webhook extender certs
+	  -Iinclude lib webhook extender certs sim tests
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c): the core built again with clang, coverage
 # instrumentation, ASan and UBSan, in $(FUZZ_BUILD)/. `make fuzz` runs each for FUZZ_SECONDS;
