@@ -2,6 +2,7 @@
 # gpupack: one Makefile. `make help` lists the targets.
 CC      ?= cc
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
+               -Wmissing-prototypes -Wstrict-prototypes \
                -Iinclude -MMD -MP
 OPT     ?= -O2 -g
 SAN     ?=
@@ -25,7 +26,7 @@ PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(filter-out $(if $(SAN),tests/unit/test_allocfail.c),$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
+.PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
 .SECONDARY:
 all: deps-check $(PROGS) $(BIN)/gpupack-sim $(UNIT_BIN)
 
@@ -35,11 +36,13 @@ help:
 	@echo "                the webhook on https://127.0.0.1:8443 and the extender on"
 	@echo "                http://127.0.0.1:8888 until Ctrl-C"
 	@echo "make test       unit, fixture and black-box tests; last line: N passed, N failed"
+	@echo "make check      the quick tier: unit tests and fixture cases in parallel (under a"
+	@echo "                minute after a build); last line: N passed, N failed"
 	@echo "make asan       the same tests built with AddressSanitizer + UBSan (in build-asan/)"
 	@echo "make valgrind   the unit and fixture tests under valgrind --leak-check=full"
 	@echo "make certs      development certificates in certs/dev/ (git-ignored)"
 	@echo "make deps       install missing build and test packages with apt-get (root only)"
-	@echo "make lint       cppcheck over lib/ and the programs"
+	@echo "make lint       cppcheck over lib/, the programs, sim/ and tests/"
 	@echo "make bench      both daemons on loopback with wrk and h2load (docs/benchmarks.md)"
 	@echo "make sim        bin/gpupack-sim on the Alibaba trace, seed 42, every scorer (docs/simulation.md)"
 	@echo "make sim-full   every trace variant x every scorer x seeds 42-51; needs the whole trace:"
@@ -68,7 +71,7 @@ $(BUILD)/%.o: %.c | deps-check
 # The default policy is embedded byte for byte from the file kustomize ships.
 $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -Wall -Wextra -Werror -O1 $< -o $@
+	$(CC) -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes -O1 $< -o $@
 $(BUILD)/gen/default_policy.c: manifests/base/policy.json $(BUILD)/tools/embed
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed gp_default_policy_json < $< > $@
@@ -119,6 +122,11 @@ test: DEPS_SET = test
 test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
 
+# The quick tier: the unit tests and the fixture cases, in parallel (tests/check.sh).
+check: DEPS_SET = test
+check: all
+	@BUILD=$(BUILD) BIN=$(BIN) tests/check.sh
+
 # Under ASan the soak is shorter and its memory bound is off (the allocator's quarantine holds
 # freed memory on purpose); it still needs every request to succeed and no descriptor to leak.
 asan: export GP_SOAK_MUTATE = 100000
@@ -143,7 +151,7 @@ run: all certs
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	  -Iinclude lib webhook extender certs
+	  -Iinclude lib webhook extender certs sim tests
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c): the core built again with clang, coverage
 # instrumentation, ASan and UBSan, in $(FUZZ_BUILD)/. `make fuzz` runs each for FUZZ_SECONDS;

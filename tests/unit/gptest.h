@@ -3,7 +3,7 @@
  * a hang fails that test only. Output: one "PASS name" or "FAIL name" line per test, which
  * tests/run.sh counts.
  *
- *   GP_TEST(parses_milli) { GP_CHECK(x == 1); GP_CHECK_STR(s, "a"); }
+ *   GP_TEST(parses_milli) { GP_CHECK(x == 1); GP_CHECK_STR(s, "a"); GP_CHECK_NEAR(f, 0.5, 1e-9); }
  *   GP_MAIN(parses_milli, other_test)
  */
 #ifndef GPTEST_H
@@ -61,6 +61,18 @@ extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
         long long gp__a = (long long)(a), gp__b = (long long)(b);                               \
         if (gp__a != gp__b) {                                                                   \
             printf("  %s:%d: %s == %lld, want %lld\n", __FILE__, __LINE__, #a, gp__a, gp__b);   \
+            gp_test_failed = 1;                                                                 \
+        }                                                                                       \
+    } while (0)
+
+/* a and b as doubles within eps of each other (NaN never is); prints both values otherwise. */
+#define GP_CHECK_NEAR(a, b, eps)                                                                \
+    do {                                                                                        \
+        double gp__a = (double)(a), gp__b = (double)(b), gp__e = (double)(eps);                 \
+        double gp__d = gp__a - gp__b;                                                           \
+        if (!(gp__d <= gp__e && -gp__d <= gp__e)) {                                             \
+            printf("  %s:%d: %s == %.17g, want %.17g (within %g)\n", __FILE__, __LINE__, #a,    \
+                   gp__a, gp__b, gp__e);                                                        \
             gp_test_failed = 1;                                                                 \
         }                                                                                       \
     } while (0)

@@ -6,7 +6,6 @@
  * every test. */
 #include "gptest.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -893,14 +892,14 @@ GP_TEST(mix_learned_from_bound_gpu_pods)
     GP_CHECK_INT(m.shapes[0].shape.num_gpu, 1);
     GP_CHECK_INT(m.shapes[0].shape.cpu_milli, 4000);
     GP_CHECK_INT(m.shapes[0].shape.gpu_milli, 1000);
-    GP_CHECK(fabs(m.shapes[0].freq - 0.6) < 1e-9);
+    GP_CHECK_NEAR(m.shapes[0].freq, 0.6, 1e-9);
     GP_CHECK_INT(m.shapes[1].shape.num_gpu, 2);
-    GP_CHECK(fabs(m.shapes[1].freq - 0.3) < 1e-9);
+    GP_CHECK_NEAR(m.shapes[1].freq, 0.3, 1e-9);
     GP_CHECK_INT(m.shapes[2].shape.num_gpu, 8);
     GP_CHECK_INT(m.shapes[2].shape.cpu_milli, 64000);
     /* At most 2 shapes: the two most common, renormalised. */
     GP_CHECK_INT(mix_of(f.c, &a, 2, &m), 2);
-    GP_CHECK(fabs(m.shapes[0].freq - 6.0 / 9) < 1e-9);
+    GP_CHECK_NEAR(m.shapes[0].freq, 6.0 / 9, 1e-9);
     /* Pods that go away leave the mix: delete the 8-GPU pod, finish two 2-GPU pods. */
     uid_n(uid, sizeof(uid), 9);
     pod_ev(f.c, "DELETED", uid, "gpu-1", NULL, 8, 0, "64", "1Gi");
@@ -909,13 +908,13 @@ GP_TEST(mix_learned_from_bound_gpu_pods)
         pod_ev(f.c, "MODIFIED", uid, "gpu-1", "Succeeded", 2, 0, "8", "1Gi");
     }
     GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 2);
-    GP_CHECK(fabs(m.shapes[0].freq - 6.0 / 7) < 1e-9);
+    GP_CHECK_NEAR(m.shapes[0].freq, 6.0 / 7, 1e-9);
     GP_CHECK_INT(m.shapes[1].shape.num_gpu, 2);
     /* A pod whose request changes (a MODIFIED with other numbers) moves to its new shape. */
     uid_n(uid, sizeof(uid), 6);
     pod_ev(f.c, "MODIFIED", uid, "gpu-1", NULL, 1, 0, "4", "1Gi");
     GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 1);
-    GP_CHECK(fabs(m.shapes[0].freq - 1.0) < 1e-9);
+    GP_CHECK_NEAR(m.shapes[0].freq, 1.0, 1e-9);
     gp_arena_free(&a);
     fx_done(&f);
 }
@@ -970,7 +969,7 @@ GP_TEST(mix_counts_cpu_pods_next_to_gpus)
         if (m.shapes[i].shape.num_gpu == 0) {
             GP_CHECK_INT(m.shapes[i].shape.cpu_milli, 2000);
             GP_CHECK_INT(m.shapes[i].shape.gpu_milli, 0);
-            GP_CHECK(fabs(m.shapes[i].freq - 0.5) < 1e-9);
+            GP_CHECK_NEAR(m.shapes[i].freq, 0.5, 1e-9);
         }
     GP_CHECK_INT(gp_cache_get_stats(f.c).shapes, 2);
     /* The node loses its GPUs; the counted CPU pod still leaves the mix when it goes. */
@@ -1010,7 +1009,7 @@ GP_TEST(mix_popularity_cut_and_full_table)
     /* 96 of 96 + 1023 counted pods: the cut needs 32 shapes (the cap) */
     GP_CHECK_INT(mix_of(f.c, &a, 32, &m), 32);
     GP_CHECK_INT(m.shapes[0].shape.cpu_milli, 4000);
-    GP_CHECK(fabs(m.shapes[0].freq - 96.0 / 127) < 1e-9);
+    GP_CHECK_NEAR(m.shapes[0].freq, 96.0 / 127, 1e-9);
     GP_CHECK_INT(m.shapes[1].shape.cpu_milli, 100); /* equal counts: ascending shape order */
     /* Deleting every one-off pod (also the untracked ones) leaves the common shape alone, and
      * freed slots take new shapes again. */
@@ -1150,8 +1149,8 @@ GP_TEST(pressure_learned_from_bound_pods)
     GP_CHECK_STR(x.names[1], "NVIDIA-A10G");
     GP_CHECK(x.names[2] == NULL); /* GPU nodes without the label: none here */
     /* 8 GPUs held on 16: 0.5 per GPU. T4: 3 kept on 8 GPUs; A10G: 1 on 8. */
-    GP_CHECK(fabs(x.p[0] - 3.0 / 8 / 0.5) < 1e-9);
-    GP_CHECK(fabs(x.p[1] - 1.0 / 8 / 0.5) < 1e-9);
+    GP_CHECK_NEAR(x.p[0], 3.0 / 8 / 0.5, 1e-9);
+    GP_CHECK_NEAR(x.p[1], 1.0 / 8 / 0.5, 1e-9);
     /* nodeSelector and affinity to the same model are one constraint. */
     GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 2);
     GP_CHECK_INT(gp_cache_get_stats(x.f.c).models, 2);
@@ -1159,8 +1158,8 @@ GP_TEST(pressure_learned_from_bound_pods)
     kept_pod(x.f.c, "DELETED", UID2, "t4-a", 2, "", SEL_T4);
     kept_pod(x.f.c, "MODIFIED", UID3, "t4-a", 1, "", ""); /* the constraint dropped */
     GP_CHECK(pressure_of(&x));
-    GP_CHECK(fabs(x.p[0]) < 1e-9);
-    GP_CHECK(fabs(x.p[1] - 1.0 / 8 / (6.0 / 16)) < 1e-9);
+    GP_CHECK_NEAR(x.p[0], 0, 1e-9);
+    GP_CHECK_NEAR(x.p[1], 1.0 / 8 / (6.0 / 16), 1e-9);
     GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 1);
     gp_cache_pods_begin(x.f.c); /* a relist without the annotated pod */
     kept_pod(x.f.c, "ADDED", UID1, "a10", 4, "", "");
@@ -1202,7 +1201,7 @@ GP_TEST(pressure_constraint_edges)
     /* The pending pod binds: now it counts. */
     kept_pod(x.f.c, "MODIFIED", UID3, "t4", 1, "", SEL_T4);
     GP_CHECK(pressure_of(&x));
-    GP_CHECK(fabs(x.p[0] - 1.0 / 4 / (6.0 / 8)) < 1e-9); /* 6 GPUs held on 8 */
+    GP_CHECK_NEAR(x.p[0], 1.0 / 4 / (6.0 / 8), 1e-9); /* 6 GPUs held on 8 */
     pfx_done(&x);
 }
 
@@ -1222,7 +1221,9 @@ GP_TEST(pressure_affinity_expressions_and)
                  "'values':['Tesla-T4','NVIDIA-A10G']},{'key':'nvidia.com/gpu.product',"
                  "'operator':'In','values':['NVIDIA-L4','NVIDIA-A10G']}]}"));
     GP_CHECK(pressure_of(&x));
-    GP_CHECK(fabs(x.p[0]) < 1e-9 && fabs(x.p[2]) < 1e-9 && x.p[1] > 0);
+    GP_CHECK_NEAR(x.p[0], 0, 1e-9);
+    GP_CHECK_NEAR(x.p[2], 0, 1e-9);
+    GP_CHECK(x.p[1] > 0);
     /* In [A10G, T4] then NotIn [T4]: A10G only again, and the same key as In [A10G]. */
     kept_pod(x.f.c, "ADDED", UID2, "a10", 1, "",
              AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
@@ -1233,13 +1234,13 @@ GP_TEST(pressure_affinity_expressions_and)
                  "'values':['NVIDIA-A10G']}]}"));
     GP_CHECK_INT(gp_cache_get_stats(x.f.c).constraints, 1);
     GP_CHECK(pressure_of(&x));
-    GP_CHECK(fabs(x.p[1] - 4.0 / 4 / (4.0 / 12)) < 1e-9);
+    GP_CHECK_NEAR(x.p[1], 4.0 / 4 / (4.0 / 12), 1e-9);
     /* DoesNotExist: no model at all (nowhere to press). */
     kept_pod(x.f.c, "MODIFIED", UID1, "a10", 2, "",
              AFF("{'matchExpressions':[{'key':'nvidia.com/gpu.product',"
                  "'operator':'DoesNotExist'}]}"));
     GP_CHECK(pressure_of(&x));
-    GP_CHECK(fabs(x.p[1] - 2.0 / 4 / (4.0 / 12)) < 1e-9);
+    GP_CHECK_NEAR(x.p[1], 2.0 / 4 / (4.0 / 12), 1e-9);
     pfx_done(&x);
 }
 
@@ -1310,9 +1311,9 @@ GP_TEST(pressure_models_reused)
     for (int i = 0; i < n; i++) {
         if (names[i] != NULL && strcmp(names[i], "GPU-39") == 0) {
             hits++;
-            GP_CHECK(fabs(p[i] - 1.0 / 1 / (2.0 / 4)) < 1e-9);
+            GP_CHECK_NEAR(p[i], 1.0 / 1 / (2.0 / 4), 1e-9);
         } else {
-            GP_CHECK(fabs(p[i]) < 1e-9);
+            GP_CHECK_NEAR(p[i], 0, 1e-9);
         }
     }
     GP_CHECK_INT(hits, 1);
@@ -1349,15 +1350,15 @@ GP_TEST(pressure_follows_policy_and_cluster)
     gp_policy_holder_set(&f.holder, next);
     pol = gp_policy_holder_get(&f.holder);
     GP_CHECK(pressure_with(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0] - 2.0 / 4 / (2.0 / 8)) < 1e-9);
+    GP_CHECK_NEAR(p[0], 2.0 / 4 / (2.0 / 8), 1e-9);
     /* More T4 GPUs: the pressure on them drops. */
     model_node(f.c, "t4-2", "Tesla-T4", 4);
     GP_CHECK(pressure_with(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0] - 2.0 / 8 / (2.0 / 12)) < 1e-9);
+    GP_CHECK_NEAR(p[0], 2.0 / 8 / (2.0 / 12), 1e-9);
     /* An unconstrained pod binds: the load per GPU rises, the pressure falls. */
     kept_pod(f.c, "ADDED", UID2, "a10", 2, "", "");
     GP_CHECK(pressure_with(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0] - 2.0 / 8 / (4.0 / 12)) < 1e-9);
+    GP_CHECK_NEAR(p[0], 2.0 / 8 / (4.0 / 12), 1e-9);
     gp_policy_unref(pol);
     free(errs);
     free(q);
@@ -1388,7 +1389,7 @@ GP_TEST(pressure_constraint_table_bounded)
     GP_CHECK_INT(gp_cache_get_stats(f.c).constraints, 255);
     /* 255 kept to T4 (each judged), 45 beyond the table free: 300 GPUs held on 16. */
     GP_CHECK(pressure_with(f.c, pol, p, names, &n));
-    GP_CHECK(fabs(p[0] - 255.0 / 8 / (300.0 / 16)) < 1e-9);
+    GP_CHECK_NEAR(p[0], 255.0 / 8 / (300.0 / 16), 1e-9);
     gp_policy_unref(pol);
     for (int i = 0; i < 300; i++) {
         snprintf(uid, sizeof(uid), "uid-%d", i);

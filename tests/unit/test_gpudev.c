@@ -3,7 +3,6 @@
  * fragmentation on worked examples, each scorer on small cases with known answers, the PRNG. */
 #include "gptest.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -162,14 +161,18 @@ GP_TEST(mix_counts_keeps_popular_and_normalises)
     gp_dev_mix_opts all = { .popularity_pct = 100, .cpu_tasks = true };
     GP_CHECK(gp_dev_mix_build(tasks, 10, &all, &m, &err) == GP_OK);
     GP_CHECK_INT(m.n, 3);
-    GP_CHECK(fabs(m.shapes[0].freq - 0.6) < 1e-12 && m.shapes[0].shape.cpu_milli == 1000);
-    GP_CHECK(fabs(m.shapes[1].freq - 0.3) < 1e-12 && m.shapes[1].shape.gpu_milli == 500);
-    GP_CHECK(fabs(m.shapes[2].freq - 0.1) < 1e-12 && m.shapes[2].shape.num_gpu == 0);
+    GP_CHECK_NEAR(m.shapes[0].freq, 0.6, 1e-12);
+    GP_CHECK(m.shapes[0].shape.cpu_milli == 1000);
+    GP_CHECK_NEAR(m.shapes[1].freq, 0.3, 1e-12);
+    GP_CHECK(m.shapes[1].shape.gpu_milli == 500);
+    GP_CHECK_NEAR(m.shapes[2].freq, 0.1, 1e-12);
+    GP_CHECK(m.shapes[2].shape.num_gpu == 0);
     gp_dev_mix_free(&m);
     /* 80%: the top two shapes cover 90% >= 80%; renormalised to 6/9 and 3/9. */
     gp_dev_mix_opts pop = { .popularity_pct = 80, .cpu_tasks = true };
     GP_CHECK(gp_dev_mix_build(tasks, 10, &pop, &m, &err) == GP_OK);
-    GP_CHECK(m.n == 2 && fabs(m.shapes[0].freq - 6.0 / 9) < 1e-12);
+    GP_CHECK(m.n == 2);
+    GP_CHECK_NEAR(m.shapes[0].freq, 6.0 / 9, 1e-12);
     gp_dev_mix_free(&m);
     gp_dev_mix_opts nocpu = { .popularity_pct = 100, .cpu_tasks = false };
     GP_CHECK(gp_dev_mix_build(&tasks[9], 1, &nocpu, &m, &err) == GP_EINVAL);
@@ -186,17 +189,22 @@ GP_TEST(mix_select_from_counts)
 
     memcpy(c, s, sizeof(s));
     GP_CHECK_INT(gp_dev_mix_select(c, 5, 100, 32), 4);
-    GP_CHECK(c[0].shape.num_gpu == 2 && fabs(c[0].freq - 0.5) < 1e-12);
-    GP_CHECK(c[1].shape.cpu_milli == 2000 && fabs(c[1].freq - 0.2) < 1e-12);
-    GP_CHECK(c[2].shape.cpu_milli == 4000 && fabs(c[2].freq - 0.2) < 1e-12);
-    GP_CHECK(c[3].shape.num_gpu == 8 && fabs(c[3].freq - 0.1) < 1e-12);
+    GP_CHECK(c[0].shape.num_gpu == 2);
+    GP_CHECK_NEAR(c[0].freq, 0.5, 1e-12);
+    GP_CHECK(c[1].shape.cpu_milli == 2000);
+    GP_CHECK_NEAR(c[1].freq, 0.2, 1e-12);
+    GP_CHECK(c[2].shape.cpu_milli == 4000);
+    GP_CHECK_NEAR(c[2].freq, 0.2, 1e-12);
+    GP_CHECK(c[3].shape.num_gpu == 8);
+    GP_CHECK_NEAR(c[3].freq, 0.1, 1e-12);
     memcpy(c, s, sizeof(s));
     GP_CHECK_INT(gp_dev_mix_select(c, 5, 70, 32), 2); /* 5 + 2 of 10 cover 70% */
     memcpy(c, s, sizeof(s));
     GP_CHECK_INT(gp_dev_mix_select(c, 5, 71, 32), 3);
     memcpy(c, s, sizeof(s));
     GP_CHECK_INT(gp_dev_mix_select(c, 5, 100, 2), 2);
-    GP_CHECK(fabs(c[0].freq - 5.0 / 7) < 1e-12 && fabs(c[1].freq - 2.0 / 7) < 1e-12);
+    GP_CHECK_NEAR(c[0].freq, 5.0 / 7, 1e-12);
+    GP_CHECK_NEAR(c[1].freq, 2.0 / 7, 1e-12);
     s[0].freq = s[1].freq = s[3].freq = s[4].freq = 0;
     GP_CHECK_INT(gp_dev_mix_select(s, 5, 95, 32), 0);
 }
@@ -219,7 +227,8 @@ GP_TEST(tally_counts_and_reuses_slots)
     gp_dev_tally_add(&t, &c, 1); /* no room */
     GP_CHECK_INT(t.untracked, 1);
     GP_CHECK_INT(gp_dev_tally_mix(&t, scratch, 100, 2), 2);
-    GP_CHECK(fabs(scratch[0].freq - 2.0 / 3) < 1e-12 && scratch[0].shape.mem_mib == 0);
+    GP_CHECK_NEAR(scratch[0].freq, 2.0 / 3, 1e-12);
+    GP_CHECK(scratch[0].shape.mem_mib == 0);
     uint64_t v = t.version;
     gp_dev_tally_add(&t, &b, -1); /* b's slot is free again */
     GP_CHECK(t.version != v);
@@ -229,7 +238,8 @@ GP_TEST(tally_counts_and_reuses_slots)
     GP_CHECK_INT(t.n, 2);
     GP_CHECK_INT(t.untracked, 0);
     GP_CHECK_INT(gp_dev_tally_mix(&t, scratch, 100, 2), 2);
-    GP_CHECK(scratch[1].shape.num_gpu == 0 && fabs(scratch[1].freq - 1.0 / 3) < 1e-12);
+    GP_CHECK(scratch[1].shape.num_gpu == 0);
+    GP_CHECK_NEAR(scratch[1].freq, 1.0 / 3, 1e-12);
 }
 
 /* What the extender's pod watch counts: whole-GPU tasks anywhere, CPU-only tasks next to whole
@@ -261,12 +271,12 @@ GP_TEST(frag_worked_example)
     gp_dev_node n = node(4000, 8192, 2, 0);
 
     n.gpu_free[1] = 300;
-    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 550.0) < 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag(&n, &mix), 550.0, 1e-9);
     n.cpu_free = 500; /* Q4: not enough CPU for either GPU shape, all of it is fragment */
-    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 1300.0) < 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag(&n, &mix), 1300.0, 1e-9);
     n.cpu_free = 4000;
     s[0].shape.models = 1u << 3; /* no access to this model: all of it for that shape */
-    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - (0.5 * 1300 + 75 + 325)) < 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag(&n, &mix), (0.5 * 1300 + 75 + 325), 1e-9);
     n.gpu_free[0] = n.gpu_free[1] = 0;
     GP_CHECK(gp_dev_frag(&n, &mix) == 0);
 }
@@ -281,22 +291,22 @@ GP_TEST(frag_gpupack_counts_gpus_cpu_strands)
     gp_dev_node n = node(8000, 8192, 4, 0);
 
     n.gpu_free[3] = 300;
-    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 300.0) < 1e-9);
-    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 1300.0) < 1e-9); /* 3300 - 2 x 1000 */
+    GP_CHECK_NEAR(gp_dev_frag(&n, &mix), 300.0, 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag_gpupack(&n, &mix), 1300.0, 1e-9); /* 3300 - 2 x 1000 */
     n.gpu_free[0] = 600;
     n.gpu_free[2] = 700;
-    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 900.0) < 1e-9); /* 2600 - (1000 + 700) */
+    GP_CHECK_NEAR(gp_dev_frag_gpupack(&n, &mix), 900.0, 1e-9); /* 2600 - (1000 + 700) */
     n.gpu_free[0] = n.gpu_free[2] = 1000;
     n.cpu_free = 12000; /* CPU for three: the same as FGD */
-    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 300.0) < 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag_gpupack(&n, &mix), 300.0, 1e-9);
     n.cpu_free = 3000; /* not one: Q4 in both */
-    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 3300.0) < 1e-9);
-    GP_CHECK(fabs(gp_dev_frag(&n, &mix) - 3300.0) < 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag_gpupack(&n, &mix), 3300.0, 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag(&n, &mix), 3300.0, 1e-9);
     n.cpu_free = 8000; /* whole-GPU shapes keep FGD's rule (they are the extender's) */
     sh.shape = task(4000, 0, 1, 1000);
-    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 300.0) < 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag_gpupack(&n, &mix), 300.0, 1e-9);
     sh.shape = task(0, 0, 1, 500); /* a shape without CPU: no limit */
-    GP_CHECK(fabs(gp_dev_frag_gpupack(&n, &mix) - 300.0) < 1e-9);
+    GP_CHECK_NEAR(gp_dev_frag_gpupack(&n, &mix), 300.0, 1e-9);
 }
 
 /* The effect: a CPU-light 810 share goes where CPU strands GPUs. Mix: a 500 share needing 3.5
@@ -356,7 +366,9 @@ GP_TEST(gpupack_cpu_only_prefers_nodes_without_free_gpus)
     full.gpu_free[0] = 0;
     double a = gp_dev_score_gpupack(&ctx, &full, &cpu, &p);
     double b = gp_dev_score_gpupack(&ctx, &idle, &cpu, &p);
-    GP_CHECK(fabs(a - 0.5) < 1e-12 && fabs(b - 0.375) < 1e-12 && p.n == 0);
+    GP_CHECK_NEAR(a, 0.5, 1e-12);
+    GP_CHECK_NEAR(b, 0.375, 1e-12);
+    GP_CHECK(p.n == 0);
 }
 
 /* Model pressure: models 0 (2 GPUs) and 1 (6 GPUs); half the tasks (by GPU) may only use model 0,
@@ -374,7 +386,8 @@ GP_TEST(gpupack_model_pressure)
 
     s[0].shape.models = 1u << 0;
     gp_dev_model_pressure(&mix, gpus, pr);
-    GP_CHECK(fabs(pr[0] - 2.0) < 1e-12 && pr[1] == 0 && pr[2] == 0);
+    GP_CHECK_NEAR(pr[0], 2.0, 1e-12);
+    GP_CHECK(pr[1] == 0 && pr[2] == 0);
     gp_dev_ctx ctx = { .mix = &mix, .model_pressure = pr };
     gp_dev_node m0 = node(8000, 8192, 2, 0), m1 = node(8000, 8192, 2, 1);
     gp_dev_task any = task(1000, 1, 1, 1000), only0 = task(1000, 1, 1, 1000);

@@ -155,6 +155,11 @@ GP_TEST(long_value_cut_with_marker)
     j = cJSON_Parse(out);
     v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "v"));
     GP_CHECK(v != NULL);
+    if (v == NULL) { /* failed above; strlen() below would read NULL */
+        cJSON_Delete(j);
+        free(out);
+        return;
+    }
     GP_CHECK_INT(strlen(v), GP_LOG_MAX_VALUE - 1 + 3);
     GP_CHECK(v != NULL && strcmp(v + strlen(v) - 3, "...") == 0);
     GP_CHECK(utf8_valid((const unsigned char *)out));

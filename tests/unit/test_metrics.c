@@ -29,6 +29,10 @@ GP_TEST(counter_and_gauge_render)
     gp_metrics_set(m, "gpupack_ratio", "Ratio.", "", 0.25);
     out = gp_metrics_render(m, &len);
     GP_CHECK(out != NULL);
+    if (out == NULL) { /* failed above; the checks below would read NULL */
+        gp_metrics_free(m);
+        return;
+    }
     GP_CHECK_INT(len, strlen(out));
     GP_CHECK(strstr(out, "# HELP gpupack_x_total Things.\n# TYPE gpupack_x_total counter\n"
                          "gpupack_x_total{code=\"200\"} 5\ngpupack_x_total{code=\"404\"} 1\n") !=
@@ -59,6 +63,10 @@ GP_TEST(histogram_cumulative_with_inf_sum_count)
     gp_metrics_observe(m, "gpupack_d_seconds", "Latency.", "", 0.002);
     out = gp_metrics_render(m, NULL);
     GP_CHECK(out != NULL);
+    if (out == NULL) { /* failed above; the checks below would read NULL */
+        gp_metrics_free(m);
+        return;
+    }
     GP_CHECK_INT(count_occurrences(out, "# HELP gpupack_d_seconds"), 1);
     GP_CHECK(strstr(out, "# TYPE gpupack_d_seconds histogram\n") != NULL);
     GP_CHECK(strstr(out, "gpupack_d_seconds_bucket{server=\"webhook\",route=\"/mutate\","

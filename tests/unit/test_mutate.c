@@ -180,8 +180,9 @@ static void describe(const gp_decision *d, char *buf, size_t sz)
     }
 }
 
-/* Decodes the pod (namespace fallback "default") and decides. Returns false (and fails the
- * test) when the pod does not decode. */
+/* Decodes the pod (namespace fallback "default") and decides. Returns false, and fails the
+ * test with the status and the pod, when the pod does not decode or gp_mutate() fails: a
+ * caller that checks the decision only under `if (mfx_run(...))` must not pass silently. */
 static bool mfx_run(mfx *f, const gp_policy *pol, const gp_cluster *view, const char *pod_text)
 {
     char *s = q(pod_text);
@@ -190,16 +191,23 @@ static bool mfx_run(mfx *f, const gp_policy *pol, const gp_cluster *view, const 
     memset(f, 0, sizeof(*f));
     gp_arena_init(&f->a, 0);
     f->json = cJSON_Parse(s);
-    free(s);
     f->st = GP_EINVAL;
     if (pol == NULL || gp_pod_from_json(f->json, "default", &f->a, &f->pod, &err) != GP_OK) {
-        printf("  no policy or pod does not decode: %s\n", err.msg);
+        printf("  no policy or pod does not decode: %s\n    pod: %s\n", err.msg, s);
         gp_test_failed = 1;
+        free(s);
         return false;
     }
     f->st = gp_mutate(&f->pod, pol, view, &f->a, &f->d);
+    if (f->st != GP_OK) {
+        printf("  gp_mutate: status %d (%s)\n    pod: %s\n", f->st, gp_status_str(f->st), s);
+        gp_test_failed = 1;
+        free(s);
+        return false;
+    }
+    free(s);
     describe(&f->d, f->desc, sizeof(f->desc));
-    return f->st == GP_OK;
+    return true;
 }
 
 static void mfx_free(mfx *f)

@@ -7,7 +7,6 @@
  * shipped default policy (manifests/base/policy.json) unless a test parses its own. */
 #include "gptest.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,15 +19,8 @@
 #include "gpupack/score.h"
 
 #define GIB (INT64_C(1) << 30)
-#define NEAR(a, b) (fabs((double)(a) - (double)(b)) < 1e-9)
-#define CHECK_NEAR(a, b)                                                                        \
-    do {                                                                                        \
-        double x__ = (a), y__ = (b);                                                            \
-        if (!NEAR(x__, y__)) {                                                                  \
-            printf("  %s:%d: %s == %.12g, want %.12g\n", __FILE__, __LINE__, #a, x__, y__);     \
-            gp_test_failed = 1;                                                                 \
-        }                                                                                       \
-    } while (0)
+/* Scores and their parts are compared to 1e-9. */
+#define CHECK_NEAR(a, b) GP_CHECK_NEAR(a, b, 1e-9)
 
 static char *quoted(const char *text)
 {
@@ -77,8 +69,9 @@ typedef struct {
     gp_status st;
 } fx;
 
-/* meta is the inside of metadata after name and namespace (may be ""); spec the whole spec. */
-static void fx_pod(fx *f, const gp_policy *pol, const char *meta, const char *spec)
+/* meta is the inside of metadata after name and namespace (may be ""); spec the whole spec.
+ * The status is left in f->st for the tests of bad pods; fx_pod() wants GP_OK. */
+static void fx_pod_any(fx *f, const gp_policy *pol, const char *meta, const char *spec)
 {
     char text[4096], *s;
 
@@ -92,6 +85,19 @@ static void fx_pod(fx *f, const gp_policy *pol, const char *meta, const char *sp
     f->st = gp_pod_from_json(f->json, NULL, &f->a, &f->pod, &f->err);
     if (f->st == GP_OK)
         f->st = gp_demand_from_pod(&f->pod, pol, &f->a, &f->d, &f->err);
+}
+
+/* fx_pod_any() that fails the test, with the status and the pod, unless the demand decodes:
+ * a test must not pass by checking the zeroed demand of a pod that did not decode. */
+#define fx_pod(f, pol, meta, spec) fx_pod_ok(f, pol, meta, spec, __LINE__)
+static void fx_pod_ok(fx *f, const gp_policy *pol, const char *meta, const char *spec, int line)
+{
+    fx_pod_any(f, pol, meta, spec);
+    if (f->st != GP_OK) {
+        printf("  %s:%d: pod or demand: status %d (%s): %s\n    meta: %s\n    spec: %s\n",
+               __FILE__, line, f->st, gp_status_str(f->st), f->err.msg, meta, spec);
+        gp_test_failed = 1;
+    }
 }
 
 static void fx_done(fx *f)
@@ -231,8 +237,8 @@ GP_TEST(demand_model_globs)
     }
     fx_done(&f);
 
-    fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,"
-                    "r,s,t,u,v,w,x,y,z,aa,bb,cc,dd,ee,ff,gg'}", GPU1);
+    fx_pod_any(&f, pol, "'annotations':{'gpupack.io/gpu-models':'a,b,c,d,e,f,g,h,i,j,k,l,m,"
+                        "n,o,p,q,r,s,t,u,v,w,x,y,z,aa,bb,cc,dd,ee,ff,gg'}", GPU1);
     GP_CHECK_INT(f.st, GP_EINVAL);
     GP_CHECK_STR(f.err.msg, "metadata.annotations.gpupack.io/gpu-models: more than 32 globs");
     fx_done(&f);
@@ -260,11 +266,12 @@ GP_TEST(demand_bad_usage)
     GP_CHECK_INT(f.d.usage.nmig, 3);
     GP_CHECK_INT(filt(&f, &n, pol, NULL), GP_FILTER_FULL); /* 2g.20gb: 0 of 3 free */
     fx_done(&f);
-    fx_pod(&f, pol, "", "{'containers':[{'resources':{'limits':{'nvidia.com/mig-1g.5gb':'1',"
-                        "'nvidia.com/mig-1g.10gb':'1','nvidia.com/mig-2g.10gb':'1',"
-                        "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.20gb':'1',"
-                        "'nvidia.com/mig-3g.40gb':'1','nvidia.com/mig-4g.20gb':'1',"
-                        "'nvidia.com/mig-7g.40gb':'1','nvidia.com/mig-7g.80gb':'1'}}}]}");
+    fx_pod_any(&f, pol, "", "{'containers':[{'resources':{'limits':{"
+                            "'nvidia.com/mig-1g.5gb':'1',"
+                            "'nvidia.com/mig-1g.10gb':'1','nvidia.com/mig-2g.10gb':'1',"
+                            "'nvidia.com/mig-2g.20gb':'1','nvidia.com/mig-3g.20gb':'1',"
+                            "'nvidia.com/mig-3g.40gb':'1','nvidia.com/mig-4g.20gb':'1',"
+                            "'nvidia.com/mig-7g.40gb':'1','nvidia.com/mig-7g.80gb':'1'}}}]}");
     GP_CHECK_INT(f.st, GP_ETOOBIG);
     GP_CHECK(strstr(f.err.msg, "more than 8 distinct MIG profiles") != NULL);
     fx_done(&f);

@@ -782,6 +782,7 @@ static void copy_file(const char *from, const char *to)
 
 static void make_tls_files(tls_files *t)
 {
+    memset(t, 0, sizeof(*t));
     snprintf(t->dir, sizeof(t->dir), "/tmp/gp-server-XXXXXX");
     GP_CHECK(mkdtemp(t->dir) != NULL);
 #define F(field, name) snprintf(t->field, sizeof(t->field), "%s/" name, t->dir)
