@@ -331,14 +331,43 @@ typedef struct {
     size_t elen;
 } plugin_proc;
 
+/* Whether posix_spawnp() will find cmd: a path must be executable, a bare name must be
+ * executable in a directory of PATH (/bin:/usr/bin without one). Looked up before spawning, so
+ * a missing command is named as such whatever the spawn implementation reports (under valgrind
+ * a failed exec comes back as exit status 127). */
+static bool findable(const char *cmd)
+{
+    const char *path = getenv("PATH"), *dir;
+    char full[4096];
+
+    if (strchr(cmd, '/') != NULL)
+        return access(cmd, X_OK) == 0;
+    for (dir = path && *path ? path : "/bin:/usr/bin"; *dir != '\0';) {
+        size_t n = strcspn(dir, ":");
+
+        if (snprintf(full, sizeof(full), "%.*s/%s", (int)(n ? n : 1), n ? dir : ".", cmd) <
+                (int)sizeof(full) &&
+            access(full, X_OK) == 0)
+            return true;
+        dir += n + (dir[n] == ':');
+    }
+    return false;
+}
+
 static gp_status spawn(const gp_kube_exec *x, char **env, plugin_proc *p, gp_err *err)
 {
     int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, rc;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     sigset_t none, deflt;
-    char **argv = calloc(x->nargs + 2, sizeof(*argv));
+    char **argv;
 
+    if (!findable(x->command)) {
+        gp_err_set(err, "exec plugin %s: command not found%s%s", x->command,
+                   x->install_hint ? ": " : "", x->install_hint ? x->install_hint : "");
+        return GP_EIO;
+    }
+    argv = calloc(x->nargs + 2, sizeof(*argv));
     if (argv == NULL || pipe2(op, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0) {
         gp_err_set(err, "exec plugin %s: cannot make pipes: %s", x->command, strerror(errno));
         free(argv);
