@@ -661,15 +661,17 @@ static gp_status decide_mig(mctx *m)
     bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL &&
                     !m->pool_conflict;
     gp_mig_where where = { .pod = m->pod, .required = req_pool ? pool->labels : NULL,
-                           .nrequired = req_pool ? pool->nlabels : 0, .count = slices_needed(m->pod) };
+                           .nrequired = req_pool ? pool->nlabels : 0 };
+    const gp_container *odd;
     const gp_mig_profile *prof;
     gp_err qerr = { { 0 } };
     gp_qty need;
 
     if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
         return GP_OK;
-    if (odd_gpu_container(m->pod, m->pol) != NULL)
-        return warn_mixed(m, odd_gpu_container(m->pod, m->pol));
+    if ((odd = odd_gpu_container(m->pod, m->pol)) != NULL)
+        return warn_mixed(m, odd);
+    where.count = slices_needed(m->pod); /* only for pods the rewrite may touch */
     if (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0)
         return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
                                               "is not a positive quantity; no MIG rewrite",

@@ -54,12 +54,5 @@ trap 'rm -rf "$LOG"' EXIT
 } | xargs -P "$P" -L 1 sh tests/check.sh --job "$LOG"
 
 cat "$LOG"/*.out
-passed=$(cat "$LOG"/*.out 2>/dev/null | grep -c '^PASS ')
-failed=$(cat "$LOG"/*.out 2>/dev/null | grep -c '^FAIL ')
-if [ "$failed" -gt 0 ]; then
-    echo
-    echo "failures:"
-    cat "$LOG"/*.out | grep '^FAIL '
-fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+. tests/summary.sh
+summarize "$LOG"

@@ -42,12 +42,5 @@ for t in tests/cases/run.sh tests/e2e/*.sh; do
     run_part "$(basename "$(dirname "$t")")-$(basename "$t" .sh)" sh "$t"
 done
 
-passed=$(cat "$LOG"/*.out 2>/dev/null | grep -c '^PASS ')
-failed=$(cat "$LOG"/*.out 2>/dev/null | grep -c '^FAIL ')
-if [ "$failed" -gt 0 ]; then
-    echo
-    echo "failures:"
-    cat "$LOG"/*.out | grep '^FAIL '
-fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+. tests/summary.sh
+summarize "$LOG"
