@@ -91,9 +91,14 @@ $(BIN)/gpupack-extender: $(BUILD)/extender/main.o $(LIBA)
 $(BIN)/gpupack-certs: $(BUILD)/certs/main.o $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
-# The scheduling simulator (docs/simulation.md).
-$(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(BUILD)/sim/load.o $(BUILD)/sim/run.o $(BUILD)/sim/extsim.o \
-    $(LIBA)
+# The scheduling simulator (docs/simulation.md): sim/main.c's wiring over the simulator's own
+# modules (SIM_OBJ), which its unit tests (tests/unit/test_sim_*.c) link too.
+SIM_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out sim/main.c,$(wildcard sim/*.c)))
+SIMA     := $(BUILD)/libgpupack-sim.a
+$(SIMA): $(SIM_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(SIMA) $(LIBA)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 # The folder of the Alibaba trace's CSV files. The repository carries the two that `make sim`,
@@ -110,6 +115,10 @@ sim-extender: $(BIN)/gpupack-sim
 	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/extender.sh
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/tests/unit/test_sim_%.o: CFLAGS += -Isim
+$(BUILD)/tests/test_sim_%: $(BUILD)/tests/unit/test_sim_%.o $(SIMA) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 

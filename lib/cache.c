@@ -107,9 +107,9 @@ struct gp_cache {
     size_t bound;
     uint64_t bad;
     int64_t sum_gpu, sum_cpu_m, sum_mem; /* over bound GPU pods, for the typical pod */
-    gp_dev_shape shape_slots[GP_CACHE_MAX_SHAPES];
-    gp_dev_tally shapes; /* bound whole-GPU pods by (GPUs, CPU): the learned workload mix */
-    char models[GP_DEV_MAX_MODELS][MODEL_NAME_MAX + 1]; /* nodes' gpu.product values */
+    gp_frag_shape shape_slots[GP_CACHE_MAX_SHAPES];
+    gp_frag_tally shapes; /* bound whole-GPU pods by (GPUs, CPU): the learned workload mix */
+    char models[GP_FRAG_MAX_MODELS][MODEL_NAME_MAX + 1]; /* nodes' gpu.product values */
     int nmodels;
     cons_entry cons[MAX_CONS];
     /* The model pressure is recomputed only when what it is learned from changes (bound GPU
@@ -122,7 +122,7 @@ struct gp_cache {
         uint64_t gen;
         gp_policy *pol;  /* referenced: its address cannot come back as another policy */
         int nm;
-        double out[GP_DEV_MAX_MODELS];
+        double out[GP_FRAG_MAX_MODELS];
     } memo;
 };
 
@@ -287,12 +287,12 @@ static int8_t model_intern(gp_cache *c, const char *name)
     for (int i = 0; i < c->nmodels; i++)
         if (strcmp(c->models[i], name) == 0)
             return (int8_t)i;
-    if (c->nmodels < GP_DEV_MAX_MODELS - 1) { /* one id stays for nodes without the label */
+    if (c->nmodels < GP_FRAG_MAX_MODELS - 1) { /* one id stays for nodes without the label */
         snprintf(c->models[c->nmodels], sizeof(c->models[0]), "%s", name);
         return (int8_t)c->nmodels++;
     }
     /* Full: reuse the id of a model no present node has any more. */
-    bool used[GP_DEV_MAX_MODELS] = { false };
+    bool used[GP_FRAG_MAX_MODELS] = { false };
     for (size_t id = 0; id < c->nnodes; id++)
         if (c->nodes[id].present && c->nodes[id].model >= 0)
             used[c->nodes[id].model] = true;
@@ -490,25 +490,22 @@ static int64_t nonneg(int64_t v)
     return v < 0 ? 0 : v;
 }
 
-/* Counts (sign 1) or uncounts (sign -1) a bound pod's shape in the learned mix, when the pod watch
- * counts it (gp_dev_watch_shape): whole-GPU pods, and CPU-only pods (not a DaemonSet's, not MIG
- * pods) bound to a node with whole GPUs: they compete with GPU pods for that node's CPU (FGD
- * counts CPU-only tasks too; simulated, leaving them out cost the extender 1.0 point,
- * docs/simulation.md). A CPU-only record remembers whether it was counted, so removal balances
- * even if the node changed meanwhile. */
+/* Counts (sign 1) or uncounts (sign -1) a bound pod's shape in the learned mix, when the mix
+ * counts it (gp_frag_mix_counts()). A CPU-only record remembers whether it was counted, so
+ * removal balances even if the node changed meanwhile. */
 static void shape_count(gp_cache *c, pod_rec *r, int sign)
 {
-    gp_dev_task t = {.cpu_milli = r->cpu_m, .num_gpu = r->gpu,
-                     .gpu_milli = r->gpu ? GP_DEV_MILLI : 0};
-    gp_dev_task shape;
-    bool next_to_gpus = sign > 0 ? c->nodes[r->node].node.gpu_alloc > 0
-                                 : (r->flags & REC_CPU_SHAPE) != 0;
+    gp_frag_task t = {.cpu_milli = r->cpu_m, .num_gpu = r->gpu,
+                      .gpu_milli = r->gpu ? GP_FRAG_MILLI : 0};
+    gp_frag_bound b = {.next_to_gpus = sign > 0 ? c->nodes[r->node].node.gpu_alloc > 0
+                                                : (r->flags & REC_CPU_SHAPE) != 0,
+                       .daemonset = (r->flags & REC_DAEMONSET) != 0,
+                       .mig = rec_mig_ref(r) != 0};
+    gp_frag_task shape;
 
-    if (r->gpu == 0 && (rec_mig_ref(r) != 0 || (r->flags & REC_DAEMONSET)))
+    if (!gp_frag_mix_counts(&t, &b, &shape))
         return;
-    if (!gp_dev_watch_shape(&t, next_to_gpus, &shape))
-        return;
-    gp_dev_tally_add(&c->shapes, &shape, sign);
+    gp_frag_tally_add(&c->shapes, &shape, sign);
     if (r->gpu == 0)
         r->flags = (uint8_t)(sign > 0 ? r->flags | REC_CPU_SHAPE : r->flags & ~REC_CPU_SHAPE);
 }
@@ -623,7 +620,7 @@ gp_cache *gp_cache_new(gp_policy_holder *policy)
         return NULL;
     }
     c->policy = policy;
-    gp_dev_tally_init(&c->shapes, c->shape_slots, GP_CACHE_MAX_SHAPES);
+    gp_frag_tally_init(&c->shapes, c->shape_slots, GP_CACHE_MAX_SHAPES);
     return c;
 }
 
@@ -1326,16 +1323,16 @@ gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol)
     return t;
 }
 
-size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *out)
+size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_frag_mix *out)
 {
-    gp_dev_shape *scratch = NULL;
+    gp_frag_shape *scratch = NULL;
 
     out->n = 0;
     out->shapes = NULL;
     if (c->shapes.n == 0 || max == 0 ||
         (scratch = gp_arena_alloc_raw(a, c->shapes.n * sizeof(*scratch))) == NULL)
         return 0;
-    out->n = gp_dev_tally_mix(&c->shapes, scratch, GP_CACHE_MIX_POPULARITY, max);
+    out->n = gp_frag_tally_mix(&c->shapes, scratch, GP_CACHE_MIX_POPULARITY, max);
     out->shapes = scratch;
     return out->n;
 }
@@ -1378,8 +1375,8 @@ static bool cons_parse(const char *key, gp_arena *a, gp_model_demand *m)
 /* Computes the pressure into c->memo (memo_lock held). */
 static void pressure_compute(gp_cache *c, const gp_policy *pol, gp_arena *a)
 {
-    int64_t model_gpus[GP_DEV_MAX_MODELS] = { 0 };
-    const char *names[GP_DEV_MAX_MODELS];
+    int64_t model_gpus[GP_FRAG_MAX_MODELS] = { 0 };
+    const char *names[GP_FRAG_MAX_MODELS];
     gp_model_demand *d = NULL;
     size_t n = 0;
 

@@ -184,9 +184,9 @@ static bool run_filter(call *c)
 
 /* The workload mix for the fragmentation component: the policy's when it states one, else the
  * one learned from the pod watch, else none (gp_prioritize then assumes 1-GPU pods). */
-static void workload_mix(call *c, gp_dev_mix *mix)
+static void workload_mix(call *c, gp_frag_mix *mix)
 {
-    gp_dev_shape *shapes;
+    gp_frag_shape *shapes;
 
     mix->n = 0;
     mix->shapes = NULL;
@@ -211,7 +211,7 @@ static bool run_prioritize(call *c)
     gp_typical typ = { .cpu_m_per_gpu = c->pol->scoring.typical_cpu_milli_per_gpu,
                        .mem_per_gpu = c->pol->scoring.typical_memory_per_gpu,
                        .mix = NULL };
-    gp_dev_mix mix;
+    gp_frag_mix mix;
     size_t k = 0;
 
     if (ptrs == NULL || kp == NULL)

@@ -254,7 +254,7 @@ static uint32_t allowed_models(const gp_model_demand *m, const char *const *mode
     d.class_name = cls ? cls->name : NULL;
     if (demand_models(m->annotation, cls, a, &d, NULL) != GP_OK)
         return 0; /* an annotation the filter refuses: such a pod cannot have been placed */
-    for (int i = 0; i < nmodels && i < GP_DEV_MAX_MODELS; i++) {
+    for (int i = 0; i < nmodels && i < GP_FRAG_MAX_MODELS; i++) {
         bool listed = !m->products_set;
 
         for (size_t k = 0; !listed && models[i] != NULL && k < m->nproducts; k++)
@@ -270,16 +270,16 @@ bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
                              const char *const *models, const int64_t *model_gpus, int nmodels,
                              const gp_policy *pol, double *out)
 {
-    gp_dev_shape shapes[GP_DEV_MAX_MODELS + 1];
-    int64_t gpus[GP_DEV_MAX_MODELS];
-    double full[GP_DEV_MAX_MODELS];
-    gp_dev_mix mix = { 0, shapes };
+    gp_frag_shape shapes[GP_FRAG_MAX_MODELS + 1];
+    int64_t gpus[GP_FRAG_MAX_MODELS];
+    double full[GP_FRAG_MAX_MODELS];
+    gp_frag_mix mix = { 0, shapes };
     int64_t kept = 0;
-    int counted = nmodels < GP_DEV_MAX_MODELS ? nmodels : GP_DEV_MAX_MODELS;
+    int counted = nmodels < GP_FRAG_MAX_MODELS ? nmodels : GP_FRAG_MAX_MODELS;
     uint32_t every = 0; /* the models that have GPUs: a pod allowed all of them is free */
     gp_arena a;
 
-    for (int i = 0; i < GP_DEV_MAX_MODELS; i++) {
+    for (int i = 0; i < GP_FRAG_MAX_MODELS; i++) {
         gpus[i] = i < counted ? model_gpus[i] : 0;
         every |= gpus[i] > 0 ? 1u << i : 0;
     }
@@ -296,11 +296,11 @@ bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
         while (k < mix.n && shapes[k].shape.models != mask)
             k++;
         if (k == mix.n) {
-            if (mix.n == GP_DEV_MAX_MODELS) /* more masks than room: free to run anywhere */
+            if (mix.n == GP_FRAG_MAX_MODELS) /* more masks than room: free to run anywhere */
                 continue;
             memset(&shapes[mix.n++], 0, sizeof(shapes[0]));
             shapes[k].shape.num_gpu = 1;
-            shapes[k].shape.gpu_milli = GP_DEV_MILLI;
+            shapes[k].shape.gpu_milli = GP_FRAG_MILLI;
             shapes[k].shape.models = mask;
         }
         shapes[k].freq += (double)d[i].gpus;
@@ -310,14 +310,14 @@ bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
     if (total_gpus > kept) { /* the pods that may run on any model */
         memset(&shapes[mix.n], 0, sizeof(shapes[0]));
         shapes[mix.n].shape.num_gpu = 1;
-        shapes[mix.n].shape.gpu_milli = GP_DEV_MILLI;
+        shapes[mix.n].shape.gpu_milli = GP_FRAG_MILLI;
         shapes[mix.n++].freq = (double)(total_gpus - kept);
     }
     for (int i = 0; i < nmodels; i++)
         out[i] = 0;
     if (kept == 0)
         return false;
-    gp_dev_model_pressure(&mix, gpus, full);
+    gp_frag_model_pressure(&mix, gpus, full);
     for (int i = 0; i < counted; i++)
         out[i] = full[i];
     return true;
@@ -629,80 +629,42 @@ static double cheapest_unit(const gp_demand *d, const gp_node *const *nodes, siz
     return best;
 }
 
-/* A capacity the node does not report does not constrain. */
-#define UNREPORTED (INT64_MAX / 4)
-
-/* The node as gp_dev models it: its whole GPUs, the free ones first (whole-GPU pods take any
- * free GPU alike, so which ones are busy does not matter), CPU and memory. False for a node
- * without whole GPUs (MIG slices are partitions the MIG manager fixed: a placement cannot
- * fragment them) or with more than GP_DEV_MAX_GPUS. */
-static bool dev_node(const gp_node *n, gp_dev_node *out)
-{
-    int64_t idle = free_of(n->gpu_alloc, n->gpu_used);
-
-    if (n->gpu_alloc <= 0 || n->gpu_alloc > GP_DEV_MAX_GPUS)
-        return false;
-    gp_dev_node_init(out, 0, n->cpu_alloc_m > 0 ? n->cpu_alloc_m : UNREPORTED,
-                     n->mem_alloc > 0 ? n->mem_alloc >> 20 : UNREPORTED, n->gpu_alloc, -1);
-    if (n->cpu_alloc_m > 0)
-        out->cpu_free = n->cpu_alloc_m - n->cpu_used_m;
-    if (n->mem_alloc > 0)
-        out->mem_free = (n->mem_alloc - n->mem_used) >> 20;
-    for (int i = (int)idle; i < out->ngpu; i++)
-        out->gpu_free[i] = 0;
-    return true;
-}
-
-/* The pod as a gp_dev task: its whole GPUs, CPU and memory (MIG slices are not whole GPUs: a
- * MIG-only pod weighs on a node's whole GPUs through its CPU and memory only). */
-static bool dev_task(const gp_demand *d, gp_dev_task *out)
-{
-    const gp_usage *u = &d->usage;
-
-    if (u->gpu < 0 || u->gpu > GP_DEV_MAX_GPUS)
-        return false;
-    memset(out, 0, sizeof(*out));
-    out->cpu_milli = u->cpu_m;
-    out->mem_mib = (u->mem + (1 << 20) - 1) >> 20;
-    out->num_gpu = u->gpu;
-    out->gpu_milli = u->gpu > 0 ? GP_DEV_MILLI : 0;
-    return true;
-}
-
-/* gpupack's fragmentation score (the simulator's `gpupack` scorer, docs/simulation.md) in GPUs
- * of fragmentation removed; 0 when the node has no whole GPUs or gp_dev finds no room. Inside a
- * bucket, a pod asking for whole GPUs prefers the tighter fit (fit_gpu, 0..1, as up to half a
- * bucket): where the simulator's fixed node order packs tied nodes, kube-scheduler picks among
- * tied nodes at random, which would spread pods. *covered says whether the node's whole GPUs
- * were scored here (the fit component then leaves them out). */
+/* gpupack's fragmentation score (gp_frag_score(), the simulator's `gpupack` scorer,
+ * docs/simulation.md) in GPUs of fragmentation removed; 0 when the node has no whole GPUs or
+ * gp_frag_score() finds no room. Inside a bucket, a pod asking for whole GPUs prefers the
+ * tighter fit (fit_gpu, 0..1, as up to half a bucket): where the simulator's fixed node order
+ * packs tied nodes, kube-scheduler picks among tied nodes at random, which would spread pods.
+ * *covered says whether the node's whole GPUs were scored here (the fit component then leaves
+ * them out). */
 static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_typical *typ,
-                               const gp_dev_ctx *ctx, double fit_gpu, bool *covered)
+                               const gp_frag_ctx *ctx, double fit_gpu, bool *covered)
 {
-    gp_dev_node dn;
-    gp_dev_task t;
-    gp_dev_pick pick;
+    gp_frag_node dn;
+    gp_frag_task t;
+    gp_frag_pick pick;
     double v;
 
     *covered = false;
-    if (ctx->mix == NULL || !dev_node(n, &dn) || !dev_task(d, &t))
+    if (ctx->mix == NULL || !gp_frag_from_view(n, &dn) ||
+        !gp_frag_task_from_usage(&d->usage, &t))
         return 0;
-    /* The node's whole GPUs are this component's from here on, also when gp_dev finds no room
-     * (kube-scheduler's own filters judge CPU and memory; the cache's view of them may lag):
-     * fit must not score this node alone on its whole-GPU scale. */
+    /* The node's whole GPUs are this component's from here on, also when gp_frag_score() finds
+     * no room (kube-scheduler's own filters judge CPU and memory; the cache's view of them may
+     * lag): fit must not score this node alone on its whole-GPU scale. */
     *covered = true;
     for (int i = 0; typ->model_pressure && i < typ->nmodels && dn.model < 0; i++)
         if (n->gpu_product == NULL ? typ->models[i] == NULL
                                    : typ->models[i] && strcmp(typ->models[i], n->gpu_product) == 0)
             dn.model = i;
-    v = gp_dev_score_gpupack(ctx, &dn, &t, &pick);
-    if (v <= GP_DEV_INFEASIBLE)
+    v = gp_frag_score(ctx, &dn, &t, &pick);
+    if (v <= GP_FRAG_INFEASIBLE)
         return 0;
     if (t.num_gpu > 0)
         v += 0.5 * fit_gpu;
-    return v * GP_DEV_GPUPACK_BUCKET / GP_DEV_MILLI;
+    return v * GP_FRAG_BUCKET / GP_FRAG_MILLI;
 }
 
-size_t gp_score_policy_mix(const gp_policy *pol, gp_dev_shape *out, size_t max)
+size_t gp_score_policy_mix(const gp_policy *pol, gp_frag_shape *out, size_t max)
 {
     const gp_scoring *s = &pol->scoring;
     double total = 0;
@@ -714,14 +676,14 @@ size_t gp_score_policy_mix(const gp_policy *pol, gp_dev_shape *out, size_t max)
         memset(&out[i], 0, sizeof(out[i]));
         out[i].shape.cpu_milli = s->mix[i].cpu_milli;
         out[i].shape.num_gpu = s->mix[i].gpus;
-        out[i].shape.gpu_milli = GP_DEV_MILLI;
+        out[i].shape.gpu_milli = GP_FRAG_MILLI;
         out[i].freq = s->mix[i].weight / total;
     }
     return n;
 }
 
 static void components(const gp_demand *d, const gp_node *n, const gp_policy *pol,
-                       const gp_typical *typ, const gp_dev_ctx *ctx, price_memo memo[2],
+                       const gp_typical *typ, const gp_frag_ctx *ctx, price_memo memo[2],
                        gp_score_parts *p)
 {
     bool covered = false;
@@ -837,16 +799,16 @@ void gp_prioritize(const gp_demand *d, const gp_node *const *nodes, size_t n,
     gp_typical def = { .cpu_m_per_gpu = pol->scoring.typical_cpu_milli_per_gpu,
                        .mem_per_gpu = pol->scoring.typical_memory_per_gpu,
                        .mix = NULL };
-    gp_dev_shape one;
-    gp_dev_mix fallback = {1, &one};
-    gp_dev_ctx ctx = {.mix = &fallback};
+    gp_frag_shape one;
+    gp_frag_mix fallback = {1, &one};
+    gp_frag_ctx ctx = {.mix = &fallback};
     price_memo memo[2];
     double cheapest;
 
     memset(memo, 0, sizeof(memo));
     if (typ == NULL)
         typ = &def;
-    one = gp_dev_default_shape(typ->cpu_m_per_gpu);
+    one = gp_frag_default_shape(typ->cpu_m_per_gpu);
     if (typ->mix != NULL && typ->mix->n > 0)
         ctx.mix = typ->mix;
     ctx.model_pressure = typ->model_pressure;

@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
-                  const gp_dev_node *nodes, const char *const *names, size_t n)
+bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_frag_models *models,
+                  const gp_frag_node *nodes, const char *const *names, size_t n)
 {
     memset(e, 0, sizeof(*e));
     e->pol = pol;
     e->models = models;
     e->counting = true;
-    for (int m = 0; m < models->n && m < GP_DEV_MAX_MODELS; m++)
+    for (int m = 0; m < models->n && m < GP_FRAG_MAX_MODELS; m++)
         e->model_names[m] = models->name[m];
     for (size_t i = 0; i < n; i++)
-        if (nodes[i].model >= 0 && nodes[i].model < GP_DEV_MAX_MODELS)
+        if (nodes[i].model >= 0 && nodes[i].model < GP_FRAG_MAX_MODELS)
             e->model_gpus[nodes[i].model] += nodes[i].ngpu;
     e->n = n;
     e->views = calloc(n ? n : 1, sizeof(*e->views));
@@ -34,9 +34,7 @@ bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
         /* The view borrows the model's name; it is never passed to gp_node_clear(). */
         if (nodes[i].model >= 0 && nodes[i].model < models->n)
             v->gpu_product = (char *)models->name[nodes[i].model];
-        v->gpu_alloc = nodes[i].ngpu;
-        v->cpu_alloc_m = nodes[i].cpu_cap;
-        v->mem_alloc = nodes[i].mem_cap << 20;
+        gp_frag_to_view(&nodes[i], v);
         v->pods_alloc = INT32_MAX;
     }
     return true;
@@ -51,17 +49,20 @@ void sim_ext_free(sim_ext *e)
     memset(e, 0, sizeof(*e));
 }
 
-/* Counts the whole GPUs of task t under its models mask, as the cache counts a bound pod's. */
-static void keep(sim_ext *e, const gp_dev_task *t)
+/* Counts the whole GPUs of task t under its models mask, as the cache counts a bound pod's: the
+ * GPU tasks its learned mix counts (gp_frag_mix_counts()). */
+static void keep(sim_ext *e, const gp_frag_task *t)
 {
+    gp_frag_bound elsewhere = { .next_to_gpus = false };
+    gp_frag_task shape;
     size_t k = 0;
 
-    if (t->num_gpu <= 0 || t->gpu_milli != GP_DEV_MILLI)
+    if (!gp_frag_mix_counts(t, &elsewhere, &shape) || shape.num_gpu == 0)
         return;
     e->stale = true;
     while (k < e->nkept && e->kept[k].mask != t->models)
         k++;
-    if (k == e->nkept && k == GP_DEV_MAX_MODELS) { /* no room: free to run anywhere */
+    if (k == e->nkept && k == GP_FRAG_MAX_MODELS) { /* no room: free to run anywhere */
         e->any_gpus += t->num_gpu;
         return;
     }
@@ -70,7 +71,7 @@ static void keep(sim_ext *e, const gp_dev_task *t)
     e->kept[k].gpus += t->num_gpu;
 }
 
-void sim_ext_note(sim_ext *e, const gp_dev_task *t)
+void sim_ext_note(sim_ext *e, const gp_frag_task *t)
 {
     if (t->num_gpu <= 0)
         return;
@@ -81,7 +82,7 @@ void sim_ext_note(sim_ext *e, const gp_dev_task *t)
         keep(e, t);
 }
 
-void sim_ext_count(sim_ext *e, const gp_dev_task *tasks, size_t n)
+void sim_ext_count(sim_ext *e, const gp_frag_task *tasks, size_t n)
 {
     e->counting = false;
     e->nkept = 0;
@@ -95,8 +96,8 @@ void sim_ext_count(sim_ext *e, const gp_dev_task *tasks, size_t n)
 static void pressure(sim_ext *e)
 {
     int64_t total = e->any_gpus;
-    gp_model_demand d[GP_DEV_MAX_MODELS];
-    const char *products[GP_DEV_MAX_MODELS][GP_DEV_MAX_MODELS];
+    gp_model_demand d[GP_FRAG_MAX_MODELS];
+    const char *products[GP_FRAG_MAX_MODELS][GP_FRAG_MAX_MODELS];
     size_t n = 0;
 
     for (size_t k = 0; k < e->nkept; k++) {
@@ -105,7 +106,7 @@ static void pressure(sim_ext *e)
             continue;
         /* A task's models as a pod states them: nvidia.com/gpu.product values. */
         memset(&d[n], 0, sizeof(d[n]));
-        for (int m = 0; m < e->models->n && m < GP_DEV_MAX_MODELS; m++)
+        for (int m = 0; m < e->models->n && m < GP_FRAG_MAX_MODELS; m++)
             if (e->kept[k].mask >> m & 1u)
                 products[n][d[n].nproducts++] = e->models->name[m];
         d[n].products = products[n];
@@ -117,22 +118,10 @@ static void pressure(sim_ext *e)
     e->stale = false;
 }
 
-/* The view's usage from the simulated node: whole GPUs in use, CPU, memory; "running GPU work"
- * (the cost component's test) when any GPU share is taken. */
-static void refresh(gp_node *v, const gp_dev_node *n)
+long sim_ext_best(sim_ext *e, const gp_frag_node *nodes, const gp_frag_task *t,
+                  const gp_frag_mix *mix, sim_rng *rng, gp_frag_pick *pick, uint64_t *scored)
 {
-    int64_t taken = (int64_t)n->ngpu * GP_DEV_MILLI - gp_dev_gpu_free_total(n);
-
-    v->gpu_used = n->ngpu - gp_dev_gpu_idle(n);
-    v->gpu_pods = taken > 0;
-    v->cpu_used_m = n->cpu_cap - n->cpu_free;
-    v->mem_used = (n->mem_cap - n->mem_free) << 20;
-}
-
-long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
-                  const gp_dev_mix *mix, gp_dev_rng *rng, gp_dev_pick *pick, uint64_t *scored)
-{
-    const char *allow[GP_DEV_MAX_MODELS];
+    const char *allow[GP_FRAG_MAX_MODELS];
     gp_demand d;
     gp_typical typ = { .cpu_m_per_gpu = e->pol->scoring.typical_cpu_milli_per_gpu,
                        .mem_per_gpu = e->pol->scoring.typical_memory_per_gpu,
@@ -154,18 +143,16 @@ long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
     uint64_t ties = 0;
 
     memset(&d, 0, sizeof(d));
-    d.usage.gpu = t->num_gpu;
-    d.usage.cpu_m = t->cpu_milli;
-    d.usage.mem = t->mem_mib << 20;
+    gp_frag_task_to_usage(t, &d.usage);
     d.gpu = t->num_gpu > 0;
     for (int m = 0; m < e->models->n && t->models; m++)
         if (t->models & (1u << m))
             allow[d.nallow++] = e->models->name[m];
     d.allow_models = allow;
     for (size_t i = 0; i < e->n; i++) {
-        if (!gp_dev_fits(&nodes[i], t))
+        if (!gp_frag_fits(&nodes[i], t))
             continue;
-        refresh(&e->views[i], &nodes[i]);
+        gp_frag_to_view(&nodes[i], &e->views[i]);
         e->cand[k] = &e->views[i];
         e->cand_idx[k++] = i;
     }
@@ -179,12 +166,12 @@ long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
         if (best < 0 || p->score > e->parts[best].score) {
             best = (long)j;
             ties = 1;
-        } else if (p->score == e->parts[best].score && rng && gp_dev_rng_below(rng, ++ties) == 0) {
+        } else if (p->score == e->parts[best].score && rng && sim_rng_below(rng, ++ties) == 0) {
             best = (long)j;
         }
     }
     if (best < 0)
         return -1;
     best = (long)e->cand_idx[best];
-    return gp_dev_pick_bestfit(&nodes[best], t, pick) ? best : -1;
+    return gp_frag_pick_bestfit(&nodes[best], t, pick) ? best : -1;
 }

@@ -9,14 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpupack/gpudev.h"
+#include "gpupack/frag.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/policy.h"
 #include "gpupack/score.h"
 
+#include "rng.h"
+
 typedef struct {
     const gp_policy *pol;
-    const gp_dev_models *models;
+    const gp_frag_models *models;
     gp_node *views;           /* one per node, names and models set once */
     const gp_node **cand;     /* the candidates of one call */
     size_t *cand_idx;
@@ -29,35 +31,35 @@ typedef struct {
     struct {
         uint32_t mask;
         int64_t gpus;
-    } kept[GP_DEV_MAX_MODELS];
+    } kept[GP_FRAG_MAX_MODELS];
     size_t nkept;
     int64_t any_gpus;         /* beyond the masks kept apart: free to run anywhere */
     bool has_pressure;
     bool counting;            /* sim_ext_note() counts (false: fixed by sim_ext_count()) */
     bool stale;
-    double pressure[GP_DEV_MAX_MODELS];
-    const char *model_names[GP_DEV_MAX_MODELS];
-    int64_t model_gpus[GP_DEV_MAX_MODELS]; /* the cluster's GPUs per model (capacity: fixed) */
+    double pressure[GP_FRAG_MAX_MODELS];
+    const char *model_names[GP_FRAG_MAX_MODELS];
+    int64_t model_gpus[GP_FRAG_MAX_MODELS]; /* the cluster's GPUs per model (capacity: fixed) */
 } sim_ext;
 
 /* Views of nodes[0..n) named names[i] (which must outlive e). Returns false on allocation
  * failure. */
-bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_dev_models *models,
-                  const gp_dev_node *nodes, const char *const *names, size_t n);
+bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_frag_models *models,
+                  const gp_frag_node *nodes, const char *const *names, size_t n);
 void sim_ext_free(sim_ext *e);
 
 /* Counts a placed (or already bound) task towards the typical GPU pod and, unless
  * sim_ext_count() fixed it, the model pressure. */
-void sim_ext_note(sim_ext *e, const gp_dev_task *t);
+void sim_ext_note(sim_ext *e, const gp_frag_task *t);
 
 /* Fixes the model pressure to that of tasks[0..n) (the trace's, known in advance). */
-void sim_ext_count(sim_ext *e, const gp_dev_task *tasks, size_t n);
+void sim_ext_count(sim_ext *e, const gp_frag_task *tasks, size_t n);
 
 /* The node the extender ranks best for whole-GPU or CPU-only task t among the nodes that can
  * take it (CPU, memory, GPUs, model: kube-scheduler's filters and the extender's), with mix as
  * the workload mix; ties go to the first in node order, or a uniformly random one when rng is
  * set. Fills *pick (the lowest free GPUs) and adds the candidates to *scored. -1 when none. */
-long sim_ext_best(sim_ext *e, const gp_dev_node *nodes, const gp_dev_task *t,
-                  const gp_dev_mix *mix, gp_dev_rng *rng, gp_dev_pick *pick, uint64_t *scored);
+long sim_ext_best(sim_ext *e, const gp_frag_node *nodes, const gp_frag_task *t,
+                  const gp_frag_mix *mix, sim_rng *rng, gp_frag_pick *pick, uint64_t *scored);
 
 #endif

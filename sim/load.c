@@ -155,18 +155,18 @@ static gp_status add_node(node_sink *s, const char *name, int64_t cpu, int64_t m
     if (grow((void **)&in->nodes, &s->cap, in->n_nodes + 1, sizeof(*in->nodes)) ||
         grow((void **)&in->node_names, &s->name_cap, in->n_nodes + 1, sizeof(*in->node_names)))
         return GP_ENOMEM;
-    gp_dev_node_init(&in->nodes[in->n_nodes], (uint32_t)in->n_nodes, cpu, mem, (int)gpus, model);
+    gp_frag_node_init(&in->nodes[in->n_nodes], (uint32_t)in->n_nodes, cpu, mem, (int)gpus, model);
     snprintf(in->node_names[in->n_nodes], SIM_NAME_LEN, "%s", name);
     in->n_nodes++;
     return GP_OK;
 }
 
-static gp_status model_id(gp_dev_models *m, const char *name, size_t len, int *id, gp_err *err)
+static gp_status model_id(gp_frag_models *m, const char *name, size_t len, int *id, gp_err *err)
 {
-    *id = len ? gp_dev_models_id(m, name, len) : -1;
+    *id = len ? gp_frag_models_id(m, name, len) : -1;
     if (len && *id < 0) {
         gp_err_set(err, "GPU model \"%.*s\": too long or more than %d models", (int)len, name,
-                   GP_DEV_MAX_MODELS);
+                   GP_FRAG_MAX_MODELS);
         return GP_EINVAL;
     }
     return GP_OK;
@@ -185,9 +185,9 @@ static gp_status nodes_csv(csv_reader *r, node_sink *s, gp_err *err)
         if (r->ncols < 0 || !csv_col(r, idx[0]) ||
             !parse_i64(csv_col(r, idx[1]), 0, INT64_C(1) << 40, &cpu) ||
             !parse_i64(csv_col(r, idx[2]), 0, INT64_C(1) << 40, &mem) ||
-            !parse_i64(csv_col(r, idx[3]), 0, GP_DEV_MAX_GPUS, &gpu)) {
+            !parse_i64(csv_col(r, idx[3]), 0, GP_FRAG_MAX_GPUS, &gpu)) {
             gp_err_set(err, "%s:%zu: bad node row (want name, cpu_milli >= 0, memory_mib >= 0, "
-                       "gpu 0..%d, model)", r->path, r->line, GP_DEV_MAX_GPUS);
+                       "gpu 0..%d, model)", r->path, r->line, GP_FRAG_MAX_GPUS);
             return GP_EINVAL;
         }
         st = model_id(&s->in->models, model ? model : "", model ? strlen(model) : 0, &mid, err);
@@ -269,10 +269,10 @@ static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
 
     if (!cJSON_IsString(name) || !cJSON_IsObject(alloc) || !qty_field(alloc, "cpu", true, &cpu) ||
         !qty_field(alloc, "memory", false, &mem) ||
-        !qty_field(alloc, "nvidia.com/gpu", false, &gpu) || gpu > GP_DEV_MAX_GPUS ||
+        !qty_field(alloc, "nvidia.com/gpu", false, &gpu) || gpu > GP_FRAG_MAX_GPUS ||
         !mig_gpus(s->in, alloc)) {
         gp_err_set(err, "items[%d]: want metadata.name and status.allocatable cpu, memory and "
-                   "nvidia.com/gpu (0..%d), nvidia.com/mig-* (0..1000)", i, GP_DEV_MAX_GPUS);
+                   "nvidia.com/gpu (0..%d), nvidia.com/mig-* (0..1000)", i, GP_FRAG_MAX_GPUS);
         return GP_EINVAL;
     }
     if (cJSON_IsString(product) &&
@@ -390,7 +390,7 @@ static gp_status add_name(task_sink *s, const char *name, bool bound)
     return GP_OK;
 }
 
-static gp_status add_task(task_sink *s, const gp_dev_task *t, size_t bound_to, const char *name,
+static gp_status add_task(task_sink *s, const gp_frag_task *t, size_t bound_to, const char *name,
                           gp_err *err)
 {
     sim_input *in = s->in;
@@ -417,7 +417,7 @@ static gp_status add_task(task_sink *s, const gp_dev_task *t, size_t bound_to, c
 }
 
 /* The allowed-models mask of a '|'-separated list ("" is any). */
-static gp_status models_mask(gp_dev_models *m, const char *spec, uint32_t *mask, gp_err *err)
+static gp_status models_mask(gp_frag_models *m, const char *spec, uint32_t *mask, gp_err *err)
 {
     *mask = 0;
     while (spec && *spec) {
@@ -441,21 +441,21 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
     gp_status st = csv_header(r, names, 6, 5, idx, err);
 
     while (st == GP_OK && csv_next(r)) {
-        gp_dev_task t = { 0 };
+        gp_frag_task t = { 0 };
         int64_t ng, gm;
         gp_err why = { { 0 } };
         if (r->ncols < 0 || !csv_col(r, idx[0]) ||
             !parse_i64(csv_col(r, idx[1]), 0, INT64_C(1) << 40, &t.cpu_milli) ||
             !parse_i64(csv_col(r, idx[2]), 0, INT64_C(1) << 40, &t.mem_mib) ||
-            !parse_i64(csv_col(r, idx[3]), 0, GP_DEV_MAX_GPUS, &ng) ||
-            !parse_i64(csv_col(r, idx[4]), 0, GP_DEV_MILLI, &gm)) {
-            gp_err_set(err, "%s:%zu: bad task row (want name, cpu_milli, memory_mib, num_gpu 0..%d, "
-                       "gpu_milli 0..1000)", r->path, r->line, GP_DEV_MAX_GPUS);
+            !parse_i64(csv_col(r, idx[3]), 0, GP_FRAG_MAX_GPUS, &ng) ||
+            !parse_i64(csv_col(r, idx[4]), 0, GP_FRAG_MILLI, &gm)) {
+            gp_err_set(err, "%s:%zu: bad task row (want name, cpu_milli, memory_mib, num_gpu "
+                       "0..%d, gpu_milli 0..1000)", r->path, r->line, GP_FRAG_MAX_GPUS);
             return GP_EINVAL;
         }
         t.num_gpu = (int)ng;
         t.gpu_milli = (int)gm;
-        if (!gp_dev_task_valid(&t, &why)) {
+        if (!gp_frag_task_valid(&t, &why)) {
             gp_err_set(err, "%s:%zu: %s", r->path, r->line, why.msg);
             return GP_EINVAL;
         }
@@ -531,7 +531,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-models");
     const cJSON *product = json_path(spec, "nodeSelector", GP_LABEL_GPU_PRODUCT);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
-    gp_dev_task t = { 0 };
+    gp_frag_task t = { 0 };
     int64_t gpu, share = 0;
     gp_err why = { { 0 } };
     char name[SIM_POD_NAME_LEN];
@@ -539,17 +539,18 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     if (pod_done(pod))
         return GP_OK;
     if (!cJSON_IsObject(spec) || !pod_requests(pod, &t.cpu_milli, &t.mem_mib, &gpu, &why) ||
-        gpu > GP_DEV_MAX_GPUS ||
-        (milli && (!cJSON_IsString(milli) || !parse_i64(milli->valuestring, 1, GP_DEV_MILLI, &share)))) {
+        gpu > GP_FRAG_MAX_GPUS ||
+        (milli && (!cJSON_IsString(milli) ||
+                   !parse_i64(milli->valuestring, 1, GP_FRAG_MILLI, &share)))) {
         gp_err_set(err, "items[%d]: bad pod (want spec.containers[].resources with cpu, memory, "
                    "nvidia.com/gpu 0..%d as quantity strings; annotation gpupack.io/gpu-milli "
-                   "1..1000)%s%s", i, GP_DEV_MAX_GPUS, why.msg[0] ? ": " : "", why.msg);
+                   "1..1000)%s%s", i, GP_FRAG_MAX_GPUS, why.msg[0] ? ": " : "", why.msg);
         return GP_EINVAL;
     }
     t.mem_mib = (t.mem_mib + MIB - 1) / MIB;
     t.num_gpu = share ? 1 : (int)gpu;
-    t.gpu_milli = share ? (int)share : gpu ? GP_DEV_MILLI : 0;
-    if (!gp_dev_task_valid(&t, &why)) {
+    t.gpu_milli = share ? (int)share : gpu ? GP_FRAG_MILLI : 0;
+    if (!gp_frag_task_valid(&t, &why)) {
         gp_err_set(err, "items[%d]: %s", i, why.msg);
         return GP_EINVAL;
     }

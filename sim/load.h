@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "gpupack/gpudev.h"
+#include "gpupack/frag.h"
 #include "gpupack/status.h"
 
 /* Limits on untrusted input. */
@@ -17,14 +17,14 @@
 #define SIM_NAME_LEN 64
 
 typedef struct {
-    gp_dev_models models;
-    gp_dev_node *nodes;
+    gp_frag_models models;
+    gp_frag_node *nodes;
     char (*node_names)[SIM_NAME_LEN];
     size_t n_nodes;
-    gp_dev_task *tasks; /* the tasks to place, in file order */
+    gp_frag_task *tasks; /* the tasks to place, in file order */
     size_t n_tasks;
     /* Pods of a JSON dump already bound to a node (spec.nodeName): placed before the run. */
-    gp_dev_task *bound;
+    gp_frag_task *bound;
     size_t *bound_node;
     size_t n_bound;
     /* Nodes whose status.allocatable has nvidia.com/mig-* slices, and the GPUs those slices

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-sim: replays a workload (the Alibaba GPU trace, or Kubernetes dumps) on a cluster one
- * task at a time with each scorer of lib/gpudev.c, and reports how well the cluster is packed
+ * task at a time with each scorer of sim/scorers.c, and reports how well the cluster is packed
  * (docs/simulation.md). Wiring only: flags, loading, a thread pool over (scorer, seed) runs,
  * output. */
 #include <errno.h>
@@ -18,12 +18,14 @@
 
 #include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
-#include "gpupack/gpudev.h"
+#include "gpupack/frag.h"
 #include "gpupack/policy.h"
 #include "gpupack/score.h"
 #include "gpupack/strbuf.h"
 #include "load.h"
+#include "mix.h"
 #include "run.h"
+#include "scorers.h"
 
 #ifndef GP_VERSION
 #define GP_VERSION "0.0.0"
@@ -72,7 +74,7 @@ typedef struct {
     int64_t typical_cpu;  /* the policy's typicalGpuPod.cpuPerGpu */
     uint64_t seeds[MAX_SEEDS];
     size_t n_seeds;
-    const gp_dev_scorer *scorers[MAX_SCORERS];
+    const sim_scorer *scorers[MAX_SCORERS];
     size_t n_scorers;
     double inflate;
     bool json, ties_random;
@@ -132,26 +134,27 @@ static int add_seed_range(options *o, const char *arg)
     return 0;
 }
 
-/* The `extender` scorer (sim/extsim.h): not a per-node gp_dev scorer, so its score is NULL. */
-static const gp_dev_scorer extender_scorer = {
+/* The `extender` scorer (sim/extsim.h): not a per-node scorer (sim/scorers.h), so its score is
+ * NULL. */
+static const sim_scorer extender_scorer = {
     "extender", NULL, false,
     "gpupack-extender's whole prioritize (cost, fit, stranding, fragmentation) with the policy"
 };
 
-/* The simulator's scorers by index: lib/gpudev.c's, then `extender`; NULL past the end. */
-static const gp_dev_scorer *sim_scorer(size_t i)
+/* The simulator's scorers by index: sim/scorers.c's, then `extender`; NULL past the end. */
+static const sim_scorer *scorer_at(size_t i)
 {
     size_t n;
-    const gp_dev_scorer *all = gp_dev_scorers(&n);
+    const sim_scorer *all = sim_scorers(&n);
 
     return i < n ? &all[i] : i == n ? &extender_scorer : NULL;
 }
 
-static const gp_dev_scorer *sim_scorer_find(const char *name)
+static const sim_scorer *scorer_named(const char *name)
 {
-    const gp_dev_scorer *s;
+    const sim_scorer *s;
 
-    for (size_t i = 0; (s = sim_scorer(i)) != NULL; i++)
+    for (size_t i = 0; (s = scorer_at(i)) != NULL; i++)
         if (name && !strcmp(s->name, name))
             return s;
     return NULL;
@@ -161,13 +164,13 @@ static int add_scorer(options *o, const char *name)
 {
     if (strcmp(name, "all") == 0) {
         size_t n;
-        const gp_dev_scorer *all = gp_dev_scorers(&n);
+        const sim_scorer *all = sim_scorers(&n);
         for (size_t i = 0; i < n; i++)
             if (add_scorer(o, all[i].name))
                 return 2;
         return 0;
     }
-    const gp_dev_scorer *s = sim_scorer_find(name);
+    const sim_scorer *s = scorer_named(name);
     if (!s)
         return die_usage("unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
                          "fgd, all, extender)", name);
@@ -274,7 +277,7 @@ static int parse_args(int argc, char **argv, options *o)
     if (o->n_seeds == 0)
         o->seeds[o->n_seeds++] = 42;
     if (o->n_scorers == 0)
-        o->scorers[o->n_scorers++] = gp_dev_scorer_find("gpupack");
+        o->scorers[o->n_scorers++] = sim_scorer_find("gpupack");
     if (o->placements_path && (o->n_scorers > 1 || o->n_seeds > 1))
         return die_usage("%s", "--placements: one scorer and one seed");
     if (o->jobs == 0) {
@@ -287,7 +290,7 @@ static int parse_args(int argc, char **argv, options *o)
 /* ---- Runs in parallel ---- */
 
 typedef struct {
-    const gp_dev_scorer *scorer;
+    const sim_scorer *scorer;
     uint64_t seed;
     sim_result res;
     gp_status st;
@@ -516,9 +519,9 @@ typedef struct {
 
 static int scorer_index(const char *name)
 {
-    const gp_dev_scorer *s;
+    const sim_scorer *s;
 
-    for (size_t i = 0; (s = sim_scorer(i)) != NULL; i++)
+    for (size_t i = 0; (s = scorer_at(i)) != NULL; i++)
         if (name && !strcmp(s->name, name))
             return (int)i;
     return -1;
@@ -565,12 +568,12 @@ static void summary_print(const summary *s)
 {
     size_t n;
 
-    gp_dev_scorers(&n);
+    sim_scorers(&n);
     if (s->us[n].n) /* the extender's column only when it ran */
         n++;
     printf("| trace |");
     for (size_t i = 0; i < n; i++)
-        printf(" %s |", sim_scorer(i)->name);
+        printf(" %s |", scorer_at(i)->name);
     printf("\n|---|");
     for (size_t i = 0; i < n; i++)
         printf("---|");
@@ -624,12 +627,12 @@ static int summarize(int argc, char **argv)
 
 /* ---- --placements ---- */
 
-static void why_text(const gp_dev_task *t, uint8_t why, char *buf, size_t len)
+static void why_text(const gp_frag_task *t, uint8_t why, char *buf, size_t len)
 {
     char asks[128];
 
     snprintf(asks, sizeof(asks), "asks %d GPU(s)%s, %lldm CPU, %lld MiB", t->num_gpu,
-             gp_dev_task_is_share(t) ? " (shared)" : "", (long long)t->cpu_milli,
+             gp_frag_task_is_share(t) ? " (shared)" : "", (long long)t->cpu_milli,
              (long long)t->mem_mib);
     if (why == SIM_WHY_NO_MODEL)
         snprintf(buf, len, "no node has one of its GPU models (%s)", asks);
@@ -708,10 +711,10 @@ static int write_placements(const char *path, const sim_input *in, const sim_res
 static int apply_bound(sim_input *in)
 {
     for (size_t i = 0; i < in->n_bound; i++) {
-        gp_dev_node *n = &in->nodes[in->bound_node[i]];
-        gp_dev_pick pick;
-        if (!gp_dev_pick_bestfit(n, &in->bound[i], &pick) ||
-            !gp_dev_apply(n, &in->bound[i], &pick)) {
+        gp_frag_node *n = &in->nodes[in->bound_node[i]];
+        gp_frag_pick pick;
+        if (!gp_frag_pick_bestfit(n, &in->bound[i], &pick) ||
+            !gp_frag_apply(n, &in->bound[i], &pick)) {
             fprintf(stderr, "gpupack-sim: warning: a bound pod does not fit on node %s; "
                     "left out\n", in->node_names[in->bound_node[i]]);
             in->bound_node[i] = SIZE_MAX; /* --placements says so */
@@ -722,11 +725,11 @@ static int apply_bound(sim_input *in)
 
 /* Loads the inputs and builds the workload mix (the paper's: the shapes covering 95% of the
  * tasks) and the mix of every shape (the model pressure's). */
-static int load(const options *o, sim_input *in, gp_dev_mix *mix, gp_dev_mix *all)
+static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *all)
 {
     gp_err err = { { 0 } };
-    gp_dev_mix_opts mo = { .popularity_pct = 95, .cpu_tasks = true };
-    gp_dev_mix_opts every = { .popularity_pct = 100, .cpu_tasks = true };
+    sim_mix_opts mo = { .popularity_pct = 95, .cpu_tasks = true };
+    sim_mix_opts every = { .popularity_pct = 100, .cpu_tasks = true };
 
     if (sim_load_nodes(o->nodes_path, in, &err) || sim_load_tasks(o->pods_path, in, &err) ||
         (o->place_path && sim_load_tasks(o->place_path, in, &err))) {
@@ -750,8 +753,8 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix, gp_dev_mix *al
                 "their compute slices (7 a GPU); MIG placement is not simulated: those GPUs are "
                 "left out of the capacity, and pods asking for nvidia.com/mig-* count as "
                 "CPU-only tasks\n", in->n_mig_nodes, (long long)in->mig_gpus);
-    if (gp_dev_mix_build(in->tasks, in->n_tasks, &mo, mix, &err) ||
-        gp_dev_mix_build(in->tasks, in->n_tasks, &every, all, &err)) {
+    if (sim_mix_build(in->tasks, in->n_tasks, &mo, mix, &err) ||
+        sim_mix_build(in->tasks, in->n_tasks, &every, all, &err)) {
         fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
         return 2;
     }
@@ -761,7 +764,7 @@ static int load(const options *o, sim_input *in, gp_dev_mix *mix, gp_dev_mix *al
 /* --policy (or the embedded default): its workload mix (the extender's gp_score_policy_mix())
  * into shapes[], its typical pod's CPU, and the policy itself in *pol for the `extender` scorer.
  * Returns 0 or 2. */
-static int load_policy(options *o, gp_dev_shape *shapes, gp_dev_mix *out, gp_policy **pol)
+static int load_policy(options *o, gp_frag_shape *shapes, gp_frag_mix *out, gp_policy **pol)
 {
     char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
     gp_status st = gp_daemon_policy_read(o->policy_path, pol, digest, &errors);
@@ -792,7 +795,7 @@ static int check_extender(const options *o, const sim_input *in)
     for (size_t i = 0; i < o->n_scorers; i++)
         wanted |= o->scorers[i] == &extender_scorer;
     for (size_t i = 0; wanted && i < in->n_tasks; i++)
-        shares += gp_dev_task_is_share(&in->tasks[i]);
+        shares += gp_frag_task_is_share(&in->tasks[i]);
     if (shares == 0)
         return 0;
     fprintf(stderr, "gpupack-sim: the extender scorer places whole GPUs only (Kubernetes has no "
@@ -805,8 +808,8 @@ int main(int argc, char **argv)
 {
     options o = { 0 };
     sim_input in = { 0 };
-    gp_dev_mix mix = { 0 }, all = { 0 }, policy_mix = { 0 };
-    gp_dev_shape policy_shapes[GP_SCORE_MAX_MIX];
+    gp_frag_mix mix = { 0 }, all = { 0 }, policy_mix = { 0 };
+    gp_frag_shape policy_shapes[GP_SCORE_MAX_MIX];
     gp_policy *pol = NULL;
     const char **names = NULL;
     int rc;
@@ -828,8 +831,8 @@ int main(int argc, char **argv)
     in.keep_names = o.placements_path != NULL;
     if ((rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||
         (rc = load(&o, &in, &mix, &all)) != 0 || (rc = check_extender(&o, &in)) != 0) {
-        gp_dev_mix_free(&mix);
-        gp_dev_mix_free(&all);
+        sim_mix_free(&mix);
+        sim_mix_free(&all);
         gp_policy_unref(pol);
         sim_input_free(&in);
         return rc;
@@ -868,8 +871,8 @@ int main(int argc, char **argv)
     free(jobs);
     free(names);
     gp_policy_unref(pol);
-    gp_dev_mix_free(&mix);
-    gp_dev_mix_free(&all);
+    sim_mix_free(&mix);
+    sim_mix_free(&all);
     sim_input_free(&in);
     return rc;
 }

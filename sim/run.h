@@ -8,9 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpupack/gpudev.h"
+#include "gpupack/frag.h"
 #include "gpupack/policy.h"
 #include "gpupack/status.h"
+
+#include "scorers.h"
 
 /* The curve: unallocated GPU % at arrived = 0%, 1%, ..., SIM_CURVE_MAX% of capacity. */
 #define SIM_CURVE_MAX 200
@@ -21,25 +23,25 @@ enum { SIM_CLASS_CPU, SIM_CLASS_SHARE, SIM_CLASS_1, SIM_CLASS_2, SIM_CLASS_4, SI
 extern const char *const sim_class_names[SIM_CLASSES];
 
 typedef struct {
-    const gp_dev_node *nodes; /* the cluster, empty or with bound pods already applied */
+    const gp_frag_node *nodes; /* the cluster, empty or with bound pods already applied */
     size_t n_nodes;
-    const gp_dev_task *tasks; /* the workload, in file order */
+    const gp_frag_task *tasks; /* the workload, in file order */
     size_t n_tasks;
-    const gp_dev_mix *mix;    /* the workload mix (fragmentation metric, fgd, gpupack) */
-    const gp_dev_mix *score_mix; /* the scorers' mix when not learned; NULL: mix */
+    const gp_frag_mix *mix;    /* the workload mix (fragmentation metric, fgd, gpupack) */
+    const gp_frag_mix *score_mix; /* the scorers' mix when not learned; NULL: mix */
     /* gpupack's model pressure when not learned: every shape of the workload (no popularity
      * cut); NULL: the scorers' mix */
-    const gp_dev_mix *pressure_mix;
+    const gp_frag_mix *pressure_mix;
     bool learn_mix;           /* the scorers learn the mix from the tasks placed so far */
-    const gp_dev_task *seen;  /* tasks already on the cluster (bound pods): learned from too */
+    const gp_frag_task *seen;  /* tasks already on the cluster (bound pods): learned from too */
     size_t n_seen;
     int64_t fallback_cpu;     /* learning with nothing placed yet: one shape, 1 GPU, this CPU */
     /* The `extender` scorer (a scorer whose score is NULL): gp_prioritize with this policy over
      * views of the nodes, which it names and whose models it reads from these. */
     const gp_policy *policy;
     const char *const *node_names;
-    const gp_dev_models *models;
-    const gp_dev_scorer *scorer;
+    const gp_frag_models *models;
+    const sim_scorer *scorer;
     uint64_t seed;
     double inflate;     /* resample to this x GPU capacity; <= 0: keep the workload as is */
     bool ties_random;   /* break score ties at random, not by the node permutation */
@@ -80,6 +82,6 @@ void sim_result_free(sim_result *res);
 gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err) GP_WUR;
 
 /* The class of a task for failure counts. */
-int sim_task_class(const gp_dev_task *t);
+int sim_task_class(const gp_frag_task *t);
 
 #endif

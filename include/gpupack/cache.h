@@ -27,7 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpupack/arena.h"
-#include "gpupack/gpudev.h"
+#include "gpupack/frag.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/policy.h"
 #include "gpupack/score.h"
@@ -96,7 +96,7 @@ gp_typical gp_cache_typical(gp_cache *c, const gp_policy *pol);
  * first until they cover GP_CACHE_MIX_POPULARITY % of those pods, at most max shapes, with their
  * frequencies. The shapes are allocated from a. Returns out->n: 0 when no such pod is bound (or
  * on allocation failure); the caller then falls back to the policy's typical pod. */
-size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *out);
+size_t gp_cache_mix(gp_cache *c, gp_arena *a, size_t max, gp_frag_mix *out);
 
 /* Under the read lock: the model pressure (gp_score_model_pressure()) of the bound whole-GPU
  * pods that a GPU model constraint keeps to some models (class gpuModels or excludeGpuModels,

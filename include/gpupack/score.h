@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "gpupack/arena.h"
-#include "gpupack/gpudev.h"
+#include "gpupack/frag.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/podview.h"
 #include "gpupack/policy.h"
@@ -71,7 +71,7 @@ int gp_score_mig_slices(const gp_policy *pol, const char *profile);
 typedef struct {
     int64_t cpu_m_per_gpu;
     int64_t mem_per_gpu;
-    const gp_dev_mix *mix; /* NULL or empty: one shape, a 1-GPU pod with cpu_m_per_gpu */
+    const gp_frag_mix *mix; /* NULL or empty: one shape, a 1-GPU pod with cpu_m_per_gpu */
     /* The model pressure (gp_score_model_pressure()): model_pressure[i] for the nodes whose
      * nvidia.com/gpu.product is models[i]; NULL: none (no bound pod is kept to some models). */
     const double *model_pressure;
@@ -92,13 +92,13 @@ typedef struct {
     int64_t gpus;
 } gp_model_demand;
 
-/* The pressure of model-kept work on each GPU model of the cluster (gp_dev_model_pressure():
+/* The pressure of model-kept work on each GPU model of the cluster (gp_frag_model_pressure():
  * 1 means the pods kept to it would fill that model's GPUs alone), into out[0..nmodels):
  * models[i] is a nvidia.com/gpu.product value of the nodes (NULL: the nodes without the label,
  * judged as the filter judges them), model_gpus[i] their whole GPUs, total_gpus the whole GPUs
  * all bound pods hold, kept to some models or not. A constraint that allows every model with
  * GPUs (a class without gpuModels, say) keeps a pod nowhere in particular. At most
- * GP_DEV_MAX_MODELS models count; the others get 0. Returns false (out all 0) when no pod is
+ * GP_FRAG_MAX_MODELS models count; the others get 0. Returns false (out all 0) when no pod is
  * kept to some of the models. Pure. */
 bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,
                              const char *const *models, const int64_t *model_gpus, int nmodels,
@@ -110,7 +110,7 @@ bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
 
 /* The policy's scoring.workloadMix as shapes with frequencies (whole GPUs, gpu_milli 1000) into
  * out[0..max). Returns the number written: 0 when the policy states no mix. */
-size_t gp_score_policy_mix(const gp_policy *pol, gp_dev_shape *out, size_t max);
+size_t gp_score_policy_mix(const gp_policy *pol, gp_frag_shape *out, size_t max);
 
 /* One node's score and the parts it came from (for --explain and logs). */
 typedef struct {
@@ -119,7 +119,7 @@ typedef struct {
     double fit;             /* 0..1, 1 = exact fit */
     double stranding;       /* 0..1, 1 = worst stranding (or a CPU pod on a GPU node) */
     double fragmentation;   /* GPUs of FGD fragmentation the placement removes (negative: adds),
-                               from gp_dev_score_gpupack() on the node's whole GPUs; 0 on nodes
+                               from gp_frag_score() on the node's whole GPUs; 0 on nodes
                                without whole GPUs */
     double raw;             /* weighted sum */
     int score;              /* 0..10 */

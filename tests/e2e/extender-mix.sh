@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The extender's fragmentation component (docs/scoring.md#fragmentation): the simulator's gpupack
-# scorer (gp_dev_score_gpupack) on each node's whole GPUs, for the workload mix the extender
-# learns from the pods it sees, or the one the policy states.
+# The extender's fragmentation component (docs/scoring.md#fragmentation): gpupack's fragmentation
+# scorer (gp_frag_score, the simulator's `gpupack` scorer) on each node's whole GPUs, for the
+# workload mix the extender learns from the pods it sees, or the one the policy states.
 #
 # The cluster: two p4d nodes (8 GPUs, 96 CPUs). On "a": two 2-GPU pods and one 1-GPU pod (3 GPUs
 # free); on "b": three 2-GPU pods (2 free). Pods seen: mostly 2-GPU pods. A 1-GPU pod arrives:

@@ -853,7 +853,7 @@ static void uid_n(char *buf, size_t size, int n)
 }
 
 /* The learned mix under the read lock, into shapes allocated from a. */
-static size_t mix_of(gp_cache *c, gp_arena *a, size_t max, gp_dev_mix *m)
+static size_t mix_of(gp_cache *c, gp_arena *a, size_t max, gp_frag_mix *m)
 {
     size_t n;
 
@@ -867,7 +867,7 @@ GP_TEST(mix_learned_from_bound_gpu_pods)
 {
     fixture f;
     gp_arena a;
-    gp_dev_mix m;
+    gp_frag_mix m;
     char uid[40];
 
     fx_init(&f);
@@ -944,7 +944,7 @@ GP_TEST(mix_counts_cpu_pods_next_to_gpus)
 {
     fixture f;
     gp_arena a;
-    gp_dev_mix m;
+    gp_frag_mix m;
     char uid[40];
 
     fx_init(&f);
@@ -987,7 +987,7 @@ GP_TEST(mix_popularity_cut_and_full_table)
 {
     fixture f;
     gp_arena a;
-    gp_dev_mix m;
+    gp_frag_mix m;
     char uid[40], cpu[16];
     int id = 0;
 
@@ -1075,8 +1075,8 @@ static void kept_pod(gp_cache *c, const char *type, const char *uid, const char 
 typedef struct {
     fixture f;
     gp_policy *pol;
-    double p[GP_DEV_MAX_MODELS];
-    const char *names[GP_DEV_MAX_MODELS];
+    double p[GP_FRAG_MAX_MODELS];
+    const char *names[GP_FRAG_MAX_MODELS];
     int n;
 } pfx;
 

@@ -1163,14 +1163,14 @@ GP_TEST(scenario_stranding_avoided)
     gp_policy_unref(pol);
 }
 
-/* The fragmentation component (gp_dev_score_gpupack on whole GPUs). The mix: 2-GPU pods. A 1-GPU
+/* The fragmentation component (gp_frag_score on whole GPUs). The mix: 2-GPU pods. A 1-GPU
  * pod on "pairs-left" (3 free -> 2) keeps room for a pair; on "last-pair" (2 free -> 1) the last
  * GPU fits no pair: fragmentation rises by 1 GPU. Best fit alone picks "last-pair". */
 GP_TEST(scenario_fragmentation_keeps_pairs_whole)
 {
     gp_policy *pol = default_policy();
-    gp_dev_shape pair = {{.cpu_milli = 8000, .num_gpu = 2, .gpu_milli = 1000}, 1.0};
-    gp_dev_mix mix = {1, &pair};
+    gp_frag_shape pair = {{.cpu_milli = 8000, .num_gpu = 2, .gpu_milli = 1000}, 1.0};
+    gp_frag_mix mix = {1, &pair};
     gp_typical typ = { .cpu_m_per_gpu = 4000, .mem_per_gpu = 32 * GIB, .mix = &mix };
     const gp_node *ptrs[2];
     gp_node n[2];
