@@ -468,10 +468,12 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
     return st;
 }
 
-/* The pod's effective request as the extender counts it (gp_usage_from_pod(): requests, limits
- * where a request is absent; app containers and sidecars add up, an init container runs beside
- * the sidecars declared before it). False with why set when the pod cannot be read. */
-static bool pod_requests(const cJSON *pod, int64_t *cpu, int64_t *mem, int64_t *gpu, gp_err *why)
+/* The pod as a task, its effective request as the extender counts it (gp_usage_from_pod():
+ * requests, limits where a request is absent; app containers and sidecars add up, an init
+ * container runs beside the sidecars declared before it), through the one conversion the
+ * extender's fragmentation component uses (gp_frag_task_from_usage()). False with why set when
+ * the pod cannot be read or asks for more than GP_FRAG_MAX_GPUS GPUs. */
+static bool pod_task(const cJSON *pod, gp_frag_task *t, gp_err *why)
 {
     gp_arena a;
     gp_pod p;
@@ -485,10 +487,7 @@ static bool pod_requests(const cJSON *pod, int64_t *cpu, int64_t *mem, int64_t *
     gp_arena_free(&a);
     if (st != GP_OK && st != GP_ETOOBIG) /* too many MIG profiles: the rest counts (no MIG here) */
         return false;
-    *cpu = u.cpu_m;
-    *mem = u.mem;
-    *gpu = u.gpu;
-    return true;
+    return gp_frag_task_from_usage(&u, t);
 }
 
 static size_t node_by_name(const sim_input *in, const char *name)
@@ -532,14 +531,13 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     const cJSON *product = json_path(spec, "nodeSelector", GP_LABEL_GPU_PRODUCT);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
     gp_frag_task t = { 0 };
-    int64_t gpu, share = 0;
+    int64_t share = 0;
     gp_err why = { { 0 } };
     char name[SIM_POD_NAME_LEN];
 
     if (pod_done(pod))
         return GP_OK;
-    if (!cJSON_IsObject(spec) || !pod_requests(pod, &t.cpu_milli, &t.mem_mib, &gpu, &why) ||
-        gpu > GP_FRAG_MAX_GPUS ||
+    if (!cJSON_IsObject(spec) || !pod_task(pod, &t, &why) ||
         (milli && (!cJSON_IsString(milli) ||
                    !parse_i64(milli->valuestring, 1, GP_FRAG_MILLI, &share)))) {
         gp_err_set(err, "items[%d]: bad pod (want spec.containers[].resources with cpu, memory, "
@@ -547,9 +545,10 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
                    "1..1000)%s%s", i, GP_FRAG_MAX_GPUS, why.msg[0] ? ": " : "", why.msg);
         return GP_EINVAL;
     }
-    t.mem_mib = (t.mem_mib + MIB - 1) / MIB;
-    t.num_gpu = share ? 1 : (int)gpu;
-    t.gpu_milli = share ? (int)share : gpu ? GP_FRAG_MILLI : 0;
+    if (share) { /* a sharing task: one GPU, this share of it */
+        t.num_gpu = 1;
+        t.gpu_milli = (int)share;
+    }
     if (!gp_frag_task_valid(&t, &why)) {
         gp_err_set(err, "items[%d]: %s", i, why.msg);
         return GP_EINVAL;

@@ -99,6 +99,19 @@ cat > "$T/spods.json" <<'JSON'
 JSON
 $VG "$SIM" --nodes "$T/snodes.json" --pods "$T/spods.json" --inflate 0 --scorer bestfit --json > "$T/side.jsonl" 2> "$T/side.err"
 check sim.k8s-json-sidecar-holds-gpu jq -e -s 'length == 1 and .[0].gpus == 2 and .[0].failed_pods_all == 1' "$T/side.jsonl"
+# A bound pod whose init container asks for more CPU than its app container: it holds 30 of
+# gpu-s's 32 cores while it starts (kube-scheduler's rule, as the extender counts it), so the
+# pending 4-core pod does not fit.
+cat > "$T/ipods.json" <<'JSON'
+{"kind": "PodList", "items": [
+ {"metadata": {"name": "with-init"}, "spec": {"nodeName": "gpu-s",
+   "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "30", "memory": "1Gi"}}}],
+   "containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"nvidia.com/gpu": "1"}}}]}},
+ {"metadata": {"name": "four"}, "spec": {"containers": [
+   {"resources": {"requests": {"cpu": "4", "memory": "1Gi", "nvidia.com/gpu": "1"}}}]}}]}
+JSON
+$VG "$SIM" --nodes "$T/snodes.json" --pods "$T/ipods.json" --inflate 0 --scorer bestfit --json > "$T/init.jsonl" 2> "$T/init.err"
+check sim.k8s-json-init-container-holds-cpu jq -e -s 'length == 1 and .[0].failed_pods_all == 1' "$T/init.jsonl"
 echo '{"items": [{"metadata": {"name": "x"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "lots"}}}]}}]}' > "$T/badpods.json"
 "$SIM" --nodes "$T/nodes.json" --pods "$T/badpods.json" > /dev/null 2> "$T/badp.err"
 rc=$?
