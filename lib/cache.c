@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gpupack/arena.h"
-#include "gpupack/mutate.h"
+#include "gpupack/k8s.h"
 #include "gpupack/podview.h"
 
 #define NO_NODE UINT32_MAX

@@ -11,8 +11,6 @@
 
 #include "gpupack/quantity.h"
 
-#define MIG_PREFIX "nvidia.com/mig-"
-
 gp_cluster *gp_cluster_new(void)
 {
     gp_cluster *c = calloc(1, sizeof(*c));
@@ -149,13 +147,13 @@ static gp_status node_profiles(const cJSON *node, nameset *s, gp_err *err)
 
     cJSON_ArrayForEach(r, alloc)
     {
+        const char *profile = gp_mig_profile_of(r->string);
         gp_qty q;
 
-        if (r->string == NULL || strncmp(r->string, MIG_PREFIX, strlen(MIG_PREFIX)) != 0 ||
-            !cJSON_IsString(r) || gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK ||
-            q.nano <= 0 || r->string[strlen(MIG_PREFIX)] == '\0')
+        if (profile == NULL || !cJSON_IsString(r) ||
+            gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK || q.nano <= 0)
             continue;
-        gp_status st = nameset_add(s, r->string + strlen(MIG_PREFIX), err);
+        gp_status st = nameset_add(s, profile, err);
 
         if (st != GP_OK)
             return st;
@@ -179,7 +177,7 @@ static gp_status node_counts(const cJSON *node, char *const *names, size_t n, in
         gp_qty q;
         int64_t units;
 
-        snprintf(key, sizeof(key), MIG_PREFIX "%.280s", names[i]);
+        snprintf(key, sizeof(key), GP_RES_MIG_PREFIX "%.280s", names[i]);
         r = cJSON_GetObjectItemCaseSensitive(alloc, key);
         if (!cJSON_IsString(r) || gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK)
             continue;

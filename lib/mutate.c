@@ -256,19 +256,11 @@ static const char *labels_text(gp_arena *a, const gp_label *l, size_t n)
     return s;
 }
 
-static const char *label_value(const gp_label *l, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(l[i].key, key) == 0)
-            return l[i].value;
-    return NULL;
-}
-
 /* The pod's nodeSelector entry that names a pool label key with another value; NULL if none. */
 static const gp_label *selector_conflict(const gp_pod *pod, const gp_pool *p)
 {
     for (size_t i = 0; i < pod->nnode_selector; i++) {
-        const char *want = label_value(p->labels, p->nlabels, pod->node_selector[i].key);
+        const char *want = gp_label_find(p->labels, p->nlabels, pod->node_selector[i].key);
 
         if (want != NULL && strcmp(want, pod->node_selector[i].value) != 0)
             return &pod->node_selector[i];
@@ -281,7 +273,7 @@ static const gp_label *selector_conflict(const gp_pod *pod, const gp_pool *p)
 static bool term_excludes_pool(const gp_node_term *t, const gp_pool *p)
 {
     for (size_t i = 0; i < t->nexprs; i++)
-        if (label_value(p->labels, p->nlabels, t->exprs[i].key) != NULL &&
+        if (gp_label_find(p->labels, p->nlabels, t->exprs[i].key) != NULL &&
             !gp_node_req_matches(&t->exprs[i], p->labels, p->nlabels))
             return true;
     return false;

@@ -677,7 +677,7 @@ static const vfield policy_fields[] = {
 static const objspec policy_spec = SPEC(policy_fields, policy_post);
 _Static_assert(sizeof(policy_fields) / sizeof(policy_fields[0]) <= 32, "seen is a uint32_t");
 
-static const char *const default_gpu_resources[] = {"nvidia.com/gpu", "nvidia.com/mig-*"};
+static const char *const default_gpu_resources[] = {GP_RES_GPU, GP_RES_MIG_PREFIX "*"};
 
 /* ---------------------------------------------------------------------------------------------
  * Decoding. */

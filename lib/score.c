@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpupack/mutate.h"
+#include "gpupack/k8s.h"
 
 #define MAX_ANN_MODELS 32     /* globs in one gpupack.io/gpu-models annotation */
 #define MIG_FULL_SLICES GP_MIG_FULL_SLICES /* compute slices of a whole A100/H100 */
@@ -98,7 +98,7 @@ static gp_status demand_models(const char *ann, const gp_class *cls, gp_arena *a
  * the same; tolerationSeconds play no part in NoSchedule). */
 static bool tolerates_cordon(const gp_pod *pod)
 {
-    gp_toleration taint = { .key = "node.kubernetes.io/unschedulable", .op = "Equal",
+    gp_toleration taint = { .key = GP_TAINT_UNSCHEDULABLE, .op = "Equal",
                             .value = "", .effect = "NoSchedule" };
 
     for (size_t i = 0; i < pod->ntolerations; i++) {

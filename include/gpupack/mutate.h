@@ -16,18 +16,6 @@
 #include "gpupack/policy.h"
 #include "gpupack/status.h"
 
-#define GP_LABEL_CLASS "gpupack.io/class"
-#define GP_LABEL_SKIP "gpupack.io/skip"
-#define GP_ANN_GPU_MEMORY "gpupack.io/gpu-memory"
-#define GP_ANN_CHECKPOINTING "gpupack.io/checkpointing"
-#define GP_ANN_MUTATED "gpupack.io/mutated"
-#define GP_ANN_ORIGINAL "gpupack.io/original-resources"
-#define GP_ANN_MIRROR "kubernetes.io/config.mirror" /* the kubelet's static-pod mirrors */
-#define GP_LABEL_RAY_ORIGIN "ray.io/originated-from-crd" /* KubeRay: the CR a pod comes from */
-#define GP_RES_GPU "nvidia.com/gpu"
-#define GP_RES_MIG_PREFIX "nvidia.com/mig-"
-#define GP_DEFAULT_SCHEDULER "default-scheduler" /* what kube-apiserver defaults to */
-
 #define GP_MAX_CHANGES 256
 #define GP_MAX_WARNINGS 32
 #define GP_WARNING_MAX_LEN 200 /* characters in one warning line */

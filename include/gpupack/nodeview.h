@@ -18,10 +18,11 @@
 #include <cjson/cJSON.h>
 
 #include "gpupack/podview.h"
-#include "gpupack/policy.h"
+#include "gpupack/k8s.h"
 #include "gpupack/status.h"
 
-#define GP_LABEL_GPU_PRODUCT "nvidia.com/gpu.product" /* a node's GPU model (GPU feature discovery) */
+struct gp_policy; /* policy.h: only passed through here */
+
 #define GP_NODE_MAX_MIG 8       /* distinct MIG profiles one node advertises */
 #define GP_MIG_NAME_MAX 24      /* "7g.80gb", "1g.10gb+me" */
 #define GP_NODE_NAME_MAX 253
@@ -61,7 +62,7 @@ typedef struct {
 } gp_usage;
 
 /* Decodes a Node object. Strings are copied; gp_node_clear() frees them. */
-gp_status gp_node_from_json(const cJSON *node, const gp_policy *pol, gp_node *out,
+gp_status gp_node_from_json(const cJSON *node, const struct gp_policy *pol, gp_node *out,
                             gp_err *err) GP_WUR;
 void gp_node_clear(gp_node *n);
 

@@ -17,7 +17,6 @@
 #include "gpupack/policy.h"
 #include "gpupack/status.h"
 
-#define GP_ANN_GPU_MODELS "gpupack.io/gpu-models" /* "A100*,H100*" allow; "!T4*" exclude */
 #define GP_SCORE_MAX 10
 #define GP_SCORE_MIN_RANKED 1 /* the worst score of a node the pod may use; 0 means it may not */
 #define GP_REASON_MAX 160
