@@ -18,7 +18,7 @@
 #define GP_RES_MIG_PREFIX "nvidia.com/mig-"
 
 /* Node labels. */
-#define GP_LABEL_GPU_PRODUCT "nvidia.com/gpu.product" /* a node's GPU model (GPU feature discovery) */
+#define GP_LABEL_GPU_PRODUCT "nvidia.com/gpu.product" /* GPU model (GPU feature discovery) */
 #define GP_LABEL_INSTANCE_TYPE "node.kubernetes.io/instance-type"
 #define GP_TAINT_UNSCHEDULABLE "node.kubernetes.io/unschedulable" /* a cordoned node's taint */
 
