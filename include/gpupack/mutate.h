@@ -34,9 +34,29 @@ typedef enum {
     GP_CH_SET_SCHEDULER_NAME    /* spec.schedulerName = value */
 } gp_change_kind;
 
+/* What a change counts as: (id, the kind label of gpupack_mutations_total and
+ * gpupack_audit_would_mutate_total). The labels are listed in docs/webhook.md; keep them stable. */
+#define GP_MUTATION_KINDS(X)                    \
+    X(GP_MK_TOLERATION, "toleration")           \
+    X(GP_MK_CLASS_LABEL, "class-label")         \
+    X(GP_MK_PRIORITY_CLASS, "priority-class")   \
+    X(GP_MK_PLACEMENT, "placement")             \
+    X(GP_MK_MIG, "mig")                         \
+    X(GP_MK_RUNTIME_CAP, "runtime-cap")         \
+    X(GP_MK_SPOT, "spot")                       \
+    X(GP_MK_ANNOTATION, "annotation")           \
+    X(GP_MK_SCHEDULER_NAME, "scheduler-name")
+
+#define GP_MUTATION_ENUM(id, label) id,
+typedef enum { GP_MUTATION_KINDS(GP_MUTATION_ENUM) GP_MK_COUNT } gp_mutation_kind;
+#undef GP_MUTATION_ENUM
+
+/* A mutation kind's metric label; NULL past the table. */
+const char *gp_mutation_kind_label(gp_mutation_kind k);
+
 typedef struct {
     gp_change_kind kind;
-    const char *metric;         /* bounded label for gpupack_mutations_total{kind} */
+    gp_mutation_kind metric;    /* what it counts as in gpupack_mutations_total{kind} */
     const char *key;
     const char *value;
     const gp_toleration *tol;
