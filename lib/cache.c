@@ -46,18 +46,9 @@ typedef struct {
 } mig_use;
 _Static_assert(sizeof(mig_use) == 32, "a pod's MIG usage takes 32 bytes (docs/extender.md)");
 
-/* What bound pods use on one node. */
-typedef struct {
-    int32_t gpu, pods, gpu_pods;
-    int64_t cpu_m, mem;
-    int32_t mig_used[GP_NODE_MAX_MIG];
-    uint8_t mig_id[GP_NODE_MAX_MIG];
-    uint8_t nmig;
-} node_agg;
-
 typedef struct {
     gp_node node;   /* decoded allocatable and labels; used counters unused */
-    node_agg agg;
+    gp_node load;   /* what bound pods use: used counters and MIG entries (alloc 0) only */
     uint32_t gen;
     bool present;   /* the Node exists (slots stay for pods that name a deleted node) */
     int8_t model;   /* id of its nvidia.com/gpu.product in the cache's models, -1: none */
@@ -469,22 +460,6 @@ static void rec_mig_release(gp_cache *c, pod_rec *r)
 
 /* ---- usage accounting ---- */
 
-static void agg_mig(node_agg *g, uint8_t id, int32_t delta)
-{
-    for (uint8_t i = 0; i < g->nmig; i++) {
-        if (g->mig_id[i] == id) {
-            g->mig_used[i] += delta;
-            if (g->mig_used[i] < 0)
-                g->mig_used[i] = 0;
-            return;
-        }
-    }
-    if (delta > 0 && g->nmig < GP_NODE_MAX_MIG) {
-        g->mig_id[g->nmig] = id;
-        g->mig_used[g->nmig++] = delta;
-    }
-}
-
 static int64_t nonneg(int64_t v)
 {
     return v < 0 ? 0 : v;
@@ -513,24 +488,31 @@ static void shape_count(gp_cache *c, pod_rec *r, int sign)
         r->flags = (uint8_t)(sign > 0 ? r->flags | REC_CPU_SHAPE : r->flags & ~REC_CPU_SHAPE);
 }
 
+/* A pod record's usage as gp_node_apply_usage() takes it. */
+static void rec_usage(const gp_cache *c, const pod_rec *r, gp_usage *u)
+{
+    const mig_use *m = rec_mig(c, r);
+
+    memset(u, 0, sizeof(*u));
+    u->gpu = r->gpu;
+    u->cpu_m = r->cpu_m;
+    u->mem = (int64_t)r->mem_kib * 1024;
+    for (uint8_t i = 0; m != NULL && i < m->n; i++) {
+        memcpy(u->mig_profile[i], c->profiles[m->id[i]], GP_MIG_NAME_MAX);
+        u->mig[i] = m->count[i];
+    }
+    u->nmig = m != NULL ? m->n : 0;
+}
+
 /* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
 static void rec_apply(gp_cache *c, pod_rec *r, int sign)
 {
-    const mig_use *m = rec_mig(c, r);
-    node_agg *g;
-    bool gpu = r->gpu > 0 || m != NULL;
+    gp_usage u;
 
     if (r->node == NO_NODE || r->node >= c->nnodes)
         return;
-    g = &c->nodes[r->node].agg;
-    g->gpu = (int32_t)nonneg(g->gpu + sign * (int32_t)r->gpu);
-    g->cpu_m = nonneg(g->cpu_m + sign * (int64_t)r->cpu_m);
-    g->mem = nonneg(g->mem + sign * (int64_t)r->mem_kib * 1024);
-    g->pods = (int32_t)nonneg(g->pods + sign);
-    if (gpu)
-        g->gpu_pods = (int32_t)nonneg(g->gpu_pods + sign);
-    for (uint8_t i = 0; m != NULL && i < m->n; i++)
-        agg_mig(g, m->id[i], sign * (int32_t)m->count[i]);
+    rec_usage(c, r, &u);
+    gp_node_apply_usage(&c->nodes[r->node].load, &u, sign);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
     shape_count(c, r, sign);
     if (r->gpu > 0)
@@ -1221,33 +1203,23 @@ static void view_add_mig(gp_node *out, const char *profile, int32_t n)
     }
 }
 
-static void add_agg(gp_cache *c, const node_agg *g, gp_node *out)
+/* Adds what a node's bound pods use (its load) to a view of the node. */
+static void add_load(const gp_node *load, gp_node *out)
 {
-    out->gpu_used += g->gpu;
-    out->cpu_used_m += g->cpu_m;
-    out->mem_used += g->mem;
-    out->pods_used += g->pods;
-    out->gpu_pods += g->gpu_pods;
-    for (uint8_t i = 0; i < g->nmig; i++)
-        view_add_mig(out, c->profiles[g->mig_id[i]], g->mig_used[i]);
+    out->gpu_used += load->gpu_used;
+    out->cpu_used_m += load->cpu_used_m;
+    out->mem_used += load->mem_used;
+    out->pods_used += load->pods_used;
+    out->gpu_pods += load->gpu_pods;
+    for (uint8_t i = 0; i < load->nmig; i++)
+        view_add_mig(out, load->mig[i].profile, load->mig[i].used);
 }
 
 static void add_assumed(gp_cache *c, uint32_t id, int64_t now_ms, gp_node *out)
 {
-    for (size_t i = 0; i < c->nassumed; i++) {
-        const assumption *as = &c->assumed[i];
-        const gp_usage *u = &as->usage;
-
-        if (as->node != id || as->expires_ms <= now_ms)
-            continue;
-        out->gpu_used += u->gpu;
-        out->cpu_used_m += u->cpu_m;
-        out->mem_used += u->mem;
-        out->pods_used++;
-        out->gpu_pods += u->gpu > 0 || u->nmig > 0;
-        for (uint8_t k = 0; k < u->nmig; k++)
-            view_add_mig(out, u->mig_profile[k], u->mig[k]);
-    }
+    for (size_t i = 0; i < c->nassumed; i++)
+        if (c->assumed[i].node == id && c->assumed[i].expires_ms > now_ms)
+            gp_node_apply_usage(out, &c->assumed[i].usage, +1);
 }
 
 /* The node's capacity without its usage. Field by field: the whole struct is mostly the name's
@@ -1287,7 +1259,7 @@ bool gp_cache_view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
     if (id == NO_NODE || !c->nodes[id].present)
         return false;
     view_copy(&c->nodes[id].node, out);
-    add_agg(c, &c->nodes[id].agg, out);
+    add_load(&c->nodes[id].load, out);
     add_assumed(c, id, now_ms, out);
     return true;
 }
@@ -1298,7 +1270,7 @@ bool gp_cache_add_usage(gp_cache *c, const char *name, int64_t now_ms, gp_node *
 
     if (id == NO_NODE)
         return false;
-    add_agg(c, &c->nodes[id].agg, out);
+    add_load(&c->nodes[id].load, out);
     add_assumed(c, id, now_ms, out);
     return true;
 }

@@ -76,8 +76,11 @@ gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err) GP_WU
 /* True when the usage asks for any GPU or MIG resource. */
 bool gp_usage_is_gpu(const gp_usage *u);
 
-/* Adds (sign +1) or removes (sign -1) a bound pod's usage on its node. Unknown MIG profiles are
- * added as entries with alloc 0 (while room lasts) so that removal balances. */
+/* Adds (sign +1) or removes (sign -1) a pod's usage on a node: the one rule for used counters
+ * (the cache counts bound and assumed pods with it). Each counter moves by the pod's request, as
+ * kube-scheduler's NodeInfo does, and stays within 0..its type's maximum (removing more than was
+ * added, or an overflow, saturates rather than wraps). Unknown MIG profiles are added as entries
+ * with alloc 0 (while room lasts) so that removal balances; removal never adds an entry. */
 void gp_node_apply_usage(gp_node *n, const gp_usage *u, int sign);
 
 /* The node's MIG entry for a profile, or NULL. */
