@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpupack/quantity.h"
+#include "gpupack/nodeview.h"
 
 gp_cluster *gp_cluster_new(void)
 {
@@ -147,11 +147,10 @@ static gp_status node_profiles(const cJSON *node, nameset *s, gp_err *err)
 
     cJSON_ArrayForEach(r, alloc)
     {
-        const char *profile = gp_mig_profile_of(r->string);
-        gp_qty q;
+        const char *profile;
+        int32_t count;
 
-        if (profile == NULL || !cJSON_IsString(r) ||
-            gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK || q.nano <= 0)
+        if (gp_node_mig_capacity(r, &profile, &count, NULL) != GP_OK || count <= 0)
             continue;
         gp_status st = nameset_add(s, profile, err);
 
@@ -161,8 +160,8 @@ static gp_status node_profiles(const cJSON *node, nameset *s, gp_err *err)
     return GP_OK;
 }
 
-/* The allocatable instances of each of a node's profiles (sorted names), as whole units clamped
- * to int32 (malloc'd, parallel to names; NULL when n is 0). */
+/* The allocatable instances of each of a node's profiles (sorted names), as
+ * gp_node_mig_capacity() reads them (malloc'd, parallel to names; NULL when n is 0). */
 static gp_status node_counts(const cJSON *node, char *const *names, size_t n, int32_t **out)
 {
     const cJSON *alloc = cJSON_GetObjectItemCaseSensitive(
@@ -174,15 +173,12 @@ static gp_status node_counts(const cJSON *node, char *const *names, size_t n, in
         return GP_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         const cJSON *r;
-        gp_qty q;
-        int64_t units;
+        const char *profile;
 
         snprintf(key, sizeof(key), GP_RES_MIG_PREFIX "%.280s", names[i]);
         r = cJSON_GetObjectItemCaseSensitive(alloc, key);
-        if (!cJSON_IsString(r) || gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK)
-            continue;
-        units = gp_qty_ceil_units(q);
-        (*out)[i] = units > INT32_MAX ? INT32_MAX : (int32_t)units;
+        if (r != NULL && gp_node_mig_capacity(r, &profile, &(*out)[i], NULL) != GP_OK)
+            (*out)[i] = 0;
     }
     return GP_OK;
 }

@@ -69,44 +69,73 @@ static gp_status alloc_value(const cJSON *v, bool milli, int64_t *out, gp_err *e
     return GP_OK;
 }
 
-static void add_mig_alloc(gp_node *n, const char *profile, int64_t count)
+static void add_mig_alloc(gp_node *n, const char *profile, int32_t count)
 {
     gp_mig_count *m;
 
     if (count <= 0 || n->nmig >= GP_NODE_MAX_MIG || strlen(profile) >= GP_MIG_NAME_MAX ||
-        *profile == '\0' || gp_node_mig(n, profile) != NULL)
+        gp_node_mig(n, profile) != NULL)
         return;
     m = &n->mig[n->nmig++];
     snprintf(m->profile, sizeof(m->profile), "%s", profile);
-    m->alloc = clamp_i32(count);
+    m->alloc = count;
     m->used = 0;
+}
+
+gp_status gp_node_mig_capacity(const cJSON *entry, const char **profile, int32_t *count,
+                               gp_err *err)
+{
+    int64_t v = 0;
+    gp_status st;
+
+    *profile = gp_mig_profile_of(entry->string);
+    *count = 0;
+    if (*profile == NULL)
+        return GP_ENOTFOUND;
+    st = alloc_value(entry, false, &v, err);
+    *count = clamp_i32(v);
+    return st;
+}
+
+/* One allocatable entry other than MIG: cpu, memory, pods and whole GPUs are read, the rest is
+ * ignored. */
+static gp_status decode_resource(const cJSON *c, gp_node *n, gp_err *err)
+{
+    const char *name = c->string;
+    bool cpu = strcmp(name, "cpu") == 0;
+    int64_t v = 0;
+    gp_status st;
+
+    if (!cpu && strcmp(name, GP_RES_GPU) != 0 && strcmp(name, "memory") != 0 &&
+        strcmp(name, "pods") != 0)
+        return GP_OK;
+    st = alloc_value(c, cpu, &v, err);
+    if (st != GP_OK)
+        return st;
+    if (cpu)
+        n->cpu_alloc_m = v;
+    else if (strcmp(name, GP_RES_GPU) == 0)
+        n->gpu_alloc = clamp_i32(v);
+    else if (strcmp(name, "memory") == 0)
+        n->mem_alloc = v;
+    else
+        n->pods_alloc = clamp_i32(v);
+    return GP_OK;
 }
 
 static gp_status decode_allocatable(const cJSON *alloc, gp_node *n, gp_err *err)
 {
     for (const cJSON *c = alloc ? alloc->child : NULL; c != NULL; c = c->next) {
-        const char *name = c->string, *profile = gp_mig_profile_of(name);
-        bool mig = profile != NULL;
-        bool cpu = strcmp(name, "cpu") == 0;
-        int64_t v = 0;
-        gp_status st;
+        const char *profile;
+        int32_t count;
+        gp_status st = gp_node_mig_capacity(c, &profile, &count, err);
 
-        if (!mig && !cpu && strcmp(name, GP_RES_GPU) != 0 && strcmp(name, "memory") != 0 &&
-            strcmp(name, "pods") != 0)
-            continue;
-        st = alloc_value(c, cpu, &v, err);
+        if (st == GP_ENOTFOUND)
+            st = decode_resource(c, n, err);
+        else if (st == GP_OK)
+            add_mig_alloc(n, profile, count);
         if (st != GP_OK)
             return st;
-        if (mig)
-            add_mig_alloc(n, profile, v);
-        else if (cpu)
-            n->cpu_alloc_m = v;
-        else if (strcmp(name, GP_RES_GPU) == 0)
-            n->gpu_alloc = clamp_i32(v);
-        else if (strcmp(name, "memory") == 0)
-            n->mem_alloc = v;
-        else
-            n->pods_alloc = clamp_i32(v);
     }
     return GP_OK;
 }

@@ -66,6 +66,14 @@ gp_status gp_node_from_json(const cJSON *node, const struct gp_policy *pol, gp_n
                             gp_err *err) GP_WUR;
 void gp_node_clear(gp_node *n);
 
+/* One entry of a Node's status.allocatable read as MIG capacity, the one reading every program
+ * uses: *profile (borrowed from the entry's key: "2g.20gb" of "nvidia.com/mig-2g.20gb") and
+ * *count, the instances it offers (whole units rounded up, clamped to 0..INT32_MAX; 0 offers
+ * nothing). GP_ENOTFOUND when the entry is not a MIG resource; GP_EINVAL (err set, naming the
+ * path) when its value is not a quantity string. */
+gp_status gp_node_mig_capacity(const cJSON *entry, const char **profile, int32_t *count,
+                               gp_err *err) GP_WUR;
+
 /* A pod's effective request: per resource, the larger of the sum over app containers and
  * sidecars (init containers with restartPolicy Always) and the largest init phase (a regular
  * init container plus the sidecars declared before it). GP_ETOOBIG (err set) when the pod asks
