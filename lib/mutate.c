@@ -824,22 +824,18 @@ static gp_status summarise(mctx *m)
     return c->value ? GP_OK : GP_ENOMEM;
 }
 
+/* A class's decisions, in the order their changes are listed (and patched). */
+static gp_status (*const class_steps[])(mctx *) = {
+    decide_class_label, decide_priority,    decide_pool, decide_class_tolerations,
+    decide_mig,         decide_runtime_cap, decide_spot,
+};
+
 static gp_status decide_class(mctx *m)
 {
-    gp_status st = decide_class_label(m);
+    gp_status st = GP_OK;
 
-    if (st == GP_OK)
-        st = decide_priority(m);
-    if (st == GP_OK)
-        st = decide_pool(m);
-    if (st == GP_OK)
-        st = decide_class_tolerations(m);
-    if (st == GP_OK)
-        st = decide_mig(m);
-    if (st == GP_OK)
-        st = decide_runtime_cap(m);
-    if (st == GP_OK)
-        st = decide_spot(m);
+    for (size_t i = 0; st == GP_OK && i < sizeof(class_steps) / sizeof(class_steps[0]); i++)
+        st = class_steps[i](m);
     return st;
 }
 

@@ -1520,10 +1520,13 @@ bool gp_policy_is_gpu_resource(const gp_policy *p, const char *resource)
 
 bool gp_policy_namespace_excluded(const gp_policy *p, const char *ns)
 {
-    if (p == NULL || ns == NULL)
-        return false;
-    for (size_t i = 0; i < p->nexcluded_namespaces; i++)
-        if (gp_glob_match(p->excluded_namespaces[i], ns))
+    return p != NULL && gp_glob_any(p->excluded_namespaces, p->nexcluded_namespaces, ns);
+}
+
+bool gp_glob_any(char *const *globs, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (gp_glob_match(globs[i], s))
             return true;
     return false;
 }

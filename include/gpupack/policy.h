@@ -208,6 +208,9 @@ bool gp_policy_namespace_excluded(const gp_policy *p, const char *ns);
  * character classes. Iterative, O(len(pattern) * len(s)) at worst. NULL never matches. */
 bool gp_glob_match(const char *pattern, const char *s);
 
+/* True when any of globs[0..n) matches s (none: false). */
+bool gp_glob_any(char *const *globs, size_t n, const char *s);
+
 /* The policy in force, swapped atomically on reload. Readers call gp_policy_holder_get() and
  * drop the returned reference when done; writers call gp_policy_holder_set(), which takes over
  * the caller's reference and drops the holder's reference to the previous policy (readers that
