@@ -92,9 +92,7 @@ struct gp_cache {
     uint32_t mig_free;      /* 1 + index of the first free entry, 0: none */
     assumption *assumed;    /* grown on demand up to GP_CACHE_MAX_ASSUMED */
     size_t nassumed, cap_assumed;
-    uint32_t node_gen, pod_gen;
-    bool node_listing, pod_listing;
-    bool nodes_synced, pods_synced;
+    gp_relist node_list, pod_list;
     size_t bound;
     uint64_t bad;
     int64_t sum_gpu, sum_cpu_m, sum_mem; /* over bound GPU pods, for the typical pod */
@@ -630,14 +628,6 @@ void gp_cache_free(gp_cache *c)
 
 /* ---- nodes ---- */
 
-static const char *meta_name(const cJSON *obj)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name");
-
-    return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
-}
-
 static void node_remove(gp_cache *c, uint32_t id)
 {
     char name[GP_NODE_NAME_MAX + 1];
@@ -673,12 +663,12 @@ static void node_upsert(gp_cache *c, const cJSON *obj, const char *name)
     c->nodes[id].model = model_intern(c, n.gpu_product);
     c->pressure_gen++;
     c->nodes[id].present = true;
-    c->nodes[id].gen = c->node_gen;
+    c->nodes[id].gen = c->node_list.gen;
 }
 
 void gp_cache_node_event(gp_cache *c, const char *type, const cJSON *node)
 {
-    const char *name = meta_name(node);
+    const char *name = gp_object_name(node);
     uint32_t id;
 
     if (name == NULL) {
@@ -698,23 +688,38 @@ void gp_cache_node_event(gp_cache *c, const char *type, const cJSON *node)
     pthread_rwlock_unlock(&c->lock);
 }
 
-void gp_cache_nodes_begin(gp_cache *c)
+/* A full list of one kind starts: what it does not deliver is stale at its end. */
+static void list_begin(gp_cache *c, gp_relist *r)
 {
     pthread_rwlock_wrlock(&c->lock);
-    c->node_gen++;
-    c->node_listing = true;
+    gp_relist_begin(r);
     pthread_rwlock_unlock(&c->lock);
+}
+
+/* A full list of one kind is complete: drop_stale removes what it did not deliver. */
+static void list_end(gp_cache *c, gp_relist *r, void (*drop_stale)(gp_cache *))
+{
+    pthread_rwlock_wrlock(&c->lock);
+    drop_stale(c);
+    gp_relist_end(r);
+    pthread_rwlock_unlock(&c->lock);
+}
+
+static void drop_stale_nodes(gp_cache *c)
+{
+    for (size_t id = 0; id < c->nnodes; id++)
+        if (c->nodes[id].present && c->nodes[id].gen != c->node_list.gen)
+            node_remove(c, (uint32_t)id);
+}
+
+void gp_cache_nodes_begin(gp_cache *c)
+{
+    list_begin(c, &c->node_list);
 }
 
 void gp_cache_nodes_end(gp_cache *c)
 {
-    pthread_rwlock_wrlock(&c->lock);
-    for (size_t id = 0; id < c->nnodes; id++)
-        if (c->nodes[id].present && c->nodes[id].gen != c->node_gen)
-            node_remove(c, (uint32_t)id);
-    c->node_listing = false;
-    c->nodes_synced = true;
-    pthread_rwlock_unlock(&c->lock);
+    list_end(c, &c->node_list, drop_stale_nodes);
 }
 
 /* ---- pods ---- */
@@ -984,7 +989,7 @@ static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
     }
     r->flags = (uint8_t)((r->flags & ~REC_DAEMONSET) | (pi->daemonset ? REC_DAEMONSET : 0));
     r->node = node;
-    r->gen = c->pod_gen;
+    r->gen = c->pod_list.gen;
     rec_apply(c, r, +1);
 }
 
@@ -1007,29 +1012,27 @@ void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod)
     pthread_rwlock_unlock(&c->lock);
 }
 
-void gp_cache_pods_begin(gp_cache *c)
+static void drop_stale_pods(gp_cache *c)
 {
-    pthread_rwlock_wrlock(&c->lock);
-    c->pod_gen++;
-    c->pod_listing = true;
-    pthread_rwlock_unlock(&c->lock);
-}
-
-void gp_cache_pods_end(gp_cache *c)
-{
-    pthread_rwlock_wrlock(&c->lock);
     for (size_t i = 0; i < c->pods_cap; i++) {
-        if (c->pods[i].used == 1 && c->pods[i].gen != c->pod_gen) {
+        if (c->pods[i].used == 1 && c->pods[i].gen != c->pod_list.gen) {
             uint8_t key[16];
 
             memcpy(key, c->pods[i].key, 16);
             pod_delete(c, key);
         }
     }
-    c->pod_listing = false;
-    c->pods_synced = true;
     gp_heap_trim(); /* a relist parsed every pod in the cluster, page by page */
-    pthread_rwlock_unlock(&c->lock);
+}
+
+void gp_cache_pods_begin(gp_cache *c)
+{
+    list_begin(c, &c->pod_list);
+}
+
+void gp_cache_pods_end(gp_cache *c)
+{
+    list_end(c, &c->pod_list, drop_stale_pods);
 }
 
 /* ---- snapshots ---- */
@@ -1062,7 +1065,7 @@ static gp_status snapshot_pod(gp_cache *c, const cJSON *obj, int i, gp_err *err)
         return GP_OK;
     }
     pthread_rwlock_wrlock(&c->lock);
-    dup = (r = pod_find(c, pi.key)) != NULL && r->gen == c->pod_gen;
+    dup = (r = pod_find(c, pi.key)) != NULL && r->gen == c->pod_list.gen;
     if (!dup)
         pod_upsert(c, &pi, pi.key);
     pthread_rwlock_unlock(&c->lock);
@@ -1171,7 +1174,7 @@ bool gp_cache_synced(gp_cache *c)
     bool ok;
 
     pthread_rwlock_rdlock(&c->lock);
-    ok = c->nodes_synced && c->pods_synced;
+    ok = c->node_list.synced && c->pod_list.synced;
     pthread_rwlock_unlock(&c->lock);
     return ok;
 }
@@ -1438,8 +1441,8 @@ gp_cache_stats gp_cache_get_stats(gp_cache *c)
     for (size_t i = 1; i < MAX_CONS; i++)
         s.constraints += c->cons[i].key != NULL;
     s.models = (size_t)c->nmodels;
-    s.nodes_synced = c->nodes_synced;
-    s.pods_synced = c->pods_synced;
+    s.nodes_synced = c->node_list.synced;
+    s.pods_synced = c->pod_list.synced;
     s.bytes = sizeof(*c) + c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +
               c->pods_cap * sizeof(pod_rec) + c->cap_mig_uses * sizeof(mig_use) +
               c->cap_assumed * sizeof(assumption);

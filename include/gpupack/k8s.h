@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 /* Extended resources (NVIDIA device plugin). A MIG slice is GP_RES_MIG_PREFIX + its profile. */
 #define GP_RES_GPU "nvidia.com/gpu"
 #define GP_RES_MIG_PREFIX "nvidia.com/mig-"
@@ -59,6 +61,25 @@ typedef struct {
     char **values;
     size_t nvalues;
 } gp_selector_req;
+
+/* Where a consumer of informers (kube.h) stands in its full lists of one kind of object: each
+ * list_begin starts a generation; objects stamped with an older one at list_end were not in the
+ * list and are dropped. The caller holds its own lock around these. */
+typedef struct {
+    uint32_t gen;  /* the current list's generation: stamp objects the list delivers with it */
+    bool listing;  /* between list_begin and list_end */
+    bool synced;   /* a full list has completed */
+} gp_relist;
+
+void gp_relist_begin(gp_relist *r);
+void gp_relist_end(gp_relist *r);
+
+/* True when a change should be passed on at once: a list has completed and none is under way
+ * (one under way passes on everything at its end). */
+bool gp_relist_settled(const gp_relist *r);
+
+/* An object's metadata.name when it is a non-empty string, else NULL (borrowed from obj). */
+const char *gp_object_name(const cJSON *obj);
 
 /* The value of key among labels l[0..n), or NULL when absent. */
 const char *gp_label_find(const gp_label *l, size_t n, const char *key);
