@@ -3,9 +3,11 @@
  *
  * The resource, label and annotation names gpupack reads or writes, defined once, and the plain
  * structs of Kubernetes objects that several modules pass around (a label, a toleration, a
- * selector requirement). Codecs (podview, nodeview, cluster, admission) include this header, not
- * policy.h, for them. Names are string literals so that messages can be built by concatenation
- * ("node has no " GP_LABEL_GPU_PRODUCT " label"). */
+ * selector requirement), with the few helpers over them that several modules need: a label
+ * lookup, the MIG profile of a resource name, an object's metadata.name, and gp_relist, the
+ * list generation an informer consumer keeps per kind. Codecs (podview, nodeview, cluster,
+ * admission, nodematch) include this header, not policy.h. Names are string literals so that
+ * messages can be built by concatenation ("node has no " GP_LABEL_GPU_PRODUCT " label"). */
 #ifndef GPUPACK_K8S_H
 #define GPUPACK_K8S_H
 
