@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gpupack/arena.h"
-#include "gpupack/mutate.h"
+#include "gpupack/k8s.h"
 #include "gpupack/podview.h"
 
 #define NO_NODE UINT32_MAX
@@ -46,18 +46,9 @@ typedef struct {
 } mig_use;
 _Static_assert(sizeof(mig_use) == 32, "a pod's MIG usage takes 32 bytes (docs/extender.md)");
 
-/* What bound pods use on one node. */
-typedef struct {
-    int32_t gpu, pods, gpu_pods;
-    int64_t cpu_m, mem;
-    int32_t mig_used[GP_NODE_MAX_MIG];
-    uint8_t mig_id[GP_NODE_MAX_MIG];
-    uint8_t nmig;
-} node_agg;
-
 typedef struct {
     gp_node node;   /* decoded allocatable and labels; used counters unused */
-    node_agg agg;
+    gp_node load;   /* what bound pods use: used counters and MIG entries (alloc 0) only */
     uint32_t gen;
     bool present;   /* the Node exists (slots stay for pods that name a deleted node) */
     int8_t model;   /* id of its nvidia.com/gpu.product in the cache's models, -1: none */
@@ -101,9 +92,7 @@ struct gp_cache {
     uint32_t mig_free;      /* 1 + index of the first free entry, 0: none */
     assumption *assumed;    /* grown on demand up to GP_CACHE_MAX_ASSUMED */
     size_t nassumed, cap_assumed;
-    uint32_t node_gen, pod_gen;
-    bool node_listing, pod_listing;
-    bool nodes_synced, pods_synced;
+    gp_relist node_list, pod_list;
     size_t bound;
     uint64_t bad;
     int64_t sum_gpu, sum_cpu_m, sum_mem; /* over bound GPU pods, for the typical pod */
@@ -469,22 +458,6 @@ static void rec_mig_release(gp_cache *c, pod_rec *r)
 
 /* ---- usage accounting ---- */
 
-static void agg_mig(node_agg *g, uint8_t id, int32_t delta)
-{
-    for (uint8_t i = 0; i < g->nmig; i++) {
-        if (g->mig_id[i] == id) {
-            g->mig_used[i] += delta;
-            if (g->mig_used[i] < 0)
-                g->mig_used[i] = 0;
-            return;
-        }
-    }
-    if (delta > 0 && g->nmig < GP_NODE_MAX_MIG) {
-        g->mig_id[g->nmig] = id;
-        g->mig_used[g->nmig++] = delta;
-    }
-}
-
 static int64_t nonneg(int64_t v)
 {
     return v < 0 ? 0 : v;
@@ -510,24 +483,31 @@ static void shape_count(gp_cache *c, pod_rec *r, int sign)
         r->flags = (uint8_t)(sign > 0 ? r->flags | REC_CPU_SHAPE : r->flags & ~REC_CPU_SHAPE);
 }
 
+/* A pod record's usage as gp_node_apply_usage() takes it. */
+static void rec_usage(const gp_cache *c, const pod_rec *r, gp_usage *u)
+{
+    const mig_use *m = rec_mig(c, r);
+
+    memset(u, 0, sizeof(*u));
+    u->gpu = r->gpu;
+    u->cpu_m = r->cpu_m;
+    u->mem = (int64_t)r->mem_kib * 1024;
+    for (uint8_t i = 0; m != NULL && i < m->n; i++) {
+        memcpy(u->mig_profile[i], c->profiles[m->id[i]], GP_MIG_NAME_MAX);
+        u->mig[i] = m->count[i];
+    }
+    u->nmig = m != NULL ? m->n : 0;
+}
+
 /* Adds (sign 1) or removes (sign -1) a pod record's usage on its node. */
 static void rec_apply(gp_cache *c, pod_rec *r, int sign)
 {
-    const mig_use *m = rec_mig(c, r);
-    node_agg *g;
-    bool gpu = r->gpu > 0 || m != NULL;
+    gp_usage u;
 
     if (r->node == NO_NODE || r->node >= c->nnodes)
         return;
-    g = &c->nodes[r->node].agg;
-    g->gpu = (int32_t)nonneg(g->gpu + sign * (int32_t)r->gpu);
-    g->cpu_m = nonneg(g->cpu_m + sign * (int64_t)r->cpu_m);
-    g->mem = nonneg(g->mem + sign * (int64_t)r->mem_kib * 1024);
-    g->pods = (int32_t)nonneg(g->pods + sign);
-    if (gpu)
-        g->gpu_pods = (int32_t)nonneg(g->gpu_pods + sign);
-    for (uint8_t i = 0; m != NULL && i < m->n; i++)
-        agg_mig(g, m->id[i], sign * (int32_t)m->count[i]);
+    rec_usage(c, r, &u);
+    gp_node_apply_usage(&c->nodes[r->node].load, &u, sign);
     c->bound = (size_t)nonneg((int64_t)c->bound + sign);
     shape_count(c, r, sign);
     if (r->gpu > 0)
@@ -645,14 +625,6 @@ void gp_cache_free(gp_cache *c)
 
 /* ---- nodes ---- */
 
-static const char *meta_name(const cJSON *obj)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name");
-
-    return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
-}
-
 static void node_remove(gp_cache *c, uint32_t id)
 {
     char name[GP_NODE_NAME_MAX + 1];
@@ -688,12 +660,12 @@ static void node_upsert(gp_cache *c, const cJSON *obj, const char *name)
     c->nodes[id].model = model_intern(c, n.gpu_product);
     c->pressure_gen++;
     c->nodes[id].present = true;
-    c->nodes[id].gen = c->node_gen;
+    c->nodes[id].gen = c->node_list.gen;
 }
 
 void gp_cache_node_event(gp_cache *c, const char *type, const cJSON *node)
 {
-    const char *name = meta_name(node);
+    const char *name = gp_object_name(node);
     uint32_t id;
 
     if (name == NULL) {
@@ -713,23 +685,38 @@ void gp_cache_node_event(gp_cache *c, const char *type, const cJSON *node)
     pthread_rwlock_unlock(&c->lock);
 }
 
-void gp_cache_nodes_begin(gp_cache *c)
+/* A full list of one kind starts: what it does not deliver is stale at its end. */
+static void list_begin(gp_cache *c, gp_relist *r)
 {
     pthread_rwlock_wrlock(&c->lock);
-    c->node_gen++;
-    c->node_listing = true;
+    gp_relist_begin(r);
     pthread_rwlock_unlock(&c->lock);
+}
+
+/* A full list of one kind is complete: drop_stale removes what it did not deliver. */
+static void list_end(gp_cache *c, gp_relist *r, void (*drop_stale)(gp_cache *))
+{
+    pthread_rwlock_wrlock(&c->lock);
+    drop_stale(c);
+    gp_relist_end(r);
+    pthread_rwlock_unlock(&c->lock);
+}
+
+static void drop_stale_nodes(gp_cache *c)
+{
+    for (size_t id = 0; id < c->nnodes; id++)
+        if (c->nodes[id].present && c->nodes[id].gen != c->node_list.gen)
+            node_remove(c, (uint32_t)id);
+}
+
+void gp_cache_nodes_begin(gp_cache *c)
+{
+    list_begin(c, &c->node_list);
 }
 
 void gp_cache_nodes_end(gp_cache *c)
 {
-    pthread_rwlock_wrlock(&c->lock);
-    for (size_t id = 0; id < c->nnodes; id++)
-        if (c->nodes[id].present && c->nodes[id].gen != c->node_gen)
-            node_remove(c, (uint32_t)id);
-    c->node_listing = false;
-    c->nodes_synced = true;
-    pthread_rwlock_unlock(&c->lock);
+    list_end(c, &c->node_list, drop_stale_nodes);
 }
 
 /* ---- pods ---- */
@@ -999,7 +986,7 @@ static void pod_upsert(gp_cache *c, const pod_info *pi, const uint8_t key[16])
     }
     r->flags = (uint8_t)((r->flags & ~REC_DAEMONSET) | (pi->daemonset ? REC_DAEMONSET : 0));
     r->node = node;
-    r->gen = c->pod_gen;
+    r->gen = c->pod_list.gen;
     rec_apply(c, r, +1);
 }
 
@@ -1022,29 +1009,27 @@ void gp_cache_pod_event(gp_cache *c, const char *type, const cJSON *pod)
     pthread_rwlock_unlock(&c->lock);
 }
 
-void gp_cache_pods_begin(gp_cache *c)
+static void drop_stale_pods(gp_cache *c)
 {
-    pthread_rwlock_wrlock(&c->lock);
-    c->pod_gen++;
-    c->pod_listing = true;
-    pthread_rwlock_unlock(&c->lock);
-}
-
-void gp_cache_pods_end(gp_cache *c)
-{
-    pthread_rwlock_wrlock(&c->lock);
     for (size_t i = 0; i < c->pods_cap; i++) {
-        if (c->pods[i].used == 1 && c->pods[i].gen != c->pod_gen) {
+        if (c->pods[i].used == 1 && c->pods[i].gen != c->pod_list.gen) {
             uint8_t key[16];
 
             memcpy(key, c->pods[i].key, 16);
             pod_delete(c, key);
         }
     }
-    c->pod_listing = false;
-    c->pods_synced = true;
     gp_heap_trim(); /* a relist parsed every pod in the cluster, page by page */
-    pthread_rwlock_unlock(&c->lock);
+}
+
+void gp_cache_pods_begin(gp_cache *c)
+{
+    list_begin(c, &c->pod_list);
+}
+
+void gp_cache_pods_end(gp_cache *c)
+{
+    list_end(c, &c->pod_list, drop_stale_pods);
 }
 
 /* ---- snapshots ---- */
@@ -1077,7 +1062,7 @@ static gp_status snapshot_pod(gp_cache *c, const cJSON *obj, int i, gp_err *err)
         return GP_OK;
     }
     pthread_rwlock_wrlock(&c->lock);
-    dup = (r = pod_find(c, pi.key)) != NULL && r->gen == c->pod_gen;
+    dup = (r = pod_find(c, pi.key)) != NULL && r->gen == c->pod_list.gen;
     if (!dup)
         pod_upsert(c, &pi, pi.key);
     pthread_rwlock_unlock(&c->lock);
@@ -1186,7 +1171,7 @@ bool gp_cache_synced(gp_cache *c)
     bool ok;
 
     pthread_rwlock_rdlock(&c->lock);
-    ok = c->nodes_synced && c->pods_synced;
+    ok = c->node_list.synced && c->pod_list.synced;
     pthread_rwlock_unlock(&c->lock);
     return ok;
 }
@@ -1218,33 +1203,23 @@ static void view_add_mig(gp_node *out, const char *profile, int32_t n)
     }
 }
 
-static void add_agg(gp_cache *c, const node_agg *g, gp_node *out)
+/* Adds what a node's bound pods use (its load) to a view of the node. */
+static void add_load(const gp_node *load, gp_node *out)
 {
-    out->gpu_used += g->gpu;
-    out->cpu_used_m += g->cpu_m;
-    out->mem_used += g->mem;
-    out->pods_used += g->pods;
-    out->gpu_pods += g->gpu_pods;
-    for (uint8_t i = 0; i < g->nmig; i++)
-        view_add_mig(out, c->profiles[g->mig_id[i]], g->mig_used[i]);
+    out->gpu_used += load->gpu_used;
+    out->cpu_used_m += load->cpu_used_m;
+    out->mem_used += load->mem_used;
+    out->pods_used += load->pods_used;
+    out->gpu_pods += load->gpu_pods;
+    for (uint8_t i = 0; i < load->nmig; i++)
+        view_add_mig(out, load->mig[i].profile, load->mig[i].used);
 }
 
 static void add_assumed(gp_cache *c, uint32_t id, int64_t now_ms, gp_node *out)
 {
-    for (size_t i = 0; i < c->nassumed; i++) {
-        const assumption *as = &c->assumed[i];
-        const gp_usage *u = &as->usage;
-
-        if (as->node != id || as->expires_ms <= now_ms)
-            continue;
-        out->gpu_used += u->gpu;
-        out->cpu_used_m += u->cpu_m;
-        out->mem_used += u->mem;
-        out->pods_used++;
-        out->gpu_pods += u->gpu > 0 || u->nmig > 0;
-        for (uint8_t k = 0; k < u->nmig; k++)
-            view_add_mig(out, u->mig_profile[k], u->mig[k]);
-    }
+    for (size_t i = 0; i < c->nassumed; i++)
+        if (c->assumed[i].node == id && c->assumed[i].expires_ms > now_ms)
+            gp_node_apply_usage(out, &c->assumed[i].usage, +1);
 }
 
 /* The node's capacity without its usage. Field by field: the whole struct is mostly the name's
@@ -1284,7 +1259,7 @@ bool gp_cache_view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
     if (id == NO_NODE || !c->nodes[id].present)
         return false;
     view_copy(&c->nodes[id].node, out);
-    add_agg(c, &c->nodes[id].agg, out);
+    add_load(&c->nodes[id].load, out);
     add_assumed(c, id, now_ms, out);
     return true;
 }
@@ -1295,7 +1270,7 @@ bool gp_cache_add_usage(gp_cache *c, const char *name, int64_t now_ms, gp_node *
 
     if (id == NO_NODE)
         return false;
-    add_agg(c, &c->nodes[id].agg, out);
+    add_load(&c->nodes[id].load, out);
     add_assumed(c, id, now_ms, out);
     return true;
 }
@@ -1463,8 +1438,8 @@ gp_cache_stats gp_cache_get_stats(gp_cache *c)
     for (size_t i = 1; i < MAX_CONS; i++)
         s.constraints += c->cons[i].key != NULL;
     s.models = (size_t)c->nmodels;
-    s.nodes_synced = c->nodes_synced;
-    s.pods_synced = c->pods_synced;
+    s.nodes_synced = c->node_list.synced;
+    s.pods_synced = c->pod_list.synced;
     s.bytes = sizeof(*c) + c->cap_nodes * sizeof(node_slot) + c->index_cap * sizeof(uint32_t) +
               c->pods_cap * sizeof(pod_rec) + c->cap_mig_uses * sizeof(mig_use) +
               c->cap_assumed * sizeof(assumption);

@@ -43,12 +43,7 @@ static bool selector_matches(const gp_label_selector *s, const gp_pod *pod)
 
 static bool namespace_matches(const gp_rule *r, const gp_pod *pod)
 {
-    if (r->nnamespaces == 0)
-        return true;
-    for (size_t i = 0; i < r->nnamespaces; i++)
-        if (gp_glob_match(r->namespaces[i], pod->namespace))
-            return true;
-    return false;
+    return r->nnamespaces == 0 || gp_glob_any(r->namespaces, r->nnamespaces, pod->namespace);
 }
 
 const char *gp_pod_origin_kind(const gp_pod *pod)

@@ -9,9 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpupack/quantity.h"
-
-#define MIG_PREFIX "nvidia.com/mig-"
+#include "gpupack/nodeview.h"
 
 gp_cluster *gp_cluster_new(void)
 {
@@ -149,13 +147,12 @@ static gp_status node_profiles(const cJSON *node, nameset *s, gp_err *err)
 
     cJSON_ArrayForEach(r, alloc)
     {
-        gp_qty q;
+        const char *profile;
+        int32_t count;
 
-        if (r->string == NULL || strncmp(r->string, MIG_PREFIX, strlen(MIG_PREFIX)) != 0 ||
-            !cJSON_IsString(r) || gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK ||
-            q.nano <= 0 || r->string[strlen(MIG_PREFIX)] == '\0')
+        if (gp_node_mig_capacity(r, &profile, &count, NULL) != GP_OK || count <= 0)
             continue;
-        gp_status st = nameset_add(s, r->string + strlen(MIG_PREFIX), err);
+        gp_status st = nameset_add(s, profile, err);
 
         if (st != GP_OK)
             return st;
@@ -163,8 +160,8 @@ static gp_status node_profiles(const cJSON *node, nameset *s, gp_err *err)
     return GP_OK;
 }
 
-/* The allocatable instances of each of a node's profiles (sorted names), as whole units clamped
- * to int32 (malloc'd, parallel to names; NULL when n is 0). */
+/* The allocatable instances of each of a node's profiles (sorted names), as
+ * gp_node_mig_capacity() reads them (malloc'd, parallel to names; NULL when n is 0). */
 static gp_status node_counts(const cJSON *node, char *const *names, size_t n, int32_t **out)
 {
     const cJSON *alloc = cJSON_GetObjectItemCaseSensitive(
@@ -176,15 +173,12 @@ static gp_status node_counts(const cJSON *node, char *const *names, size_t n, in
         return GP_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         const cJSON *r;
-        gp_qty q;
-        int64_t units;
+        const char *profile;
 
-        snprintf(key, sizeof(key), MIG_PREFIX "%.280s", names[i]);
+        snprintf(key, sizeof(key), GP_RES_MIG_PREFIX "%.280s", names[i]);
         r = cJSON_GetObjectItemCaseSensitive(alloc, key);
-        if (!cJSON_IsString(r) || gp_qty_parse_str(r->valuestring, &q, NULL) != GP_OK)
-            continue;
-        units = gp_qty_ceil_units(q);
-        (*out)[i] = units > INT32_MAX ? INT32_MAX : (int32_t)units;
+        if (r != NULL && gp_node_mig_capacity(r, &profile, &(*out)[i], NULL) != GP_OK)
+            (*out)[i] = 0;
     }
     return GP_OK;
 }
@@ -196,10 +190,9 @@ static int cmp_label(const void *a, const void *b)
 
 static const char *node_name(const cJSON *node)
 {
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(node, "metadata"), "name");
+    const char *n = gp_object_name(node);
 
-    return cJSON_IsString(n) ? n->valuestring : "";
+    return n != NULL ? n : "";
 }
 
 /* Copies a node's labels with string values, sorted by key, into *out / *n (malloc'd). */
@@ -470,8 +463,7 @@ struct gp_cluster_live {
     size_t nnodes, cap_nodes;
     live_pc *pcs;
     size_t npcs, cap_pcs;
-    unsigned node_gen, pc_gen;
-    bool node_listing, pc_listing, nodes_known, pcs_known;
+    gp_relist node_list, pc_list;
 };
 
 gp_cluster_live *gp_cluster_live_new(gp_cluster_publish_fn publish, void *ctx)
@@ -506,14 +498,6 @@ void gp_cluster_live_free(gp_cluster_live *l)
     free(l->pcs);
     pthread_mutex_destroy(&l->mu);
     free(l);
-}
-
-static const char *obj_name(const cJSON *o)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(o, "metadata"), "name");
-
-    return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
 }
 
 /* Sets c->global_default from the live PriorityClasses (called with mu held). */
@@ -618,10 +602,10 @@ static void live_publish(gp_cluster_live *l)
         qsort(pcs.v, pcs.n, sizeof(char *), cmp_str);
     c->mig_profiles = mig.v;
     c->nmig_profiles = mig.n;
-    c->has_nodes = l->nodes_known;
+    c->has_nodes = l->node_list.synced;
     c->priority_classes = pcs.v;
     c->npriority_classes = pcs.n;
-    c->has_priority_classes = l->pcs_known;
+    c->has_priority_classes = l->pc_list.synced;
     if (index_nodes(c) != GP_OK) {
         gp_cluster_unref(c);
         return; /* the last published view stays in force */
@@ -696,7 +680,7 @@ static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profile
         free_labels(labels, nlabels);
         return false;
     }
-    n->gen = l->node_gen;
+    n->gen = l->node_list.gen;
     changed = !same_names(&n->profiles, profiles) ||
               (profiles->n > 0 && (memcmp(n->counts, counts, profiles->n * sizeof(int32_t)) ||
                                    !same_labels(n->labels, n->nlabels, labels, nlabels)));
@@ -710,15 +694,31 @@ static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profile
     return changed;
 }
 
+/* Ends an event (mu held): a change is published at once unless a full list of its kind is
+ * under way or none has completed yet (the list's end publishes). */
+static void live_unlock(gp_cluster_live *l, bool changed, const gp_relist *r)
+{
+    if (changed && gp_relist_settled(r))
+        live_publish(l);
+    pthread_mutex_unlock(&l->mu);
+}
+
 static void live_node_drop(gp_cluster_live *l, size_t i)
 {
     live_node_clear(&l->nodes[i]);
     l->nodes[i] = l->nodes[--l->nnodes];
 }
 
+/* Forgets the i-th PriorityClass (the last one takes its place). */
+static void live_pc_drop(gp_cluster_live *l, size_t i)
+{
+    free(l->pcs[i].name);
+    l->pcs[i] = l->pcs[--l->npcs];
+}
+
 void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *node)
 {
-    const char *name = obj_name(node);
+    const char *name = gp_object_name(node);
     nameset s = { 0 };
     bool changed = false;
 
@@ -752,32 +752,52 @@ void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *nod
     } else {
         free_names(s.v, s.n);
     }
-    if (changed && !l->node_listing && l->nodes_known)
-        live_publish(l);
+    live_unlock(l, changed, &l->node_list);
+}
+
+/* A full list of one kind starts: what it does not deliver is stale at its end. */
+static void live_list_begin(gp_cluster_live *l, gp_relist *r)
+{
+    pthread_mutex_lock(&l->mu);
+    gp_relist_begin(r);
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Drops what the list r, just complete, did not deliver (the last entry takes a dropped one's
+ * place and is looked at next). */
+static void drop_stale(gp_cluster_live *l, const gp_relist *r)
+{
+    for (size_t i = 0; r == &l->node_list && i < l->nnodes;)
+        if (l->nodes[i].gen != r->gen)
+            live_node_drop(l, i);
+        else
+            i++;
+    for (size_t i = 0; r == &l->pc_list && i < l->npcs;)
+        if (l->pcs[i].gen != r->gen)
+            live_pc_drop(l, i);
+        else
+            i++;
+}
+
+/* A full list of one kind is complete: what it did not deliver goes, and the view is published
+ * whatever changed. */
+static void live_list_end(gp_cluster_live *l, gp_relist *r)
+{
+    pthread_mutex_lock(&l->mu);
+    drop_stale(l, r);
+    gp_relist_end(r);
+    live_publish(l);
     pthread_mutex_unlock(&l->mu);
 }
 
 void gp_cluster_live_nodes_begin(gp_cluster_live *l)
 {
-    pthread_mutex_lock(&l->mu);
-    l->node_gen++;
-    l->node_listing = true;
-    pthread_mutex_unlock(&l->mu);
+    live_list_begin(l, &l->node_list);
 }
 
 void gp_cluster_live_nodes_end(gp_cluster_live *l)
 {
-    pthread_mutex_lock(&l->mu);
-    for (size_t i = 0; i < l->nnodes;) {
-        if (l->nodes[i].gen != l->node_gen)
-            live_node_drop(l, i);
-        else
-            i++;
-    }
-    l->node_listing = false;
-    l->nodes_known = true;
-    live_publish(l);
-    pthread_mutex_unlock(&l->mu);
+    live_list_end(l, &l->node_list);
 }
 
 /* Records a PriorityClass's globalDefault flag and value; true when either changed. */
@@ -792,7 +812,7 @@ static bool live_pc_set(live_pc *p, bool global, double value)
 
 void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
 {
-    const char *name = obj_name(pc);
+    const char *name = gp_object_name(pc);
     bool deleted = type != NULL && strcmp(type, "DELETED") == 0, changed = false;
     double value;
     bool global = pc_global(pc, &value);
@@ -804,11 +824,10 @@ void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
     for (i = 0; i < l->npcs && strcmp(l->pcs[i].name, name) != 0; i++)
         ;
     if (deleted && i < l->npcs) {
-        free(l->pcs[i].name);
-        l->pcs[i] = l->pcs[--l->npcs];
+        live_pc_drop(l, i);
         changed = true;
     } else if (!deleted && i < l->npcs) {
-        l->pcs[i].gen = l->pc_gen;
+        l->pcs[i].gen = l->pc_list.gen;
         changed = live_pc_set(&l->pcs[i], global, value);
     } else if (!deleted && l->npcs < GP_CLUSTER_MAX_NAMES) {
         if (l->npcs == l->cap_pcs) {
@@ -821,38 +840,21 @@ void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
             }
         }
         if (l->npcs < l->cap_pcs && (l->pcs[l->npcs].name = strdup(name)) != NULL) {
-            l->pcs[l->npcs].gen = l->pc_gen;
+            l->pcs[l->npcs].gen = l->pc_list.gen;
             l->pcs[l->npcs].global = global;
             l->pcs[l->npcs++].value = value;
             changed = true;
         }
     }
-    if (changed && !l->pc_listing && l->pcs_known)
-        live_publish(l);
-    pthread_mutex_unlock(&l->mu);
+    live_unlock(l, changed, &l->pc_list);
 }
 
 void gp_cluster_live_pcs_begin(gp_cluster_live *l)
 {
-    pthread_mutex_lock(&l->mu);
-    l->pc_gen++;
-    l->pc_listing = true;
-    pthread_mutex_unlock(&l->mu);
+    live_list_begin(l, &l->pc_list);
 }
 
 void gp_cluster_live_pcs_end(gp_cluster_live *l)
 {
-    pthread_mutex_lock(&l->mu);
-    for (size_t i = 0; i < l->npcs;) {
-        if (l->pcs[i].gen != l->pc_gen) {
-            free(l->pcs[i].name);
-            l->pcs[i] = l->pcs[--l->npcs];
-        } else {
-            i++;
-        }
-    }
-    l->pc_listing = false;
-    l->pcs_known = true;
-    live_publish(l);
-    pthread_mutex_unlock(&l->mu);
+    live_list_end(l, &l->pc_list);
 }

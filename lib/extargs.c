@@ -11,6 +11,7 @@
 
 #include "gpupack/admission.h"
 #include "gpupack/json.h"
+#include "gpupack/k8s.h"
 #include "gpupack/strbuf.h"
 
 /* ---- decoding: yajl events into a cJSON tree, pruned under Nodes.items ----
@@ -381,14 +382,6 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
     return GP_OK;
 }
 
-static const char *node_name(const cJSON *node)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(node, "metadata"), "name");
-
-    return cJSON_IsString(n) && *n->valuestring ? n->valuestring : NULL;
-}
-
 static gp_status alloc_lists(gp_arena *a, gp_extargs *args, size_t n, bool full, gp_err *err)
 {
     if (n > GP_EXTARGS_MAX_NODES) {
@@ -416,7 +409,7 @@ static gp_status decode_full(const cJSON *items, const sax *x, gp_arena *a, gp_e
     args->node_len = x->len;
     cJSON_ArrayForEach(it, items)
     {
-        const char *name = node_name(it);
+        const char *name = gp_object_name(it);
 
         if (name == NULL) {
             gp_err_set(err, "Nodes.items[%zu]: a node without metadata.name", args->n);

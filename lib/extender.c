@@ -32,6 +32,7 @@ typedef struct {
     bool *known;
     bool *owned;            /* nodes[i] holds strings to free (decoded from a full Node) */
     gp_filter_out *fres;
+    gp_filter_reason *freason; /* why each node was refused (GP_FR_NONE: it passed) */
     gp_score_parts *parts;
     int *scores;
     gp_strbuf table;        /* the --explain table, written after the call's log line */
@@ -110,9 +111,11 @@ static bool alloc_arrays(call *c)
     c->known = gp_arena_alloc(&c->a, n * sizeof(*c->known));
     c->owned = gp_arena_alloc(&c->a, n * sizeof(*c->owned));
     c->fres = gp_arena_alloc(&c->a, n * sizeof(*c->fres));
+    c->freason = gp_arena_alloc(&c->a, n * sizeof(*c->freason));
     c->parts = gp_arena_alloc(&c->a, n * sizeof(*c->parts));
     c->scores = gp_arena_alloc(&c->a, n * sizeof(*c->scores));
-    if (!c->nodes || !c->known || !c->owned || !c->fres || !c->parts || !c->scores)
+    if (!c->nodes || !c->known || !c->owned || !c->fres || !c->freason || !c->parts ||
+        !c->scores)
         return out_of_memory(c);
     return true;
 }
@@ -164,20 +167,18 @@ static bool run_filter(call *c)
     bool all_pass = !c->d.gpu || c->d.never_filter;
 
     for (size_t i = 0; i < c->args.n; i++) {
-        char *reason = NULL;
+        gp_filter_why why = {GP_FR_NONE, {NULL, NULL, NULL}, {0, 0, 0}};
+        char *text = NULL;
 
-        if (all_pass) {
-            c->fres[i].verdict = GP_FILTER_PASS;
-        } else if (!c->known[i]) {
-            c->fres[i].verdict = GP_FILTER_FULL;
-            c->fres[i].reason = "node unknown to gpupack's cluster view";
-        } else if ((reason = gp_arena_alloc(&c->a, GP_REASON_MAX)) == NULL) {
+        if (!all_pass && !c->known[i])
+            why.reason = GP_FR_UNKNOWN_NODE;
+        else if (!all_pass)
+            gp_filter_node(&c->d, &c->nodes[i], c->pol, &why);
+        if (why.reason != GP_FR_NONE && (text = gp_arena_alloc(&c->a, GP_REASON_MAX)) == NULL)
             return out_of_memory(c);
-        } else {
-            reason[0] = '\0';
-            c->fres[i].reason = reason;
-            c->fres[i].verdict = (int)gp_filter_node(&c->d, &c->nodes[i], c->pol, reason);
-        }
+        c->freason[i] = why.reason;
+        c->fres[i].verdict = (int)gp_filter_reason_verdict(why.reason);
+        c->fres[i].reason = text != NULL ? gp_filter_why_text(&why, text) : NULL;
     }
     return true;
 }
@@ -288,9 +289,10 @@ static void why_zero(call *c, size_t i, char *buf)
     buf[0] = '\0';
     if (!c->parts[i].feasible) {
         char reason[GP_REASON_MAX];
+        gp_filter_why why;
 
-        gp_filter_node(&c->d, &c->nodes[i], c->pol, reason);
-        snprintf(buf, WHY_MAX, "  (infeasible: %s)", reason);
+        gp_filter_node(&c->d, &c->nodes[i], c->pol, &why);
+        snprintf(buf, WHY_MAX, "  (infeasible: %s)", gp_filter_why_text(&why, reason));
     } else if (c->parts[i].spot_denied) {
         snprintf(buf, WHY_MAX, "  (spot not allowed)");
     }
@@ -377,26 +379,6 @@ static char *top_json(const call *c)
     return s;
 }
 
-/* A bounded label for a filter reason (the reason itself carries node-specific numbers). */
-static const char *reason_kind(const char *r)
-{
-    if (r == NULL)
-        return "other";
-    if (strstr(r, "cordoned") != NULL)
-        return "cordoned";
-    if (strncmp(r, "spot node", 9) == 0)
-        return "spot";
-    if (strstr(r, "unknown") != NULL)
-        return "unknown-node";
-    if (strstr(r, "GPU model") != NULL || strstr(r, "gpu.product") != NULL)
-        return "gpu-model";
-    if (strncmp(r, "nvidia.com/mig-", 15) == 0)
-        return "mig";
-    if (strncmp(r, "nvidia.com/gpu", 14) == 0)
-        return "gpu";
-    return "other";
-}
-
 #define M_CALLS_HELP "Extender calls answered, by verb and outcome."
 #define M_FILTER_NODES_HELP "Nodes filtered, by result."
 
@@ -432,7 +414,7 @@ static void count_filter(call *c)
         if (v == 0)
             continue;
         snprintf(labels, sizeof(labels), "result=\"%s\",reason=\"%s\"", names[v == 1 ? 1 : 2],
-                 reason_kind(c->fres[i].reason));
+                 gp_filter_kind_label(gp_filter_reason_kind(c->freason[i])));
         gp_metrics_add(c->x->metrics, "gpupack_extender_filter_reasons_total",
                        "Nodes filtered out, by result and kind of reason.", labels, 1);
     }

@@ -24,7 +24,17 @@ typedef struct {
     bool pool_conflict;   /* the class's required pool contradicts the pod's own node selection */
 } mctx;
 
-static gp_change *add_change(mctx *m, gp_change_kind kind, const char *metric, const char *reason)
+#define MUTATION_LABEL(id, label) [id] = label,
+static const char *const mutation_labels[GP_MK_COUNT] = {GP_MUTATION_KINDS(MUTATION_LABEL)};
+#undef MUTATION_LABEL
+
+const char *gp_mutation_kind_label(gp_mutation_kind k)
+{
+    return k < GP_MK_COUNT ? mutation_labels[k] : NULL;
+}
+
+static gp_change *add_change(mctx *m, gp_change_kind kind, gp_mutation_kind metric,
+                             const char *reason)
 {
     gp_change *c;
 
@@ -91,8 +101,8 @@ static bool adding_toleration(const mctx *m, const gp_toleration *want)
     return false;
 }
 
-static gp_status add_tolerations(mctx *m, const gp_toleration *tols, size_t n, const char *metric,
-                                 const char *why)
+static gp_status add_tolerations(mctx *m, const gp_toleration *tols, size_t n,
+                                 gp_mutation_kind metric, const char *why)
 {
     for (size_t i = 0; i < n; i++) {
         gp_change *c;
@@ -121,7 +131,7 @@ static gp_status decide_class_label(mctx *m)
 
     if (have != NULL && strcmp(have, m->cls->name) == 0)
         return GP_OK;
-    c = add_change(m, GP_CH_SET_LABEL, "class-label",
+    c = add_change(m, GP_CH_SET_LABEL, GP_MK_CLASS_LABEL,
                    gp_arena_printf(m->a, "class %s (%s)", m->cls->name, m->d->class_why));
     if (c == NULL || c->reason == NULL)
         return GP_ENOMEM;
@@ -183,7 +193,7 @@ static gp_status decide_priority(mctx *m)
     why = ckpt ? gp_arena_printf(m->a, "class %s, checkpointing", m->cls->name)
                : gp_arena_printf(m->a, "class %s", m->cls->name);
     c = why == NULL ? NULL
-        : add_change(m, GP_CH_SET_PRIORITY_CLASS, "priority-class",
+        : add_change(m, GP_CH_SET_PRIORITY_CLASS, GP_MK_PRIORITY_CLASS,
                      global ? gp_arena_printf(m->a, "priorityClassName %s (%s; replaces the "
                                               "global default %.60s)", pc, why, global)
                             : gp_arena_printf(m->a, "priorityClassName %s (%s)", pc, why));
@@ -192,10 +202,11 @@ static gp_status decide_priority(mctx *m)
     c->value = pc;
     /* The Priority admission plugin already ran and will run again after the webhook: a stale
      * integer would make it reject the pod, so both computed fields go. */
-    if (m->pod->has_priority && add_change(m, GP_CH_REMOVE_PRIORITY, "priority-class", NULL) == NULL)
+    if (m->pod->has_priority &&
+        add_change(m, GP_CH_REMOVE_PRIORITY, GP_MK_PRIORITY_CLASS, NULL) == NULL)
         return GP_ENOMEM;
     if (m->pod->has_preemption_policy &&
-        add_change(m, GP_CH_REMOVE_PREEMPTION, "priority-class", NULL) == NULL)
+        add_change(m, GP_CH_REMOVE_PREEMPTION, GP_MK_PRIORITY_CLASS, NULL) == NULL)
         return GP_ENOMEM;
     return GP_OK;
 }
@@ -256,19 +267,11 @@ static const char *labels_text(gp_arena *a, const gp_label *l, size_t n)
     return s;
 }
 
-static const char *label_value(const gp_label *l, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(l[i].key, key) == 0)
-            return l[i].value;
-    return NULL;
-}
-
 /* The pod's nodeSelector entry that names a pool label key with another value; NULL if none. */
 static const gp_label *selector_conflict(const gp_pod *pod, const gp_pool *p)
 {
     for (size_t i = 0; i < pod->nnode_selector; i++) {
-        const char *want = label_value(p->labels, p->nlabels, pod->node_selector[i].key);
+        const char *want = gp_label_find(p->labels, p->nlabels, pod->node_selector[i].key);
 
         if (want != NULL && strcmp(want, pod->node_selector[i].value) != 0)
             return &pod->node_selector[i];
@@ -281,7 +284,7 @@ static const gp_label *selector_conflict(const gp_pod *pod, const gp_pool *p)
 static bool term_excludes_pool(const gp_node_term *t, const gp_pool *p)
 {
     for (size_t i = 0; i < t->nexprs; i++)
-        if (label_value(p->labels, p->nlabels, t->exprs[i].key) != NULL &&
+        if (gp_label_find(p->labels, p->nlabels, t->exprs[i].key) != NULL &&
             !gp_node_req_matches(&t->exprs[i], p->labels, p->nlabels))
             return true;
     return false;
@@ -335,7 +338,7 @@ static gp_status decide_pool(mctx *m)
     text = labels_text(m->a, p->labels, p->nlabels);
     if (text == NULL)
         return GP_ENOMEM;
-    c = add_change(m, required ? GP_CH_ADD_REQUIRED : GP_CH_ADD_PREFERRED, "placement",
+    c = add_change(m, required ? GP_CH_ADD_REQUIRED : GP_CH_ADD_PREFERRED, GP_MK_PLACEMENT,
                    gp_arena_printf(m->a, "%s node affinity %s (class %s pool)",
                                    required ? "required" : "preferred", text, m->cls->name));
     if (c == NULL || c->reason == NULL)
@@ -540,7 +543,7 @@ static gp_status original_json(mctx *m, const gp_container *const *cs, size_t n)
     if (ok)
         json = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    c = json ? add_change(m, GP_CH_SET_ANNOTATION, "annotation", NULL) : NULL;
+    c = json ? add_change(m, GP_CH_SET_ANNOTATION, GP_MK_ANNOTATION, NULL) : NULL;
     if (c != NULL) {
         c->key = GP_ANN_ORIGINAL;
         c->value = gp_arena_strdup(m->a, json);
@@ -567,7 +570,7 @@ static gp_status rewrite_containers(mctx *m, const gp_mig_profile *prof, const c
         label = container_label(m->a, k);
         if (label == NULL)
             return GP_ENOMEM;
-        c = add_change(m, GP_CH_REPLACE_RESOURCE, "mig",
+        c = add_change(m, GP_CH_REPLACE_RESOURCE, GP_MK_MIG,
                        gp_arena_printf(m->a, "%s: " GP_RES_GPU " 1 -> %s (needs %s)", label, res,
                                        hint));
         if (c == NULL || c->reason == NULL)
@@ -738,7 +741,7 @@ static gp_status decide_runtime_cap(mctx *m)
         return GP_OK;
     if (m->pod->owner_kind != NULL && strcmp(m->pod->owner_kind, "Job") != 0)
         return skip_runtime_cap(m);
-    c = add_change(m, GP_CH_SET_ACTIVE_DEADLINE, "runtime-cap",
+    c = add_change(m, GP_CH_SET_ACTIVE_DEADLINE, GP_MK_RUNTIME_CAP,
                    gp_arena_printf(m->a, "activeDeadlineSeconds %lld (class %s runtime cap)",
                                    (long long)m->cls->runtime_cap_seconds, m->cls->name));
     if (c == NULL || c->reason == NULL)
@@ -755,13 +758,13 @@ static gp_status decide_spot(mctx *m)
 
     if (!m->cls->spot_allowed || !checkpointing(m->pod))
         return GP_OK;
-    st = add_tolerations(m, s->tolerations, s->ntolerations, "spot", NULL);
+    st = add_tolerations(m, s->tolerations, s->ntolerations, GP_MK_SPOT, NULL);
     for (size_t i = 0; st == GP_OK && i < s->nnode_labels && m->pod->node_name == NULL; i++) {
         gp_change *c;
 
         if (has_preferred(m->pod, &s->node_labels[i], 1))
             continue;
-        c = add_change(m, GP_CH_ADD_PREFERRED, "spot", NULL);
+        c = add_change(m, GP_CH_ADD_PREFERRED, GP_MK_SPOT, NULL);
         if (c == NULL)
             return GP_ENOMEM;
         c->labels = &s->node_labels[i];
@@ -787,8 +790,9 @@ static gp_status decide_class_tolerations(mctx *m)
     if (m->cls->ntolerations == 0)
         return GP_OK;
     why = gp_arena_printf(m->a, "class %s", m->cls->name);
-    return why ? add_tolerations(m, m->cls->tolerations, m->cls->ntolerations, "toleration", why)
-               : GP_ENOMEM;
+    if (why == NULL)
+        return GP_ENOMEM;
+    return add_tolerations(m, m->cls->tolerations, m->cls->ntolerations, GP_MK_TOLERATION, why);
 }
 
 /* Writes gpupack.io/mutated when something changed, or when the pod has no class and the
@@ -812,7 +816,7 @@ static gp_status summarise(mctx *m)
     if (s == NULL)
         return GP_ENOMEM;
     m->d->summary = s;
-    c = add_change(m, GP_CH_SET_ANNOTATION, "annotation", NULL);
+    c = add_change(m, GP_CH_SET_ANNOTATION, GP_MK_ANNOTATION, NULL);
     if (c == NULL)
         return GP_ENOMEM;
     c->key = GP_ANN_MUTATED;
@@ -820,22 +824,18 @@ static gp_status summarise(mctx *m)
     return c->value ? GP_OK : GP_ENOMEM;
 }
 
+/* A class's decisions, in the order their changes are listed (and patched). */
+static gp_status (*const class_steps[])(mctx *) = {
+    decide_class_label, decide_priority,    decide_pool, decide_class_tolerations,
+    decide_mig,         decide_runtime_cap, decide_spot,
+};
+
 static gp_status decide_class(mctx *m)
 {
-    gp_status st = decide_class_label(m);
+    gp_status st = GP_OK;
 
-    if (st == GP_OK)
-        st = decide_priority(m);
-    if (st == GP_OK)
-        st = decide_pool(m);
-    if (st == GP_OK)
-        st = decide_class_tolerations(m);
-    if (st == GP_OK)
-        st = decide_mig(m);
-    if (st == GP_OK)
-        st = decide_runtime_cap(m);
-    if (st == GP_OK)
-        st = decide_spot(m);
+    for (size_t i = 0; st == GP_OK && i < sizeof(class_steps) / sizeof(class_steps[0]); i++)
+        st = class_steps[i](m);
     return st;
 }
 
@@ -849,7 +849,7 @@ static gp_status decide_scheduler(mctx *m)
     if (want == NULL || m->pod->node_name != NULL ||
         (have != NULL && *have != '\0' && strcmp(have, GP_DEFAULT_SCHEDULER) != 0))
         return GP_OK;
-    c = add_change(m, GP_CH_SET_SCHEDULER_NAME, "scheduler-name",
+    c = add_change(m, GP_CH_SET_SCHEDULER_NAME, GP_MK_SCHEDULER_NAME,
                    gp_arena_printf(m->a, "schedulerName %s (policy; was %s)", want,
                                    have && *have ? have : "unset"));
     if (c == NULL || c->reason == NULL)
@@ -901,7 +901,7 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
     gp_classify(pod, pol, &out->class_name, &out->class_why, a);
     if (out->class_why == NULL && out->class_name != NULL)
         return GP_ENOMEM;
-    st = add_tolerations(&m, pol->tolerations, pol->ntolerations, "toleration", "GPU pod");
+    st = add_tolerations(&m, pol->tolerations, pol->ntolerations, GP_MK_TOLERATION, "GPU pod");
     if (st == GP_OK)
         st = decide_scheduler(&m);
     if (st == GP_OK && out->class_name == NULL && out->class_why != NULL)

@@ -5,14 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-static const char *label_of(const gp_label *l, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(l[i].key, key) == 0)
-            return l[i].value;
-    return NULL;
-}
-
 static bool listed(char *const *values, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
@@ -52,7 +44,7 @@ static bool compare_matches(const gp_selector_req *r, const char *have, bool gt)
 
 bool gp_node_req_matches(const gp_selector_req *r, const gp_label *labels, size_t nlabels)
 {
-    const char *have = label_of(labels, nlabels, r->key);
+    const char *have = gp_label_find(labels, nlabels, r->key);
 
     if (strcmp(r->op, "In") == 0)
         return have != NULL && listed(r->values, r->nvalues, have);
@@ -108,7 +100,7 @@ static bool required_matches(const gp_pod *pod, const char *name, const gp_label
 static bool has_all(const gp_label *want, size_t nwant, const gp_label *labels, size_t nlabels)
 {
     for (size_t i = 0; i < nwant; i++) {
-        const char *have = label_of(labels, nlabels, want[i].key);
+        const char *have = gp_label_find(labels, nlabels, want[i].key);
 
         if (have == NULL || strcmp(have, want[i].value) != 0)
             return false;

@@ -25,9 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIG_PREFIX "nvidia.com/mig-"
-#define GPU_RESOURCE "nvidia.com/gpu"
-#define LABEL_INSTANCE_TYPE "node.kubernetes.io/instance-type"
+#include "gpupack/policy.h"
 
 static const cJSON *obj_item(const cJSON *obj, const char *key)
 {
@@ -71,44 +69,73 @@ static gp_status alloc_value(const cJSON *v, bool milli, int64_t *out, gp_err *e
     return GP_OK;
 }
 
-static void add_mig_alloc(gp_node *n, const char *profile, int64_t count)
+static void add_mig_alloc(gp_node *n, const char *profile, int32_t count)
 {
     gp_mig_count *m;
 
     if (count <= 0 || n->nmig >= GP_NODE_MAX_MIG || strlen(profile) >= GP_MIG_NAME_MAX ||
-        *profile == '\0' || gp_node_mig(n, profile) != NULL)
+        gp_node_mig(n, profile) != NULL)
         return;
     m = &n->mig[n->nmig++];
     snprintf(m->profile, sizeof(m->profile), "%s", profile);
-    m->alloc = clamp_i32(count);
+    m->alloc = count;
     m->used = 0;
+}
+
+gp_status gp_node_mig_capacity(const cJSON *entry, const char **profile, int32_t *count,
+                               gp_err *err)
+{
+    int64_t v = 0;
+    gp_status st;
+
+    *profile = gp_mig_profile_of(entry->string);
+    *count = 0;
+    if (*profile == NULL)
+        return GP_ENOTFOUND;
+    st = alloc_value(entry, false, &v, err);
+    *count = clamp_i32(v);
+    return st;
+}
+
+/* One allocatable entry other than MIG: cpu, memory, pods and whole GPUs are read, the rest is
+ * ignored. */
+static gp_status decode_resource(const cJSON *c, gp_node *n, gp_err *err)
+{
+    const char *name = c->string;
+    bool cpu = strcmp(name, "cpu") == 0;
+    int64_t v = 0;
+    gp_status st;
+
+    if (!cpu && strcmp(name, GP_RES_GPU) != 0 && strcmp(name, "memory") != 0 &&
+        strcmp(name, "pods") != 0)
+        return GP_OK;
+    st = alloc_value(c, cpu, &v, err);
+    if (st != GP_OK)
+        return st;
+    if (cpu)
+        n->cpu_alloc_m = v;
+    else if (strcmp(name, GP_RES_GPU) == 0)
+        n->gpu_alloc = clamp_i32(v);
+    else if (strcmp(name, "memory") == 0)
+        n->mem_alloc = v;
+    else
+        n->pods_alloc = clamp_i32(v);
+    return GP_OK;
 }
 
 static gp_status decode_allocatable(const cJSON *alloc, gp_node *n, gp_err *err)
 {
     for (const cJSON *c = alloc ? alloc->child : NULL; c != NULL; c = c->next) {
-        const char *name = c->string;
-        bool mig = strncmp(name, MIG_PREFIX, strlen(MIG_PREFIX)) == 0;
-        bool cpu = strcmp(name, "cpu") == 0;
-        int64_t v = 0;
-        gp_status st;
+        const char *profile;
+        int32_t count;
+        gp_status st = gp_node_mig_capacity(c, &profile, &count, err);
 
-        if (!mig && !cpu && strcmp(name, GPU_RESOURCE) != 0 && strcmp(name, "memory") != 0 &&
-            strcmp(name, "pods") != 0)
-            continue;
-        st = alloc_value(c, cpu, &v, err);
+        if (st == GP_ENOTFOUND)
+            st = decode_resource(c, n, err);
+        else if (st == GP_OK)
+            add_mig_alloc(n, profile, count);
         if (st != GP_OK)
             return st;
-        if (mig)
-            add_mig_alloc(n, name + strlen(MIG_PREFIX), v);
-        else if (cpu)
-            n->cpu_alloc_m = v;
-        else if (strcmp(name, GPU_RESOURCE) == 0)
-            n->gpu_alloc = clamp_i32(v);
-        else if (strcmp(name, "memory") == 0)
-            n->mem_alloc = v;
-        else
-            n->pods_alloc = clamp_i32(v);
     }
     return GP_OK;
 }
@@ -152,7 +179,7 @@ static gp_status decode_meta(const cJSON *meta, const gp_policy *pol, gp_node *o
     }
     snprintf(out->name, sizeof(out->name), "%s", name);
     out->spot = is_spot(labels, pol);
-    st = copy_label(labels, LABEL_INSTANCE_TYPE, &out->instance_type);
+    st = copy_label(labels, GP_LABEL_INSTANCE_TYPE, &out->instance_type);
     if (st == GP_OK)
         st = copy_label(labels, GP_LABEL_GPU_PRODUCT, &out->gpu_product);
     if (st == GP_ENOMEM)
@@ -223,16 +250,14 @@ static int slot_of(usage_acc *acc, const char *name)
 {
     const char *profile;
 
-    if (strcmp(name, GPU_RESOURCE) == 0)
+    if (strcmp(name, GP_RES_GPU) == 0)
         return SLOT_GPU;
     if (strcmp(name, "cpu") == 0)
         return SLOT_CPU;
     if (strcmp(name, "memory") == 0)
         return SLOT_MEM;
-    if (strncmp(name, MIG_PREFIX, strlen(MIG_PREFIX)) != 0)
-        return -1;
-    profile = name + strlen(MIG_PREFIX);
-    if (*profile == '\0' || strlen(profile) >= GP_MIG_NAME_MAX)
+    profile = gp_mig_profile_of(name);
+    if (profile == NULL || strlen(profile) >= GP_MIG_NAME_MAX)
         return -1;
     for (uint8_t i = 0; i < acc->nmig; i++)
         if (strcmp(acc->profile[i], profile) == 0)
@@ -312,7 +337,7 @@ gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err)
     }
     out->nmig = acc.nmig;
     if (acc.too_many) {
-        gp_err_set(err, "pod asks for more than %d distinct MIG profiles (nvidia.com/mig-*)",
+        gp_err_set(err, "pod asks for more than %d distinct MIG profiles (" GP_RES_MIG_PREFIX "*)",
                    GP_USAGE_MAX_MIG);
         return GP_ETOOBIG;
     }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpupack/policy.h"
+
 /* Returns the child named key when it is a string, NULL otherwise. */
 static const char *json_str(const cJSON *obj, const char *key)
 {
@@ -387,22 +389,14 @@ gp_status gp_pod_from_json(const cJSON *pod, const char *ns_fallback, gp_arena *
     return GP_OK;
 }
 
-static const char *label_get(const gp_label *l, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(l[i].key, key) == 0)
-            return l[i].value;
-    return NULL;
-}
-
 const char *gp_pod_label(const gp_pod *p, const char *key)
 {
-    return label_get(p->labels, p->nlabels, key);
+    return gp_label_find(p->labels, p->nlabels, key);
 }
 
 const char *gp_pod_annotation(const gp_pod *p, const char *key)
 {
-    return label_get(p->annotations, p->nannotations, key);
+    return gp_label_find(p->annotations, p->nannotations, key);
 }
 
 static const gp_resource *resource_get(const gp_resource *r, size_t n, const char *name)

@@ -677,7 +677,7 @@ static const vfield policy_fields[] = {
 static const objspec policy_spec = SPEC(policy_fields, policy_post);
 _Static_assert(sizeof(policy_fields) / sizeof(policy_fields[0]) <= 32, "seen is a uint32_t");
 
-static const char *const default_gpu_resources[] = {"nvidia.com/gpu", "nvidia.com/mig-*"};
+static const char *const default_gpu_resources[] = {GP_RES_GPU, GP_RES_MIG_PREFIX "*"};
 
 /* ---------------------------------------------------------------------------------------------
  * Decoding. */
@@ -1520,10 +1520,13 @@ bool gp_policy_is_gpu_resource(const gp_policy *p, const char *resource)
 
 bool gp_policy_namespace_excluded(const gp_policy *p, const char *ns)
 {
-    if (p == NULL || ns == NULL)
-        return false;
-    for (size_t i = 0; i < p->nexcluded_namespaces; i++)
-        if (gp_glob_match(p->excluded_namespaces[i], ns))
+    return p != NULL && gp_glob_any(p->excluded_namespaces, p->nexcluded_namespaces, ns);
+}
+
+bool gp_glob_any(char *const *globs, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (gp_glob_match(globs[i], s))
             return true;
     return false;
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpupack/mutate.h"
+#include "gpupack/k8s.h"
 
 #define MAX_ANN_MODELS 32     /* globs in one gpupack.io/gpu-models annotation */
 #define MIG_FULL_SLICES GP_MIG_FULL_SLICES /* compute slices of a whole A100/H100 */
@@ -98,7 +98,7 @@ static gp_status demand_models(const char *ann, const gp_class *cls, gp_arena *a
  * the same; tolerationSeconds play no part in NoSchedule). */
 static bool tolerates_cordon(const gp_pod *pod)
 {
-    gp_toleration taint = { .key = "node.kubernetes.io/unschedulable", .op = "Equal",
+    gp_toleration taint = { .key = GP_TAINT_UNSCHEDULABLE, .op = "Equal",
                             .value = "", .effect = "NoSchedule" };
 
     for (size_t i = 0; i < pod->ntolerations; i++) {
@@ -148,19 +148,87 @@ gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *
 /* ---------------------------------------------------------------------------------------------
  * Filter. */
 
-static gp_filter_verdict verdict(gp_filter_verdict v, char *reason, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+typedef struct {
+    gp_filter_kind kind;
+    gp_filter_verdict verdict;
+    const char *format;
+} reason_row;
 
-static gp_filter_verdict verdict(gp_filter_verdict v, char *reason, const char *fmt, ...)
+#define KIND_LABEL(id, label) [id] = label,
+#define REASON_ROW(id, kind, verdict, format) [id] = {kind, verdict, format},
+static const char *const kind_labels[GP_FK_COUNT] = {GP_FILTER_KINDS(KIND_LABEL)};
+static const reason_row reasons[GP_FR_COUNT] = {
+    [GP_FR_NONE] = {GP_FK_COUNT, GP_FILTER_PASS, ""}, GP_FILTER_REASONS(REASON_ROW)};
+#undef KIND_LABEL
+#undef REASON_ROW
+
+gp_filter_verdict gp_filter_reason_verdict(gp_filter_reason r)
+{
+    return r < GP_FR_COUNT ? reasons[r].verdict : GP_FILTER_UNRESOLVABLE;
+}
+
+gp_filter_kind gp_filter_reason_kind(gp_filter_reason r)
+{
+    return r < GP_FR_COUNT ? reasons[r].kind : GP_FK_COUNT;
+}
+
+const char *gp_filter_kind_label(gp_filter_kind k)
+{
+    return k < GP_FK_COUNT ? kind_labels[k] : NULL;
+}
+
+/* How many strings a format takes (its "%s"; the table's formats have no "%%"). */
+static int string_args(const char *fmt)
+{
+    int n = 0;
+
+    for (const char *p = strstr(fmt, "%s"); p != NULL; p = strstr(p + 2, "%s"))
+        n++;
+    return n;
+}
+
+/* Formats one of the table's messages. The table's formats are constants; they reach printf
+ * as data through a va_list, and the unit tests format every row. */
+static void format_row(char *buf, const char *fmt, ...)
 {
     va_list ap;
 
-    if (reason == NULL) /* only the verdict is wanted: formatting is most of a node's cost */
-        return v;
     va_start(ap, fmt);
-    vsnprintf(reason, GP_REASON_MAX, fmt, ap);
+    vsnprintf(buf, GP_REASON_MAX, fmt, ap);
     va_end(ap);
-    return v;
+}
+
+char *gp_filter_why_text(const gp_filter_why *why, char *buf)
+{
+    const char *f = why->reason < GP_FR_COUNT ? reasons[why->reason].format : "";
+    const char *const *s = why->s;
+    const int *n = why->n;
+
+    /* Every format takes its strings first, then its numbers; numbers it does not use are
+     * ignored (C11 7.21.6.1p2). */
+    switch (string_args(f)) {
+    case 0:
+        format_row(buf, f, n[0], n[1], n[2]);
+        break;
+    case 1:
+        format_row(buf, f, s[0], n[0], n[1], n[2]);
+        break;
+    case 2:
+        format_row(buf, f, s[0], s[1], n[0], n[1], n[2]);
+        break;
+    default:
+        format_row(buf, f, s[0], s[1], s[2], n[0], n[1], n[2]);
+    }
+    return buf;
+}
+
+/* Refuses the node for reason r with its string and number arguments (why may be NULL). */
+static gp_filter_verdict refuse(gp_filter_why *why, gp_filter_reason r, const char *s0,
+                                const char *s1, const char *s2, int n0, int n1, int n2)
+{
+    if (why != NULL)
+        *why = (gp_filter_why){r, {s0, s1, s2}, {n0, n1, n2}};
+    return reasons[r].verdict;
 }
 
 /* True when glob g is one of the class's own (as opposed to the annotation's). */
@@ -173,46 +241,43 @@ static bool from_class(const char *g, char *const *list, size_t n)
 }
 
 static gp_filter_verdict check_denied(const gp_demand *d, const gp_class *cls, const char *model,
-                                      char *reason)
+                                      gp_filter_why *why)
 {
     for (size_t i = 0; i < d->ndeny; i++) {
-        if (!gp_glob_match(d->deny_models[i], model))
+        const char *g = d->deny_models[i];
+
+        if (!gp_glob_match(g, model))
             continue;
-        if (cls != NULL && from_class(d->deny_models[i], cls->exclude_gpu_models,
-                                      cls->nexclude_gpu_models))
-            return verdict(GP_FILTER_UNRESOLVABLE, reason,
-                           "GPU model %s excluded by class %s (excludeGpuModels \"%s\")", model,
-                           cls->name, d->deny_models[i]);
-        return verdict(GP_FILTER_UNRESOLVABLE, reason,
-                       "GPU model %s excluded by annotation %s (\"!%s\")", model,
-                       GP_ANN_GPU_MODELS, d->deny_models[i]);
+        if (cls != NULL && from_class(g, cls->exclude_gpu_models, cls->nexclude_gpu_models))
+            return refuse(why, GP_FR_MODEL_DENIED_CLASS, model, cls->name, g, 0, 0, 0);
+        return refuse(why, GP_FR_MODEL_DENIED_ANN, model, g, NULL, 0, 0, 0);
     }
     return GP_FILTER_PASS;
 }
 
-/* Who restricts the models: "class X", "annotation A" or both. */
-static void allow_source(const gp_demand *d, const gp_class *cls, char *buf, size_t n)
+/* The reason a model is not allowed, by who restricts the models: the class, the annotation
+ * or both (rows ordered class, annotation, both from first). */
+static gp_filter_verdict refuse_model(const gp_demand *d, const gp_class *cls, const char *model,
+                                      gp_filter_reason first, gp_filter_why *why)
 {
     size_t from_cls = 0;
+    int by;
 
     for (size_t i = 0; cls != NULL && i < d->nallow; i++)
         from_cls += from_class(d->allow_models[i], cls->gpu_models, cls->ngpu_models);
-    if (from_cls == d->nallow)
-        snprintf(buf, n, "class %s (gpuModels)", cls ? cls->name : "?");
-    else if (from_cls == 0)
-        snprintf(buf, n, "annotation %s", GP_ANN_GPU_MODELS);
-    else
-        snprintf(buf, n, "class %s (gpuModels) or annotation %s", cls->name, GP_ANN_GPU_MODELS);
+    by = from_cls == d->nallow ? 0 : from_cls == 0 ? 1 : 2;
+    if (model == NULL) /* the unlabeled rows take the class name first */
+        return refuse(why, first + by, cls ? cls->name : "?", NULL, NULL, 0, 0, 0);
+    return refuse(why, first + by, model, cls ? cls->name : "?", NULL, 0, 0, 0);
 }
 
 static gp_filter_verdict check_models(const gp_demand *d, const gp_node *n, const gp_policy *pol,
-                                      char *reason)
+                                      gp_filter_why *why)
 {
     const gp_class *cls = gp_policy_class(pol, d->class_name);
     const char *model = n->gpu_product;
-    char src[96];
 
-    if (model != NULL && check_denied(d, cls, model, reason) != GP_FILTER_PASS)
+    if (model != NULL && check_denied(d, cls, model, why) != GP_FILTER_PASS)
         return GP_FILTER_UNRESOLVABLE;
     bool has_cls = false, has_ann = false, cls_ok = false, ann_ok = false;
 
@@ -232,12 +297,8 @@ static gp_filter_verdict check_models(const gp_demand *d, const gp_node *n, cons
     }
     if ((!has_cls || cls_ok) && (!has_ann || ann_ok))
         return GP_FILTER_PASS;
-    allow_source(d, cls, src, sizeof(src));
-    if (model == NULL)
-        return verdict(GP_FILTER_UNRESOLVABLE, reason,
-                       "node has no nvidia.com/gpu.product label; GPU models are restricted by %s",
-                       src);
-    return verdict(GP_FILTER_UNRESOLVABLE, reason, "GPU model %s not allowed by %s", model, src);
+    return refuse_model(d, cls, model, model ? GP_FR_MODEL_NOT_CLASS : GP_FR_UNLABELED_CLASS,
+                        why);
 }
 
 /* The models of models[0..nmodels) that pods with constraint m may run on, as a mask. */
@@ -329,35 +390,31 @@ static int32_t free_of(int32_t alloc, int32_t used)
 }
 
 /* Resources the node does not have at all, or not in the amount asked. */
-static gp_filter_verdict check_capacity(const gp_usage *u, const gp_node *n, char *reason)
+static gp_filter_verdict check_capacity(const gp_usage *u, const gp_node *n, gp_filter_why *why)
 {
     if (u->gpu > 0 && n->gpu_alloc < u->gpu)
-        return verdict(GP_FILTER_UNRESOLVABLE, reason, "nvidia.com/gpu: node has %d, pod needs %d",
-                       (int)n->gpu_alloc, (int)u->gpu);
+        return refuse(why, GP_FR_GPU_TOO_FEW, NULL, NULL, NULL, n->gpu_alloc, u->gpu, 0);
     for (uint8_t i = 0; i < u->nmig; i++) {
         const gp_mig_count *m = gp_node_mig(n, u->mig_profile[i]);
+        const char *p = u->mig_profile[i];
 
         if (u->mig[i] <= 0)
             continue;
         if (m == NULL || m->alloc <= 0)
-            return verdict(GP_FILTER_UNRESOLVABLE, reason, "nvidia.com/mig-%s: node has none",
-                           u->mig_profile[i]);
+            return refuse(why, GP_FR_MIG_NONE, p, NULL, NULL, 0, 0, 0);
         if (m->alloc < u->mig[i])
-            return verdict(GP_FILTER_UNRESOLVABLE, reason,
-                           "nvidia.com/mig-%s: node has %d, pod needs %d", u->mig_profile[i],
-                           (int)m->alloc, (int)u->mig[i]);
+            return refuse(why, GP_FR_MIG_TOO_FEW, p, NULL, NULL, m->alloc, u->mig[i], 0);
     }
     return GP_FILTER_PASS;
 }
 
 /* Resources the node has, but not free now. */
-static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, char *reason)
+static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, gp_filter_why *why)
 {
     int32_t f = free_of(n->gpu_alloc, n->gpu_used);
 
     if (u->gpu > 0 && f < u->gpu)
-        return verdict(GP_FILTER_FULL, reason, "nvidia.com/gpu: %d of %d free, pod needs %d",
-                       (int)f, (int)n->gpu_alloc, (int)u->gpu);
+        return refuse(why, GP_FR_GPU_FULL, NULL, NULL, NULL, f, n->gpu_alloc, u->gpu);
     for (uint8_t i = 0; i < u->nmig; i++) {
         const gp_mig_count *m = gp_node_mig(n, u->mig_profile[i]);
 
@@ -366,11 +423,8 @@ static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, char *r
         f = free_of(m->alloc, m->used);
         if (f >= u->mig[i])
             continue;
-        if (u->mig[i] == 1)
-            return verdict(GP_FILTER_FULL, reason, "nvidia.com/mig-%s: %d of %d free",
-                           m->profile, (int)f, (int)m->alloc);
-        return verdict(GP_FILTER_FULL, reason, "nvidia.com/mig-%s: %d of %d free, pod needs %d",
-                       m->profile, (int)f, (int)m->alloc, (int)u->mig[i]);
+        return refuse(why, u->mig[i] == 1 ? GP_FR_MIG_FULL_ONE : GP_FR_MIG_FULL, m->profile,
+                      NULL, NULL, f, m->alloc, u->mig[i]);
     }
     return GP_FILTER_PASS;
 }
@@ -378,38 +432,34 @@ static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, char *r
 /* A spot node for a pod that may not use spot, with scoring.spotFilter "hard": the rule the
  * pod misses, named. */
 static gp_filter_verdict check_spot(const gp_demand *d, const gp_node *n, const gp_policy *pol,
-                                    char *reason)
+                                    gp_filter_why *why)
 {
     const gp_class *cls = gp_policy_class(pol, d->class_name);
 
     if (!n->spot || d->spot_ok || !d->spot_hard || cls == NULL)
         return GP_FILTER_PASS;
-    if (!cls->spot_allowed)
-        return verdict(GP_FILTER_UNRESOLVABLE, reason, "spot node: class %s does not allow spot",
-                       cls->name);
-    return verdict(GP_FILTER_UNRESOLVABLE, reason,
-                   "spot node: class %s needs annotation %s=true", cls->name,
-                   GP_ANN_CHECKPOINTING);
+    return refuse(why, cls->spot_allowed ? GP_FR_SPOT_CHECKPOINT : GP_FR_SPOT_CLASS, cls->name,
+                  NULL, NULL, 0, 0, 0);
 }
 
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
-                                 char *reason)
+                                 gp_filter_why *why)
 {
     gp_filter_verdict v;
 
-    if (reason != NULL)
-        reason[0] = '\0';
+    if (why != NULL)
+        *why = (gp_filter_why){GP_FR_NONE, {NULL, NULL, NULL}, {0, 0, 0}};
     if (!d->gpu || d->never_filter)
         return GP_FILTER_PASS;
     if (n->unschedulable && !d->cordon_ok)
-        return verdict(GP_FILTER_UNRESOLVABLE, reason, "node is cordoned (spec.unschedulable)");
-    v = check_models(d, n, pol, reason);
+        return refuse(why, GP_FR_CORDONED, NULL, NULL, NULL, 0, 0, 0);
+    v = check_models(d, n, pol, why);
     if (v == GP_FILTER_PASS)
-        v = check_spot(d, n, pol, reason);
+        v = check_spot(d, n, pol, why);
     if (v == GP_FILTER_PASS)
-        v = check_capacity(&d->usage, n, reason);
+        v = check_capacity(&d->usage, n, why);
     if (v == GP_FILTER_PASS)
-        v = check_free(&d->usage, n, reason);
+        v = check_free(&d->usage, n, why);
     return v;
 }
 

@@ -39,11 +39,6 @@ typedef struct {
 
 #define M_MUTATIONS_HELP "Pods changed (or, in audit mode, that would be), by kind of change."
 
-/* Every kind gp_mutate() reports (gp_change.metric), so each series exists from the start. */
-static const char *const change_kinds[] = { "toleration", "class-label", "priority-class",
-                                            "placement", "mig", "runtime-cap", "spot",
-                                            "annotation", "scheduler-name" };
-
 #define M_REVIEWS_HELP "AdmissionReviews answered, by outcome."
 #define M_FAIL_OPEN_HELP "Reviews answered allowed-unchanged because of an internal error."
 
@@ -56,8 +51,9 @@ static void preregister(gp_metrics *m)
     static const char *const reasons[] = { "decode", "internal", "patch", "encode" };
     char labels[64];
 
-    for (size_t i = 0; i < sizeof(change_kinds) / sizeof(change_kinds[0]); i++) {
-        snprintf(labels, sizeof(labels), "kind=\"%s\"", change_kinds[i]);
+    for (int k = 0; k < GP_MK_COUNT; k++) { /* every kind gp_mutate() reports */
+        snprintf(labels, sizeof(labels), "kind=\"%s\"",
+                 gp_mutation_kind_label((gp_mutation_kind)k));
         gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels, 0);
         gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, labels, 0);
     }
@@ -164,15 +160,15 @@ static void add_audit(review *r, const char *key, const char *value)
 static void count_changes(review *r, const char *metric)
 {
     for (size_t i = 0; i < r->d.nchanges; i++) {
-        const char *kind = r->d.changes[i].metric;
+        gp_mutation_kind kind = r->d.changes[i].metric;
         char labels[64];
         bool seen = false;
 
         for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(r->d.changes[j].metric, kind) == 0;
+            seen = r->d.changes[j].metric == kind;
         if (seen)
             continue;
-        snprintf(labels, sizeof(labels), "kind=\"%s\"", kind);
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label(kind));
         gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, labels, 1);
     }
 }

@@ -232,7 +232,6 @@ static const cJSON *json_items(const cJSON *root)
 }
 
 #define MIB (INT64_C(1) << 20)
-#define MIG_PREFIX "nvidia.com/mig-"
 
 /* Counts the GPUs a node's MIG slices make (compute slices / 7, rounded up), as the extender
  * counts them for its prices; false when a slice count is not a quantity. */
@@ -245,11 +244,12 @@ static bool mig_gpus(sim_input *in, const cJSON *alloc)
     {
         int64_t count;
 
-        if (r->string == NULL || strncmp(r->string, MIG_PREFIX, strlen(MIG_PREFIX)) != 0)
+        if (r->string == NULL ||
+            strncmp(r->string, GP_RES_MIG_PREFIX, strlen(GP_RES_MIG_PREFIX)) != 0)
             continue;
         if (!qty_field(alloc, r->string, false, &count) || count > 1000)
             return false;
-        slices += count * gp_score_mig_slices(NULL, r->string + strlen(MIG_PREFIX));
+        slices += count * gp_score_mig_slices(NULL, r->string + strlen(GP_RES_MIG_PREFIX));
     }
     if (slices > 0) {
         in->n_mig_nodes++;
@@ -269,7 +269,7 @@ static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
 
     if (!cJSON_IsString(name) || !cJSON_IsObject(alloc) || !qty_field(alloc, "cpu", true, &cpu) ||
         !qty_field(alloc, "memory", false, &mem) ||
-        !qty_field(alloc, "nvidia.com/gpu", false, &gpu) || gpu > GP_FRAG_MAX_GPUS ||
+        !qty_field(alloc, GP_RES_GPU, false, &gpu) || gpu > GP_FRAG_MAX_GPUS ||
         !mig_gpus(s->in, alloc)) {
         gp_err_set(err, "items[%d]: want metadata.name and status.allocatable cpu, memory and "
                    "nvidia.com/gpu (0..%d), nvidia.com/mig-* (0..1000)", i, GP_FRAG_MAX_GPUS);
@@ -527,7 +527,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
     const cJSON *ann = json_path(pod, "metadata", "annotations");
     const cJSON *milli = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-milli");
-    const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-models");
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, GP_ANN_GPU_MODELS);
     const cJSON *product = json_path(spec, "nodeSelector", GP_LABEL_GPU_PRODUCT);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
     gp_frag_task t = { 0 };

@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpupack/policy.h"
+#include "gpupack/k8s.h"
 #include "gpupack/status.h"
 
 #define GP_ADMISSION_MAX_BODY (3u * 1024 * 1024 + 512u * 1024) /* 3 MiB + margin */

@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpupack/policy.h"
+#include "gpupack/k8s.h"
 #include "gpupack/status.h"
 
 #define GP_CLUSTER_MAX_BYTES (256u * 1024 * 1024) /* largest snapshot file accepted */

@@ -16,18 +16,6 @@
 #include "gpupack/policy.h"
 #include "gpupack/status.h"
 
-#define GP_LABEL_CLASS "gpupack.io/class"
-#define GP_LABEL_SKIP "gpupack.io/skip"
-#define GP_ANN_GPU_MEMORY "gpupack.io/gpu-memory"
-#define GP_ANN_CHECKPOINTING "gpupack.io/checkpointing"
-#define GP_ANN_MUTATED "gpupack.io/mutated"
-#define GP_ANN_ORIGINAL "gpupack.io/original-resources"
-#define GP_ANN_MIRROR "kubernetes.io/config.mirror" /* the kubelet's static-pod mirrors */
-#define GP_LABEL_RAY_ORIGIN "ray.io/originated-from-crd" /* KubeRay: the CR a pod comes from */
-#define GP_RES_GPU "nvidia.com/gpu"
-#define GP_RES_MIG_PREFIX "nvidia.com/mig-"
-#define GP_DEFAULT_SCHEDULER "default-scheduler" /* what kube-apiserver defaults to */
-
 #define GP_MAX_CHANGES 256
 #define GP_MAX_WARNINGS 32
 #define GP_WARNING_MAX_LEN 200 /* characters in one warning line */
@@ -46,9 +34,29 @@ typedef enum {
     GP_CH_SET_SCHEDULER_NAME    /* spec.schedulerName = value */
 } gp_change_kind;
 
+/* What a change counts as: (id, the kind label of gpupack_mutations_total and
+ * gpupack_audit_would_mutate_total). The labels are listed in docs/webhook.md; keep them stable. */
+#define GP_MUTATION_KINDS(X)                    \
+    X(GP_MK_TOLERATION, "toleration")           \
+    X(GP_MK_CLASS_LABEL, "class-label")         \
+    X(GP_MK_PRIORITY_CLASS, "priority-class")   \
+    X(GP_MK_PLACEMENT, "placement")             \
+    X(GP_MK_MIG, "mig")                         \
+    X(GP_MK_RUNTIME_CAP, "runtime-cap")         \
+    X(GP_MK_SPOT, "spot")                       \
+    X(GP_MK_ANNOTATION, "annotation")           \
+    X(GP_MK_SCHEDULER_NAME, "scheduler-name")
+
+#define GP_MUTATION_ENUM(id, label) id,
+typedef enum { GP_MUTATION_KINDS(GP_MUTATION_ENUM) GP_MK_COUNT } gp_mutation_kind;
+#undef GP_MUTATION_ENUM
+
+/* A mutation kind's metric label; NULL past the table. */
+const char *gp_mutation_kind_label(gp_mutation_kind k);
+
 typedef struct {
     gp_change_kind kind;
-    const char *metric;         /* bounded label for gpupack_mutations_total{kind} */
+    gp_mutation_kind metric;    /* what it counts as in gpupack_mutations_total{kind} */
     const char *key;
     const char *value;
     const gp_toleration *tol;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "gpupack/podview.h"
-#include "gpupack/policy.h"
+#include "gpupack/k8s.h"
 
 /* True when the pod's node selection admits the node (name may be "" when unknown: then only a
  * pod without nodeName and without matchFields can match). extra lists labels the node must

@@ -18,10 +18,11 @@
 #include <cjson/cJSON.h>
 
 #include "gpupack/podview.h"
-#include "gpupack/policy.h"
+#include "gpupack/k8s.h"
 #include "gpupack/status.h"
 
-#define GP_LABEL_GPU_PRODUCT "nvidia.com/gpu.product" /* a node's GPU model (GPU feature discovery) */
+struct gp_policy; /* policy.h: only passed through here */
+
 #define GP_NODE_MAX_MIG 8       /* distinct MIG profiles one node advertises */
 #define GP_MIG_NAME_MAX 24      /* "7g.80gb", "1g.10gb+me" */
 #define GP_NODE_NAME_MAX 253
@@ -61,9 +62,17 @@ typedef struct {
 } gp_usage;
 
 /* Decodes a Node object. Strings are copied; gp_node_clear() frees them. */
-gp_status gp_node_from_json(const cJSON *node, const gp_policy *pol, gp_node *out,
+gp_status gp_node_from_json(const cJSON *node, const struct gp_policy *pol, gp_node *out,
                             gp_err *err) GP_WUR;
 void gp_node_clear(gp_node *n);
+
+/* One entry of a Node's status.allocatable read as MIG capacity, the one reading every program
+ * uses: *profile (borrowed from the entry's key: "2g.20gb" of "nvidia.com/mig-2g.20gb") and
+ * *count, the instances it offers (whole units rounded up, clamped to 0..INT32_MAX; 0 offers
+ * nothing). GP_ENOTFOUND when the entry is not a MIG resource; GP_EINVAL (err set, naming the
+ * path) when its value is not a quantity string. */
+gp_status gp_node_mig_capacity(const cJSON *entry, const char **profile, int32_t *count,
+                               gp_err *err) GP_WUR;
 
 /* A pod's effective request: per resource, the larger of the sum over app containers and
  * sidecars (init containers with restartPolicy Always) and the largest init phase (a regular
@@ -75,8 +84,11 @@ gp_status gp_usage_from_pod(const gp_pod *pod, gp_usage *out, gp_err *err) GP_WU
 /* True when the usage asks for any GPU or MIG resource. */
 bool gp_usage_is_gpu(const gp_usage *u);
 
-/* Adds (sign +1) or removes (sign -1) a bound pod's usage on its node. Unknown MIG profiles are
- * added as entries with alloc 0 (while room lasts) so that removal balances. */
+/* Adds (sign +1) or removes (sign -1) a pod's usage on a node: the one rule for used counters
+ * (the cache counts bound and assumed pods with it). Each counter moves by the pod's request, as
+ * kube-scheduler's NodeInfo does, and stays within 0..its type's maximum (removing more than was
+ * added, or an overflow, saturates rather than wraps). Unknown MIG profiles are added as entries
+ * with alloc 0 (while room lasts) so that removal balances; removal never adds an entry. */
 void gp_node_apply_usage(gp_node *n, const gp_usage *u, int sign);
 
 /* The node's MIG entry for a profile, or NULL. */

@@ -15,9 +15,11 @@
 #include <cjson/cJSON.h>
 
 #include "gpupack/arena.h"
-#include "gpupack/policy.h"
+#include "gpupack/k8s.h"
 #include "gpupack/quantity.h"
 #include "gpupack/status.h"
+
+struct gp_policy; /* policy.h: only passed through here */
 
 #define GP_POD_MAX_CONTAINERS 256 /* containers + init containers */
 #define GP_POD_MAX_ITEMS 1024     /* labels, annotations, tolerations, resources, terms */
@@ -89,7 +91,7 @@ const gp_resource *gp_container_request(const gp_container *c, const char *name)
 const gp_resource *gp_container_limit(const gp_container *c, const char *name);
 
 /* True when any container or init container requests or limits a GPU resource of the policy. */
-bool gp_pod_is_gpu(const gp_pod *p, const gp_policy *pol);
+bool gp_pod_is_gpu(const gp_pod *p, const struct gp_policy *pol);
 
 /* True when toleration have tolerates every taint that want tolerates (Kubernetes semantics:
  * empty key with Exists matches any key; empty effect matches any effect; Exists matches any

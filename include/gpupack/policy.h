@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <pthread.h>
 
+#include "gpupack/k8s.h"
 #include "gpupack/quantity.h"
 #include "gpupack/status.h"
 
@@ -25,31 +26,6 @@
 #define GP_POLICY_MAX_ERRORS 64 /* errors reported before the rest are summarised */
 
 typedef enum { GP_MODE_ENFORCE = 0, GP_MODE_AUDIT = 1 } gp_mode;
-
-/* A pod toleration. op is "Exists" or "Equal"; key, value, effect may be "" (never NULL).
- * effect is "", "NoSchedule", "PreferNoSchedule" or "NoExecute". */
-typedef struct {
-    char *key;
-    char *op;
-    char *value;
-    char *effect;
-    bool has_seconds; /* tolerationSeconds was given (only with effect NoExecute) */
-    int64_t seconds;
-} gp_toleration;
-
-/* A node label key=value pair. */
-typedef struct {
-    char *key;
-    char *value;
-} gp_label;
-
-/* A label selector requirement; op is "In", "NotIn", "Exists" or "DoesNotExist". */
-typedef struct {
-    char *key;
-    char *op;
-    char **values;
-    size_t nvalues;
-} gp_selector_req;
 
 /* A Kubernetes LabelSelector: all matchLabels and all matchExpressions must hold. */
 typedef struct {
@@ -231,6 +207,9 @@ bool gp_policy_namespace_excluded(const gp_policy *p, const char *ns);
 /* Shell-style glob match with '*' (any run, also empty) and '?' (one byte) only; no escapes or
  * character classes. Iterative, O(len(pattern) * len(s)) at worst. NULL never matches. */
 bool gp_glob_match(const char *pattern, const char *s);
+
+/* True when any of globs[0..n) matches s (none: false). */
+bool gp_glob_any(char *const *globs, size_t n, const char *s);
 
 /* The policy in force, swapped atomically on reload. Readers call gp_policy_holder_get() and
  * drop the returned reference when done; writers call gp_policy_holder_set(), which takes over

@@ -17,7 +17,6 @@
 #include "gpupack/policy.h"
 #include "gpupack/status.h"
 
-#define GP_ANN_GPU_MODELS "gpupack.io/gpu-models" /* "A100*,H100*" allow; "!T4*" exclude */
 #define GP_SCORE_MAX 10
 #define GP_SCORE_MIN_RANKED 1 /* the worst score of a node the pod may use; 0 means it may not */
 #define GP_REASON_MAX 160
@@ -53,12 +52,88 @@ typedef enum {
                                    node the pod may not use (scoring.spotFilter "hard") */
 } gp_filter_verdict;
 
-/* Decides one node. reason (GP_REASON_MAX bytes) names the resource and the numbers, e.g.
- * "nvidia.com/mig-2g.20gb: 0 of 3 free", "GPU model Tesla-T4 excluded by class inference",
- * "spot node: class inference does not allow spot"; NULL when only the verdict is wanted (no
- * text is formatted then). */
+/* The kinds of reason the filter gives: (id, label). The label is the reason label of
+ * gpupack_extender_filter_reasons_total, listed in docs/extender.md; keep them stable. */
+#define GP_FILTER_KINDS(X)               \
+    X(GP_FK_GPU, "gpu")                  \
+    X(GP_FK_MIG, "mig")                  \
+    X(GP_FK_GPU_MODEL, "gpu-model")      \
+    X(GP_FK_CORDONED, "cordoned")        \
+    X(GP_FK_SPOT, "spot")                \
+    X(GP_FK_UNKNOWN_NODE, "unknown-node")
+
+/* Every reason the filter gives: (id, kind, verdict, message format). A format takes its string
+ * arguments first (gp_filter_why.s, in order), then its numbers (gp_filter_why.n). The messages
+ * reach users (FailedNodes, --explain) and fixture cases compare them. */
+#define GP_FILTER_REASONS(X)                                                                     \
+    X(GP_FR_CORDONED, GP_FK_CORDONED, GP_FILTER_UNRESOLVABLE,                                    \
+      "node is cordoned (spec.unschedulable)")                                                   \
+    X(GP_FR_UNKNOWN_NODE, GP_FK_UNKNOWN_NODE, GP_FILTER_FULL,                                    \
+      "node unknown to gpupack's cluster view")                                                  \
+    X(GP_FR_MODEL_DENIED_CLASS, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                         \
+      "GPU model %s excluded by class %s (excludeGpuModels \"%s\")")                             \
+    X(GP_FR_MODEL_DENIED_ANN, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                           \
+      "GPU model %s excluded by annotation " GP_ANN_GPU_MODELS " (\"!%s\")")                     \
+    X(GP_FR_MODEL_NOT_CLASS, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                            \
+      "GPU model %s not allowed by class %s (gpuModels)")                                        \
+    X(GP_FR_MODEL_NOT_ANN, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                              \
+      "GPU model %s not allowed by annotation " GP_ANN_GPU_MODELS)                               \
+    X(GP_FR_MODEL_NOT_BOTH, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                             \
+      "GPU model %s not allowed by class %s (gpuModels) or annotation " GP_ANN_GPU_MODELS)       \
+    X(GP_FR_UNLABELED_CLASS, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                            \
+      "node has no " GP_LABEL_GPU_PRODUCT " label; GPU models are restricted by class %s "       \
+      "(gpuModels)")                                                                             \
+    X(GP_FR_UNLABELED_ANN, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                              \
+      "node has no " GP_LABEL_GPU_PRODUCT " label; GPU models are restricted by annotation "     \
+      GP_ANN_GPU_MODELS)                                                                         \
+    X(GP_FR_UNLABELED_BOTH, GP_FK_GPU_MODEL, GP_FILTER_UNRESOLVABLE,                             \
+      "node has no " GP_LABEL_GPU_PRODUCT " label; GPU models are restricted by class %s "       \
+      "(gpuModels) or annotation " GP_ANN_GPU_MODELS)                                            \
+    X(GP_FR_SPOT_CLASS, GP_FK_SPOT, GP_FILTER_UNRESOLVABLE,                                      \
+      "spot node: class %s does not allow spot")                                                 \
+    X(GP_FR_SPOT_CHECKPOINT, GP_FK_SPOT, GP_FILTER_UNRESOLVABLE,                                 \
+      "spot node: class %s needs annotation " GP_ANN_CHECKPOINTING "=true")                      \
+    X(GP_FR_GPU_TOO_FEW, GP_FK_GPU, GP_FILTER_UNRESOLVABLE,                                      \
+      GP_RES_GPU ": node has %d, pod needs %d")                                                  \
+    X(GP_FR_MIG_NONE, GP_FK_MIG, GP_FILTER_UNRESOLVABLE, GP_RES_MIG_PREFIX "%s: node has none") \
+    X(GP_FR_MIG_TOO_FEW, GP_FK_MIG, GP_FILTER_UNRESOLVABLE,                                      \
+      GP_RES_MIG_PREFIX "%s: node has %d, pod needs %d")                                         \
+    X(GP_FR_GPU_FULL, GP_FK_GPU, GP_FILTER_FULL, GP_RES_GPU ": %d of %d free, pod needs %d")     \
+    X(GP_FR_MIG_FULL_ONE, GP_FK_MIG, GP_FILTER_FULL, GP_RES_MIG_PREFIX "%s: %d of %d free")      \
+    X(GP_FR_MIG_FULL, GP_FK_MIG, GP_FILTER_FULL,                                                 \
+      GP_RES_MIG_PREFIX "%s: %d of %d free, pod needs %d")
+
+#define GP_FILTER_ENUM2(id, label) id,
+#define GP_FILTER_ENUM4(id, kind, verdict, format) id,
+typedef enum { GP_FILTER_KINDS(GP_FILTER_ENUM2) GP_FK_COUNT } gp_filter_kind;
+typedef enum { GP_FR_NONE = 0, GP_FILTER_REASONS(GP_FILTER_ENUM4) GP_FR_COUNT } gp_filter_reason;
+#undef GP_FILTER_ENUM2
+#undef GP_FILTER_ENUM4
+
+/* Why a node is refused: a reason of the table and its arguments, which borrow from the demand,
+ * the node and the policy given to gp_filter_node() (valid while they are). Nothing is formatted
+ * until gp_filter_why_text() is called. */
+typedef struct {
+    gp_filter_reason reason; /* GP_FR_NONE when the node passes */
+    const char *s[3];
+    int n[3];
+} gp_filter_why;
+
+/* Decides one node; *why (may be NULL) says which reason refused it, e.g. GP_FR_MIG_FULL_ONE
+ * with "2g.20gb", 0, 3 for "nvidia.com/mig-2g.20gb: 0 of 3 free". */
 gp_filter_verdict gp_filter_node(const gp_demand *d, const gp_node *n, const gp_policy *pol,
-                                 char *reason);
+                                 gp_filter_why *why);
+
+/* Formats why's message from the table into buf (GP_REASON_MAX bytes, truncated to fit); ""
+ * for GP_FR_NONE. Returns buf. */
+char *gp_filter_why_text(const gp_filter_why *why, char *buf);
+
+/* The verdict a reason gives (GP_FILTER_PASS for GP_FR_NONE). */
+gp_filter_verdict gp_filter_reason_verdict(gp_filter_reason r);
+
+/* A reason's kind, and a kind's metric label (NULL past the table). */
+gp_filter_kind gp_filter_reason_kind(gp_filter_reason r);
+const char *gp_filter_kind_label(gp_filter_kind k);
 
 /* Compute slices of one instance of MIG profile ("2g.20gb"): the policy's migProfiles table
  * (pol may be NULL), else the "<N>g" of the name, else 1. A whole GPU has 7 (GP_MIG_FULL_SLICES);

@@ -261,6 +261,24 @@ static void check_changes(const gp_policy *pol, const gp_cluster *view, const ch
 
 /* --- the basic decision -------------------------------------------------------------------- */
 
+/* The mutation kinds: distinct non-empty labels, the ones docs/webhook.md publishes. */
+GP_TEST(mutation_kind_table)
+{
+    static const char *const published[] = {"toleration", "class-label", "priority-class",
+                                            "placement", "mig", "runtime-cap", "spot",
+                                            "annotation", "scheduler-name"};
+
+    GP_CHECK_INT(GP_MK_COUNT, (int)(sizeof(published) / sizeof(published[0])));
+    for (int k = 0; k < GP_MK_COUNT; k++) {
+        const char *l = gp_mutation_kind_label((gp_mutation_kind)k);
+
+        GP_CHECK(l != NULL && *l != '\0');
+        for (int j = 0; l != NULL && j < GP_MK_COUNT; j++)
+            GP_CHECK((strcmp(l, published[j]) == 0) == (j == k));
+    }
+    GP_CHECK(gp_mutation_kind_label(GP_MK_COUNT) == NULL);
+}
+
 GP_TEST(bare_gpu_pod_gets_everything_in_order)
 {
     gp_policy *pol = default_policy();
@@ -281,13 +299,13 @@ GP_TEST(bare_gpu_pod_gets_everything_in_order)
         GP_CHECK_STR(ann_value(&f.d, GP_ANN_MUTATED), f.d.summary);
         GP_CHECK_INT(f.d.nchanges, 5);
         if (f.d.nchanges == 5) {
-            GP_CHECK_STR(f.d.changes[0].metric, "toleration");
+            GP_CHECK_STR(gp_mutation_kind_label(f.d.changes[0].metric), "toleration");
             GP_CHECK(f.d.changes[0].tol == &pol->tolerations[0]);
-            GP_CHECK_STR(f.d.changes[1].metric, "class-label");
-            GP_CHECK_STR(f.d.changes[2].metric, "priority-class");
-            GP_CHECK_STR(f.d.changes[3].metric, "runtime-cap");
+            GP_CHECK_STR(gp_mutation_kind_label(f.d.changes[1].metric), "class-label");
+            GP_CHECK_STR(gp_mutation_kind_label(f.d.changes[2].metric), "priority-class");
+            GP_CHECK_STR(gp_mutation_kind_label(f.d.changes[3].metric), "runtime-cap");
             GP_CHECK_INT(f.d.changes[3].seconds, 43200);
-            GP_CHECK_STR(f.d.changes[4].metric, "annotation");
+            GP_CHECK_STR(gp_mutation_kind_label(f.d.changes[4].metric), "annotation");
         }
     }
     mfx_free(&f);
@@ -780,7 +798,7 @@ GP_TEST(mig_rewrite_for_one_gpu_with_hint)
         GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
                              "ann gpupack.io/original-resources; " MUTATED);
         GP_CHECK(c != NULL && c->container == &f.pod.containers[0]);
-        GP_CHECK(c != NULL && strcmp(c->metric, "mig") == 0);
+        GP_CHECK(c != NULL && strcmp(gp_mutation_kind_label(c->metric), "mig") == 0);
         GP_CHECK_STR(c ? c->reason : NULL,
                      "container main: nvidia.com/gpu 1 -> nvidia.com/mig-1g.10gb (needs 5Gi)");
         GP_CHECK_STR(ann_value(&f.d, GP_ANN_ORIGINAL),
@@ -1422,10 +1440,10 @@ GP_TEST(spot_for_checkpointing_training)
         if (f.d.nchanges == 11) {
             GP_CHECK_STR(f.d.changes[3].reason, "spot tolerations and preferred spot nodes "
                                                 "(checkpointing, class training)");
-            GP_CHECK_STR(f.d.changes[3].metric, "spot");
+            GP_CHECK_STR(gp_mutation_kind_label(f.d.changes[3].metric), "spot");
             for (size_t i = 4; i < 10; i++) {
                 GP_CHECK(f.d.changes[i].reason == NULL);
-                GP_CHECK_STR(f.d.changes[i].metric, "spot");
+                GP_CHECK_STR(gp_mutation_kind_label(f.d.changes[i].metric), "spot");
             }
         }
         GP_CHECK_STR(f.d.summary, "toleration nvidia.com/gpu:NoSchedule (GPU pod); class training "
@@ -2105,7 +2123,7 @@ GP_TEST(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods)
     gp_policy_unref(pol);
 }
 
-GP_MAIN(GP_CASE(bare_gpu_pod_gets_everything_in_order),
+GP_MAIN(GP_CASE(mutation_kind_table), GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(scheduler_name_for_default_or_unset),
         GP_CASE(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods), GP_CASE(non_gpu_pod_is_left_alone),
         GP_CASE(skip_label_true_skips), GP_CASE(excluded_namespaces_skip),

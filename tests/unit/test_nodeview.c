@@ -551,8 +551,36 @@ GP_TEST(apply_usage_mig_table_full)
     GP_CHECK_INT(n.gpu_pods, 1);
 }
 
-GP_MAIN(GP_CASE(node_decodes_everything), GP_CASE(node_minimal_cpu_only),
-        GP_CASE(node_spot_labels), GP_CASE(node_mig_limits), GP_CASE(node_errors),
+/* One allocatable entry read as MIG capacity: what the webhook's cluster view and the
+ * extender's node view both use. */
+GP_TEST(mig_capacity_entry)
+{
+    cJSON *a = parse_q("{'nvidia.com/mig-2g.20gb':'3','nvidia.com/mig-1g.5gb':'500m',"
+                       "'nvidia.com/mig-3g.40gb':'0','nvidia.com/mig-':'1','nvidia.com/gpu':'8',"
+                       "'nvidia.com/mig-4g.40gb':'lots','nvidia.com/mig-7g.80gb':'9999999999'}");
+    const char *want[] = {"2g.20gb", "1g.5gb", "3g.40gb", NULL, NULL, "4g.40gb", "7g.80gb"};
+    const int32_t counts[] = {3, 1, 0, 0, 0, 0, INT32_MAX};
+    const gp_status st[] = {GP_OK, GP_OK, GP_OK, GP_ENOTFOUND, GP_ENOTFOUND, GP_EINVAL, GP_OK};
+    const cJSON *e = a ? a->child : NULL;
+    gp_err err = {{0}};
+
+    for (int i = 0; i < 7 && e != NULL; i++, e = e->next) {
+        const char *profile;
+        int32_t count = -1;
+
+        GP_CHECK_INT(gp_node_mig_capacity(e, &profile, &count, &err), st[i]);
+        GP_CHECK_INT(count, counts[i]);
+        if (want[i] != NULL)
+            GP_CHECK_STR(profile, want[i]);
+        else
+            GP_CHECK(profile == NULL);
+    }
+    GP_CHECK(strstr(err.msg, "status.allocatable.nvidia.com/mig-4g.40gb") != NULL);
+    cJSON_Delete(a);
+}
+
+GP_MAIN(GP_CASE(mig_capacity_entry), GP_CASE(node_decodes_everything),
+        GP_CASE(node_minimal_cpu_only), GP_CASE(node_spot_labels), GP_CASE(node_mig_limits), GP_CASE(node_errors),
         GP_CASE(node_allocatable_clamps), GP_CASE(usage_sums_app_containers),
         GP_CASE(usage_limits_default_requests), GP_CASE(usage_init_containers_take_max),
         GP_CASE(usage_sidecars_add_up), GP_CASE(usage_init_container_beside_earlier_sidecars),

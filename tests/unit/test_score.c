@@ -156,9 +156,24 @@ static void score(const gp_demand *d, gp_node *nodes, size_t n, const gp_policy 
     gp_prioritize(d, ptrs, n, pol, &typ, out);
 }
 
+/* The filter's verdict, and its reason's message in reason (GP_REASON_MAX bytes) unless NULL. */
+static gp_filter_verdict filt_d(const gp_demand *d, const gp_node *n, const gp_policy *pol,
+                                char *reason)
+{
+    gp_filter_why why;
+    gp_filter_verdict v;
+
+    if (reason == NULL)
+        return gp_filter_node(d, n, pol, NULL);
+    v = gp_filter_node(d, n, pol, &why);
+    GP_CHECK_INT(gp_filter_reason_verdict(why.reason), v); /* the table's verdict is the answer */
+    gp_filter_why_text(&why, reason);
+    return v;
+}
+
 static gp_filter_verdict filt(const fx *f, const gp_node *n, const gp_policy *pol, char *reason)
 {
-    return gp_filter_node(&f->d, n, pol, reason);
+    return filt_d(&f->d, n, pol, reason);
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -362,6 +377,74 @@ GP_TEST(filter_unresolvable_wins_over_full)
                         "'nvidia.com/mig-2g.20gb':'1'}}}]}");
     GP_CHECK_INT(filt(&f, &n, pol, reason), GP_FILTER_UNRESOLVABLE);
     GP_CHECK_STR(reason, "nvidia.com/mig-2g.20gb: node has none");
+    fx_done(&f);
+    gp_policy_unref(pol);
+}
+
+/* The reason table: each kind has a distinct label (the published metric labels, in
+ * docs/extender.md), each reason a kind, a refusing verdict and a message that formats. */
+GP_TEST(filter_reason_table)
+{
+    static const char *const published[] = {"gpu", "mig", "gpu-model", "cordoned", "spot",
+                                            "unknown-node"};
+    char text[GP_REASON_MAX];
+
+    GP_CHECK_INT(GP_FK_COUNT, (int)(sizeof(published) / sizeof(published[0])));
+    for (int k = 0; k < GP_FK_COUNT; k++) {
+        const char *l = gp_filter_kind_label((gp_filter_kind)k);
+
+        GP_CHECK(l != NULL && *l != '\0');
+        for (int j = 0; l != NULL && j < k; j++)
+            GP_CHECK(strcmp(l, gp_filter_kind_label((gp_filter_kind)j)) != 0);
+        for (int j = 0; l != NULL && j < GP_FK_COUNT; j++)
+            GP_CHECK((strcmp(l, published[j]) == 0) == (j == k));
+    }
+    GP_CHECK(gp_filter_kind_label(GP_FK_COUNT) == NULL);
+    for (int r = 1; r < GP_FR_COUNT; r++) {
+        gp_filter_why why = {(gp_filter_reason)r, {"s0", "s1", "s2"}, {7, 8, 9}};
+
+        GP_CHECK(gp_filter_reason_kind(why.reason) < GP_FK_COUNT);
+        GP_CHECK(gp_filter_reason_verdict(why.reason) != GP_FILTER_PASS);
+        gp_filter_why_text(&why, text);
+        GP_CHECK(strlen(text) > 10 && strchr(text, '%') == NULL);
+        GP_CHECK(strstr(text, "(null)") == NULL); /* strings come before numbers */
+    }
+    gp_filter_why none = {GP_FR_NONE, {NULL, NULL, NULL}, {0, 0, 0}};
+
+    GP_CHECK_STR(gp_filter_why_text(&none, text), "");
+    GP_CHECK_INT(gp_filter_reason_verdict(GP_FR_NONE), GP_FILTER_PASS);
+    GP_CHECK(gp_filter_kind_label(gp_filter_reason_kind(GP_FR_NONE)) == NULL);
+}
+
+/* The metric label of the reason the filter gives for node n. */
+static const char *filter_label(const fx *f, const gp_node *n, const gp_policy *pol)
+{
+    gp_filter_why why;
+
+    gp_filter_node(&f->d, n, pol, &why);
+    return gp_filter_kind_label(gp_filter_reason_kind(why.reason));
+}
+
+/* Refusals map to the label of their kind, whatever their message says. */
+GP_TEST(filter_reason_labels)
+{
+    gp_policy *pol = default_policy();
+    gp_node cpu = mk("cpu", 0, 0, 0, NULL, NULL), busy = mk("busy", 8, 8, 2, NULL, NULL);
+    gp_node t4 = mk("t4", 8, 0, 0, NULL, "Tesla-T4"), free8 = mk("free", 8, 0, 0, NULL, NULL);
+    fx f;
+
+    fx_pod(&f, pol, "", GPU1);
+    GP_CHECK_STR(filter_label(&f, &cpu, pol), "gpu");
+    GP_CHECK_STR(filter_label(&f, &busy, pol), "gpu");
+    GP_CHECK(filter_label(&f, &free8, pol) == NULL); /* passes: no reason */
+    free8.unschedulable = true;
+    GP_CHECK_STR(filter_label(&f, &free8, pol), "cordoned");
+    fx_done(&f);
+    fx_pod(&f, pol, "'annotations':{'gpupack.io/gpu-models':'!Tesla-T4'}", GPU1);
+    GP_CHECK_STR(filter_label(&f, &t4, pol), "gpu-model");
+    fx_done(&f);
+    fx_pod(&f, pol, "", MIG2G);
+    GP_CHECK_STR(filter_label(&f, &t4, pol), "mig");
     fx_done(&f);
     gp_policy_unref(pol);
 }
@@ -989,7 +1072,7 @@ static void check_spot_refused(const gp_demand *d, const gp_node *n, const gp_po
 {
     char reason[GP_REASON_MAX];
 
-    GP_CHECK_INT(gp_filter_node(d, n, pol, reason), GP_FILTER_UNRESOLVABLE);
+    GP_CHECK_INT(filt_d(d, n, pol, reason), GP_FILTER_UNRESOLVABLE);
     GP_CHECK_STR(reason, want);
 }
 
@@ -1099,7 +1182,7 @@ GP_TEST(scenario_spot_filter_soft)
     n[1].spot = true;
     n[2] = mk("busy", 8, 4, 2, "p4d.24xlarge", NULL);
     fx_pod(&f, pol, "'labels':{'gpupack.io/class':'inference'}", GPU1);
-    GP_CHECK_INT(gp_filter_node(&f.d, &n[1], pol, reason), GP_FILTER_PASS);
+    GP_CHECK_INT(filt(&f, &n[1], pol, reason), GP_FILTER_PASS);
     score(&f.d, n, 3, pol, out);
     GP_CHECK_INT(out[2].score, 10);
     GP_CHECK_INT(out[0].score, 1); /* the worst node the pod may use */
@@ -1406,6 +1489,7 @@ GP_TEST(scenario_full_vs_unresolvable)
 GP_MAIN(GP_CASE(demand_basics), GP_CASE(demand_never_filter), GP_CASE(demand_model_globs),
         GP_CASE(demand_bad_usage), GP_CASE(filter_whole_gpu_reasons), GP_CASE(filter_mig_reasons),
         GP_CASE(filter_unresolvable_wins_over_full), GP_CASE(filter_cordoned),
+        GP_CASE(filter_reason_table), GP_CASE(filter_reason_labels),
         GP_CASE(filter_cordoned_tolerated), GP_CASE(prioritize_cordoned_tolerated),
         GP_CASE(filter_gpu_models), GP_CASE(filter_never_restricts_some_pods),
         GP_CASE(filter_reason_bounded), GP_CASE(price_and_marginal_cost),
