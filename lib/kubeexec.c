@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpupack/base64.h"
 #include "gpupack/fileio.h"
 
 extern char **environ;
@@ -225,31 +226,10 @@ gp_status gp_exec_cred_parse(const char *json, size_t len, const char *api_versi
 
 /* ---- pure: KUBERNETES_EXEC_INFO -------------------------------------------------------------- */
 
-static char *base64_encode(const char *in, size_t n)
-{
-    static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned char)in[i] << 16;
-
-        v |= i + 1 < n ? (unsigned char)in[i + 1] << 8 : 0;
-        v |= i + 2 < n ? (unsigned char)in[i + 2] : 0;
-        *o++ = tbl[(v >> 18) & 63];
-        *o++ = tbl[(v >> 12) & 63];
-        *o++ = i + 1 < n ? tbl[(v >> 6) & 63] : '=';
-        *o++ = i + 2 < n ? tbl[v & 63] : '=';
-    }
-    *o = '\0';
-    return out;
-}
-
 static bool add_cluster(cJSON *spec, const gp_kube_config *cfg, const char *ca_pem)
 {
     cJSON *cl = cJSON_AddObjectToObject(spec, "cluster");
-    char *ca = ca_pem ? base64_encode(ca_pem, strlen(ca_pem)) : NULL;
+    char *ca = ca_pem ? gp_base64_encode(ca_pem, strlen(ca_pem)) : NULL;
     bool ok = cl != NULL && cJSON_AddStringToObject(cl, "server", cfg->server) != NULL &&
               (cfg->tls_server_name == NULL ||
                cJSON_AddStringToObject(cl, "tls-server-name", cfg->tls_server_name) != NULL) &&

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpupack/dnsname.h"
 #include "gpupack/fileio.h"
 
 #define GP_PATH_MAX 2048 /* bytes of a JSON path in an error message; longer paths are cut */
@@ -147,34 +148,6 @@ static bool is_alnum(char c)
     return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
 
-/* RFC 1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most max characters. */
-static bool is_dns_label(const char *s, size_t n, size_t max)
-{
-    if (n == 0 || n > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!is_lower_alnum(s[i]) && s[i] != '-')
-            return false;
-    return true;
-}
-
-/* RFC 1123 subdomain: dot-separated labels, at most 253 characters. */
-static bool is_dns_subdomain(const char *s, size_t n)
-{
-    size_t start = 0;
-
-    if (n == 0 || n > 253)
-        return false;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (!is_dns_label(s + start, i - start, 63))
-                return false;
-            start = i + 1;
-        }
-    }
-    return true;
-}
-
 /* A label name or value: [A-Za-z0-9]([-_.A-Za-z0-9]*[A-Za-z0-9])?, at most 63 characters. */
 static bool is_label_name(const char *s, size_t n)
 {
@@ -188,7 +161,7 @@ static bool is_label_name(const char *s, size_t n)
 
 static const char *check_dns_label(const char *s)
 {
-    return is_dns_label(s, strlen(s), 63)
+    return gp_dns_label(s, strlen(s))
                ? NULL
                : "must be a DNS label (lower-case letters, digits and '-', at most 63, starting "
                  "and ending with a letter or digit)";
@@ -196,7 +169,7 @@ static const char *check_dns_label(const char *s)
 
 static const char *check_dns_subdomain(const char *s)
 {
-    return is_dns_subdomain(s, strlen(s))
+    return gp_dns_subdomain(s, strlen(s))
                ? NULL
                : "must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most 253)";
 }
@@ -206,7 +179,7 @@ static const char *check_label_key(const char *s)
 {
     const char *slash = strchr(s, '/');
     bool ok = slash == NULL ? is_label_name(s, strlen(s))
-                            : is_dns_subdomain(s, (size_t)(slash - s)) &&
+                            : gp_dns_subdomain(s, (size_t)(slash - s)) &&
                                   is_label_name(slash + 1, strlen(slash + 1));
 
     return ok ? NULL

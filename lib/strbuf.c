@@ -81,8 +81,7 @@ void gp_strbuf_int(gp_strbuf *b, int64_t v)
     gp_strbuf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-/* The escape for one byte that cannot appear raw in a JSON string, or NULL. */
-static const char *escape_of(unsigned char c, char tmp[8])
+const char *gp_json_escape(unsigned char c, char tmp[8])
 {
     switch (c) {
     case '"': return "\\\"";
@@ -94,7 +93,7 @@ static const char *escape_of(unsigned char c, char tmp[8])
     case '\f': return "\\f";
     default: break;
     }
-    if (c >= 0x20)
+    if (c >= 0x20 && c != 0x7F)
         return NULL;
     snprintf(tmp, 8, "\\u%04x", c);
     return tmp;
@@ -107,7 +106,7 @@ void gp_strbuf_json_string(gp_strbuf *b, const char *s)
     gp_strbuf_put(b, "\"", 1);
     for (; *s; s++) {
         char tmp[8];
-        const char *e = escape_of((unsigned char)*s, tmp);
+        const char *e = gp_json_escape((unsigned char)*s, tmp);
 
         if (e == NULL)
             continue;

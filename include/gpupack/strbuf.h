@@ -29,8 +29,12 @@ void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n);
 void gp_strbuf_puts(gp_strbuf *b, const char *s);
 void gp_strbuf_int(gp_strbuf *b, int64_t v);
 
-/* s as a JSON string literal, quotes included: '"' and '\\' escaped, control characters as
- * \uXXXX (or \n, \t, ...), everything else (valid UTF-8 is the caller's business) as is. */
+/* The one JSON string escaper: the escape for byte c (\n, \", or \u001f written
+ * into tmp), or NULL when c stands as is. Quotes, backslashes, control characters and DEL are
+ * escaped; every other byte is left alone (valid UTF-8 is the caller's business). */
+const char *gp_json_escape(unsigned char c, char tmp[8]);
+
+/* s as a JSON string literal, quotes included, each byte escaped by gp_json_escape(). */
 void gp_strbuf_json_string(gp_strbuf *b, const char *s);
 
 /* Hands the NUL-terminated text to the caller (free() it) with its length, and empties b.

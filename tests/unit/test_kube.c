@@ -656,27 +656,6 @@ GP_TEST(linebuf_callback_error_stops)
     gp_linebuf_free(&lb);
 }
 
-GP_TEST(base64_decoding)
-{
-    char *out = NULL;
-    size_t n = 0;
-
-    GP_CHECK_INT(gp_base64_decode("aGVs\nbG8=\n", 10, 100, &out, &n), GP_OK);
-    GP_CHECK_STR(out, "hello");
-    GP_CHECK_INT(n, 5);
-    free(out);
-    GP_CHECK_INT(gp_base64_decode("aGVsbG8", 7, 100, &out, &n), GP_OK); /* unpadded */
-    GP_CHECK_STR(out, "hello");
-    free(out);
-    GP_CHECK_INT(gp_base64_decode("", 0, 100, &out, &n), GP_OK);
-    GP_CHECK_INT(n, 0);
-    free(out);
-    GP_CHECK_INT(gp_base64_decode("aGV*", 4, 100, &out, &n), GP_EINVAL);
-    GP_CHECK_INT(gp_base64_decode("aGVsb", 5, 100, &out, &n), GP_EINVAL); /* a lone char */
-    GP_CHECK_INT(gp_base64_decode("aG=x", 4, 100, &out, &n), GP_EINVAL);
-    GP_CHECK_INT(gp_base64_decode("aGVsbG8=", 8, 4, &out, &n), GP_ETOOBIG);
-}
-
 /* ---- kubeconfig ---------------------------------------------------------------------------- */
 
 /* Loads dir/name; on failure *msg holds the error. */
@@ -1780,7 +1759,7 @@ GP_TEST(informer_rejects_bad_specs)
 }
 
 GP_MAIN(GP_CASE(linebuf_every_chunk_boundary), GP_CASE(linebuf_byte_by_byte_crlf_and_partial_tail),
-        GP_CASE(linebuf_limit), GP_CASE(linebuf_callback_error_stops), GP_CASE(base64_decoding),
+        GP_CASE(linebuf_limit), GP_CASE(linebuf_callback_error_stops),
         GP_CASE(kubeconfig_token_and_ca_data), GP_CASE(kubeconfig_relative_files_and_token_file),
         GP_CASE(kubeconfig_client_certificate_data_and_files),
         GP_CASE(kubeconfig_named_and_missing_context), GP_CASE(kubeconfig_unsupported_auth_refused),
