@@ -2,6 +2,7 @@
 #include "gpupack/daemon.h"
 
 #include "gpupack/fileio.h"
+#include "gpupack/strbuf.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -98,31 +99,21 @@ __attribute__((format(printf, 2, 3))) static void errors_printf(char **errors, c
     *errors = s;
 }
 
-/* lines with "prefix: " before each line (as gp_policy_load_file() writes them). */
+/* lines with "prefix: " before each line, or NULL when out of memory. */
 static char *prefix_lines(const char *lines, const char *prefix)
 {
-    size_t cap = strlen(lines) * 2 + 64, len = 0;
-    char *out = NULL;
+    gp_strbuf b;
+    char *out;
+    size_t len;
 
+    gp_strbuf_init(&b, 0);
     for (const char *c = lines; *c != '\0';) {
-        const char *eol = strchr(c, '\n');
-        size_t n = eol ? (size_t)(eol - c) : strlen(c);
-        size_t need = strlen(prefix) + n + 4;
+        size_t n = strcspn(c, "\n");
 
-        if (out == NULL || len + need >= cap) {
-            char *nb;
-
-            cap = (len + need) * 2;
-            if ((nb = realloc(out, cap)) == NULL) {
-                free(out);
-                return NULL;
-            }
-            out = nb;
-        }
-        len += (size_t)snprintf(out + len, cap - len, "%s: %.*s\n", prefix, (int)n, c);
-        c += n + (eol != NULL);
+        gp_strbuf_printf(&b, "%s: %.*s\n", prefix, (int)n, c);
+        c += n + (c[n] == '\n');
     }
-    return out != NULL ? out : strdup("");
+    return gp_strbuf_take(&b, &out, &len) == GP_OK ? out : NULL;
 }
 
 static gp_status read_policy_bytes(const char *path, char **buf, size_t *len, char **errors)

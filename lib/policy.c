@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "gpupack/dnsname.h"
-#include "gpupack/fileio.h"
+#include "gpupack/strbuf.h"
 
 #define GP_PATH_MAX 2048 /* bytes of a JSON path in an error message; longer paths are cut */
 #define GP_LINE_MAX 4096 /* bytes of one error line */
@@ -44,34 +44,10 @@ typedef struct {
     const char *src; /* the NUL-terminated document, for number tokens */
     char path[GP_PATH_MAX];
     size_t pathlen;
-    char *buf; /* "path: message\n" lines */
-    size_t len, cap;
+    gp_strbuf errs; /* "path: message\n" lines */
     size_t nerr; /* all errors, including those past GP_POLICY_MAX_ERRORS */
     bool oom;
 } vctx;
-
-static void buf_append(vctx *v, const char *s, size_t n)
-{
-    if (v->oom)
-        return;
-    if (v->len + n + 1 > v->cap) {
-        size_t cap = v->cap ? v->cap : 256;
-        char *nb;
-
-        while (cap < v->len + n + 1)
-            cap *= 2;
-        nb = realloc(v->buf, cap);
-        if (nb == NULL) {
-            v->oom = true;
-            return;
-        }
-        v->buf = nb;
-        v->cap = cap;
-    }
-    memcpy(v->buf + v->len, s, n);
-    v->len += n;
-    v->buf[v->len] = '\0';
-}
 
 /* Appends one "path: message" line. Control characters from the document are replaced with '?'
  * so that every error stays on one line. */
@@ -92,8 +68,8 @@ static void __attribute__((format(printf, 2, 3))) verr(vctx *v, const char *fmt,
     for (char *c = line; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
-    buf_append(v, line, strlen(line));
-    buf_append(v, "\n", 1);
+    gp_strbuf_puts(&v->errs, line);
+    gp_strbuf_put(&v->errs, "\n", 1);
 }
 
 /* Path segments: push returns the previous length, which pop restores. */
@@ -1318,22 +1294,17 @@ static void digest(const char *s, size_t len, char out[17])
 /* Hands the error list to the caller (or frees it), adding the summary of suppressed errors. */
 static void finish_errors(vctx *v, char **errors)
 {
-    if (v->nerr > GP_POLICY_MAX_ERRORS) {
-        char line[64];
+    char *text = NULL;
+    size_t n;
 
-        snprintf(line, sizeof(line), "... and %zu more errors\n",
-                 v->nerr - GP_POLICY_MAX_ERRORS);
-        buf_append(v, line, strlen(line));
-    }
-    if (v->oom) {
-        free(v->buf);
-        v->buf = strdup("document: out of memory\n");
-    }
+    if (v->nerr > GP_POLICY_MAX_ERRORS)
+        gp_strbuf_printf(&v->errs, "... and %zu more errors\n", v->nerr - GP_POLICY_MAX_ERRORS);
+    if (v->oom || gp_strbuf_take(&v->errs, &text, &n) != GP_OK)
+        text = strdup("document: out of memory\n");
     if (errors != NULL)
-        *errors = v->buf;
+        *errors = text;
     else
-        free(v->buf);
-    v->buf = NULL;
+        free(text);
 }
 
 gp_status gp_policy_parse(const char *json, size_t len, gp_policy **out, char **errors)
@@ -1375,73 +1346,15 @@ gp_status gp_policy_parse(const char *json, size_t len, gp_policy **out, char **
     p = NULL;
     st = GP_OK;
 fail:
-    if (v->oom)
+    if (v->oom || v->errs.failed)
         st = GP_ENOMEM;
     if (st != GP_OK)
         finish_errors(v, errors);
-    free(v->buf);
+    gp_strbuf_free(&v->errs);
     free(v);
     cJSON_Delete(root);
     free(src);
     policy_free(p);
-    return st;
-}
-
-/* Returns a copy of lines with "prefix: " before each line, or NULL when out of memory. */
-static char *prefix_lines(const char *lines, const char *prefix)
-{
-    size_t nlines = 0, plen = strlen(prefix), len = strlen(lines);
-    char *out, *o;
-
-    for (const char *c = lines; *c; c++)
-        nlines += *c == '\n';
-    if (len > 0 && lines[len - 1] != '\n')
-        nlines++;
-    out = malloc(len + nlines * (plen + 2) + 1);
-    if (out == NULL)
-        return NULL;
-    o = out;
-    for (const char *c = lines; *c;) {
-        const char *eol = strchr(c, '\n');
-        size_t n = eol ? (size_t)(eol - c) + 1 : strlen(c);
-
-        memcpy(o, prefix, plen);
-        memcpy(o + plen, ": ", 2);
-        memcpy(o + plen + 2, c, n);
-        o += plen + 2 + n;
-        c += n;
-    }
-    *o = '\0';
-    return out;
-}
-
-gp_status gp_policy_load_file(const char *path, gp_policy **out, char **errors)
-{
-    gp_err err = {{0}};
-    char *buf = NULL, *lines = NULL;
-    size_t len = 0;
-    gp_status st;
-
-    *out = NULL;
-    if (errors != NULL)
-        *errors = NULL;
-    st = gp_file_read(path, GP_POLICY_MAX_BYTES, &buf, &len, &err);
-    if (st != GP_OK) {
-        if (errors != NULL) {
-            if (err.msg[0] == '\0')
-                gp_err_set(&err, "%s: %s", path, gp_status_str(st));
-            *errors = malloc(strlen(err.msg) + 2);
-            if (*errors != NULL)
-                snprintf(*errors, strlen(err.msg) + 2, "%s\n", err.msg);
-        }
-        return st;
-    }
-    st = gp_policy_parse(buf, len, out, errors ? &lines : NULL);
-    free(buf);
-    if (lines != NULL) {
-        *errors = prefix_lines(lines, path);
-        free(lines);
-    }
     return st;
 }
 

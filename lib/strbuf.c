@@ -2,6 +2,7 @@
 /* A growable output string (see strbuf.h). */
 #include "gpupack/strbuf.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,14 @@ void gp_strbuf_free(gp_strbuf *b)
 {
     free(b->p);
     gp_strbuf_init(b, b->limit);
+}
+
+void gp_strbuf_clear(gp_strbuf *b)
+{
+    b->len = 0;
+    b->failed = false;
+    if (b->p != NULL)
+        b->p[0] = '\0';
 }
 
 /* Room for n more bytes and a NUL. */
@@ -79,6 +88,24 @@ void gp_strbuf_int(gp_strbuf *b, int64_t v)
     if (v < 0)
         *--p = '-';
     gp_strbuf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void gp_strbuf_printf(gp_strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        b->failed = true;
+    if (n < 0 || !reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
 }
 
 const char *gp_json_escape(unsigned char c, char tmp[8])

@@ -79,6 +79,25 @@ GP_TEST(policy_read_names_an_unreadable_file)
     free(errors);
 }
 
+/* Every error line names the file (moved here with the one prefixing code). */
+GP_TEST(policy_read_prefixes_errors)
+{
+    char *path = tmp_file("{\"apiVersion\": \"gpupack.io/v1alpha1\", \"kind\": \"Policy\", "
+                          "\"mode\": \"x\", \"bogus\": true}"),
+         d[GP_DAEMON_DIGEST_SIZE], *errors = NULL, want[160];
+    gp_policy *p = NULL;
+
+    GP_CHECK(gp_daemon_policy_read(path, &p, d, &errors) == GP_EINVAL);
+    GP_CHECK(p == NULL);
+    snprintf(want, sizeof(want), "%s: bogus: unknown field\n", path);
+    GP_CHECK(errors != NULL && strstr(errors, want) != NULL);
+    snprintf(want, sizeof(want), "%s: mode: must be one of \"enforce\", \"audit\"", path);
+    GP_CHECK(errors != NULL && strstr(errors, want) != NULL);
+    GP_CHECK(errors != NULL && errors[strlen(errors) - 1] == '\n');
+    free(errors);
+    unlink(path);
+}
+
 GP_TEST(check_policy_output_and_status)
 {
     FILE *out = tmpfile(), *err = tmpfile();
@@ -232,6 +251,7 @@ GP_TEST(webhook_counts_pods_per_kind)
 }
 
 GP_MAIN(GP_CASE(digest_is_sha256_hex), GP_CASE(policy_read_digests_the_file_bytes),
-        GP_CASE(policy_read_names_an_unreadable_file), GP_CASE(check_policy_output_and_status),
+        GP_CASE(policy_read_names_an_unreadable_file),
+        GP_CASE(policy_read_prefixes_errors), GP_CASE(check_policy_output_and_status),
         GP_CASE(metrics_at_start_and_reload), GP_CASE(load_policy_unreadable_exits_2),
         GP_CASE(webhook_counts_pods_per_kind))

@@ -597,7 +597,7 @@ GP_TEST(linebuf_every_chunk_boundary)
             GP_CHECK_STR(c.lines[0], "{\"a\":1}");
             GP_CHECK_STR(c.lines[1], "{\"b\":22}");
             GP_CHECK_STR(c.lines[2], "{\"c\":333}");
-            GP_CHECK_INT(lb.len, 0);
+            GP_CHECK_INT(lb.s.len, 0);
             gp_linebuf_free(&lb);
         }
     }
@@ -615,7 +615,7 @@ GP_TEST(linebuf_byte_by_byte_crlf_and_partial_tail)
     GP_CHECK_INT(c.n, 2);
     GP_CHECK_STR(c.lines[0], "ab");
     GP_CHECK_STR(c.lines[1], "cd");
-    GP_CHECK_INT(lb.len, 2); /* "ef" waits for its newline */
+    GP_CHECK_INT(lb.s.len, 2); /* "ef" waits for its newline */
     gp_linebuf_reset(&lb);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "gh\n", 3, collect, &c), GP_OK);
     GP_CHECK_STR(c.lines[2], "gh");
@@ -636,9 +636,9 @@ GP_TEST(linebuf_limit)
     GP_CHECK_INT(gp_linebuf_feed(&lb, "1234", 4, collect, &c), GP_OK);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "5678", 4, collect, &c), GP_OK);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "9X", 2, collect, &c), GP_ETOOBIG); /* across chunks */
-    GP_CHECK_INT(lb.len, 0);
+    GP_CHECK_INT(lb.s.len, 0);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "12345678\r9\n", 11, collect, &c), GP_ETOOBIG);
-    GP_CHECK(lb.cap <= 8 + 2);
+    GP_CHECK(lb.s.cap <= 8 + 2);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "ok\n", 3, collect, &c), GP_OK); /* usable again */
     GP_CHECK_INT(c.n, 3);
     GP_CHECK_STR(c.lines[2], "ok");
