@@ -174,23 +174,32 @@ static gp_status describe_cert(X509 *cert, gp_cert_info *info, gp_err *err)
     return GP_OK;
 }
 
-static gp_status parse_cert(const char *pem, size_t len, X509 **out, gp_err *err)
+/* A memory BIO over pem after the checks both kinds of file share; what names the file. */
+static gp_status open_pem(const char *pem, size_t len, const char *what, BIO **bio, gp_err *err)
 {
-    BIO *bio;
-
     if (pem == NULL || len == 0) {
-        gp_err_set(err, "certificate is empty");
+        gp_err_set(err, "%s is empty", what);
         return GP_EINVAL;
     }
     if (len > GP_TLS_MAX_PEM) {
-        gp_err_set(err, "certificate is larger than %d bytes", GP_TLS_MAX_PEM);
+        gp_err_set(err, "%s is larger than %d bytes", what, GP_TLS_MAX_PEM);
         return GP_ETOOBIG;
     }
-    bio = BIO_new_mem_buf(pem, (int)len);
-    if (bio == NULL) {
-        gp_err_set(err, "out of memory reading the certificate");
+    *bio = BIO_new_mem_buf(pem, (int)len);
+    if (*bio == NULL) {
+        gp_err_set(err, "out of memory reading the %s", what);
         return GP_ENOMEM;
     }
+    return GP_OK;
+}
+
+static gp_status parse_cert(const char *pem, size_t len, X509 **out, gp_err *err)
+{
+    BIO *bio = NULL;
+    gp_status st = open_pem(pem, len, "certificate", &bio, err);
+
+    if (st != GP_OK)
+        return st;
     *out = PEM_read_bio_X509(bio, NULL, no_password, NULL);
     BIO_free(bio);
     if (*out == NULL) {
@@ -202,21 +211,11 @@ static gp_status parse_cert(const char *pem, size_t len, X509 **out, gp_err *err
 
 static gp_status parse_key(const char *pem, size_t len, EVP_PKEY **out, gp_err *err)
 {
-    BIO *bio;
+    BIO *bio = NULL;
+    gp_status st = open_pem(pem, len, "private key", &bio, err);
 
-    if (len == 0) {
-        gp_err_set(err, "private key is empty");
-        return GP_EINVAL;
-    }
-    if (len > GP_TLS_MAX_PEM) {
-        gp_err_set(err, "private key is larger than %d bytes", GP_TLS_MAX_PEM);
-        return GP_ETOOBIG;
-    }
-    bio = BIO_new_mem_buf(pem, (int)len);
-    if (bio == NULL) {
-        gp_err_set(err, "out of memory reading the private key");
-        return GP_ENOMEM;
-    }
+    if (st != GP_OK)
+        return st;
     *out = PEM_read_bio_PrivateKey(bio, NULL, no_password, NULL);
     BIO_free(bio);
     if (*out == NULL) {
@@ -281,6 +280,78 @@ fail:
     X509_free(cert);
     ERR_clear_error();
     return st;
+}
+
+/* Loads every certificate in pem: the first into *first (when first is not NULL), the rest, or
+ * all of them when first is NULL, into *rest. Returns the number loaded, -1 on failure. */
+static int load_certs(const char *pem, size_t len, X509 **first, STACK_OF(X509) *rest)
+{
+    BIO *bio = BIO_new_mem_buf(pem, (int)len);
+    X509 *x;
+    int n = 0;
+
+    if (bio == NULL)
+        return -1;
+    while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+        if (n == 0 && first != NULL) {
+            *first = x;
+        } else if (sk_X509_push(rest, x) <= 0) {
+            X509_free(x);
+            n = -1;
+            break;
+        }
+        n++;
+    }
+    BIO_free(bio);
+    ERR_clear_error(); /* the read that ended the loop leaves "no start line" */
+    return n;
+}
+
+gp_status gp_tls_verify_with_ca(const char *cert_pem, size_t cert_len, const char *ca_pem,
+                                size_t ca_len, int64_t now, gp_err *err)
+{
+    STACK_OF(X509) *chain = sk_X509_new_null(), *cas = sk_X509_new_null();
+    X509_STORE *store = X509_STORE_new();
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    X509 *leaf = NULL;
+    bool ok = false;
+
+    if (chain == NULL || cas == NULL || store == NULL || ctx == NULL) {
+        gp_err_set(err, "out of memory");
+        goto fail;
+    }
+    if (load_certs(cert_pem, cert_len, &leaf, chain) < 1) {
+        gp_err_set(err, "no certificate to verify");
+        goto fail;
+    }
+    if (load_certs(ca_pem, ca_len, NULL, cas) < 1) {
+        gp_err_set(err, "no certificate in the CA file");
+        goto fail;
+    }
+    for (int i = 0; i < sk_X509_num(cas); i++) {
+        if (X509_STORE_add_cert(store, sk_X509_value(cas, i)) != 1) {
+            gp_err_set(err, "loading the CA failed: %s", ossl_reason());
+            goto fail;
+        }
+    }
+    if (X509_STORE_CTX_init(ctx, store, leaf, chain) != 1 ||
+        X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_SSL_SERVER) != 1) {
+        gp_err_set(err, "setting up verification failed: %s", ossl_reason());
+        goto fail;
+    }
+    X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(ctx), (time_t)now);
+    ok = X509_verify_cert(ctx) == 1;
+    if (!ok)
+        gp_err_set(err, "%s",
+                   X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
+fail:
+    X509_STORE_CTX_free(ctx);
+    X509_STORE_free(store);
+    sk_X509_pop_free(cas, X509_free);
+    sk_X509_pop_free(chain, X509_free);
+    X509_free(leaf);
+    ERR_clear_error();
+    return ok ? GP_OK : GP_EINVAL;
 }
 
 void gp_tls_format_time(int64_t t, char *buf, size_t bufsz)
