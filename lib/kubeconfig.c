@@ -13,6 +13,7 @@
 #include "gpupack/kubeconfig.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,31 +173,30 @@ static gp_kube_exec *exec_copy(const gp_kube_exec *x)
     return d;
 }
 
+/* The struct's string fields: freed (and wiped, some are secrets) and copied from this one list. */
+static const size_t string_fields[] = {
+    offsetof(gp_kube_config, server),    offsetof(gp_kube_config, ca_file),
+    offsetof(gp_kube_config, ca_pem),    offsetof(gp_kube_config, cert_file),
+    offsetof(gp_kube_config, cert_pem),  offsetof(gp_kube_config, key_file),
+    offsetof(gp_kube_config, key_pem),   offsetof(gp_kube_config, token),
+    offsetof(gp_kube_config, token_file), offsetof(gp_kube_config, tls_server_name),
+};
+#define NSTRING_FIELDS (sizeof(string_fields) / sizeof(string_fields[0]))
+
+static char **string_field(const gp_kube_config *c, size_t i)
+{
+    return (char **)((uintptr_t)c + string_fields[i]);
+}
+
 void gp_kube_config_free(gp_kube_config *c)
 {
     if (c == NULL)
         return;
-    free(c->server);
-    free(c->ca_file);
-    free(c->ca_pem);
-    free(c->cert_file);
-    free(c->cert_pem);
-    free(c->key_file);
-    wipe_free(c->key_pem);
-    wipe_free(c->token);
-    free(c->token_file);
-    free(c->tls_server_name);
+    for (size_t i = 0; i < NSTRING_FIELDS; i++)
+        wipe_free(*string_field(c, i));
     exec_free(c->exec);
     gp_exec_cache_unref(c->exec_cache);
     free(c);
-}
-
-static bool copy_field(char **dst, const char *src)
-{
-    if (src == NULL)
-        return true;
-    *dst = dup_s(src);
-    return *dst != NULL;
 }
 
 gp_kube_config *gp_kube_config_copy(const gp_kube_config *c)
@@ -206,13 +206,15 @@ gp_kube_config *gp_kube_config_copy(const gp_kube_config *c)
     if (d == NULL)
         return NULL;
     d->insecure = c->insecure;
-    if (!copy_field(&d->server, c->server) || !copy_field(&d->ca_file, c->ca_file) ||
-        !copy_field(&d->ca_pem, c->ca_pem) || !copy_field(&d->cert_file, c->cert_file) ||
-        !copy_field(&d->cert_pem, c->cert_pem) || !copy_field(&d->key_file, c->key_file) ||
-        !copy_field(&d->key_pem, c->key_pem) || !copy_field(&d->token, c->token) ||
-        !copy_field(&d->token_file, c->token_file) ||
-        !copy_field(&d->tls_server_name, c->tls_server_name) ||
-        (c->exec != NULL && (d->exec = exec_copy(c->exec)) == NULL)) {
+    for (size_t i = 0; i < NSTRING_FIELDS; i++) {
+        const char *src = *string_field(c, i);
+
+        if (src != NULL && (*string_field(d, i) = dup_s(src)) == NULL) {
+            gp_kube_config_free(d);
+            return NULL;
+        }
+    }
+    if (c->exec != NULL && (d->exec = exec_copy(c->exec)) == NULL) {
         gp_kube_config_free(d);
         return NULL;
     }
@@ -552,23 +554,34 @@ static gp_status check_pair(kc_ctx *c, const gp_kube_config *k, const char *wher
 #define KC_EXEC_V1 "client.authentication.k8s.io/v1"
 #define KC_EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
+/* The sequence x.key of at most max items (what they are, for the error) in *seq and *n, and a
+ * NULL-terminated array for them in *out; a null or missing key is an empty list. */
+static gp_status get_list(kc_ctx *c, yaml_node_t *x, const char *where, const char *key,
+                          size_t max, const char *what, yaml_node_t **seq, size_t *n, char ***out)
+{
+    *seq = map_get(c, x, key);
+    *n = 0;
+    if (!node_is_null(*seq) &&
+        ((*seq)->type != YAML_SEQUENCE_NODE ||
+         (*n = (size_t)((*seq)->data.sequence.items.top - (*seq)->data.sequence.items.start)) >
+             max)) {
+        gp_err_set(c->err, "kubeconfig %s: %s.%s: expected a list of at most %zu %s", c->path,
+                   where, key, max, what);
+        return GP_EINVAL;
+    }
+    return (*out = calloc(*n + 1, sizeof(char *))) != NULL ? GP_OK : GP_ENOMEM;
+}
+
 /* A sequence of strings (exec.args), at most max entries. */
 static gp_status get_args(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
 {
-    yaml_node_t *seq = map_get(c, x, "args");
-    size_t n = 0;
+    yaml_node_t *seq;
+    size_t n;
+    gp_status st = get_list(c, x, where, "args", GP_KUBE_EXEC_MAX_ARGS, "strings", &seq, &n,
+                            &e->args);
 
-    if (node_is_null(seq))
-        return (e->args = calloc(1, sizeof(char *))) ? GP_OK : GP_ENOMEM;
-    if (seq->type != YAML_SEQUENCE_NODE ||
-        (n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)) >
-            GP_KUBE_EXEC_MAX_ARGS) {
-        gp_err_set(c->err, "kubeconfig %s: %s.args: expected a list of at most %d strings",
-                   c->path, where, GP_KUBE_EXEC_MAX_ARGS);
-        return GP_EINVAL;
-    }
-    if ((e->args = calloc(n + 1, sizeof(char *))) == NULL)
-        return GP_ENOMEM;
+    if (st != GP_OK)
+        return st;
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *a = yaml_document_get_node(&c->doc, seq->data.sequence.items.start[i]);
 
@@ -590,21 +603,14 @@ static gp_status get_args(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_
 /* exec.env: [{name: N, value: V}] as "N=V" strings. */
 static gp_status get_env(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
 {
-    yaml_node_t *seq = map_get(c, x, "env");
+    yaml_node_t *seq;
     char ew[KC_MAX_WHERE];
-    size_t n = 0;
+    size_t n;
+    gp_status lst = get_list(c, x, where, "env", GP_KUBE_EXEC_MAX_ENV, "{name, value}", &seq, &n,
+                             &e->env);
 
-    if (node_is_null(seq))
-        return (e->env = calloc(1, sizeof(char *))) ? GP_OK : GP_ENOMEM;
-    if (seq->type != YAML_SEQUENCE_NODE ||
-        (n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)) >
-            GP_KUBE_EXEC_MAX_ENV) {
-        gp_err_set(c->err, "kubeconfig %s: %s.env: expected a list of at most %d {name, value}",
-                   c->path, where, GP_KUBE_EXEC_MAX_ENV);
-        return GP_EINVAL;
-    }
-    if ((e->env = calloc(n + 1, sizeof(char *))) == NULL)
-        return GP_ENOMEM;
+    if (lst != GP_OK)
+        return lst;
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *item = yaml_document_get_node(&c->doc, seq->data.sequence.items.start[i]);
         kc_str name = { NULL, 0 }, value = { NULL, 0 };
@@ -731,22 +737,16 @@ static gp_status load_exec(kc_ctx *c, yaml_node_t *x, const char *user_where, gp
         (k->exec_cache = gp_exec_cache_new()) == NULL)
         return GP_ENOMEM;
     e->timeout_ms = GP_KUBE_EXEC_TIMEOUT_MS;
-    st = get_str(c, x, where, "installHint", 1024, &hint);
-    if (st == GP_OK && hint.s != NULL && (e->install_hint = dup_n(hint.s, hint.len)) == NULL)
-        st = GP_ENOMEM;
-    if (st == GP_OK)
-        st = get_api_version(c, x, where, e);
-    if (st == GP_OK)
-        st = check_interactive(c, x, where);
-    if (st == GP_OK)
-        st = get_bool(c, x, where, "provideClusterInfo", &e->provide_cluster_info);
-    if (st == GP_OK)
-        st = get_args(c, x, where, e);
-    if (st == GP_OK)
-        st = get_env(c, x, where, e);
-    if (st == GP_OK)
-        st = get_command(c, x, where, e);
-    return st;
+    if ((st = get_str(c, x, where, "installHint", 1024, &hint)) != GP_OK)
+        return st;
+    if (hint.s != NULL && (e->install_hint = dup_n(hint.s, hint.len)) == NULL)
+        return GP_ENOMEM;
+    if ((st = get_api_version(c, x, where, e)) != GP_OK ||
+        (st = check_interactive(c, x, where)) != GP_OK ||
+        (st = get_bool(c, x, where, "provideClusterInfo", &e->provide_cluster_info)) != GP_OK ||
+        (st = get_args(c, x, where, e)) != GP_OK || (st = get_env(c, x, where, e)) != GP_OK)
+        return st;
+    return get_command(c, x, where, e);
 }
 
 static gp_status load_user(kc_ctx *c, const char *name, gp_kube_config *k)

@@ -215,53 +215,61 @@ static series *series_get(gp_metrics *m, const char *name, const char *help, con
     return series_new(m, slot, name, help, labels, kind);
 }
 
-void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const char *labels,
-                    uint64_t by)
+/* Applies one sample to s: a counter adds by, a gauge takes v, a histogram observes v. */
+static void apply(series *s, uint64_t by, double v)
+{
+    size_t b = 0;
+
+    switch (s->fam->kind) {
+    case KIND_COUNTER:
+        s->count += by;
+        break;
+    case KIND_GAUGE:
+        s->value = v;
+        break;
+    case KIND_HISTOGRAM:
+        while (b < NBUCKETS && v > bucket_bounds[b])
+            b++;
+        if (b < NBUCKETS)
+            s->buckets[b]++;
+        s->count++;
+        s->value += v;
+        break;
+    }
+}
+
+/* One sample into the series (name, labels) of the given kind, under the registry's lock. */
+static void record(gp_metrics *m, const char *name, const char *help, const char *labels,
+                   metric_kind kind, uint64_t by, double v)
 {
     series *s;
 
     if (m == NULL)
         return;
     pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_COUNTER);
+    s = series_get(m, name, help, labels, kind);
     if (s != NULL)
-        s->count += by;
+        apply(s, by, v);
     pthread_mutex_unlock(&m->mu);
+}
+
+void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const char *labels,
+                    uint64_t by)
+{
+    record(m, name, help, labels, KIND_COUNTER, by, 0);
 }
 
 void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const char *labels,
                     double value)
 {
-    series *s;
-
-    if (m == NULL)
-        return;
-    pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_GAUGE);
-    if (s != NULL)
-        s->value = value;
-    pthread_mutex_unlock(&m->mu);
+    record(m, name, help, labels, KIND_GAUGE, 0, value);
 }
 
 void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const char *labels,
                         double seconds)
 {
-    series *s;
-    size_t b = 0;
-
-    if (m == NULL || isnan(seconds))
-        return;
-    while (b < NBUCKETS && seconds > bucket_bounds[b])
-        b++;
-    pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_HISTOGRAM);
-    if (s != NULL) {
-        if (b < NBUCKETS)
-            s->buckets[b]++;
-        s->count++;
-        s->value += seconds;
-    }
-    pthread_mutex_unlock(&m->mu);
+    if (!isnan(seconds))
+        record(m, name, help, labels, KIND_HISTOGRAM, 0, seconds);
 }
 
 /* Removes the table entry at i and shifts later entries of the same probe run back (linear

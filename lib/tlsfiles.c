@@ -174,9 +174,13 @@ static gp_status describe_cert(X509 *cert, gp_cert_info *info, gp_err *err)
     return GP_OK;
 }
 
-/* A memory BIO over pem after the checks both kinds of file share; what names the file. */
-static gp_status open_pem(const char *pem, size_t len, const char *what, BIO **bio, gp_err *err)
+/* Parses a PEM certificate (key false: an X509 *) or private key (key true: an EVP_PKEY *)
+ * into *out. Errors say which of the two is empty, too large or unparsable. */
+static gp_status parse_pem(const char *pem, size_t len, bool key, void **out, gp_err *err)
 {
+    const char *what = key ? "private key" : "certificate";
+    BIO *bio;
+
     if (pem == NULL || len == 0) {
         gp_err_set(err, "%s is empty", what);
         return GP_EINVAL;
@@ -185,42 +189,16 @@ static gp_status open_pem(const char *pem, size_t len, const char *what, BIO **b
         gp_err_set(err, "%s is larger than %d bytes", what, GP_TLS_MAX_PEM);
         return GP_ETOOBIG;
     }
-    *bio = BIO_new_mem_buf(pem, (int)len);
-    if (*bio == NULL) {
+    if ((bio = BIO_new_mem_buf(pem, (int)len)) == NULL) {
         gp_err_set(err, "out of memory reading the %s", what);
         return GP_ENOMEM;
     }
-    return GP_OK;
-}
-
-static gp_status parse_cert(const char *pem, size_t len, X509 **out, gp_err *err)
-{
-    BIO *bio = NULL;
-    gp_status st = open_pem(pem, len, "certificate", &bio, err);
-
-    if (st != GP_OK)
-        return st;
-    *out = PEM_read_bio_X509(bio, NULL, no_password, NULL);
+    *out = key ? (void *)PEM_read_bio_PrivateKey(bio, NULL, no_password, NULL)
+               : (void *)PEM_read_bio_X509(bio, NULL, no_password, NULL);
     BIO_free(bio);
     if (*out == NULL) {
-        gp_err_set(err, "cannot parse certificate PEM: %s", ossl_reason());
-        return GP_EINVAL;
-    }
-    return GP_OK;
-}
-
-static gp_status parse_key(const char *pem, size_t len, EVP_PKEY **out, gp_err *err)
-{
-    BIO *bio = NULL;
-    gp_status st = open_pem(pem, len, "private key", &bio, err);
-
-    if (st != GP_OK)
-        return st;
-    *out = PEM_read_bio_PrivateKey(bio, NULL, no_password, NULL);
-    BIO_free(bio);
-    if (*out == NULL) {
-        gp_err_set(err, "cannot parse private key PEM (encrypted keys are not supported): %s",
-                   ossl_reason());
+        gp_err_set(err, "cannot parse %s PEM%s: %s", what,
+                   key ? " (encrypted keys are not supported)" : "", ossl_reason());
         return GP_EINVAL;
     }
     return GP_OK;
@@ -251,20 +229,19 @@ static gp_status check_usable(const gp_cert_info *info, int64_t now, gp_err *err
 gp_status gp_tls_check_pair(const char *cert_pem, size_t cert_len, const char *key_pem,
                             size_t key_len, int64_t now, gp_cert_info *info, gp_err *err)
 {
-    X509 *cert = NULL;
-    EVP_PKEY *key = NULL;
+    void *cert = NULL, *key = NULL; /* X509, EVP_PKEY */
     gp_status st;
 
     memset(info, 0, sizeof(*info));
     ERR_clear_error();
-    st = parse_cert(cert_pem, cert_len, &cert, err);
+    st = parse_pem(cert_pem, cert_len, false, &cert, err);
     if (st != GP_OK)
         goto fail;
     st = describe_cert(cert, info, err);
     if (st != GP_OK)
         goto fail;
     if (key_pem != NULL) {
-        st = parse_key(key_pem, key_len, &key, err);
+        st = parse_pem(key_pem, key_len, true, &key, err);
         if (st != GP_OK)
             goto fail;
         info->key_matches = X509_check_private_key(cert, key) == 1;
