@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <openssl/evp.h>
 
@@ -24,17 +25,11 @@ char *gp_base64_encode(const void *in, size_t n)
 
 static int b64_value(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char *p = c != '\0' ? strchr(alphabet, c) : NULL;
+
+    return p != NULL ? (int)(p - alphabet) : -1;
 }
 
 static bool b64_skippable(unsigned char c)

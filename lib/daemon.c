@@ -15,6 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef GP_VERSION
+#define GP_VERSION "0.0.0"
+#endif
+
 void gp_reply_text(gp_http_response *resp, int status, const char *text)
 {
     resp->status = status;
@@ -38,7 +42,9 @@ void gp_route_metrics(void *ctx, const gp_http_request *req, gp_http_response *r
     resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
-void gp_block_stop_signals(void)
+/* Blocks SIGTERM and SIGINT (gp_wait_for_signal_and_drain takes them) and ignores SIGPIPE,
+ * before the server starts any thread. */
+static void block_stop_signals(void)
 {
     sigset_t set;
 
@@ -336,8 +342,10 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                              .max_connections = o->max_conns, .cert_reload_ms = o->reload_ms,
                              .routes = routes, .nroutes = nroutes, .metrics = metrics,
                              .log = log, .name = name };
-    gp_status st = start_one("--listen", o->listen, &cfg, out, err);
+    gp_status st;
 
+    block_stop_signals();
+    st = start_one("--listen", o->listen, &cfg, out, err);
     *health = NULL;
     if (st != GP_OK || o->health_listen == NULL)
         return st;
@@ -353,4 +361,76 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
         *out = NULL;
     }
     return st;
+}
+
+int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc, char **argv,
+                          gp_log_level *level)
+{
+    gp_flag flags[GP_DAEMON_NFLAGS + GP_DAEMON_MAX_OWN_FLAGS];
+    gp_err err = { { 0 } };
+    size_t n = gp_daemon_flag_rows(d, cli->listen_help, cli->timeout_help, flags);
+
+    if (cli->nown > GP_DAEMON_MAX_OWN_FLAGS)
+        return gp_flags_fail(stderr, cli->prog, "internal error: too many flags");
+    memcpy(flags + n, cli->own, cli->nown * sizeof(*cli->own));
+    n += cli->nown;
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
+        return gp_flags_fail(stderr, cli->prog, err.msg);
+    if (d->help) {
+        gp_flags_usage(stdout, cli->prog, cli->summary, flags, n);
+        return 0;
+    }
+    if (d->version) {
+        printf("%s %s\n", cli->prog, GP_VERSION);
+        return 0;
+    }
+    if (d->check_policy != NULL)
+        return gp_daemon_check_policy(cli->prog, d->check_policy, stdout, stderr);
+    if (gp_log_level_parse(d->log_level, level) != GP_OK)
+        return gp_flags_fail(stderr, cli->prog, "--log-level: expected debug, info, warn or error");
+    return -1;
+}
+
+int gp_daemon_load_kube(const char *prog, const gp_daemon_opts *d, bool in_cluster,
+                        gp_kube_config **out)
+{
+    gp_err err = { { 0 } };
+    gp_status st;
+
+    *out = NULL;
+    if (d->kubeconfig != NULL)
+        st = gp_kube_config_load(d->kubeconfig, d->context, out, &err);
+    else if (in_cluster && getenv("KUBERNETES_SERVICE_HOST") != NULL)
+        st = gp_kube_config_in_cluster(NULL, out, &err);
+    else
+        return 0;
+    if (st != GP_OK) {
+        fprintf(stderr, "%s: %s: %s\n", prog,
+                d->kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+int gp_daemon_read_stdin(const char *prog, const char *flag, size_t max, char **body,
+                         size_t *len)
+{
+    gp_err err = { { 0 } };
+
+    if (gp_stream_read(stdin, max, body, len, &err) != GP_OK) {
+        fprintf(stderr, "%s: %s: stdin: %s\n", prog, flag, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+bool gp_daemon_ready(gp_server *s, const atomic_bool *draining, gp_http_response *resp)
+{
+    if (atomic_load(draining))
+        gp_reply_text(resp, 503, "not ready: shutting down\n");
+    else if (!gp_server_tls_ready(s))
+        gp_reply_text(resp, 503, "not ready: no valid serving certificate\n");
+    else
+        return true;
+    return false;
 }

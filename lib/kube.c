@@ -291,32 +291,32 @@ static gp_status set_auth_header(kube_req *r, const char *token)
     return st;
 }
 
+/* A PEM given inline (as a blob, typed PEM when type_opt is not 0) or as a file. */
+static void set_pem(CURL *e, const char *pem, const char *file, CURLoption blob_opt,
+                    CURLoption file_opt, CURLoption type_opt)
+{
+    if (pem != NULL) {
+        struct curl_blob b = { (void *)pem, strlen(pem), CURL_BLOB_COPY };
+
+        curl_easy_setopt(e, blob_opt, &b);
+        if (type_opt != 0)
+            curl_easy_setopt(e, type_opt, "PEM");
+    } else if (file != NULL) {
+        curl_easy_setopt(e, file_opt, file);
+    }
+}
+
 static void set_tls(CURL *e, const gp_kube_config *cfg)
 {
-    if (cfg->ca_pem != NULL) {
-        struct curl_blob b = { cfg->ca_pem, strlen(cfg->ca_pem), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
-    } else if (cfg->ca_file != NULL) {
-        curl_easy_setopt(e, CURLOPT_CAINFO, cfg->ca_file);
-    }
+    set_pem(e, cfg->ca_pem, cfg->ca_file, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, 0);
     if (cfg->insecure) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
-    if (cfg->cert_pem != NULL) {
-        struct curl_blob b = { cfg->cert_pem, strlen(cfg->cert_pem), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b);
-        curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-    } else if (cfg->cert_file != NULL) {
-        curl_easy_setopt(e, CURLOPT_SSLCERT, cfg->cert_file);
-    }
-    if (cfg->key_pem != NULL) {
-        struct curl_blob b = { cfg->key_pem, strlen(cfg->key_pem), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
-        curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-    } else if (cfg->key_file != NULL) {
-        curl_easy_setopt(e, CURLOPT_SSLKEY, cfg->key_file);
-    }
+    set_pem(e, cfg->cert_pem, cfg->cert_file, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT,
+            CURLOPT_SSLCERTTYPE);
+    set_pem(e, cfg->key_pem, cfg->key_file, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY,
+            CURLOPT_SSLKEYTYPE);
 }
 
 static void set_common(kube_req *r)
@@ -1138,22 +1138,6 @@ static gp_status check_spec(const gp_kube_config *cfg, const gp_informer_spec *s
     return GP_OK;
 }
 
-static void informer_free(gp_informer *inf)
-{
-    if (inf == NULL)
-        return;
-    if (inf->multi != NULL)
-        curl_multi_cleanup(inf->multi);
-    gp_kube_config_free(inf->cfg);
-    free(inf->path);
-    free(inf->selector);
-    wipe_free(inf->token);
-    gp_linebuf_free(&inf->lines);
-    pthread_cond_destroy(&inf->cv);
-    pthread_mutex_destroy(&inf->mu);
-    free(inf);
-}
-
 static gp_status informer_init_sync(gp_informer *inf)
 {
     pthread_condattr_t ca;
@@ -1169,6 +1153,28 @@ static gp_status informer_init_sync(gp_informer *inf)
     }
     pthread_condattr_destroy(&ca);
     return GP_OK;
+}
+
+/* Undoes informer_init_sync(). */
+static void informer_fini_sync(gp_informer *inf)
+{
+    pthread_cond_destroy(&inf->cv);
+    pthread_mutex_destroy(&inf->mu);
+}
+
+static void informer_free(gp_informer *inf)
+{
+    if (inf == NULL)
+        return;
+    if (inf->multi != NULL)
+        curl_multi_cleanup(inf->multi);
+    gp_kube_config_free(inf->cfg);
+    free(inf->path);
+    free(inf->selector);
+    wipe_free(inf->token);
+    gp_linebuf_free(&inf->lines);
+    informer_fini_sync(inf);
+    free(inf);
 }
 
 static gp_informer *informer_new(const gp_kube_config *cfg, const gp_informer_spec *spec)

@@ -605,13 +605,17 @@ gp_exec_cache *gp_exec_cache_ref(gp_exec_cache *c)
     return c;
 }
 
-void gp_exec_cache_unref(gp_exec_cache *c)
+static void exec_cache_free(gp_exec_cache *c)
 {
-    if (c == NULL || atomic_fetch_sub(&c->refs, 1) != 1)
-        return;
     gp_exec_cred_clear(&c->cred);
     pthread_mutex_destroy(&c->mu);
     free(c);
+}
+
+void gp_exec_cache_unref(gp_exec_cache *c)
+{
+    if (c != NULL && atomic_fetch_sub(&c->refs, 1) == 1) /* the last reference */
+        exec_cache_free(c);
 }
 
 static char *dup_or_null(const char *s, bool *oom)

@@ -927,25 +927,38 @@ static void check_unique(vctx *v, const vfield *f, char *arr, size_t n)
     }
 }
 
-static void decode_array(vctx *v, const vfield *f, void *base, const cJSON *item)
+/* The element array of an array or map field, sized to item's children (stored in base with
+ * its count), or NULL when there is none to decode (an error, if any, already recorded). */
+static char *alloc_elems(vctx *v, const vfield *f, void *base, const cJSON *item, bool map,
+                         size_t *n)
 {
-    size_t n, i = 0;
     char *arr;
 
-    if (!cJSON_IsArray(item)) {
-        verr(v, "must be an array");
-        return;
+    if (!(map ? cJSON_IsObject(item) : cJSON_IsArray(item))) {
+        verr(v, "must be %s", map ? "an object" : "an array");
+        return NULL;
     }
-    n = count_children(item, GP_POLICY_MAX_ITEMS);
-    if (!count_ok(v, f, n, "item", "items") || n == 0)
-        return;
-    arr = calloc(n, f->elem_size);
-    if (arr == NULL) {
+    *n = count_children(item, GP_POLICY_MAX_ITEMS);
+    if (!count_ok(v, f, *n, map ? "entry" : "item", map ? "entries" : "items") || *n == 0)
+        return NULL;
+    if (map)
+        check_duplicate_keys(v, item);
+    if ((arr = calloc(*n, f->elem_size)) == NULL) {
         v->oom = true;
-        return;
+        return NULL;
     }
     *FIELD_PTR(void *, base, f->off) = arr;
-    *FIELD_PTR(size_t, base, f->count_off) = n;
+    *FIELD_PTR(size_t, base, f->count_off) = *n;
+    return arr;
+}
+
+static void decode_array(vctx *v, const vfield *f, void *base, const cJSON *item)
+{
+    size_t n = 0, i = 0;
+    char *arr = alloc_elems(v, f, base, item, false, &n);
+
+    if (arr == NULL)
+        return;
     for (const cJSON *c = item->child; c != NULL; c = c->next, i++) {
         size_t old = path_push_index(v, i);
 
@@ -958,24 +971,11 @@ static void decode_array(vctx *v, const vfield *f, void *base, const cJSON *item
 
 static void decode_map(vctx *v, const vfield *f, void *base, const cJSON *item)
 {
-    size_t n, i = 0;
-    char *arr;
+    size_t n = 0, i = 0;
+    char *arr = alloc_elems(v, f, base, item, true, &n);
 
-    if (!cJSON_IsObject(item)) {
-        verr(v, "must be an object");
+    if (arr == NULL)
         return;
-    }
-    n = count_children(item, GP_POLICY_MAX_ITEMS);
-    if (!count_ok(v, f, n, "entry", "entries") || n == 0)
-        return;
-    check_duplicate_keys(v, item);
-    arr = calloc(n, f->elem_size);
-    if (arr == NULL) {
-        v->oom = true;
-        return;
-    }
-    *FIELD_PTR(void *, base, f->off) = arr;
-    *FIELD_PTR(size_t, base, f->count_off) = n;
     for (const cJSON *c = item->child; c != NULL; c = c->next, i++) {
         size_t old = path_push_key(v, c->string);
         char *elem = arr + i * f->elem_size;
