@@ -398,11 +398,10 @@ int gp_daemon_load_kube(const char *prog, const gp_daemon_opts *d, bool in_clust
     gp_status st;
 
     *out = NULL;
-    if (d->kubeconfig != NULL)
-        st = gp_kube_config_load(d->kubeconfig, d->context, out, &err);
-    else if (in_cluster && getenv("KUBERNETES_SERVICE_HOST") != NULL)
-        st = gp_kube_config_in_cluster(NULL, out, &err);
-    else
+    if (d->kubeconfig == NULL && !in_cluster)
+        return 0;
+    st = gp_kube_config_resolve(d->kubeconfig, d->context, out, &err);
+    if (st == GP_ENOTFOUND && d->kubeconfig == NULL) /* no cluster: not an error here */
         return 0;
     if (st != GP_OK) {
         fprintf(stderr, "%s: %s: %s\n", prog,

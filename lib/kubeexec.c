@@ -582,7 +582,6 @@ struct gp_exec_cache {
     gp_exec_cred cred;
     bool have;
     int64_t obtained_s;
-    unsigned long runs;
     atomic_bool cancel; /* gp_exec_cache_cancel(): the process is stopping */
 };
 
@@ -642,7 +641,6 @@ gp_status gp_exec_cache_get(gp_exec_cache *c, const gp_kube_exec *x, const gp_ku
     } else if (!c->have || !gp_exec_cred_fresh(c->cred.expiry_s, c->obtained_s, now)) {
         gp_exec_cred fresh;
 
-        c->runs++;
         st = gp_exec_run(x, cfg, &c->cancel, &fresh, err);
         if (st == GP_OK) {
             gp_exec_cred_clear(&c->cred);
@@ -680,14 +678,4 @@ void gp_exec_cache_invalidate(gp_exec_cache *c)
     pthread_mutex_lock(&c->mu);
     c->have = false;
     pthread_mutex_unlock(&c->mu);
-}
-
-unsigned long gp_exec_cache_runs(gp_exec_cache *c)
-{
-    unsigned long n;
-
-    pthread_mutex_lock(&c->mu);
-    n = c->runs;
-    pthread_mutex_unlock(&c->mu);
-    return n;
 }

@@ -332,26 +332,6 @@ void gp_metrics_set_only(gp_metrics *m, const char *name, const char *help, cons
     pthread_mutex_unlock(&m->mu);
 }
 
-double gp_metrics_value(gp_metrics *m, const char *name, const char *labels)
-{
-    series **slot;
-    double v = 0;
-
-    if (m == NULL || !name_valid(name))
-        return 0;
-    pthread_mutex_lock(&m->mu);
-    if (strcmp(name, METRICS_DROPPED) == 0) {
-        v = (double)m->dropped;
-        pthread_mutex_unlock(&m->mu);
-        return v;
-    }
-    slot = table_slot(m, name, labels != NULL ? labels : "");
-    if (*slot != NULL)
-        v = (*slot)->fam->kind == KIND_GAUGE ? (*slot)->value : (double)(*slot)->count;
-    pthread_mutex_unlock(&m->mu);
-    return v;
-}
-
 /* Formats a sample value the way Prometheus parses it (NaN, +Inf, -Inf for the specials). */
 static const char *fmt_double(double v, char *buf, size_t bufsz)
 {

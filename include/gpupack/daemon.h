@@ -51,8 +51,9 @@ typedef struct {
 int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc, char **argv,
                           gp_log_level *level);
 
-/* The API view: --kubeconfig (with --context), else the in-cluster configuration when
- * KUBERNETES_SERVICE_HOST is set and in_cluster allows it, else none (*out NULL). Returns 0, or
+/* The API view by gp_kube_config_resolve()'s rule: --kubeconfig (with --context), else the
+ * in-cluster configuration when KUBERNETES_SERVICE_HOST is set (and in_cluster allows it), else
+ * none (*out NULL). Returns 0, or
  * 2 (the exit status) after printing "PROG: --kubeconfig: reason" (or "PROG: in-cluster
  * configuration: reason") on stderr. */
 int gp_daemon_load_kube(const char *prog, const gp_daemon_opts *d, bool in_cluster,

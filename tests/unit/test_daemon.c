@@ -7,6 +7,7 @@
 #include "gpupack/webhook.h"
 
 #include "gptest.h"
+#include "metric_read.h"
 
 /* sha256("abc"), FIPS 180-2's example. */
 #define MIN "{\"apiVersion\": \"gpupack.io/v1alpha1\", \"kind\": \"Policy\"}"
@@ -153,10 +154,10 @@ GP_TEST(metrics_at_start_and_reload)
     GP_CHECK_INT(gp_daemon_load_policy("prog", path, &h, d), 0);
     gp_daemon_policy_started(path, d, "1.2.3", m, &log);
     snprintf(labels, sizeof(labels), "digest=\"%s\"", d);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_info", labels) == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_build_info", "version=\"1.2.3\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_successful", "") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_timestamp_seconds", "") > 0);
+    GP_CHECK(metric_value(m, "gpupack_policy_info", labels) == 1);
+    GP_CHECK(metric_value(m, "gpupack_build_info", "version=\"1.2.3\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_successful", "") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_timestamp_seconds", "") > 0);
     text = gp_metrics_render(m, NULL);
     GP_CHECK(strstr(text, "gpupack_policy_reloads_total{result=\"failure\"} 0\n") != NULL);
     free(text);
@@ -168,9 +169,9 @@ GP_TEST(metrics_at_start_and_reload)
         fclose(f);
     }
     gp_daemon_reload_policy(path, &h, m, &log);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_successful", "") == 0);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_reloads_total", "result=\"failure\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_info", labels) == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_successful", "") == 0);
+    GP_CHECK(metric_value(m, "gpupack_policy_reloads_total", "result=\"failure\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_info", labels) == 1);
     /* A valid change: the info follows the new digest, and only it is rendered. */
     {
         FILE *f = fopen(path, "w");
@@ -181,8 +182,8 @@ GP_TEST(metrics_at_start_and_reload)
     gp_daemon_reload_policy(path, &h, m, &log);
     gp_daemon_digest(MIN2, strlen(MIN2), d2);
     snprintf(labels, sizeof(labels), "digest=\"%s\"", d2);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_info", labels) == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_successful", "") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_info", labels) == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_successful", "") == 1);
     text = gp_metrics_render(m, NULL);
     GP_CHECK(strstr(text, d) == NULL);
     free(text);
@@ -229,7 +230,7 @@ GP_TEST(webhook_counts_pods_per_kind)
                           &err) == GP_OK);
     GP_CHECK_INT(gp_daemon_load_policy("prog", NULL, &h, d), 0);
     gp_webhook_init(&w, &h, view, m, NULL);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"spot\"") == 0);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"spot\"") == 0);
     {
         char *text = gp_metrics_render(m, NULL);
 
@@ -239,10 +240,10 @@ GP_TEST(webhook_counts_pods_per_kind)
     }
     gp_webhook_review(&w, body, len, &resp);
     GP_CHECK_INT(resp.status, 200);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"priority-class\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"annotation\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"mig\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"toleration\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"priority-class\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"annotation\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"mig\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"toleration\"") == 1);
     free(resp.body);
     free(body);
     gp_webhook_destroy(&w);

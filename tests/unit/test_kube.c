@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "gptest.h"
+#include "metric_read.h"
 
 #ifndef GP_VERSION
 #define GP_VERSION "0.0.0" /* as lib/kube.c, when built without the Makefile */
@@ -499,7 +500,7 @@ static long fake_stat(fixture *f, const char *group, const char *key)
 
 static double metric(fixture *f, const char *name, const char *labels)
 {
-    return gp_metrics_value(f->m, name, labels);
+    return metric_value(f->m, name, labels);
 }
 
 /* True when the cache holds exactly what the fake lists at path (with its query): its
@@ -1465,14 +1466,27 @@ GP_TEST(informer_token_rotation)
     fx_done(&f);
 }
 
+/* How many times the test's exec plugin ran (it appends a line to f->dir/runs each time). */
+static int plugin_runs(fixture *f)
+{
+    char path[128], *runs;
+    int n = 0;
+
+    snprintf(path, sizeof(path), "%s/runs", f->dir);
+    runs = read_all(path);
+    for (char *p = runs; p && *p; p++)
+        n += *p == '\n';
+    free(runs);
+    return n;
+}
+
 /* An exec plugin's token: the plugin runs once for the list and watch; after the API stops
  * accepting it (401), the plugin runs again and the informer carries on with the new token. */
 GP_TEST(informer_exec_plugin_token_rerun_on_401)
 {
     fixture f;
     const char *const args[] = { "--token", "exec-tok-1", NULL };
-    char path[128], *runs;
-    int nruns = 0;
+    char path[128];
 
     fx_init(&f);
     write_file(f.dir, "token", "exec-tok-1");
@@ -1494,7 +1508,7 @@ GP_TEST(informer_exec_plugin_token_rerun_on_401)
     WAIT_UNTIL(gp_informer_synced(f.inf) && fake_stat(&f, "open_watches", "nodes") == 1, 5000);
     GP_CHECK(gp_informer_synced(f.inf));
     GP_CHECK_INT(fake_stat(&f, NULL, "unauthorized"), 0);
-    GP_CHECK(gp_exec_cache_runs(f.cfg->exec_cache) == 1);
+    GP_CHECK_INT(plugin_runs(&f), 1);
     write_file(f.dir, "token", "exec-tok-2");
     GP_CHECK_INT(ctl(&f, "/_control/token", "{\"token\":\"exec-tok-2\"}"), 200);
     FAULT(&f, "{\"fault\":\"drop-watches\"}");
@@ -1502,13 +1516,7 @@ GP_TEST(informer_exec_plugin_token_rerun_on_401)
     WAIT_UNTIL(cache_has(&f, "after"), 8000);
     GP_CHECK(cache_has(&f, "after"));
     GP_CHECK(fake_stat(&f, NULL, "unauthorized") >= 1);
-    GP_CHECK(gp_exec_cache_runs(f.cfg->exec_cache) == 2);
-    snprintf(path, sizeof(path), "%s/runs", f.dir);
-    runs = read_all(path);
-    for (char *p = runs; p && *p; p++)
-        nruns += *p == '\n';
-    free(runs);
-    GP_CHECK_INT(nruns, 2);
+    GP_CHECK_INT(plugin_runs(&f), 2);
     GP_CHECK(!log_contains(&f, "exec-tok-1") && !log_contains(&f, "exec-tok-2"));
     fx_done(&f);
 }
