@@ -57,10 +57,10 @@ static gp_status pick_choice(const gp_flag *f, const char *v, gp_err *err)
             c->index = i;
             return GP_OK;
         }
-        snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? ", " : "",
-                 c->names[i]);
+        snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
+                 i == 0 ? "" : c->names[i + 1] != NULL ? ", " : " or ", c->names[i]);
     }
-    gp_err_set(err, "--%s: must be one of %s, got \"%.64s\"", f->name, all, v);
+    gp_err_set(err, "--%s: must be %s, got \"%.64s\"", f->name, all, v);
     return GP_EINVAL;
 }
 
@@ -75,6 +75,8 @@ static gp_status set_value(const gp_flag *f, const char *v, gp_err *err)
         return add_to_list(f, v, err);
     case GP_FLAG_CHOICE:
         return pick_choice(f, v, err);
+    case GP_FLAG_FUNC:
+        return ((const gp_flag_func *)f->dest)->fn(((const gp_flag_func *)f->dest)->ctx, v, err);
     case GP_FLAG_STRING:
         *(const char **)f->dest = v;
         return GP_OK;

@@ -11,8 +11,11 @@
 #include "gpupack/status.h"
 
 /* GP_FLAG_LIST: repeatable, each value appended (at most the flag's max, up to
- * GP_FLAG_LIST_MAX). GP_FLAG_CHOICE: one of a list of names, stored as its index. */
-typedef enum { GP_FLAG_BOOL, GP_FLAG_STRING, GP_FLAG_UINT, GP_FLAG_LIST, GP_FLAG_CHOICE } gp_flag_kind;
+ * GP_FLAG_LIST_MAX). GP_FLAG_CHOICE: one of a list of names, stored as its index.
+ * GP_FLAG_FUNC: each value handed to a function, in command-line order (repeatable). */
+typedef enum {
+    GP_FLAG_BOOL, GP_FLAG_STRING, GP_FLAG_UINT, GP_FLAG_LIST, GP_FLAG_CHOICE, GP_FLAG_FUNC
+} gp_flag_kind;
 
 #define GP_FLAG_LIST_MAX 64
 
@@ -26,10 +29,18 @@ typedef struct {
     unsigned index;           /* which one was given (left alone when the flag is absent) */
 } gp_flag_choice;
 
+/* Takes one value of a GP_FLAG_FUNC flag; on GP_EINVAL err names the flag and what is wrong
+ * ("--seeds wants A-B, not \"x\""). */
+typedef struct {
+    gp_status (*fn)(void *ctx, const char *value, gp_err *err);
+    void *ctx;
+} gp_flag_func;
+
 typedef struct {
     const char *name;  /* without the leading "--" */
     gp_flag_kind kind;
-    void *dest;        /* bool *, const char **, unsigned *, gp_flag_list *, gp_flag_choice * */
+    void *dest;        /* bool *, const char **, unsigned *, gp_flag_list *, gp_flag_choice *,
+                        * gp_flag_func * */
     unsigned min, max; /* bounds for GP_FLAG_UINT; max values for GP_FLAG_LIST */
     const char *arg;   /* value placeholder for help ("FILE") */
     const char *help;

@@ -385,9 +385,36 @@ GP_TEST(lists_and_choices)
                  GP_EINVAL);
     GP_CHECK_STR(err.msg, "--ip: more than 2 values");
     GP_CHECK_INT(parse_kinds(&l, &c, &err, ARGS("--key-type", "dsa")), GP_EINVAL);
-    GP_CHECK_STR(err.msg, "--key-type: must be one of ecdsa, rsa, got \"dsa\"");
+    GP_CHECK_STR(err.msg, "--key-type: must be ecdsa or rsa, got \"dsa\"");
     GP_CHECK_INT(parse_kinds(&l, &c, &err, ARGS("--ip=")), GP_EINVAL);
     GP_CHECK_STR(err.msg, "--ip: needs a non-empty IP");
+}
+
+static gp_status collect_even(void *ctx, const char *v, gp_err *err)
+{
+    char *seen = ctx;
+
+    if ((v[0] - '0') % 2 != 0) {
+        gp_err_set(err, "--even: %s is odd", v);
+        return GP_EINVAL;
+    }
+    strncat(seen, v, 8);
+    return GP_OK;
+}
+
+GP_TEST(functions_take_values_in_order)
+{
+    char seen[16] = "";
+    gp_flag_func fn = { collect_even, seen };
+    gp_flag f[] = { { "even", GP_FLAG_FUNC, &fn, 0, 0, "N", "an even digit" } };
+    char *ok[] = { "prog", "--even", "4", "--even=2", NULL };
+    char *bad[] = { "prog", "--even", "3", NULL };
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_flags_parse(f, 1, 4, ok, &err), GP_OK);
+    GP_CHECK_STR(seen, "42");
+    GP_CHECK_INT(gp_flags_parse(f, 1, 3, bad, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "--even: 3 is odd");
 }
 
 GP_MAIN(GP_CASE(no_arguments_keep_defaults), GP_CASE(value_as_next_argument_or_after_equals),
@@ -397,4 +424,5 @@ GP_MAIN(GP_CASE(no_arguments_keep_defaults), GP_CASE(value_as_next_argument_or_a
         GP_CASE(usage_lists_every_flag), GP_CASE(dash_h_is_help),
         GP_CASE(usage_wraps_at_100_columns), GP_CASE(fail_is_one_line_and_a_pointer), GP_CASE(hostport_ipv4_and_names), GP_CASE(hostport_ipv6),
         GP_CASE(hostport_bad_ports), GP_CASE(hostport_empty_host_is_an_error),
-        GP_CASE(hostport_host_buffer_bound), GP_CASE(lists_and_choices))
+        GP_CASE(hostport_host_buffer_bound), GP_CASE(lists_and_choices),
+        GP_CASE(functions_take_values_in_order))
