@@ -372,8 +372,8 @@ static gp_status parse_kinds(gp_flag_list *l, gp_flag_choice *c, gp_err *err,
 
 GP_TEST(lists_and_choices)
 {
-    gp_flag_list l;
-    gp_flag_choice c;
+    gp_flag_list l = { { NULL }, 0 };
+    gp_flag_choice c = { NULL, 0 };
     gp_err err;
 
     GP_CHECK_INT(parse_kinds(&l, &c, &err, ARGS("--ip", "a", "--key-type=rsa", "--ip=b")), GP_OK);
