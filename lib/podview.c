@@ -55,56 +55,84 @@ static gp_status alloc_items(const cJSON *arr, size_t size, gp_arena *a, void **
     return *out != NULL ? GP_OK : GP_ENOMEM;
 }
 
-/* A map of string values (labels, annotations). Non-string values are skipped: kube-apiserver
- * would reject such a pod anyway, and they can never match a selector. */
-static gp_status decode_string_map(const cJSON *m, gp_arena *a, gp_label **out, size_t *n,
-                                   const char *path, gp_err *err)
+/* Fills one item from a member of a JSON object: GP_OK keeps it, GP_ENOTFOUND skips it, any
+ * other status (err set, naming path) ends the decoding. */
+typedef gp_status (*fill_fn)(const cJSON *c, void *item, const char *path, gp_err *err);
+
+/* The members of object m, each filled into an arena array by fill (*out, *n kept items). */
+static gp_status decode_members(const cJSON *m, size_t size, gp_arena *a, fill_fn fill,
+                                void **out, size_t *n, const char *path, const char *what,
+                                gp_err *err)
 {
-    void *mem;
-    gp_status st = alloc_items(m, sizeof(**out), a, &mem, path, "entries", err);
+    gp_status st = alloc_items(m, size, a, out, path, what, err);
     size_t i = 0;
 
-    *out = mem;
     *n = 0;
-    if (st != GP_OK || mem == NULL)
+    if (st != GP_OK || *out == NULL)
         return st;
     for (const cJSON *c = m->child; c != NULL; c = c->next) {
-        if (!cJSON_IsString(c) || c->string == NULL)
-            continue;
-        (*out)[i].key = c->string;
-        (*out)[i].value = c->valuestring;
-        i++;
+        st = fill(c, (char *)*out + i * size, path, err);
+        if (st == GP_OK)
+            i++;
+        else if (st != GP_ENOTFOUND)
+            return st;
     }
     *n = i;
     return GP_OK;
 }
 
+/* Labels and annotations: non-string values are skipped (kube-apiserver would reject such a
+ * pod anyway, and they can never match a selector). */
+static gp_status fill_label(const cJSON *c, void *item, const char *path, gp_err *err)
+{
+    gp_label *l = item;
+
+    (void)path;
+    (void)err;
+    if (!cJSON_IsString(c) || c->string == NULL)
+        return GP_ENOTFOUND;
+    l->key = c->string;
+    l->value = c->valuestring;
+    return GP_OK;
+}
+
+static gp_status fill_resource(const cJSON *c, void *item, const char *path, gp_err *err)
+{
+    gp_resource *r = item;
+    gp_err qerr = { { 0 } };
+
+    if (!cJSON_IsString(c)) {
+        gp_err_set(err, "%s.%s: must be a quantity string", path, c->string);
+        return GP_EINVAL;
+    }
+    if (gp_qty_parse_str(c->valuestring, &r->qty, &qerr) != GP_OK) {
+        gp_err_set(err, "%s.%s: %s", path, c->string, qerr.msg);
+        return GP_EINVAL;
+    }
+    r->name = c->string;
+    return GP_OK;
+}
+
+/* A map of string values (labels, annotations, nodeSelector). */
+static gp_status decode_string_map(const cJSON *m, gp_arena *a, gp_label **out, size_t *n,
+                                   const char *path, gp_err *err)
+{
+    void *mem = NULL;
+    gp_status st = decode_members(m, sizeof(**out), a, fill_label, &mem, n, path, "entries", err);
+
+    *out = mem;
+    return st;
+}
+
 static gp_status decode_resources(const cJSON *m, gp_arena *a, gp_resource **out, size_t *n,
                                   const char *path, gp_err *err)
 {
-    void *mem;
-    gp_status st = alloc_items(m, sizeof(**out), a, &mem, path, "resources", err);
-    size_t i = 0;
+    void *mem = NULL;
+    gp_status st = decode_members(m, sizeof(**out), a, fill_resource, &mem, n, path,
+                                  "resources", err);
 
     *out = mem;
-    *n = 0;
-    if (st != GP_OK || mem == NULL)
-        return st;
-    for (const cJSON *c = m->child; c != NULL; c = c->next, i++) {
-        gp_err qerr = { { 0 } };
-
-        if (!cJSON_IsString(c)) {
-            gp_err_set(err, "%s.%s: must be a quantity string", path, c->string);
-            return GP_EINVAL;
-        }
-        if (gp_qty_parse_str(c->valuestring, &(*out)[i].qty, &qerr) != GP_OK) {
-            gp_err_set(err, "%s.%s: %s", path, c->string, qerr.msg);
-            return GP_EINVAL;
-        }
-        (*out)[i].name = c->string;
-    }
-    *n = i;
-    return GP_OK;
+    return st;
 }
 
 static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena *a,

@@ -952,40 +952,27 @@ static char *alloc_elems(vctx *v, const vfield *f, void *base, const cJSON *item
     return arr;
 }
 
-static void decode_array(vctx *v, const vfield *f, void *base, const cJSON *item)
+/* An array field (map false) or a map field (its keys stored in each element): every element
+ * decoded at its own path ("[i]" or ".key"). */
+static void decode_elems(vctx *v, const vfield *f, void *base, const cJSON *item, bool map)
 {
     size_t n = 0, i = 0;
-    char *arr = alloc_elems(v, f, base, item, false, &n);
+    char *arr = alloc_elems(v, f, base, item, map, &n);
+    const vfield key = { .kind = FK_STR, .min = 1, .check = f->check };
 
     if (arr == NULL)
         return;
     for (const cJSON *c = item->child; c != NULL; c = c->next, i++) {
-        size_t old = path_push_index(v, i);
-
-        decode_value(v, f->elem, arr + i * f->elem_size, c);
-        path_pop(v, old);
-    }
-    if (f->unique)
-        check_unique(v, f, arr, n);
-}
-
-static void decode_map(vctx *v, const vfield *f, void *base, const cJSON *item)
-{
-    size_t n = 0, i = 0;
-    char *arr = alloc_elems(v, f, base, item, true, &n);
-
-    if (arr == NULL)
-        return;
-    for (const cJSON *c = item->child; c != NULL; c = c->next, i++) {
-        size_t old = path_push_key(v, c->string);
+        size_t old = map ? path_push_key(v, c->string) : path_push_index(v, i);
         char *elem = arr + i * f->elem_size;
-        vfield key = {.kind = FK_STR, .min = 1, .check = f->check};
 
-        if (string_ok(v, &key, c->string))
+        if (map && string_ok(v, &key, c->string))
             *FIELD_PTR(char *, elem, f->key_off) = vstrdup(v, c->string);
         decode_value(v, f->elem, elem, c);
         path_pop(v, old);
     }
+    if (!map && f->unique)
+        check_unique(v, f, arr, n);
 }
 
 static void decode_value(vctx *v, const vfield *f, void *base, const cJSON *item)
@@ -1001,8 +988,8 @@ static void decode_value(vctx *v, const vfield *f, void *base, const cJSON *item
     case FK_QTY_I64: decode_qty_i64(v, f, base, item); break;
     case FK_PRICE: decode_price(v, f, base, item); break;
     case FK_OBJECT: decode_object(v, f->spec, (char *)base + f->off, item); break;
-    case FK_ARRAY: decode_array(v, f, base, item); break;
-    case FK_MAP: decode_map(v, f, base, item); break;
+    case FK_ARRAY: decode_elems(v, f, base, item, false); break;
+    case FK_MAP: decode_elems(v, f, base, item, true); break;
     }
 }
 

@@ -8,33 +8,30 @@
 #define L(s) gp_dns_label(s, strlen(s))
 #define SUB(s) gp_dns_subdomain(s, strlen(s))
 
+/* ok() accepts a well-formed name of exactly max characters and refuses one of max + 1
+ * ("a.a.a..." when dotted, so that only the total length is wrong). */
+static void check_limit(bool (*ok)(const char *, size_t), size_t max, bool dotted)
+{
+    char name[GP_DNS_SUBDOMAIN_MAX + 2];
+
+    for (size_t i = 0; i < sizeof(name); i++)
+        name[i] = dotted && i % 2 ? '.' : 'a';
+    GP_CHECK(ok(name, max));
+    GP_CHECK(!ok(name, max + 1 + (dotted && max % 2 == 1))); /* never end on a dot */
+}
+
 GP_TEST(labels)
 {
-    char long_label[GP_DNS_LABEL_MAX + 2];
-
     GP_CHECK(L("a") && L("gpupack-webhook") && L("0a9"));
     GP_CHECK(!L("") && !L("-a") && !L("a-") && !L("A") && !L("a.b") && !L("a_b"));
-    memset(long_label, 'a', sizeof(long_label) - 1);
-    long_label[GP_DNS_LABEL_MAX] = '\0';
-    GP_CHECK(L(long_label));
-    long_label[GP_DNS_LABEL_MAX] = 'a';
-    long_label[GP_DNS_LABEL_MAX + 1] = '\0';
-    GP_CHECK(!L(long_label));
+    check_limit(gp_dns_label, GP_DNS_LABEL_MAX, false);
 }
 
 GP_TEST(subdomains)
 {
-    char name[GP_DNS_SUBDOMAIN_MAX + 2];
-
     GP_CHECK(SUB("gpupack.io") && SUB("a") && SUB("a-b.c"));
     GP_CHECK(!SUB("") && !SUB("a..b") && !SUB("a.") && !SUB(".a") && !SUB("Gpupack.io"));
-    for (size_t i = 0; i < sizeof(name) - 1; i++)
-        name[i] = i % 2 ? '.' : 'a';
-    name[GP_DNS_SUBDOMAIN_MAX] = '\0';
-    GP_CHECK(SUB(name));
-    name[GP_DNS_SUBDOMAIN_MAX] = '.';
-    name[GP_DNS_SUBDOMAIN_MAX + 1] = '\0';
-    GP_CHECK(!SUB(name));
+    check_limit(gp_dns_subdomain, GP_DNS_SUBDOMAIN_MAX, true);
 }
 
 GP_TEST(certificate_hosts)
