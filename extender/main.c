@@ -50,9 +50,14 @@ typedef struct {
     char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
-static size_t flag_table(options *o, gp_flag *f)
+static const char *summary =
+    "gpupack-extender: kube-scheduler extender that filters and scores nodes by packing and\n"
+    "marginal cost (POST /filter, /prioritize, also under any prefix; GET /healthz, /readyz,\n"
+    "/metrics). See docs/extender.md and docs/scoring.md.";
+
+static int parse_options(options *o, int argc, char **argv, gp_log_level *level)
 {
-    const gp_flag t[] = {
+    const gp_flag own[] = {
         { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view from `kubectl get nodes -o json` output" },
         { "snapshot-pods", GP_FLAG_STRING, &o->snap_pods, 0, 0, "FILE", "cluster view from `kubectl get pods -A -o json` output" },
         { "once", GP_FLAG_STRING, &o->once, 0, 0, "VERB", "filter or prioritize: one ExtenderArgs (or a bare Pod) from stdin, the result on stdout" },
@@ -61,40 +66,15 @@ static size_t flag_table(options *o, gp_flag *f)
         { "max-staleness", GP_FLAG_UINT, &o->max_staleness_s, 0, 86400, "SECONDS", "/readyz fails when the watch has been silent longer (default 600, 0: off)" },
         { "sync-timeout", GP_FLAG_UINT, &o->sync_timeout_s, 1, 3600, "SECONDS", "with --once and --kubeconfig: wait this long for the first list (default 60)" },
     };
-    size_t n = gp_daemon_flag_rows(&o->d, "address to serve on (default 0.0.0.0:8888; HTTPS with --tls-cert/--tls-key)",
-                                   "a request must arrive whole within this (default 30)", f);
-
-    memcpy(f + n, t, sizeof(t));
-    return n + sizeof(t) / sizeof(t[0]);
-}
-
-static const char *summary =
-    "gpupack-extender: kube-scheduler extender that filters and scores nodes by packing and\n"
-    "marginal cost (POST /filter, /prioritize, also under any prefix; GET /healthz, /readyz,\n"
-    "/metrics). See docs/extender.md and docs/scoring.md.";
-
-static int parse_options(options *o, int argc, char **argv)
-{
-    gp_flag flags[32];
-    size_t n;
-    gp_err err = { { 0 } };
+    const gp_daemon_cli cli = {
+        "gpupack-extender", summary,
+        "address to serve on (default 0.0.0.0:8888; HTTPS with --tls-cert/--tls-key)",
+        "a request must arrive whole within this (default 30)", own, sizeof(own) / sizeof(own[0])
+    };
 
     *o = (options){ .d = gp_daemon_opts_default("0.0.0.0:8888", 30), .assume_s = 30,
                     .max_staleness_s = 600, .sync_timeout_s = 60 };
-    n = flag_table(o, flags);
-    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
-        return gp_flags_fail(stderr, "gpupack-extender", err.msg);
-    if (o->d.help) {
-        gp_flags_usage(stdout, "gpupack-extender", summary, flags, n);
-        return 0;
-    }
-    if (o->d.version) {
-        printf("gpupack-extender %s\n", GP_VERSION);
-        return 0;
-    }
-    if (o->d.check_policy != NULL)
-        return gp_daemon_check_policy("gpupack-extender", o->d.check_policy, stdout, stderr);
-    return -1;
+    return gp_daemon_parse_flags(&cli, &o->d, argc, argv, level);
 }
 
 static int fail2(const char *msg)
@@ -179,23 +159,14 @@ static int start_informers(app *a)
 /* The cluster view: snapshots, a kubeconfig, in-cluster, or none (full Node objects only). */
 static int setup_view(app *a)
 {
-    gp_err err = { { 0 } };
-    gp_status st = GP_OK;
-
     if (a->opt.snap_nodes != NULL) {
         a->cache = gp_cache_new(&a->policy);
         return a->cache ? load_snapshots(a) : fail2("out of memory");
     }
-    if (a->opt.d.kubeconfig != NULL)
-        st = gp_kube_config_load(a->opt.d.kubeconfig, a->opt.d.context, &a->kube, &err);
-    else if (getenv("KUBERNETES_SERVICE_HOST") != NULL)
-        st = gp_kube_config_in_cluster(NULL, &a->kube, &err);
-    else
-        return 0;
-    if (st != GP_OK) {
-        fprintf(stderr, "gpupack-extender: %s: %s\n", a->opt.d.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
-        return 2;
-    }
+    int rc = gp_daemon_load_kube("gpupack-extender", &a->opt.d, true, &a->kube);
+
+    if (rc != 0 || a->kube == NULL)
+        return rc;
     a->cache = gp_cache_new(&a->policy);
     return a->cache ? 0 : fail2("out of memory");
 }
@@ -229,11 +200,9 @@ static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response
     const char *why = NULL;
 
     (void)req;
-    if (atomic_load(&a->draining))
-        gp_reply_text(resp, 503, "not ready: shutting down\n");
-    else if (!gp_server_tls_ready(a->server))
-        gp_reply_text(resp, 503, "not ready: no valid serving certificate\n");
-    else if (!view_ready(a, &why))
+    if (!gp_daemon_ready(a->server, &a->draining, resp))
+        return;
+    if (!view_ready(a, &why))
         gp_reply_text(resp, 503, why);
     else
         gp_reply_text(resp, 200, "ok\n");
@@ -328,16 +297,13 @@ static int run_once(app *a)
     char *body = NULL, why[1024];
     const char *error;
     size_t len = 0;
-    gp_err err = { { 0 } };
     gp_http_response resp = { 0 };
     int rc = 0;
 
     if (a->kube != NULL && (start_informers(a) != 0 || wait_synced(a) != 0))
         return 1;
-    if (gp_stream_read(stdin, GP_EXTARGS_MAX_BODY, &body, &len, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-extender: --once: stdin: %s\n", err.msg);
+    if (gp_daemon_read_stdin("gpupack-extender", "--once", GP_EXTARGS_MAX_BODY, &body, &len) != 0)
         return 1;
-    }
     a->ext.explain = a->opt.explain ? stderr : NULL;
     a->ext.assume_ttl_ms = 0;
     gp_extender_call(&a->ext, strcmp(a->opt.once, "filter") == 0 ? GP_VERB_FILTER
@@ -376,7 +342,6 @@ static int serve(app *a)
 {
     gp_err err = { { 0 } };
 
-    gp_block_stop_signals();
     if (start_server(a, &err) != GP_OK) {
         fprintf(stderr, "gpupack-extender: %s\n", err.msg);
         return 2;
@@ -410,12 +375,10 @@ int main(int argc, char **argv)
 {
     static app a;
     gp_log_level level;
-    int rc = parse_options(&a.opt, argc, argv);
+    int rc = parse_options(&a.opt, argc, argv, &level);
 
     if (rc >= 0)
         return rc;
-    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK)
-        return usage_error("--log-level: expected debug, info, warn or error");
     if ((rc = check_options(&a.opt)) != 0 || 
         (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.policy, a.digest)) != 0)
         return rc;

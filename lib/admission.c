@@ -2,9 +2,12 @@
 #include "gpupack/admission.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gpupack/base64.h"
 #include "gpupack/json.h"
+#include "gpupack/strbuf.h"
 
 static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
 {
@@ -149,44 +152,15 @@ bool gp_utf8_valid(const char *s, size_t n)
     return true;
 }
 
-void gp_base64_encode(const unsigned char *in, size_t n, char *out)
-{
-    static const char tab[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t i = 0, o = 0;
-
-    for (; i + 2 < n; i += 3) {
-        unsigned long v = (unsigned long)in[i] << 16 | (unsigned long)in[i + 1] << 8 | in[i + 2];
-
-        out[o++] = tab[(v >> 18) & 63];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = tab[(v >> 6) & 63];
-        out[o++] = tab[v & 63];
-    }
-    if (i < n) {
-        unsigned long v = (unsigned long)in[i] << 16 | (i + 1 < n ? (unsigned long)in[i + 1] << 8 : 0);
-
-        out[o++] = tab[(v >> 18) & 63];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-        out[o++] = '=';
-    }
-    out[o] = '\0';
-}
-
 static bool add_patch(cJSON *resp, const char *patch, size_t len)
 {
-    char *b64;
+    char *b64 = gp_base64_encode(patch, len);
     cJSON *v;
 
-    if (len > (SIZE_MAX / 4) * 3 - 3)
-        return false;
-    b64 = cJSON_malloc(4 * ((len + 2) / 3) + 1);
     if (b64 == NULL)
         return false;
-    gp_base64_encode((const unsigned char *)patch, len, b64);
     v = cJSON_CreateString(b64);
-    cJSON_free(b64);
+    free(b64);
     if (v == NULL || !cJSON_AddItemToObject(resp, "patch", v)) {
         cJSON_Delete(v);
         return false;
@@ -251,24 +225,19 @@ gp_status gp_admission_encode(const gp_admission_response *r, char **out, size_t
     return GP_OK;
 }
 
+/* s escaped for a JSON string into buf, allocation-free; 0 when it does not fit. */
 static size_t json_escape_into(const char *s, char *buf, size_t bufsz)
 {
     size_t o = 0;
 
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char tmp[8];
-        size_t n;
+        const char *e = gp_json_escape(*p, tmp);
+        size_t n = e != NULL ? strlen(e) : 1;
 
-        if (*p == '"' || *p == '\\') {
-            tmp[0] = '\\', tmp[1] = (char)*p, n = 2;
-        } else if (*p < 0x20) {
-            n = (size_t)snprintf(tmp, sizeof(tmp), "\\u%04x", *p);
-        } else {
-            tmp[0] = (char)*p, n = 1;
-        }
         if (o + n + 1 > bufsz)
             return 0;
-        memcpy(buf + o, tmp, n);
+        memcpy(buf + o, e != NULL ? e : (const char *)p, n);
         o += n;
     }
     buf[o] = '\0';

@@ -2,6 +2,7 @@
 #include "gpupack/daemon.h"
 
 #include "gpupack/fileio.h"
+#include "gpupack/strbuf.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -13,6 +14,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef GP_VERSION
+#define GP_VERSION "0.0.0"
+#endif
 
 void gp_reply_text(gp_http_response *resp, int status, const char *text)
 {
@@ -37,7 +42,9 @@ void gp_route_metrics(void *ctx, const gp_http_request *req, gp_http_response *r
     resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
-void gp_block_stop_signals(void)
+/* Blocks SIGTERM and SIGINT (gp_wait_for_signal_and_drain takes them) and ignores SIGPIPE,
+ * before the server starts any thread. */
+static void block_stop_signals(void)
 {
     sigset_t set;
 
@@ -98,31 +105,21 @@ __attribute__((format(printf, 2, 3))) static void errors_printf(char **errors, c
     *errors = s;
 }
 
-/* lines with "prefix: " before each line (as gp_policy_load_file() writes them). */
+/* lines with "prefix: " before each line, or NULL when out of memory. */
 static char *prefix_lines(const char *lines, const char *prefix)
 {
-    size_t cap = strlen(lines) * 2 + 64, len = 0;
-    char *out = NULL;
+    gp_strbuf b;
+    char *out;
+    size_t len;
 
+    gp_strbuf_init(&b, 0);
     for (const char *c = lines; *c != '\0';) {
-        const char *eol = strchr(c, '\n');
-        size_t n = eol ? (size_t)(eol - c) : strlen(c);
-        size_t need = strlen(prefix) + n + 4;
+        size_t n = strcspn(c, "\n");
 
-        if (out == NULL || len + need >= cap) {
-            char *nb;
-
-            cap = (len + need) * 2;
-            if ((nb = realloc(out, cap)) == NULL) {
-                free(out);
-                return NULL;
-            }
-            out = nb;
-        }
-        len += (size_t)snprintf(out + len, cap - len, "%s: %.*s\n", prefix, (int)n, c);
-        c += n + (eol != NULL);
+        gp_strbuf_printf(&b, "%s: %.*s\n", prefix, (int)n, c);
+        c += n + (c[n] == '\n');
     }
-    return out != NULL ? out : strdup("");
+    return gp_strbuf_take(&b, &out, &len) == GP_OK ? out : NULL;
 }
 
 static gp_status read_policy_bytes(const char *path, char **buf, size_t *len, char **errors)
@@ -345,8 +342,10 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                              .max_connections = o->max_conns, .cert_reload_ms = o->reload_ms,
                              .routes = routes, .nroutes = nroutes, .metrics = metrics,
                              .log = log, .name = name };
-    gp_status st = start_one("--listen", o->listen, &cfg, out, err);
+    gp_status st;
 
+    block_stop_signals();
+    st = start_one("--listen", o->listen, &cfg, out, err);
     *health = NULL;
     if (st != GP_OK || o->health_listen == NULL)
         return st;
@@ -362,4 +361,75 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
         *out = NULL;
     }
     return st;
+}
+
+int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc, char **argv,
+                          gp_log_level *level)
+{
+    gp_flag flags[GP_DAEMON_NFLAGS + GP_DAEMON_MAX_OWN_FLAGS];
+    gp_err err = { { 0 } };
+    size_t n = gp_daemon_flag_rows(d, cli->listen_help, cli->timeout_help, flags);
+
+    if (cli->nown > GP_DAEMON_MAX_OWN_FLAGS)
+        return gp_flags_fail(stderr, cli->prog, "internal error: too many flags");
+    memcpy(flags + n, cli->own, cli->nown * sizeof(*cli->own));
+    n += cli->nown;
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
+        return gp_flags_fail(stderr, cli->prog, err.msg);
+    if (d->help) {
+        gp_flags_usage(stdout, cli->prog, cli->summary, flags, n);
+        return 0;
+    }
+    if (d->version) {
+        printf("%s %s\n", cli->prog, GP_VERSION);
+        return 0;
+    }
+    if (d->check_policy != NULL)
+        return gp_daemon_check_policy(cli->prog, d->check_policy, stdout, stderr);
+    if (gp_log_level_parse(d->log_level, level) != GP_OK)
+        return gp_flags_fail(stderr, cli->prog, "--log-level: expected debug, info, warn or error");
+    return -1;
+}
+
+int gp_daemon_load_kube(const char *prog, const gp_daemon_opts *d, bool in_cluster,
+                        gp_kube_config **out)
+{
+    gp_err err = { { 0 } };
+    gp_status st;
+
+    *out = NULL;
+    if (d->kubeconfig == NULL && !in_cluster)
+        return 0;
+    st = gp_kube_config_resolve(d->kubeconfig, d->context, out, &err);
+    if (st == GP_ENOTFOUND && d->kubeconfig == NULL) /* no cluster: not an error here */
+        return 0;
+    if (st != GP_OK) {
+        fprintf(stderr, "%s: %s: %s\n", prog,
+                d->kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+int gp_daemon_read_stdin(const char *prog, const char *flag, size_t max, char **body,
+                         size_t *len)
+{
+    gp_err err = { { 0 } };
+
+    if (gp_stream_read(stdin, max, body, len, &err) != GP_OK) {
+        fprintf(stderr, "%s: %s: stdin: %s\n", prog, flag, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+bool gp_daemon_ready(gp_server *s, const atomic_bool *draining, gp_http_response *resp)
+{
+    if (atomic_load(draining))
+        gp_reply_text(resp, 503, "not ready: shutting down\n");
+    else if (!gp_server_tls_ready(s))
+        gp_reply_text(resp, 503, "not ready: no valid serving certificate\n");
+    else
+        return true;
+    return false;
 }

@@ -2,54 +2,37 @@
 #include "gpupack/fileio.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpupack/strbuf.h"
+
 gp_status gp_stream_read(FILE *f, size_t max, char **buf, size_t *len, gp_err *err)
 {
-    size_t cap = 4096, n = 0;
-    char *b = malloc(cap + 1);
+    gp_strbuf b;
+    char chunk[16384];
+    size_t got = 0;
 
-    if (b == NULL)
-        return GP_ENOMEM;
-    for (;;) {
-        size_t got;
-
-        if (n == cap) {
-            char *nb;
-
-            if (cap > max) {
-                free(b);
-                gp_err_set(err, "larger than %zu bytes", max);
-                return GP_ETOOBIG;
-            }
-            cap *= 2;
-            nb = realloc(b, cap + 1);
-            if (nb == NULL) {
-                free(b);
-                return GP_ENOMEM;
-            }
-            b = nb;
-        }
-        got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
+    gp_strbuf_init(&b, max < SIZE_MAX - 1 ? max + 2 : 0); /* one byte past max tells "too large" */
+    while (!b.failed && (got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        gp_strbuf_put(&b, chunk, got);
     if (ferror(f)) {
-        free(b);
+        gp_strbuf_free(&b);
         gp_err_set(err, "read failed: %s", strerror(errno));
         return GP_EIO;
     }
-    if (n > max) {
-        free(b);
+    if (b.failed || b.len > max) {
+        bool too_big = b.len + got > max;
+
+        gp_strbuf_free(&b);
+        if (!too_big)
+            return GP_ENOMEM;
         gp_err_set(err, "larger than %zu bytes", max);
         return GP_ETOOBIG;
     }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return GP_OK;
+    return gp_strbuf_take(&b, buf, len);
 }
 
 gp_status gp_file_read(const char *path, size_t max, char **buf, size_t *len, gp_err *err)

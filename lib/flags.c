@@ -34,14 +34,50 @@ static gp_status parse_uint(const gp_flag *f, const char *v, gp_err *err)
     return GP_OK;
 }
 
+static gp_status add_to_list(const gp_flag *f, const char *v, gp_err *err)
+{
+    gp_flag_list *l = f->dest;
+    size_t max = f->max < GP_FLAG_LIST_MAX ? f->max : GP_FLAG_LIST_MAX;
+
+    if (l->n >= max) {
+        gp_err_set(err, "--%s: more than %zu values", f->name, max);
+        return GP_EINVAL;
+    }
+    l->v[l->n++] = v;
+    return GP_OK;
+}
+
+static gp_status pick_choice(const gp_flag *f, const char *v, gp_err *err)
+{
+    gp_flag_choice *c = f->dest;
+    char all[256] = "";
+
+    for (unsigned i = 0; c->names[i] != NULL; i++) {
+        if (strcmp(v, c->names[i]) == 0) {
+            c->index = i;
+            return GP_OK;
+        }
+        snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
+                 i == 0 ? "" : c->names[i + 1] != NULL ? ", " : " or ", c->names[i]);
+    }
+    gp_err_set(err, "--%s: must be %s, got \"%.64s\"", f->name, all, v);
+    return GP_EINVAL;
+}
+
 static gp_status set_value(const gp_flag *f, const char *v, gp_err *err)
 {
+    if (*v == '\0' && f->kind != GP_FLAG_BOOL && f->kind != GP_FLAG_UINT) {
+        gp_err_set(err, "--%s: needs a non-empty %s", f->name, f->arg ? f->arg : "value");
+        return GP_EINVAL;
+    }
     switch (f->kind) {
+    case GP_FLAG_LIST:
+        return add_to_list(f, v, err);
+    case GP_FLAG_CHOICE:
+        return pick_choice(f, v, err);
+    case GP_FLAG_FUNC:
+        return ((const gp_flag_func *)f->dest)->fn(((const gp_flag_func *)f->dest)->ctx, v, err);
     case GP_FLAG_STRING:
-        if (*v == '\0') {
-            gp_err_set(err, "--%s: needs a non-empty %s", f->name, f->arg ? f->arg : "value");
-            return GP_EINVAL;
-        }
         *(const char **)f->dest = v;
         return GP_OK;
     case GP_FLAG_UINT:
@@ -85,7 +121,7 @@ gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, 
             *(bool *)f->dest = true;
             continue;
         }
-        if (eq == NULL && i + 1 >= argc) {
+        if (eq == NULL && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)) {
             gp_err_set(err, "--%s: needs a value (%s)", f->name, f->arg ? f->arg : "value");
             return GP_EINVAL;
         }

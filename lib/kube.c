@@ -134,64 +134,52 @@ static void wipe_free(char *s)
 
 void gp_linebuf_init(gp_linebuf *lb, size_t max)
 {
-    *lb = (gp_linebuf){ .max = max };
+    gp_strbuf_init(&lb->s, max + 2); /* one byte over max for the '\r' of a CRLF, and a NUL */
+    lb->max = max;
 }
 
 void gp_linebuf_free(gp_linebuf *lb)
 {
-    free(lb->buf);
-    *lb = (gp_linebuf){ .max = lb->max };
+    gp_strbuf_free(&lb->s);
 }
 
 void gp_linebuf_reset(gp_linebuf *lb)
 {
-    lb->len = 0;
+    gp_strbuf_clear(&lb->s);
 }
 
 /* Appends n bytes of a line; one byte over max is allowed for the '\r' of a CRLF. */
 static gp_status lb_append(gp_linebuf *lb, const char *data, size_t n)
 {
-    size_t need;
-
-    if (n > lb->max + 1 - lb->len) {
-        lb->len = 0;
+    if (n > lb->max + 1 - lb->s.len) {
+        gp_strbuf_clear(&lb->s);
         return GP_ETOOBIG;
     }
-    need = lb->len + n + 1;
-    if (need > lb->cap) {
-        size_t cap = lb->cap ? lb->cap : 4096;
-        char *nb;
-
-        while (cap < need)
-            cap *= 2;
-        if (cap > lb->max + 2)
-            cap = lb->max + 2;
-        if ((nb = realloc(lb->buf, cap)) == NULL) {
-            lb->len = 0;
-            return GP_ENOMEM;
-        }
-        lb->buf = nb;
-        lb->cap = cap;
+    gp_strbuf_put(&lb->s, data, n);
+    if (lb->s.failed) {
+        gp_strbuf_clear(&lb->s);
+        return GP_ENOMEM;
     }
-    memcpy(lb->buf + lb->len, data, n);
-    lb->len += n;
     return GP_OK;
 }
 
-/* Hands the buffered line to fn and empties the buffer. */
+/* Hands the buffered line to fn, then empties the buffer. */
 static gp_status lb_emit(gp_linebuf *lb, gp_line_fn fn, void *ctx)
 {
-    size_t len = lb->len;
+    char *line = lb->s.p;
+    size_t len = lb->s.len;
+    gp_status st = GP_OK;
 
-    lb->len = 0;
-    if (len > 0 && lb->buf[len - 1] == '\r')
+    if (len > 0 && line[len - 1] == '\r')
         len--;
-    if (len > lb->max)
-        return GP_ETOOBIG;
-    if (len == 0)
-        return GP_OK;
-    lb->buf[len] = '\0';
-    return fn(ctx, lb->buf, len);
+    if (len > lb->max) {
+        st = GP_ETOOBIG;
+    } else if (len > 0) {
+        line[len] = '\0';
+        st = fn(ctx, line, len);
+    }
+    gp_strbuf_clear(&lb->s);
+    return st;
 }
 
 gp_status gp_linebuf_feed(gp_linebuf *lb, const char *data, size_t n, gp_line_fn fn, void *ctx)
@@ -204,7 +192,7 @@ gp_status gp_linebuf_feed(gp_linebuf *lb, const char *data, size_t n, gp_line_fn
         if (st == GP_OK && nl != NULL)
             st = lb_emit(lb, fn, ctx);
         if (st != GP_OK) {
-            lb->len = 0;
+            gp_strbuf_clear(&lb->s);
             return st;
         }
         if (nl == NULL)
@@ -303,32 +291,32 @@ static gp_status set_auth_header(kube_req *r, const char *token)
     return st;
 }
 
+/* A PEM given inline (as a blob, typed PEM when type_opt is not 0) or as a file. */
+static void set_pem(CURL *e, const char *pem, const char *file, CURLoption blob_opt,
+                    CURLoption file_opt, CURLoption type_opt)
+{
+    if (pem != NULL) {
+        struct curl_blob b = { (void *)pem, strlen(pem), CURL_BLOB_COPY };
+
+        curl_easy_setopt(e, blob_opt, &b);
+        if (type_opt != 0)
+            curl_easy_setopt(e, type_opt, "PEM");
+    } else if (file != NULL) {
+        curl_easy_setopt(e, file_opt, file);
+    }
+}
+
 static void set_tls(CURL *e, const gp_kube_config *cfg)
 {
-    if (cfg->ca_pem != NULL) {
-        struct curl_blob b = { cfg->ca_pem, strlen(cfg->ca_pem), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
-    } else if (cfg->ca_file != NULL) {
-        curl_easy_setopt(e, CURLOPT_CAINFO, cfg->ca_file);
-    }
+    set_pem(e, cfg->ca_pem, cfg->ca_file, CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, 0);
     if (cfg->insecure) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
-    if (cfg->cert_pem != NULL) {
-        struct curl_blob b = { cfg->cert_pem, strlen(cfg->cert_pem), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b);
-        curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-    } else if (cfg->cert_file != NULL) {
-        curl_easy_setopt(e, CURLOPT_SSLCERT, cfg->cert_file);
-    }
-    if (cfg->key_pem != NULL) {
-        struct curl_blob b = { cfg->key_pem, strlen(cfg->key_pem), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
-        curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-    } else if (cfg->key_file != NULL) {
-        curl_easy_setopt(e, CURLOPT_SSLKEY, cfg->key_file);
-    }
+    set_pem(e, cfg->cert_pem, cfg->cert_file, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT,
+            CURLOPT_SSLCERTTYPE);
+    set_pem(e, cfg->key_pem, cfg->key_file, CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY,
+            CURLOPT_SSLKEYTYPE);
 }
 
 static void set_common(kube_req *r)
@@ -417,8 +405,8 @@ fail:
 
 /* A response body collected up to max bytes. */
 typedef struct {
-    char *buf;
-    size_t len, cap, max;
+    gp_strbuf s; /* all zero: empty, no limit of its own */
+    size_t max;
     bool too_big;
 } body_buf;
 
@@ -427,25 +415,12 @@ static size_t body_write(char *data, size_t size, size_t nmemb, void *arg)
     body_buf *b = arg;
     size_t n = size * nmemb;
 
-    if (n > b->max - b->len) {
+    if (n > b->max - b->s.len) {
         b->too_big = true;
         return 0;
     }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 16384;
-        char *nb;
-
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        if ((nb = realloc(b->buf, cap)) == NULL)
-            return 0;
-        b->buf = nb;
-        b->cap = cap;
-    }
-    memcpy(b->buf + b->len, data, n);
-    b->len += n;
-    b->buf[b->len] = '\0';
-    return n;
+    gp_strbuf_put(&b->s, data, n);
+    return b->s.failed ? 0 : n;
 }
 
 /* The message of a Kubernetes Status body ("nodes is forbidden: ..."), or the start of the body. */
@@ -475,7 +450,7 @@ static void transfer_error(gp_err *err, const char *what, CURLcode res, const ku
         gp_err_set(err, "%s: HTTP %ld, then %s", what, code,
                    r->curl_err[0] ? r->curl_err : curl_easy_strerror(res));
     } else {
-        status_message(b ? b->buf : NULL, b ? b->len : 0, msg, sizeof(msg));
+        status_message(b ? b->s.p : NULL, b ? b->s.len : 0, msg, sizeof(msg));
         gp_err_set(err, "%s: HTTP %ld: %s", what, code, msg);
     }
 }
@@ -506,15 +481,11 @@ static gp_status kube_get_once(const gp_kube_config *cfg, const char *path, size
     if (res != CURLE_OK || *http_status < 200 || *http_status > 299) {
         transfer_error(err, path, res, &r, *http_status, &b);
         req_free(&r);
-        free(b.buf);
+        gp_strbuf_free(&b.s);
         return b.too_big ? GP_ETOOBIG : GP_EIO;
     }
     req_free(&r);
-    if (b.buf == NULL && (b.buf = calloc(1, 1)) == NULL)
-        return GP_ENOMEM;
-    *body = b.buf;
-    *len = b.len;
-    return GP_OK;
+    return gp_strbuf_take(&b.s, body, len);
 }
 
 gp_status gp_kube_get(const gp_kube_config *cfg, const char *path, size_t max, char **body,
@@ -834,10 +805,10 @@ static outcome list_pages(gp_informer *inf, gp_err *err)
         const char *rv, *next;
         outcome o = fetch_page(inf, cont, &b, err);
 
-        if (o == OUT_OK && parse_page(b.buf ? b.buf : "", b.len, &root, &items, &rv, &next,
+        if (o == OUT_OK && parse_page(b.s.p ? b.s.p : "", b.s.len, &root, &items, &rv, &next,
                                       err) != GP_OK)
             o = OUT_ERROR;
-        free(b.buf);
+        gp_strbuf_free(&b.s);
         if (o != OUT_OK) {
             cJSON_Delete(root);
             return o;
@@ -970,7 +941,7 @@ static size_t watch_write(char *data, size_t size, size_t nmemb, void *arg)
         curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->code);
     if (w->code != 200) {
         /* Keep the start of an error body for the message; the rest is not needed. */
-        size_t room = w->errbody.max - w->errbody.len;
+        size_t room = w->errbody.max - w->errbody.s.len;
 
         if (room > 0)
             (void)body_write(data, 1, n < room ? n : room, &w->errbody);
@@ -1071,7 +1042,7 @@ static outcome do_watch(gp_informer *inf, bool restart)
     o = watch_outcome(&w, res, now_ms() - t0, &r);
     log_watch_end(inf, o, &w);
     req_free(&r);
-    free(w.errbody.buf);
+    gp_strbuf_free(&w.errbody.s);
     return o;
 }
 
@@ -1167,22 +1138,6 @@ static gp_status check_spec(const gp_kube_config *cfg, const gp_informer_spec *s
     return GP_OK;
 }
 
-static void informer_free(gp_informer *inf)
-{
-    if (inf == NULL)
-        return;
-    if (inf->multi != NULL)
-        curl_multi_cleanup(inf->multi);
-    gp_kube_config_free(inf->cfg);
-    free(inf->path);
-    free(inf->selector);
-    wipe_free(inf->token);
-    gp_linebuf_free(&inf->lines);
-    pthread_cond_destroy(&inf->cv);
-    pthread_mutex_destroy(&inf->mu);
-    free(inf);
-}
-
 static gp_status informer_init_sync(gp_informer *inf)
 {
     pthread_condattr_t ca;
@@ -1198,6 +1153,28 @@ static gp_status informer_init_sync(gp_informer *inf)
     }
     pthread_condattr_destroy(&ca);
     return GP_OK;
+}
+
+/* Undoes informer_init_sync(). */
+static void informer_fini_sync(gp_informer *inf)
+{
+    pthread_cond_destroy(&inf->cv);
+    pthread_mutex_destroy(&inf->mu);
+}
+
+static void informer_free(gp_informer *inf)
+{
+    if (inf == NULL)
+        return;
+    if (inf->multi != NULL)
+        curl_multi_cleanup(inf->multi);
+    gp_kube_config_free(inf->cfg);
+    free(inf->path);
+    free(inf->selector);
+    wipe_free(inf->token);
+    gp_linebuf_free(&inf->lines);
+    informer_fini_sync(inf);
+    free(inf);
 }
 
 static gp_informer *informer_new(const gp_kube_config *cfg, const gp_informer_spec *spec)

@@ -13,6 +13,7 @@
 #include "gpupack/kubeconfig.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "gpupack/base64.h"
 #include "gpupack/fileio.h"
 #include "gpupack/kubeexec.h"
 
@@ -62,78 +64,6 @@ static void wipe_free(char *s)
         explicit_bzero(s, strlen(s));
         free(s);
     }
-}
-
-/* ---- base64 ------------------------------------------------------------------------------ */
-
-static int b64_value(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-static bool b64_skippable(unsigned char c)
-{
-    return c == '\r' || c == '\n' || c == ' ' || c == '\t';
-}
-
-/* Only padding and whitespace may follow the first '='. */
-static bool b64_tail_ok(const char *in, size_t i, size_t len)
-{
-    for (; i < len; i++)
-        if (in[i] != '=' && !b64_skippable((unsigned char)in[i]))
-            return false;
-    return true;
-}
-
-gp_status gp_base64_decode(const char *in, size_t len, size_t max, char **out, size_t *outlen)
-{
-    uint32_t acc = 0;
-    size_t n = 0, bits = 0, i;
-    char *o = malloc(len / 4 * 3 + 4);
-
-    if (o == NULL)
-        return GP_ENOMEM;
-    for (i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        int v;
-
-        if (b64_skippable(c))
-            continue;
-        if (c == '=')
-            break;
-        if ((v = b64_value(c)) < 0)
-            goto bad;
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (n == max) {
-                free(o);
-                return GP_ETOOBIG;
-            }
-            o[n++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    /* 6 leftover bits mean one lone character: not a valid encoding. */
-    if (bits == 6 || !b64_tail_ok(in, i, len))
-        goto bad;
-    o[n] = '\0';
-    *out = o;
-    *outlen = n;
-    return GP_OK;
-bad:
-    free(o);
-    return GP_EINVAL;
 }
 
 /* ---- tokens -------------------------------------------------------------------------------- */
@@ -243,31 +173,30 @@ static gp_kube_exec *exec_copy(const gp_kube_exec *x)
     return d;
 }
 
+/* The struct's string fields: freed (and wiped, some are secrets) and copied from this one list. */
+static const size_t string_fields[] = {
+    offsetof(gp_kube_config, server),    offsetof(gp_kube_config, ca_file),
+    offsetof(gp_kube_config, ca_pem),    offsetof(gp_kube_config, cert_file),
+    offsetof(gp_kube_config, cert_pem),  offsetof(gp_kube_config, key_file),
+    offsetof(gp_kube_config, key_pem),   offsetof(gp_kube_config, token),
+    offsetof(gp_kube_config, token_file), offsetof(gp_kube_config, tls_server_name),
+};
+#define NSTRING_FIELDS (sizeof(string_fields) / sizeof(string_fields[0]))
+
+static char **string_field(const gp_kube_config *c, size_t i)
+{
+    return (char **)((uintptr_t)c + string_fields[i]);
+}
+
 void gp_kube_config_free(gp_kube_config *c)
 {
     if (c == NULL)
         return;
-    free(c->server);
-    free(c->ca_file);
-    free(c->ca_pem);
-    free(c->cert_file);
-    free(c->cert_pem);
-    free(c->key_file);
-    wipe_free(c->key_pem);
-    wipe_free(c->token);
-    free(c->token_file);
-    free(c->tls_server_name);
+    for (size_t i = 0; i < NSTRING_FIELDS; i++)
+        wipe_free(*string_field(c, i));
     exec_free(c->exec);
     gp_exec_cache_unref(c->exec_cache);
     free(c);
-}
-
-static bool copy_field(char **dst, const char *src)
-{
-    if (src == NULL)
-        return true;
-    *dst = dup_s(src);
-    return *dst != NULL;
 }
 
 gp_kube_config *gp_kube_config_copy(const gp_kube_config *c)
@@ -277,13 +206,15 @@ gp_kube_config *gp_kube_config_copy(const gp_kube_config *c)
     if (d == NULL)
         return NULL;
     d->insecure = c->insecure;
-    if (!copy_field(&d->server, c->server) || !copy_field(&d->ca_file, c->ca_file) ||
-        !copy_field(&d->ca_pem, c->ca_pem) || !copy_field(&d->cert_file, c->cert_file) ||
-        !copy_field(&d->cert_pem, c->cert_pem) || !copy_field(&d->key_file, c->key_file) ||
-        !copy_field(&d->key_pem, c->key_pem) || !copy_field(&d->token, c->token) ||
-        !copy_field(&d->token_file, c->token_file) ||
-        !copy_field(&d->tls_server_name, c->tls_server_name) ||
-        (c->exec != NULL && (d->exec = exec_copy(c->exec)) == NULL)) {
+    for (size_t i = 0; i < NSTRING_FIELDS; i++) {
+        const char *src = *string_field(c, i);
+
+        if (src != NULL && (*string_field(d, i) = dup_s(src)) == NULL) {
+            gp_kube_config_free(d);
+            return NULL;
+        }
+    }
+    if (c->exec != NULL && (d->exec = exec_copy(c->exec)) == NULL) {
         gp_kube_config_free(d);
         return NULL;
     }
@@ -409,6 +340,19 @@ static gp_status find_named(kc_ctx *c, const char *kind, const char *name, yaml_
 
 /* ---- field values ------------------------------------------------------------------------ */
 
+/* get_str() for a key that must be there: "KEY: missing" otherwise. */
+static gp_status get_required_str(kc_ctx *c, yaml_node_t *map, const char *where,
+                                  const char *key, size_t max, kc_str *out)
+{
+    gp_status st = get_str(c, map, where, key, max, out);
+
+    if (st == GP_OK && out->s == NULL) {
+        gp_err_set(c->err, "kubeconfig %s: %s.%s: missing", c->path, where, key);
+        return GP_EINVAL;
+    }
+    return st;
+}
+
 /* A file the kubeconfig names, resolved against its directory and readable now. */
 static gp_status get_file(kc_ctx *c, yaml_node_t *map, const char *where, const char *key,
                           char **out)
@@ -462,6 +406,17 @@ static gp_status get_pem_data(kc_ctx *c, yaml_node_t *map, const char *where, co
     return st;
 }
 
+/* A PEM the kubeconfig's way: a file named by key, or inline base64 under key-data. */
+static gp_status get_pem(kc_ctx *c, yaml_node_t *map, const char *where, const char *key,
+                         char **file, char **pem)
+{
+    char data_key[64];
+    gp_status st = get_file(c, map, where, key, file);
+
+    snprintf(data_key, sizeof(data_key), "%s-data", key);
+    return st != GP_OK ? st : get_pem_data(c, map, where, data_key, pem);
+}
+
 static bool server_chars_ok(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -473,14 +428,10 @@ static bool server_chars_ok(const char *s, size_t n)
 static gp_status get_server(kc_ctx *c, yaml_node_t *cl, const char *where, char **out)
 {
     kc_str v = { NULL, 0 };
-    gp_status st = get_str(c, cl, where, "server", GP_KUBE_MAX_URL, &v);
+    gp_status st = get_required_str(c, cl, where, "server", GP_KUBE_MAX_URL, &v);
 
     if (st != GP_OK)
         return st;
-    if (v.s == NULL) {
-        gp_err_set(c->err, "kubeconfig %s: %s.server: missing", c->path, where);
-        return GP_EINVAL;
-    }
     if ((strncmp(v.s, "https://", 8) != 0 && strncmp(v.s, "http://", 7) != 0) ||
         !server_chars_ok(v.s, v.len)) {
         gp_err_set(c->err, "kubeconfig %s: %s.server: \"%.200s\" is not an http(s):// URL",
@@ -515,9 +466,7 @@ static gp_status load_cluster(kc_ctx *c, const char *name, gp_kube_config *k)
     if (st == GP_OK)
         st = get_server(c, cl, where, &k->server);
     if (st == GP_OK)
-        st = get_file(c, cl, where, "certificate-authority", &k->ca_file);
-    if (st == GP_OK)
-        st = get_pem_data(c, cl, where, "certificate-authority-data", &k->ca_pem);
+        st = get_pem(c, cl, where, "certificate-authority", &k->ca_file, &k->ca_pem);
     if (st == GP_OK)
         st = get_bool(c, cl, where, "insecure-skip-tls-verify", &k->insecure);
     if (st == GP_OK)
@@ -623,83 +572,80 @@ static gp_status check_pair(kc_ctx *c, const gp_kube_config *k, const char *wher
 #define KC_EXEC_V1 "client.authentication.k8s.io/v1"
 #define KC_EXEC_V1BETA1 "client.authentication.k8s.io/v1beta1"
 
-/* A sequence of strings (exec.args), at most max entries. */
-static gp_status get_args(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
+/* Takes item i of an exec list (args or env) into e. */
+typedef gp_status (*list_item_fn)(kc_ctx *c, yaml_node_t *item, const char *where, size_t i,
+                                  gp_kube_exec *e);
+
+/* The sequence x.key of at most max items (what they are, for the error): a NULL-terminated
+ * array for them in *out, each taken by fn; a null or missing key is an empty list. */
+static gp_status get_list(kc_ctx *c, yaml_node_t *x, const char *where, const char *key,
+                          size_t max, const char *what, char ***out, list_item_fn fn,
+                          gp_kube_exec *e)
 {
-    yaml_node_t *seq = map_get(c, x, "args");
+    yaml_node_t *seq = map_get(c, x, key);
     size_t n = 0;
 
-    if (node_is_null(seq))
-        return (e->args = calloc(1, sizeof(char *))) ? GP_OK : GP_ENOMEM;
-    if (seq->type != YAML_SEQUENCE_NODE ||
-        (n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)) >
-            GP_KUBE_EXEC_MAX_ARGS) {
-        gp_err_set(c->err, "kubeconfig %s: %s.args: expected a list of at most %d strings",
-                   c->path, where, GP_KUBE_EXEC_MAX_ARGS);
+    if (!node_is_null(seq) &&
+        (seq->type != YAML_SEQUENCE_NODE ||
+         (n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)) > max)) {
+        gp_err_set(c->err, "kubeconfig %s: %s.%s: expected a list of at most %zu %s", c->path,
+                   where, key, max, what);
         return GP_EINVAL;
     }
-    if ((e->args = calloc(n + 1, sizeof(char *))) == NULL)
+    if ((*out = calloc(n + 1, sizeof(char *))) == NULL)
         return GP_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        yaml_node_t *a = yaml_document_get_node(&c->doc, seq->data.sequence.items.start[i]);
+        gp_status st = fn(c, yaml_document_get_node(&c->doc, seq->data.sequence.items.start[i]),
+                          where, i, e);
 
-        if (a == NULL || a->type != YAML_SCALAR_NODE ||
-            memchr(a->data.scalar.value, '\0', a->data.scalar.length) != NULL ||
-            a->data.scalar.length > KC_MAX_PATH) {
-            gp_err_set(c->err, "kubeconfig %s: %s.args[%zu]: expected a string", c->path, where,
-                       i);
-            return GP_EINVAL;
-        }
-        if ((e->args[i] = dup_n((const char *)a->data.scalar.value, a->data.scalar.length)) ==
-            NULL)
-            return GP_ENOMEM;
-        e->nargs = i + 1;
+        if (st != GP_OK)
+            return st;
     }
     return GP_OK;
 }
 
-/* exec.env: [{name: N, value: V}] as "N=V" strings. */
-static gp_status get_env(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
+/* exec.args[i]: a string. */
+static gp_status arg_item(kc_ctx *c, yaml_node_t *a, const char *where, size_t i,
+                          gp_kube_exec *e)
 {
-    yaml_node_t *seq = map_get(c, x, "env");
-    char ew[KC_MAX_WHERE];
-    size_t n = 0;
-
-    if (node_is_null(seq))
-        return (e->env = calloc(1, sizeof(char *))) ? GP_OK : GP_ENOMEM;
-    if (seq->type != YAML_SEQUENCE_NODE ||
-        (n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)) >
-            GP_KUBE_EXEC_MAX_ENV) {
-        gp_err_set(c->err, "kubeconfig %s: %s.env: expected a list of at most %d {name, value}",
-                   c->path, where, GP_KUBE_EXEC_MAX_ENV);
+    if (a == NULL || a->type != YAML_SCALAR_NODE ||
+        memchr(a->data.scalar.value, '\0', a->data.scalar.length) != NULL ||
+        a->data.scalar.length > KC_MAX_PATH) {
+        gp_err_set(c->err, "kubeconfig %s: %s.args[%zu]: expected a string", c->path, where, i);
         return GP_EINVAL;
     }
-    if ((e->env = calloc(n + 1, sizeof(char *))) == NULL)
+    if ((e->args[i] = dup_n((const char *)a->data.scalar.value, a->data.scalar.length)) == NULL)
         return GP_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        yaml_node_t *item = yaml_document_get_node(&c->doc, seq->data.sequence.items.start[i]);
-        kc_str name = { NULL, 0 }, value = { NULL, 0 };
-        gp_status st;
+    e->nargs = i + 1;
+    return GP_OK;
+}
 
-        snprintf(ew, sizeof(ew), "%.290s.env[%zu]", where, i);
-        if (item == NULL || item->type != YAML_MAPPING_NODE) {
-            gp_err_set(c->err, "kubeconfig %s: %s: expected {name, value}", c->path, ew);
-            return GP_EINVAL;
-        }
-        if ((st = get_str(c, item, ew, "name", KC_MAX_NAME, &name)) != GP_OK ||
-            (st = get_str(c, item, ew, "value", GP_KUBE_MAX_TOKEN, &value)) != GP_OK)
-            return st;
-        if (name.s == NULL || memchr(name.s, '=', name.len) != NULL) {
-            gp_err_set(c->err, "kubeconfig %s: %s.name: missing, or has '='", c->path, ew);
-            return GP_EINVAL;
-        }
-        if (asprintf(&e->env[i], "%.*s=%.*s", (int)name.len, name.s, (int)value.len,
-                     value.s ? value.s : "") < 0) {
-            e->env[i] = NULL;
-            return GP_ENOMEM;
-        }
-        e->nenv = i + 1;
+/* exec.env[i]: {name: N, value: V} as "N=V". */
+static gp_status env_item(kc_ctx *c, yaml_node_t *item, const char *where, size_t i,
+                          gp_kube_exec *e)
+{
+    char ew[KC_MAX_WHERE];
+    kc_str name = { NULL, 0 }, value = { NULL, 0 };
+    gp_status st;
+
+    snprintf(ew, sizeof(ew), "%.290s.env[%zu]", where, i);
+    if (item == NULL || item->type != YAML_MAPPING_NODE) {
+        gp_err_set(c->err, "kubeconfig %s: %s: expected {name, value}", c->path, ew);
+        return GP_EINVAL;
     }
+    if ((st = get_str(c, item, ew, "name", KC_MAX_NAME, &name)) != GP_OK ||
+        (st = get_str(c, item, ew, "value", GP_KUBE_MAX_TOKEN, &value)) != GP_OK)
+        return st;
+    if (name.s == NULL || memchr(name.s, '=', name.len) != NULL) {
+        gp_err_set(c->err, "kubeconfig %s: %s.name: missing, or has '='", c->path, ew);
+        return GP_EINVAL;
+    }
+    if (asprintf(&e->env[i], "%.*s=%.*s", (int)name.len, name.s, (int)value.len,
+                 value.s ? value.s : "") < 0) {
+        e->env[i] = NULL;
+        return GP_ENOMEM;
+    }
+    e->nenv = i + 1;
     return GP_OK;
 }
 
@@ -728,14 +674,10 @@ static bool command_found(const char *cmd)
 static gp_status get_command(kc_ctx *c, yaml_node_t *x, const char *where, gp_kube_exec *e)
 {
     kc_str v = { NULL, 0 };
-    gp_status st = get_str(c, x, where, "command", KC_MAX_PATH, &v);
+    gp_status st = get_required_str(c, x, where, "command", KC_MAX_PATH, &v);
 
     if (st != GP_OK)
         return st;
-    if (v.s == NULL) {
-        gp_err_set(c->err, "kubeconfig %s: %s.command: missing", c->path, where);
-        return GP_EINVAL;
-    }
     if (memchr(v.s, '/', v.len) != NULL && v.s[0] != '/') {
         if (asprintf(&e->command, "%s/%.*s", c->dir, (int)v.len, v.s) < 0)
             e->command = NULL;
@@ -802,22 +744,19 @@ static gp_status load_exec(kc_ctx *c, yaml_node_t *x, const char *user_where, gp
         (k->exec_cache = gp_exec_cache_new()) == NULL)
         return GP_ENOMEM;
     e->timeout_ms = GP_KUBE_EXEC_TIMEOUT_MS;
-    st = get_str(c, x, where, "installHint", 1024, &hint);
-    if (st == GP_OK && hint.s != NULL && (e->install_hint = dup_n(hint.s, hint.len)) == NULL)
-        st = GP_ENOMEM;
-    if (st == GP_OK)
-        st = get_api_version(c, x, where, e);
-    if (st == GP_OK)
-        st = check_interactive(c, x, where);
-    if (st == GP_OK)
-        st = get_bool(c, x, where, "provideClusterInfo", &e->provide_cluster_info);
-    if (st == GP_OK)
-        st = get_args(c, x, where, e);
-    if (st == GP_OK)
-        st = get_env(c, x, where, e);
-    if (st == GP_OK)
-        st = get_command(c, x, where, e);
-    return st;
+    if ((st = get_str(c, x, where, "installHint", 1024, &hint)) != GP_OK)
+        return st;
+    if (hint.s != NULL && (e->install_hint = dup_n(hint.s, hint.len)) == NULL)
+        return GP_ENOMEM;
+    if ((st = get_api_version(c, x, where, e)) != GP_OK ||
+        (st = check_interactive(c, x, where)) != GP_OK ||
+        (st = get_bool(c, x, where, "provideClusterInfo", &e->provide_cluster_info)) != GP_OK ||
+        (st = get_list(c, x, where, "args", GP_KUBE_EXEC_MAX_ARGS, "strings", &e->args, arg_item,
+                       e)) != GP_OK ||
+        (st = get_list(c, x, where, "env", GP_KUBE_EXEC_MAX_ENV, "{name, value}", &e->env,
+                       env_item, e)) != GP_OK)
+        return st;
+    return get_command(c, x, where, e);
 }
 
 static gp_status load_user(kc_ctx *c, const char *name, gp_kube_config *k)
@@ -826,25 +765,15 @@ static gp_status load_user(kc_ctx *c, const char *name, gp_kube_config *k)
     yaml_node_t *u = NULL;
     gp_status st = find_named(c, "user", name, &u, where, sizeof(where));
 
-    if (st == GP_OK)
-        st = refuse_unsupported(c, u, where);
-    if (st == GP_OK)
-        st = get_token(c, u, where, &k->token);
-    if (st == GP_OK)
-        st = get_token_file(c, u, where, &k->token_file);
-    if (st == GP_OK)
-        st = get_file(c, u, where, "client-certificate", &k->cert_file);
-    if (st == GP_OK)
-        st = get_pem_data(c, u, where, "client-certificate-data", &k->cert_pem);
-    if (st == GP_OK)
-        st = get_file(c, u, where, "client-key", &k->key_file);
-    if (st == GP_OK)
-        st = get_pem_data(c, u, where, "client-key-data", &k->key_pem);
-    if (st == GP_OK)
-        st = check_pair(c, k, where);
-    if (st == GP_OK && !node_is_null(map_get(c, u, "exec")))
-        st = load_exec(c, map_get(c, u, "exec"), where, k);
-    return st;
+    if (st != GP_OK || (st = refuse_unsupported(c, u, where)) != GP_OK ||
+        (st = get_token(c, u, where, &k->token)) != GP_OK ||
+        (st = get_token_file(c, u, where, &k->token_file)) != GP_OK ||
+        (st = get_pem(c, u, where, "client-certificate", &k->cert_file, &k->cert_pem)) != GP_OK ||
+        (st = get_pem(c, u, where, "client-key", &k->key_file, &k->key_pem)) != GP_OK ||
+        (st = check_pair(c, k, where)) != GP_OK)
+        return st;
+    return node_is_null(map_get(c, u, "exec")) ? GP_OK
+                                                : load_exec(c, map_get(c, u, "exec"), where, k);
 }
 
 /* ---- loading ------------------------------------------------------------------------------- */

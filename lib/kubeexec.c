@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpupack/base64.h"
 #include "gpupack/fileio.h"
+#include "gpupack/strbuf.h"
 
 extern char **environ;
 
@@ -225,31 +227,10 @@ gp_status gp_exec_cred_parse(const char *json, size_t len, const char *api_versi
 
 /* ---- pure: KUBERNETES_EXEC_INFO -------------------------------------------------------------- */
 
-static char *base64_encode(const char *in, size_t n)
-{
-    static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned char)in[i] << 16;
-
-        v |= i + 1 < n ? (unsigned char)in[i + 1] << 8 : 0;
-        v |= i + 2 < n ? (unsigned char)in[i + 2] : 0;
-        *o++ = tbl[(v >> 18) & 63];
-        *o++ = tbl[(v >> 12) & 63];
-        *o++ = i + 1 < n ? tbl[(v >> 6) & 63] : '=';
-        *o++ = i + 2 < n ? tbl[v & 63] : '=';
-    }
-    *o = '\0';
-    return out;
-}
-
 static bool add_cluster(cJSON *spec, const gp_kube_config *cfg, const char *ca_pem)
 {
     cJSON *cl = cJSON_AddObjectToObject(spec, "cluster");
-    char *ca = ca_pem ? base64_encode(ca_pem, strlen(ca_pem)) : NULL;
+    char *ca = ca_pem ? gp_base64_encode(ca_pem, strlen(ca_pem)) : NULL;
     bool ok = cl != NULL && cJSON_AddStringToObject(cl, "server", cfg->server) != NULL &&
               (cfg->tls_server_name == NULL ||
                cJSON_AddStringToObject(cl, "tls-server-name", cfg->tls_server_name) != NULL) &&
@@ -324,9 +305,7 @@ static void free_env(char **env, const gp_kube_exec *x)
 typedef struct {
     pid_t pid;
     int out, err; /* read ends; -1 once closed */
-    char *obuf;
-    size_t olen;
-    bool too_big;
+    gp_strbuf obuf; /* stdout; failed once past GP_KUBE_EXEC_MAX_OUTPUT (or out of memory) */
     char ebuf[GP_KUBE_EXEC_MAX_STDERR + 1];
     size_t elen;
 } plugin_proc;
@@ -444,19 +423,7 @@ static void drain(plugin_proc *p, bool is_out)
         p->elen += k;
         return;
     }
-    if (p->olen + (size_t)n > GP_KUBE_EXEC_MAX_OUTPUT) {
-        p->too_big = true;
-        return;
-    }
-    char *nb = realloc(p->obuf, p->olen + (size_t)n + 1);
-    if (nb == NULL) {
-        p->too_big = true;
-        return;
-    }
-    p->obuf = nb;
-    memcpy(p->obuf + p->olen, buf, (size_t)n);
-    p->olen += (size_t)n;
-    p->obuf[p->olen] = '\0';
+    gp_strbuf_put(&p->obuf, buf, (size_t)n);
 }
 
 #define CANCEL_POLL_MS 100 /* how often a run looks at its cancel flag */
@@ -470,7 +437,7 @@ static bool cancelled(const atomic_bool *cancel)
  * run is cancelled. */
 static bool collect(plugin_proc *p, int64_t deadline, const atomic_bool *cancel)
 {
-    while ((p->out >= 0 || p->err >= 0) && !p->too_big) {
+    while ((p->out >= 0 || p->err >= 0) && !p->obuf.failed) {
         struct pollfd fds[2] = { { p->out, POLLIN, 0 }, { p->err, POLLIN, 0 } };
         int64_t left = deadline - mono_ms();
 
@@ -485,7 +452,7 @@ static bool collect(plugin_proc *p, int64_t deadline, const atomic_bool *cancel)
         if (p->err >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
             drain(p, false);
     }
-    return !p->too_big;
+    return !p->obuf.failed;
 }
 
 /* Waits for the process until the deadline; kills it past that. Returns its wait status, or -1
@@ -523,12 +490,12 @@ static gp_status judge(const gp_kube_exec *x, plugin_proc *p, bool collected, in
     gp_err why = { { 0 } };
 
     first_line(p->ebuf, p->elen, line, sizeof(line));
-    if (status == -1 && !p->too_big) {
+    if (status == -1 && !p->obuf.failed) {
         gp_err_set(err, "exec plugin %s: timed out after %u ms (killed)", x->command,
                    x->timeout_ms);
         return GP_EIO;
     }
-    if (p->too_big) {
+    if (p->obuf.failed) {
         gp_err_set(err, "exec plugin %s: output larger than %u bytes", x->command,
                    GP_KUBE_EXEC_MAX_OUTPUT);
         return GP_ETOOBIG;
@@ -543,7 +510,7 @@ static gp_status judge(const gp_kube_exec *x, plugin_proc *p, bool collected, in
                    WIFEXITED(status) ? WEXITSTATUS(status) : -1, line[0] ? ": " : "", line);
         return GP_EIO;
     }
-    if (gp_exec_cred_parse(p->obuf ? p->obuf : "", p->olen, x->api_version, out, &why) != GP_OK) {
+    if (gp_exec_cred_parse(p->obuf.p ? p->obuf.p : "", p->obuf.len, x->api_version, out, &why) != GP_OK) {
         gp_err_set(err, "exec plugin %s: %s", x->command, why.msg);
         return GP_EINVAL;
     }
@@ -578,6 +545,7 @@ gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg,
     int status;
 
     *out = (gp_exec_cred){ 0 };
+    gp_strbuf_init(&p.obuf, GP_KUBE_EXEC_MAX_OUTPUT + 1);
     free(ca);
     free(info);
     if (env == NULL)
@@ -592,7 +560,7 @@ gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg,
     if (p.err >= 0)
         close(p.err);
     status = reap(p.pid, collected ? deadline : 0);
-    if (!collected && !p.too_big)
+    if (!collected && !p.obuf.failed)
         status = -1;
     if (!collected && cancelled(cancel)) {
         gp_err_set(err, "exec plugin %s: abandoned (stopping)", x->command);
@@ -600,9 +568,9 @@ gp_status gp_exec_run(const gp_kube_exec *x, const gp_kube_config *cfg,
     } else {
         st = judge(x, &p, collected, status, out, err);
     }
-    if (p.obuf != NULL)
-        explicit_bzero(p.obuf, p.olen);
-    free(p.obuf);
+    if (p.obuf.p != NULL)
+        explicit_bzero(p.obuf.p, p.obuf.len);
+    gp_strbuf_free(&p.obuf);
     return st;
 }
 
@@ -614,7 +582,6 @@ struct gp_exec_cache {
     gp_exec_cred cred;
     bool have;
     int64_t obtained_s;
-    unsigned long runs;
     atomic_bool cancel; /* gp_exec_cache_cancel(): the process is stopping */
 };
 
@@ -637,13 +604,17 @@ gp_exec_cache *gp_exec_cache_ref(gp_exec_cache *c)
     return c;
 }
 
-void gp_exec_cache_unref(gp_exec_cache *c)
+static void exec_cache_free(gp_exec_cache *c)
 {
-    if (c == NULL || atomic_fetch_sub(&c->refs, 1) != 1)
-        return;
     gp_exec_cred_clear(&c->cred);
     pthread_mutex_destroy(&c->mu);
     free(c);
+}
+
+void gp_exec_cache_unref(gp_exec_cache *c)
+{
+    if (c != NULL && atomic_fetch_sub(&c->refs, 1) == 1) /* the last reference */
+        exec_cache_free(c);
 }
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -670,7 +641,6 @@ gp_status gp_exec_cache_get(gp_exec_cache *c, const gp_kube_exec *x, const gp_ku
     } else if (!c->have || !gp_exec_cred_fresh(c->cred.expiry_s, c->obtained_s, now)) {
         gp_exec_cred fresh;
 
-        c->runs++;
         st = gp_exec_run(x, cfg, &c->cancel, &fresh, err);
         if (st == GP_OK) {
             gp_exec_cred_clear(&c->cred);
@@ -708,14 +678,4 @@ void gp_exec_cache_invalidate(gp_exec_cache *c)
     pthread_mutex_lock(&c->mu);
     c->have = false;
     pthread_mutex_unlock(&c->mu);
-}
-
-unsigned long gp_exec_cache_runs(gp_exec_cache *c)
-{
-    unsigned long n;
-
-    pthread_mutex_lock(&c->mu);
-    n = c->runs;
-    pthread_mutex_unlock(&c->mu);
-    return n;
 }

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpupack/strbuf.h"
+
 /* Room kept free at the end of a line for the truncation marker and the closing "}\n". */
 #define LOG_TRUNC_MARK ",\"truncated\":true"
 #define LOG_RESERVE (sizeof(LOG_TRUNC_MARK) - 1 + 2)
@@ -119,30 +121,13 @@ static void value_put(value_buf *v, const char *s, size_t n)
 /* Appends one input character (already known to be valid UTF-8 of length n) escaped. */
 static void value_put_char(value_buf *v, const unsigned char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+    char tmp[8];
+    const char *e = n == 1 ? gp_json_escape(s[0], tmp) : NULL;
 
-    if (n > 1) {
+    if (e != NULL)
+        value_put(v, e, strlen(e));
+    else
         value_put(v, (const char *)s, n);
-        return;
-    }
-    switch (s[0]) {
-    case '"': value_put(v, "\\\"", 2); return;
-    case '\\': value_put(v, "\\\\", 2); return;
-    case '\n': value_put(v, "\\n", 2); return;
-    case '\r': value_put(v, "\\r", 2); return;
-    case '\t': value_put(v, "\\t", 2); return;
-    case '\b': value_put(v, "\\b", 2); return;
-    case '\f': value_put(v, "\\f", 2); return;
-    default: break;
-    }
-    if (s[0] >= 0x20 && s[0] != 0x7F) {
-        value_put(v, (const char *)s, 1);
-        return;
-    }
-    esc[4] = hex[s[0] >> 4];
-    esc[5] = hex[s[0] & 0xF];
-    value_put(v, esc, sizeof(esc));
 }
 
 /* Renders s as a quoted JSON string into v, cut at GP_LOG_MAX_VALUE input bytes on a character

@@ -11,11 +11,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gpupack/strbuf.h"
 
 #define METRICS_TABLE_SIZE (GP_METRICS_MAX_SERIES * 2) /* a power of two, at most half full */
 #define METRICS_MAX_NAME 128
@@ -54,13 +55,6 @@ struct gp_metrics {
     family *families, *families_last;
     uint64_t dropped;
 };
-
-/* A growable output buffer for rendering; on allocation failure it sets failed and stops. */
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-} out_buf;
 
 gp_metrics *gp_metrics_new(void)
 {
@@ -221,53 +215,61 @@ static series *series_get(gp_metrics *m, const char *name, const char *help, con
     return series_new(m, slot, name, help, labels, kind);
 }
 
-void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const char *labels,
-                    uint64_t by)
+/* Applies one sample to s: a counter adds by, a gauge takes v, a histogram observes v. */
+static void apply(series *s, uint64_t by, double v)
+{
+    size_t b = 0;
+
+    switch (s->fam->kind) {
+    case KIND_COUNTER:
+        s->count += by;
+        break;
+    case KIND_GAUGE:
+        s->value = v;
+        break;
+    case KIND_HISTOGRAM:
+        while (b < NBUCKETS && v > bucket_bounds[b])
+            b++;
+        if (b < NBUCKETS)
+            s->buckets[b]++;
+        s->count++;
+        s->value += v;
+        break;
+    }
+}
+
+/* One sample into the series (name, labels) of the given kind, under the registry's lock. */
+static void record(gp_metrics *m, const char *name, const char *help, const char *labels,
+                   metric_kind kind, uint64_t by, double v)
 {
     series *s;
 
     if (m == NULL)
         return;
     pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_COUNTER);
+    s = series_get(m, name, help, labels, kind);
     if (s != NULL)
-        s->count += by;
+        apply(s, by, v);
     pthread_mutex_unlock(&m->mu);
+}
+
+void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const char *labels,
+                    uint64_t by)
+{
+    record(m, name, help, labels, KIND_COUNTER, by, 0);
 }
 
 void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const char *labels,
                     double value)
 {
-    series *s;
-
-    if (m == NULL)
-        return;
-    pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_GAUGE);
-    if (s != NULL)
-        s->value = value;
-    pthread_mutex_unlock(&m->mu);
+    record(m, name, help, labels, KIND_GAUGE, 0, value);
 }
 
 void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const char *labels,
                         double seconds)
 {
-    series *s;
-    size_t b = 0;
-
-    if (m == NULL || isnan(seconds))
-        return;
-    while (b < NBUCKETS && seconds > bucket_bounds[b])
-        b++;
-    pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_HISTOGRAM);
-    if (s != NULL) {
-        if (b < NBUCKETS)
-            s->buckets[b]++;
-        s->count++;
-        s->value += seconds;
-    }
-    pthread_mutex_unlock(&m->mu);
+    if (!isnan(seconds))
+        record(m, name, help, labels, KIND_HISTOGRAM, 0, seconds);
 }
 
 /* Removes the table entry at i and shifts later entries of the same probe run back (linear
@@ -330,58 +332,6 @@ void gp_metrics_set_only(gp_metrics *m, const char *name, const char *help, cons
     pthread_mutex_unlock(&m->mu);
 }
 
-double gp_metrics_value(gp_metrics *m, const char *name, const char *labels)
-{
-    series **slot;
-    double v = 0;
-
-    if (m == NULL || !name_valid(name))
-        return 0;
-    pthread_mutex_lock(&m->mu);
-    if (strcmp(name, METRICS_DROPPED) == 0) {
-        v = (double)m->dropped;
-        pthread_mutex_unlock(&m->mu);
-        return v;
-    }
-    slot = table_slot(m, name, labels != NULL ? labels : "");
-    if (*slot != NULL)
-        v = (*slot)->fam->kind == KIND_GAUGE ? (*slot)->value : (double)(*slot)->count;
-    pthread_mutex_unlock(&m->mu);
-    return v;
-}
-
-static void out_printf(out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void out_printf(out_buf *o, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (o->failed)
-        return;
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            o->failed = true;
-            return;
-        }
-        if ((size_t)n < o->cap - o->len) {
-            o->len += (size_t)n;
-            return;
-        }
-        char *nb = realloc(o->buf, o->cap * 2 + (size_t)n);
-
-        if (nb == NULL) {
-            o->failed = true;
-            return;
-        }
-        o->buf = nb;
-        o->cap = o->cap * 2 + (size_t)n;
-    }
-}
-
 /* Formats a sample value the way Prometheus parses it (NaN, +Inf, -Inf for the specials). */
 static const char *fmt_double(double v, char *buf, size_t bufsz)
 {
@@ -394,32 +344,32 @@ static const char *fmt_double(double v, char *buf, size_t bufsz)
 }
 
 /* # HELP text with backslash and newline escaped, as the text format requires. */
-static void render_header(out_buf *o, const family *f)
+static void render_header(gp_strbuf *o, const family *f)
 {
     static const char *const types[] = { "counter", "gauge", "histogram" };
 
-    out_printf(o, "# HELP %s ", f->name);
+    gp_strbuf_printf(o, "# HELP %s ", f->name);
     for (const char *p = f->help; *p; p++) {
         if (*p == '\\')
-            out_printf(o, "\\\\");
+            gp_strbuf_puts(o, "\\\\");
         else if (*p == '\n')
-            out_printf(o, "\\n");
+            gp_strbuf_puts(o, "\\n");
         else
-            out_printf(o, "%c", *p);
+            gp_strbuf_put(o, p, 1);
     }
-    out_printf(o, "\n# TYPE %s %s\n", f->name, types[f->kind]);
+    gp_strbuf_printf(o, "\n# TYPE %s %s\n", f->name, types[f->kind]);
 }
 
 /* name{labels} or name when there are none. */
-static void render_name(out_buf *o, const char *name, const char *suffix, const char *labels)
+static void render_name(gp_strbuf *o, const char *name, const char *suffix, const char *labels)
 {
     if (labels[0] != '\0')
-        out_printf(o, "%s%s{%s} ", name, suffix, labels);
+        gp_strbuf_printf(o, "%s%s{%s} ", name, suffix, labels);
     else
-        out_printf(o, "%s%s ", name, suffix);
+        gp_strbuf_printf(o, "%s%s ", name, suffix);
 }
 
-static void render_histogram(out_buf *o, const family *f, const series *s)
+static void render_histogram(gp_strbuf *o, const family *f, const series *s)
 {
     const char *sep = s->labels[0] != '\0' ? "," : "";
     uint64_t cum = 0;
@@ -427,17 +377,17 @@ static void render_histogram(out_buf *o, const family *f, const series *s)
 
     for (size_t b = 0; b < NBUCKETS; b++) {
         cum += s->buckets[b];
-        out_printf(o, "%s_bucket{%s%sle=\"%g\"} %" PRIu64 "\n", f->name, s->labels, sep,
+        gp_strbuf_printf(o, "%s_bucket{%s%sle=\"%g\"} %" PRIu64 "\n", f->name, s->labels, sep,
                    bucket_bounds[b], cum);
     }
-    out_printf(o, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", f->name, s->labels, sep, s->count);
+    gp_strbuf_printf(o, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", f->name, s->labels, sep, s->count);
     render_name(o, f->name, "_sum", s->labels);
-    out_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
+    gp_strbuf_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
     render_name(o, f->name, "_count", s->labels);
-    out_printf(o, "%" PRIu64 "\n", s->count);
+    gp_strbuf_printf(o, "%" PRIu64 "\n", s->count);
 }
 
-static void render_family(out_buf *o, const family *f)
+static void render_family(gp_strbuf *o, const family *f)
 {
     char num[64];
 
@@ -449,33 +399,33 @@ static void render_family(out_buf *o, const family *f)
         }
         render_name(o, f->name, "", s->labels);
         if (f->kind == KIND_COUNTER)
-            out_printf(o, "%" PRIu64 "\n", s->count);
+            gp_strbuf_printf(o, "%" PRIu64 "\n", s->count);
         else
-            out_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
+            gp_strbuf_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
     }
 }
 
 char *gp_metrics_render(gp_metrics *m, size_t *len)
 {
-    out_buf o = { .cap = 4096 };
+    gp_strbuf o;
+    char *text;
+    size_t n;
 
-    if (m == NULL || (o.buf = malloc(o.cap)) == NULL)
+    if (m == NULL)
         return NULL;
-    o.buf[0] = '\0';
+    gp_strbuf_init(&o, 0);
     pthread_mutex_lock(&m->mu);
     for (const family *f = m->families; f != NULL; f = f->next)
         render_family(&o, f);
-    out_printf(&o,
-               "# HELP " METRICS_DROPPED " Series not recorded because the registry was full or "
-               "the name was misused.\n# TYPE " METRICS_DROPPED " counter\n" METRICS_DROPPED
-               " %" PRIu64 "\n",
-               m->dropped);
+    gp_strbuf_printf(&o,
+                     "# HELP " METRICS_DROPPED " Series not recorded because the registry was full "
+                     "or the name was misused.\n# TYPE " METRICS_DROPPED " counter\n" METRICS_DROPPED
+                     " %" PRIu64 "\n",
+                     m->dropped);
     pthread_mutex_unlock(&m->mu);
-    if (o.failed) {
-        free(o.buf);
+    if (gp_strbuf_take(&o, &text, &n) != GP_OK)
         return NULL;
-    }
     if (len != NULL)
-        *len = o.len;
-    return o.buf;
+        *len = n;
+    return text;
 }

@@ -38,66 +38,103 @@ static size_t json_count(const cJSON *v)
     return n;
 }
 
-/* A map of string values (labels, annotations). Non-string values are skipped: kube-apiserver
- * would reject such a pod anyway, and they can never match a selector. */
-static gp_status decode_string_map(const cJSON *m, gp_arena *a, gp_label **out, size_t *n,
-                                   const char *path, gp_err *err)
+/* An arena array for arr's items, size bytes each, in *out (NULL when arr has none). Past
+ * GP_POD_MAX_ITEMS: GP_ETOOBIG, and err says "PATH: more than N WHAT" when path is given. */
+static gp_status alloc_items(const cJSON *arr, size_t size, gp_arena *a, void **out,
+                             const char *path, const char *what, gp_err *err)
 {
-    size_t cnt = json_count(m), i = 0;
+    size_t cnt = json_count(arr);
 
     *out = NULL;
-    *n = 0;
-    if (m == NULL || cnt == 0)
+    if (cnt == 0)
         return GP_OK;
     if (cnt > GP_POD_MAX_ITEMS) {
-        gp_err_set(err, "%s: more than %d entries", path, GP_POD_MAX_ITEMS);
+        if (path != NULL)
+            gp_err_set(err, "%s: more than %d %s", path, GP_POD_MAX_ITEMS, what);
         return GP_ETOOBIG;
     }
-    *out = gp_arena_alloc(a, cnt * sizeof(**out));
-    if (*out == NULL)
-        return GP_ENOMEM;
+    *out = gp_arena_alloc(a, cnt * size);
+    return *out != NULL ? GP_OK : GP_ENOMEM;
+}
+
+/* Fills one item from a member of a JSON object: GP_OK keeps it, GP_ENOTFOUND skips it, any
+ * other status (err set, naming path) ends the decoding. */
+typedef gp_status (*fill_fn)(const cJSON *c, void *item, const char *path, gp_err *err);
+
+/* The members of object m, each filled into an arena array by fill (*out, *n kept items). */
+static gp_status decode_members(const cJSON *m, size_t size, gp_arena *a, fill_fn fill,
+                                void **out, size_t *n, const char *path, const char *what,
+                                gp_err *err)
+{
+    gp_status st = alloc_items(m, size, a, out, path, what, err);
+    size_t i = 0;
+
+    *n = 0;
+    if (st != GP_OK || *out == NULL)
+        return st;
     for (const cJSON *c = m->child; c != NULL; c = c->next) {
-        if (!cJSON_IsString(c) || c->string == NULL)
-            continue;
-        (*out)[i].key = c->string;
-        (*out)[i].value = c->valuestring;
-        i++;
+        st = fill(c, (char *)*out + i * size, path, err);
+        if (st == GP_OK)
+            i++;
+        else if (st != GP_ENOTFOUND)
+            return st;
     }
     *n = i;
     return GP_OK;
 }
 
+/* Labels and annotations: non-string values are skipped (kube-apiserver would reject such a
+ * pod anyway, and they can never match a selector). */
+static gp_status fill_label(const cJSON *c, void *item, const char *path, gp_err *err)
+{
+    gp_label *l = item;
+
+    (void)path;
+    (void)err;
+    if (!cJSON_IsString(c) || c->string == NULL)
+        return GP_ENOTFOUND;
+    l->key = c->string;
+    l->value = c->valuestring;
+    return GP_OK;
+}
+
+static gp_status fill_resource(const cJSON *c, void *item, const char *path, gp_err *err)
+{
+    gp_resource *r = item;
+    gp_err qerr = { { 0 } };
+
+    if (!cJSON_IsString(c)) {
+        gp_err_set(err, "%s.%s: must be a quantity string", path, c->string);
+        return GP_EINVAL;
+    }
+    if (gp_qty_parse_str(c->valuestring, &r->qty, &qerr) != GP_OK) {
+        gp_err_set(err, "%s.%s: %s", path, c->string, qerr.msg);
+        return GP_EINVAL;
+    }
+    r->name = c->string;
+    return GP_OK;
+}
+
+/* A map of string values (labels, annotations, nodeSelector). */
+static gp_status decode_string_map(const cJSON *m, gp_arena *a, gp_label **out, size_t *n,
+                                   const char *path, gp_err *err)
+{
+    void *mem = NULL;
+    gp_status st = decode_members(m, sizeof(**out), a, fill_label, &mem, n, path, "entries", err);
+
+    *out = mem;
+    return st;
+}
+
 static gp_status decode_resources(const cJSON *m, gp_arena *a, gp_resource **out, size_t *n,
                                   const char *path, gp_err *err)
 {
-    size_t cnt = json_count(m), i = 0;
+    void *mem = NULL;
+    gp_status st = decode_members(m, sizeof(**out), a, fill_resource, &mem, n, path,
+                                  "resources", err);
 
-    *out = NULL;
-    *n = 0;
-    if (cnt == 0)
-        return GP_OK;
-    if (cnt > GP_POD_MAX_ITEMS) {
-        gp_err_set(err, "%s: more than %d resources", path, GP_POD_MAX_ITEMS);
-        return GP_ETOOBIG;
-    }
-    *out = gp_arena_alloc(a, cnt * sizeof(**out));
-    if (*out == NULL)
-        return GP_ENOMEM;
-    for (const cJSON *c = m->child; c != NULL; c = c->next, i++) {
-        gp_err qerr = { { 0 } };
-
-        if (!cJSON_IsString(c)) {
-            gp_err_set(err, "%s.%s: must be a quantity string", path, c->string);
-            return GP_EINVAL;
-        }
-        if (gp_qty_parse_str(c->valuestring, &(*out)[i].qty, &qerr) != GP_OK) {
-            gp_err_set(err, "%s.%s: %s", path, c->string, qerr.msg);
-            return GP_EINVAL;
-        }
-        (*out)[i].name = c->string;
-    }
-    *n = i;
-    return GP_OK;
+    *out = mem;
+    return st;
 }
 
 static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena *a,
@@ -199,17 +236,14 @@ static int64_t clamp_int64(double d)
 static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
 {
     const cJSON *ts = json_arr(spec, "tolerations");
-    size_t cnt = json_count(ts), i = 0;
+    void *mem;
+    gp_status st = alloc_items(ts, sizeof(*p->tolerations), a, &mem, "spec.tolerations",
+                               "entries", err);
+    size_t i = 0;
 
-    if (cnt == 0)
-        return GP_OK;
-    if (cnt > GP_POD_MAX_ITEMS) {
-        gp_err_set(err, "spec.tolerations: more than %d entries", GP_POD_MAX_ITEMS);
-        return GP_ETOOBIG;
-    }
-    p->tolerations = gp_arena_alloc(a, cnt * sizeof(*p->tolerations));
-    if (p->tolerations == NULL)
-        return GP_ENOMEM;
+    if (st != GP_OK || mem == NULL)
+        return st;
+    p->tolerations = mem;
     for (const cJSON *t = ts->child; t != NULL; t = t->next) {
         gp_toleration *o = &p->tolerations[i];
         const cJSON *secs = cJSON_GetObjectItemCaseSensitive(t, "tolerationSeconds");
@@ -233,15 +267,13 @@ static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, g
 /* matchExpressions or matchFields of one term into *out / *n. */
 static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_selector_req **out, size_t *n)
 {
-    size_t cnt = json_count(arr), i = 0;
+    void *mem;
+    gp_status st = alloc_items(arr, sizeof(**out), a, &mem, NULL, NULL, NULL);
+    size_t i = 0;
 
-    if (cnt == 0)
-        return GP_OK;
-    if (cnt > GP_POD_MAX_ITEMS)
-        return GP_ETOOBIG;
-    *out = gp_arena_alloc(a, cnt * sizeof(**out));
-    if (*out == NULL)
-        return GP_ENOMEM;
+    if (st != GP_OK || mem == NULL)
+        return st;
+    *out = mem;
     for (const cJSON *e = arr->child; e != NULL; e = e->next) {
         const cJSON *vals = json_arr(e, "values");
         gp_selector_req *r = &(*out)[i];
@@ -269,19 +301,16 @@ static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_selector_req **o
 static gp_status decode_terms(const cJSON *arr, bool preferred, gp_arena *a, gp_node_term **out,
                               size_t *n)
 {
-    size_t cnt = json_count(arr), i = 0;
+    void *mem;
+    gp_status st = alloc_items(arr, sizeof(**out), a, &mem, NULL, NULL, NULL);
+    size_t i = 0;
 
-    if (cnt == 0)
-        return GP_OK;
-    if (cnt > GP_POD_MAX_ITEMS)
-        return GP_ETOOBIG;
-    *out = gp_arena_alloc(a, cnt * sizeof(**out));
-    if (*out == NULL)
-        return GP_ENOMEM;
+    if (st != GP_OK || mem == NULL)
+        return st;
+    *out = mem;
     for (const cJSON *t = arr->child; t != NULL; t = t->next, i++) {
         const cJSON *term = preferred ? json_obj(t, "preference") : t;
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(t, "weight");
-        gp_status st;
 
         (*out)[i].weight = cJSON_IsNumber(w) ? (int)w->valuedouble : 0;
         st = decode_exprs(json_arr(term, "matchExpressions"), a, &(*out)[i].exprs,

@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpupack/fileio.h"
+#include "gpupack/dnsname.h"
+#include "gpupack/strbuf.h"
 
 #define GP_PATH_MAX 2048 /* bytes of a JSON path in an error message; longer paths are cut */
 #define GP_LINE_MAX 4096 /* bytes of one error line */
@@ -43,34 +44,10 @@ typedef struct {
     const char *src; /* the NUL-terminated document, for number tokens */
     char path[GP_PATH_MAX];
     size_t pathlen;
-    char *buf; /* "path: message\n" lines */
-    size_t len, cap;
+    gp_strbuf errs; /* "path: message\n" lines */
     size_t nerr; /* all errors, including those past GP_POLICY_MAX_ERRORS */
     bool oom;
 } vctx;
-
-static void buf_append(vctx *v, const char *s, size_t n)
-{
-    if (v->oom)
-        return;
-    if (v->len + n + 1 > v->cap) {
-        size_t cap = v->cap ? v->cap : 256;
-        char *nb;
-
-        while (cap < v->len + n + 1)
-            cap *= 2;
-        nb = realloc(v->buf, cap);
-        if (nb == NULL) {
-            v->oom = true;
-            return;
-        }
-        v->buf = nb;
-        v->cap = cap;
-    }
-    memcpy(v->buf + v->len, s, n);
-    v->len += n;
-    v->buf[v->len] = '\0';
-}
 
 /* Appends one "path: message" line. Control characters from the document are replaced with '?'
  * so that every error stays on one line. */
@@ -91,8 +68,8 @@ static void __attribute__((format(printf, 2, 3))) verr(vctx *v, const char *fmt,
     for (char *c = line; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
-    buf_append(v, line, strlen(line));
-    buf_append(v, "\n", 1);
+    gp_strbuf_puts(&v->errs, line);
+    gp_strbuf_put(&v->errs, "\n", 1);
 }
 
 /* Path segments: push returns the previous length, which pop restores. */
@@ -147,34 +124,6 @@ static bool is_alnum(char c)
     return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
 
-/* RFC 1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most max characters. */
-static bool is_dns_label(const char *s, size_t n, size_t max)
-{
-    if (n == 0 || n > max || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!is_lower_alnum(s[i]) && s[i] != '-')
-            return false;
-    return true;
-}
-
-/* RFC 1123 subdomain: dot-separated labels, at most 253 characters. */
-static bool is_dns_subdomain(const char *s, size_t n)
-{
-    size_t start = 0;
-
-    if (n == 0 || n > 253)
-        return false;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (!is_dns_label(s + start, i - start, 63))
-                return false;
-            start = i + 1;
-        }
-    }
-    return true;
-}
-
 /* A label name or value: [A-Za-z0-9]([-_.A-Za-z0-9]*[A-Za-z0-9])?, at most 63 characters. */
 static bool is_label_name(const char *s, size_t n)
 {
@@ -188,7 +137,7 @@ static bool is_label_name(const char *s, size_t n)
 
 static const char *check_dns_label(const char *s)
 {
-    return is_dns_label(s, strlen(s), 63)
+    return gp_dns_label(s, strlen(s))
                ? NULL
                : "must be a DNS label (lower-case letters, digits and '-', at most 63, starting "
                  "and ending with a letter or digit)";
@@ -196,7 +145,7 @@ static const char *check_dns_label(const char *s)
 
 static const char *check_dns_subdomain(const char *s)
 {
-    return is_dns_subdomain(s, strlen(s))
+    return gp_dns_subdomain(s, strlen(s))
                ? NULL
                : "must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most 253)";
 }
@@ -206,7 +155,7 @@ static const char *check_label_key(const char *s)
 {
     const char *slash = strchr(s, '/');
     bool ok = slash == NULL ? is_label_name(s, strlen(s))
-                            : is_dns_subdomain(s, (size_t)(slash - s)) &&
+                            : gp_dns_subdomain(s, (size_t)(slash - s)) &&
                                   is_label_name(slash + 1, strlen(slash + 1));
 
     return ok ? NULL
@@ -978,65 +927,52 @@ static void check_unique(vctx *v, const vfield *f, char *arr, size_t n)
     }
 }
 
-static void decode_array(vctx *v, const vfield *f, void *base, const cJSON *item)
+/* The element array of an array or map field, sized to item's children (stored in base with
+ * its count), or NULL when there is none to decode (an error, if any, already recorded). */
+static char *alloc_elems(vctx *v, const vfield *f, void *base, const cJSON *item, bool map,
+                         size_t *n)
 {
-    size_t n, i = 0;
     char *arr;
 
-    if (!cJSON_IsArray(item)) {
-        verr(v, "must be an array");
-        return;
+    if (!(map ? cJSON_IsObject(item) : cJSON_IsArray(item))) {
+        verr(v, "must be %s", map ? "an object" : "an array");
+        return NULL;
     }
-    n = count_children(item, GP_POLICY_MAX_ITEMS);
-    if (!count_ok(v, f, n, "item", "items") || n == 0)
-        return;
-    arr = calloc(n, f->elem_size);
-    if (arr == NULL) {
+    *n = count_children(item, GP_POLICY_MAX_ITEMS);
+    if (!count_ok(v, f, *n, map ? "entry" : "item", map ? "entries" : "items") || *n == 0)
+        return NULL;
+    if (map)
+        check_duplicate_keys(v, item);
+    if ((arr = calloc(*n, f->elem_size)) == NULL) {
         v->oom = true;
-        return;
+        return NULL;
     }
     *FIELD_PTR(void *, base, f->off) = arr;
-    *FIELD_PTR(size_t, base, f->count_off) = n;
-    for (const cJSON *c = item->child; c != NULL; c = c->next, i++) {
-        size_t old = path_push_index(v, i);
-
-        decode_value(v, f->elem, arr + i * f->elem_size, c);
-        path_pop(v, old);
-    }
-    if (f->unique)
-        check_unique(v, f, arr, n);
+    *FIELD_PTR(size_t, base, f->count_off) = *n;
+    return arr;
 }
 
-static void decode_map(vctx *v, const vfield *f, void *base, const cJSON *item)
+/* An array field (map false) or a map field (its keys stored in each element): every element
+ * decoded at its own path ("[i]" or ".key"). */
+static void decode_elems(vctx *v, const vfield *f, void *base, const cJSON *item, bool map)
 {
-    size_t n, i = 0;
-    char *arr;
+    size_t n = 0, i = 0;
+    char *arr = alloc_elems(v, f, base, item, map, &n);
+    const vfield key = { .kind = FK_STR, .min = 1, .check = f->check };
 
-    if (!cJSON_IsObject(item)) {
-        verr(v, "must be an object");
+    if (arr == NULL)
         return;
-    }
-    n = count_children(item, GP_POLICY_MAX_ITEMS);
-    if (!count_ok(v, f, n, "entry", "entries") || n == 0)
-        return;
-    check_duplicate_keys(v, item);
-    arr = calloc(n, f->elem_size);
-    if (arr == NULL) {
-        v->oom = true;
-        return;
-    }
-    *FIELD_PTR(void *, base, f->off) = arr;
-    *FIELD_PTR(size_t, base, f->count_off) = n;
     for (const cJSON *c = item->child; c != NULL; c = c->next, i++) {
-        size_t old = path_push_key(v, c->string);
+        size_t old = map ? path_push_key(v, c->string) : path_push_index(v, i);
         char *elem = arr + i * f->elem_size;
-        vfield key = {.kind = FK_STR, .min = 1, .check = f->check};
 
-        if (string_ok(v, &key, c->string))
+        if (map && string_ok(v, &key, c->string))
             *FIELD_PTR(char *, elem, f->key_off) = vstrdup(v, c->string);
         decode_value(v, f->elem, elem, c);
         path_pop(v, old);
     }
+    if (!map && f->unique)
+        check_unique(v, f, arr, n);
 }
 
 static void decode_value(vctx *v, const vfield *f, void *base, const cJSON *item)
@@ -1052,8 +988,8 @@ static void decode_value(vctx *v, const vfield *f, void *base, const cJSON *item
     case FK_QTY_I64: decode_qty_i64(v, f, base, item); break;
     case FK_PRICE: decode_price(v, f, base, item); break;
     case FK_OBJECT: decode_object(v, f->spec, (char *)base + f->off, item); break;
-    case FK_ARRAY: decode_array(v, f, base, item); break;
-    case FK_MAP: decode_map(v, f, base, item); break;
+    case FK_ARRAY: decode_elems(v, f, base, item, false); break;
+    case FK_MAP: decode_elems(v, f, base, item, true); break;
     }
 }
 
@@ -1345,22 +1281,17 @@ static void digest(const char *s, size_t len, char out[17])
 /* Hands the error list to the caller (or frees it), adding the summary of suppressed errors. */
 static void finish_errors(vctx *v, char **errors)
 {
-    if (v->nerr > GP_POLICY_MAX_ERRORS) {
-        char line[64];
+    char *text = NULL;
+    size_t n;
 
-        snprintf(line, sizeof(line), "... and %zu more errors\n",
-                 v->nerr - GP_POLICY_MAX_ERRORS);
-        buf_append(v, line, strlen(line));
-    }
-    if (v->oom) {
-        free(v->buf);
-        v->buf = strdup("document: out of memory\n");
-    }
+    if (v->nerr > GP_POLICY_MAX_ERRORS)
+        gp_strbuf_printf(&v->errs, "... and %zu more errors\n", v->nerr - GP_POLICY_MAX_ERRORS);
+    if (v->oom || gp_strbuf_take(&v->errs, &text, &n) != GP_OK)
+        text = strdup("document: out of memory\n");
     if (errors != NULL)
-        *errors = v->buf;
+        *errors = text;
     else
-        free(v->buf);
-    v->buf = NULL;
+        free(text);
 }
 
 gp_status gp_policy_parse(const char *json, size_t len, gp_policy **out, char **errors)
@@ -1402,73 +1333,15 @@ gp_status gp_policy_parse(const char *json, size_t len, gp_policy **out, char **
     p = NULL;
     st = GP_OK;
 fail:
-    if (v->oom)
+    if (v->oom || v->errs.failed)
         st = GP_ENOMEM;
     if (st != GP_OK)
         finish_errors(v, errors);
-    free(v->buf);
+    gp_strbuf_free(&v->errs);
     free(v);
     cJSON_Delete(root);
     free(src);
     policy_free(p);
-    return st;
-}
-
-/* Returns a copy of lines with "prefix: " before each line, or NULL when out of memory. */
-static char *prefix_lines(const char *lines, const char *prefix)
-{
-    size_t nlines = 0, plen = strlen(prefix), len = strlen(lines);
-    char *out, *o;
-
-    for (const char *c = lines; *c; c++)
-        nlines += *c == '\n';
-    if (len > 0 && lines[len - 1] != '\n')
-        nlines++;
-    out = malloc(len + nlines * (plen + 2) + 1);
-    if (out == NULL)
-        return NULL;
-    o = out;
-    for (const char *c = lines; *c;) {
-        const char *eol = strchr(c, '\n');
-        size_t n = eol ? (size_t)(eol - c) + 1 : strlen(c);
-
-        memcpy(o, prefix, plen);
-        memcpy(o + plen, ": ", 2);
-        memcpy(o + plen + 2, c, n);
-        o += plen + 2 + n;
-        c += n;
-    }
-    *o = '\0';
-    return out;
-}
-
-gp_status gp_policy_load_file(const char *path, gp_policy **out, char **errors)
-{
-    gp_err err = {{0}};
-    char *buf = NULL, *lines = NULL;
-    size_t len = 0;
-    gp_status st;
-
-    *out = NULL;
-    if (errors != NULL)
-        *errors = NULL;
-    st = gp_file_read(path, GP_POLICY_MAX_BYTES, &buf, &len, &err);
-    if (st != GP_OK) {
-        if (errors != NULL) {
-            if (err.msg[0] == '\0')
-                gp_err_set(&err, "%s: %s", path, gp_status_str(st));
-            *errors = malloc(strlen(err.msg) + 2);
-            if (*errors != NULL)
-                snprintf(*errors, strlen(err.msg) + 2, "%s\n", err.msg);
-        }
-        return st;
-    }
-    st = gp_policy_parse(buf, len, out, errors ? &lines : NULL);
-    free(buf);
-    if (lines != NULL) {
-        *errors = prefix_lines(lines, path);
-        free(lines);
-    }
     return st;
 }
 

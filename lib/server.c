@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "gpupack/fileio.h"
+#include "gpupack/strbuf.h"
 #include "gpupack/tlsfiles.h"
 #include "gpupack/watchfs.h"
 
@@ -106,8 +107,7 @@ typedef struct {
     int error;             /* a status decided before the handler, or 0 */
     int code;              /* the status queued, or 0 */
     bool queued;
-    char *body;
-    size_t len, cap;
+    gp_strbuf body;        /* at most max_body bytes */
     size_t drained;        /* bytes discarded after the body passed max_body */
     char method[16];       /* for the access log */
     char path[160];
@@ -679,8 +679,8 @@ static enum MHD_Result dispatch(gp_server *s, struct MHD_Connection *conn, const
         .path = url,
         .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                     MHD_HTTP_HEADER_CONTENT_TYPE),
-        .body = r->body != NULL ? r->body : "",
-        .body_len = r->len,
+        .body = r->body.p != NULL ? r->body.p : "",
+        .body_len = r->body.len,
     };
     gp_http_response out = { 0 };
 
@@ -714,6 +714,7 @@ static enum MHD_Result request_begin(gp_server *s, struct MHD_Connection *conn, 
 
     if (r == NULL)
         return MHD_NO;
+    gp_strbuf_init(&r->body, s->cfg.max_body + 1);
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     *con_cls = r;
     r->route = route_find(s, url, method, &known);
@@ -726,42 +727,19 @@ static enum MHD_Result request_begin(gp_server *s, struct MHD_Connection *conn, 
     return MHD_YES; /* without a body, the last call answers and keeps the connection */
 }
 
-/* Grows the body buffer to hold need bytes plus a NUL, never past max_body + 1. */
-static bool body_reserve(gp_server *s, req_ctx *r, size_t need)
-{
-    size_t cap = r->cap ? r->cap : 4096;
-    char *nb;
-
-    if (need + 1 <= r->cap)
-        return true;
-    while (cap < need + 1)
-        cap *= 2;
-    if (cap > s->cfg.max_body + 1)
-        cap = s->cfg.max_body + 1;
-    if ((nb = realloc(r->body, cap)) == NULL)
-        return false;
-    r->body = nb;
-    r->cap = cap;
-    return true;
-}
-
 /* Takes one piece of the body. Past max_body the request becomes a 413 and the rest is
  * discarded (libmicrohttpd 0.9.75 cannot answer before the body ends); past MAX_DRAIN more bytes
  * the connection is closed instead. */
 static enum MHD_Result request_absorb(gp_server *s, req_ctx *r, const char *data, size_t n)
 {
-    if (r->error == 0 && n > s->cfg.max_body - r->len)
+    if (r->error == 0 && n > s->cfg.max_body - r->body.len)
         r->error = MHD_HTTP_CONTENT_TOO_LARGE;
     if (r->error != 0) {
         r->drained += n;
         return r->drained > MAX_DRAIN ? MHD_NO : MHD_YES;
     }
-    if (!body_reserve(s, r, r->len + n))
-        return MHD_NO;
-    memcpy(r->body + r->len, data, n);
-    r->len += n;
-    r->body[r->len] = '\0';
-    return MHD_YES;
+    gp_strbuf_put(&r->body, data, n);
+    return r->body.failed ? MHD_NO : MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -782,7 +760,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (s->cfg.request_timeout_s > 0 && seconds_since(&r->t0) > s->cfg.request_timeout_s) {
         GP_LOG(s->cfg.log, GP_LOG_WARN, "request timed out before its body arrived",
                GP_LS("server", s->cfg.name), GP_LS("route", r->route_label),
-               GP_LI("received", r->len + r->drained));
+               GP_LI("received", r->body.len + r->drained));
         return MHD_NO;
     }
     if (n > 0)
@@ -817,7 +795,7 @@ static void log_request(gp_server *s, const req_ctx *r, double secs,
 
     GP_LOG(s->cfg.log, level, "http request", GP_LS("server", s->cfg.name),
            GP_LS("method", r->method), GP_LS("path", r->path), GP_LS("route", r->route_label),
-           GP_LI("code", r->code), GP_LI("body_bytes", r->len + r->drained),
+           GP_LI("code", r->code), GP_LI("body_bytes", r->body.len + r->drained),
            GP_LF("duration_ms", secs * 1000.0),
            GP_LJ("completed", toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "true" : "false"));
 }
@@ -835,7 +813,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     secs = seconds_since(&r->t0);
     record_request(s, r, secs);
     log_request(s, r, secs, toe);
-    free(r->body);
+    gp_strbuf_free(&r->body);
     free(r);
     *con_cls = NULL;
 }

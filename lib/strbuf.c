@@ -2,6 +2,7 @@
 /* A growable output string (see strbuf.h). */
 #include "gpupack/strbuf.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,14 @@ void gp_strbuf_free(gp_strbuf *b)
 {
     free(b->p);
     gp_strbuf_init(b, b->limit);
+}
+
+void gp_strbuf_clear(gp_strbuf *b)
+{
+    b->len = 0;
+    b->failed = false;
+    if (b->p != NULL)
+        b->p[0] = '\0';
 }
 
 /* Room for n more bytes and a NUL. */
@@ -81,8 +90,25 @@ void gp_strbuf_int(gp_strbuf *b, int64_t v)
     gp_strbuf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-/* The escape for one byte that cannot appear raw in a JSON string, or NULL. */
-static const char *escape_of(unsigned char c, char tmp[8])
+void gp_strbuf_printf(gp_strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        b->failed = true;
+    if (n < 0 || !reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+const char *gp_json_escape(unsigned char c, char tmp[8])
 {
     switch (c) {
     case '"': return "\\\"";
@@ -94,7 +120,7 @@ static const char *escape_of(unsigned char c, char tmp[8])
     case '\f': return "\\f";
     default: break;
     }
-    if (c >= 0x20)
+    if (c >= 0x20 && c != 0x7F)
         return NULL;
     snprintf(tmp, 8, "\\u%04x", c);
     return tmp;
@@ -107,7 +133,7 @@ void gp_strbuf_json_string(gp_strbuf *b, const char *s)
     gp_strbuf_put(b, "\"", 1);
     for (; *s; s++) {
         char tmp[8];
-        const char *e = escape_of((unsigned char)*s, tmp);
+        const char *e = gp_json_escape((unsigned char)*s, tmp);
 
         if (e == NULL)
             continue;

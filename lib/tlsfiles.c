@@ -174,54 +174,31 @@ static gp_status describe_cert(X509 *cert, gp_cert_info *info, gp_err *err)
     return GP_OK;
 }
 
-static gp_status parse_cert(const char *pem, size_t len, X509 **out, gp_err *err)
+/* Parses a PEM certificate (key false: an X509 *) or private key (key true: an EVP_PKEY *)
+ * into *out. Errors say which of the two is empty, too large or unparsable. */
+static gp_status parse_pem(const char *pem, size_t len, bool key, void **out, gp_err *err)
 {
+    const char *what = key ? "private key" : "certificate";
     BIO *bio;
 
     if (pem == NULL || len == 0) {
-        gp_err_set(err, "certificate is empty");
+        gp_err_set(err, "%s is empty", what);
         return GP_EINVAL;
     }
     if (len > GP_TLS_MAX_PEM) {
-        gp_err_set(err, "certificate is larger than %d bytes", GP_TLS_MAX_PEM);
+        gp_err_set(err, "%s is larger than %d bytes", what, GP_TLS_MAX_PEM);
         return GP_ETOOBIG;
     }
-    bio = BIO_new_mem_buf(pem, (int)len);
-    if (bio == NULL) {
-        gp_err_set(err, "out of memory reading the certificate");
+    if ((bio = BIO_new_mem_buf(pem, (int)len)) == NULL) {
+        gp_err_set(err, "out of memory reading the %s", what);
         return GP_ENOMEM;
     }
-    *out = PEM_read_bio_X509(bio, NULL, no_password, NULL);
+    *out = key ? (void *)PEM_read_bio_PrivateKey(bio, NULL, no_password, NULL)
+               : (void *)PEM_read_bio_X509(bio, NULL, no_password, NULL);
     BIO_free(bio);
     if (*out == NULL) {
-        gp_err_set(err, "cannot parse certificate PEM: %s", ossl_reason());
-        return GP_EINVAL;
-    }
-    return GP_OK;
-}
-
-static gp_status parse_key(const char *pem, size_t len, EVP_PKEY **out, gp_err *err)
-{
-    BIO *bio;
-
-    if (len == 0) {
-        gp_err_set(err, "private key is empty");
-        return GP_EINVAL;
-    }
-    if (len > GP_TLS_MAX_PEM) {
-        gp_err_set(err, "private key is larger than %d bytes", GP_TLS_MAX_PEM);
-        return GP_ETOOBIG;
-    }
-    bio = BIO_new_mem_buf(pem, (int)len);
-    if (bio == NULL) {
-        gp_err_set(err, "out of memory reading the private key");
-        return GP_ENOMEM;
-    }
-    *out = PEM_read_bio_PrivateKey(bio, NULL, no_password, NULL);
-    BIO_free(bio);
-    if (*out == NULL) {
-        gp_err_set(err, "cannot parse private key PEM (encrypted keys are not supported): %s",
-                   ossl_reason());
+        gp_err_set(err, "cannot parse %s PEM%s: %s", what,
+                   key ? " (encrypted keys are not supported)" : "", ossl_reason());
         return GP_EINVAL;
     }
     return GP_OK;
@@ -252,20 +229,19 @@ static gp_status check_usable(const gp_cert_info *info, int64_t now, gp_err *err
 gp_status gp_tls_check_pair(const char *cert_pem, size_t cert_len, const char *key_pem,
                             size_t key_len, int64_t now, gp_cert_info *info, gp_err *err)
 {
-    X509 *cert = NULL;
-    EVP_PKEY *key = NULL;
+    void *cert = NULL, *key = NULL; /* X509, EVP_PKEY */
     gp_status st;
 
     memset(info, 0, sizeof(*info));
     ERR_clear_error();
-    st = parse_cert(cert_pem, cert_len, &cert, err);
+    st = parse_pem(cert_pem, cert_len, false, &cert, err);
     if (st != GP_OK)
         goto fail;
     st = describe_cert(cert, info, err);
     if (st != GP_OK)
         goto fail;
     if (key_pem != NULL) {
-        st = parse_key(key_pem, key_len, &key, err);
+        st = parse_pem(key_pem, key_len, true, &key, err);
         if (st != GP_OK)
             goto fail;
         info->key_matches = X509_check_private_key(cert, key) == 1;
@@ -281,6 +257,78 @@ fail:
     X509_free(cert);
     ERR_clear_error();
     return st;
+}
+
+/* Loads every certificate in pem: the first into *first (when first is not NULL), the rest, or
+ * all of them when first is NULL, into *rest. Returns the number loaded, -1 on failure. */
+static int load_certs(const char *pem, size_t len, X509 **first, STACK_OF(X509) *rest)
+{
+    BIO *bio = BIO_new_mem_buf(pem, (int)len);
+    X509 *x;
+    int n = 0;
+
+    if (bio == NULL)
+        return -1;
+    while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+        if (n == 0 && first != NULL) {
+            *first = x;
+        } else if (sk_X509_push(rest, x) <= 0) {
+            X509_free(x);
+            n = -1;
+            break;
+        }
+        n++;
+    }
+    BIO_free(bio);
+    ERR_clear_error(); /* the read that ended the loop leaves "no start line" */
+    return n;
+}
+
+gp_status gp_tls_verify_with_ca(const char *cert_pem, size_t cert_len, const char *ca_pem,
+                                size_t ca_len, int64_t now, gp_err *err)
+{
+    STACK_OF(X509) *chain = sk_X509_new_null(), *cas = sk_X509_new_null();
+    X509_STORE *store = X509_STORE_new();
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    X509 *leaf = NULL;
+    bool ok = false;
+
+    if (chain == NULL || cas == NULL || store == NULL || ctx == NULL) {
+        gp_err_set(err, "out of memory");
+        goto fail;
+    }
+    if (load_certs(cert_pem, cert_len, &leaf, chain) < 1) {
+        gp_err_set(err, "no certificate to verify");
+        goto fail;
+    }
+    if (load_certs(ca_pem, ca_len, NULL, cas) < 1) {
+        gp_err_set(err, "no certificate in the CA file");
+        goto fail;
+    }
+    for (int i = 0; i < sk_X509_num(cas); i++) {
+        if (X509_STORE_add_cert(store, sk_X509_value(cas, i)) != 1) {
+            gp_err_set(err, "loading the CA failed: %s", ossl_reason());
+            goto fail;
+        }
+    }
+    if (X509_STORE_CTX_init(ctx, store, leaf, chain) != 1 ||
+        X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_SSL_SERVER) != 1) {
+        gp_err_set(err, "setting up verification failed: %s", ossl_reason());
+        goto fail;
+    }
+    X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(ctx), (time_t)now);
+    ok = X509_verify_cert(ctx) == 1;
+    if (!ok)
+        gp_err_set(err, "%s",
+                   X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
+fail:
+    X509_STORE_CTX_free(ctx);
+    X509_STORE_free(store);
+    sk_X509_pop_free(cas, X509_free);
+    sk_X509_pop_free(chain, X509_free);
+    X509_free(leaf);
+    ERR_clear_error();
+    return ok ? GP_OK : GP_EINVAL;
 }
 
 void gp_tls_format_time(int64_t t, char *buf, size_t bufsz)

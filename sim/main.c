@@ -18,6 +18,7 @@
 
 #include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
+#include "gpupack/flags.h"
 #include "gpupack/frag.h"
 #include "gpupack/policy.h"
 #include "gpupack/score.h"
@@ -35,37 +36,9 @@
 #define MAX_SCORERS 16
 #define MAX_JOBS 256
 
-static const char usage[] =
-    "usage: gpupack-sim --nodes FILE --pods FILE [--seed N ...] [--seeds A-B] [--inflate X]\n"
-    "                   [--scorer NAME ...] [--json] [--ties first|random] [--jobs N]\n"
-    "                   [--label TEXT] [--mix trace|learned] [--policy FILE] [--place FILE]\n"
-    "                   [--placements FILE]\n"
+static const char help_summary[] =
     "       gpupack-sim --summarize FILE...   (a markdown table from --json output)\n"
-    "  --nodes FILE     node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or\n"
-    "                   `kubectl get nodes -o json`\n"
-    "  --pods FILE      tasks: the trace's CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
-    "                   [,gpu_spec]) or `kubectl get pods -A -o json` (pods with spec.nodeName\n"
-    "                   are placed first, as they are)\n"
-    "  --place FILE     more tasks to place after those of --pods, in the same formats (e.g.\n"
-    "                   --pods: the cluster's pods now; --place: this week's pods)\n"
-    "  --placements FILE  one JSON line per pod: the node it was placed on, or why it was not\n"
-    "                   (one scorer and one seed; with --inflate 0 each pod appears once)\n"
-    "  --seed N         a seed (repeatable; default 42); --seeds A-B a range\n"
-    "  --inflate X      resample the tasks to X times the GPU capacity (default 1.3; 0: as is)\n"
-    "  --scorer NAME    gpupack (default), random, dotprod, gpupacking, bestfit, fgd, or all\n"
-    "                   (those six; repeatable); extender: gpupack-extender's whole prioritize\n"
-    "                   with --policy (whole-GPU and CPU-only tasks only)\n"
-    "  --json           one JSON object per scorer and seed instead of a table\n"
-    "  --ties MODE      first: the first best node in a seeded node permutation (default);\n"
-    "                   random: a uniformly random one of the best\n"
-    "  --jobs N         runs in parallel (default: the online CPUs)\n"
-    "  --label TEXT     a \"label\" field in each JSON line (e.g. the trace variant)\n"
-    "  --mix MODE       the workload mix gpupack and fgd score with: trace: every task's shape,\n"
-    "                   known in advance (the paper's, default); learned: the shapes of the\n"
-    "                   tasks placed so far, as gpupack-extender learns them from its pod watch\n"
-    "  --policy FILE    a gpupack policy (default: the embedded one): the extender scorer's; its\n"
-    "                   scoring.workloadMix, when stated, is the mix (as in gpupack-extender),\n"
-    "                   and typicalGpuPod.cpuPerGpu the learned mix's start\n";
+    "Replays a trace's tasks onto its nodes with each scorer and seed (docs/simulation.md).";
 
 typedef struct {
     const char *nodes_path, *pods_path, *label, *policy_path, *place_path, *placements_path;
@@ -93,6 +66,18 @@ __attribute__((format(printf, 1, 2))) static int die_usage(const char *fmt, ...)
     return 2;
 }
 
+/* A bad flag value: err says what, for gp_flags_fail() to print as die_usage() would. */
+__attribute__((format(printf, 2, 3))) static gp_status usage_err(gp_err *err, const char *fmt,
+                                                                 ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    va_end(ap);
+    return GP_EINVAL;
+}
+
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
     char *end = NULL;
@@ -107,31 +92,32 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
     return true;
 }
 
-static int add_seed(options *o, uint64_t s)
+static gp_status add_seed(options *o, uint64_t s, gp_err *err)
 {
     if (o->n_seeds >= MAX_SEEDS)
-        return die_usage("more than %s seeds", "1000");
+        return usage_err(err, "more than %s seeds", "1000");
     o->seeds[o->n_seeds++] = s;
-    return 0;
+    return GP_OK;
 }
 
-static int add_seed_range(options *o, const char *arg)
+static gp_status add_seed_range(void *ctx, const char *arg, gp_err *err)
 {
+    options *o = ctx;
     char buf[64];
     uint64_t a, b;
 
     snprintf(buf, sizeof(buf), "%s", arg);
     char *dash = strchr(buf, '-');
     if (!dash)
-        return die_usage("--seeds wants A-B, not \"%s\"", arg);
+        return usage_err(err, "--seeds wants A-B, not \"%s\"", arg);
     *dash = '\0';
     if (!parse_u64(buf, UINT32_MAX, &a) || !parse_u64(dash + 1, UINT32_MAX, &b) || b < a ||
         b - a >= MAX_SEEDS)
-        return die_usage("--seeds wants A-B with A <= B, at most 1000 seeds, not \"%s\"", arg);
+        return usage_err(err, "--seeds wants A-B with A <= B, at most 1000 seeds, not \"%s\"", arg);
     for (uint64_t s = a; s <= b; s++)
-        if (add_seed(o, s))
-            return 2;
-    return 0;
+        if (add_seed(o, s, err) != GP_OK)
+            return GP_EINVAL;
+    return GP_OK;
 }
 
 /* The `extender` scorer (sim/extsim.h): not a per-node scorer (sim/scorers.h), so its score is
@@ -160,118 +146,105 @@ static const sim_scorer *scorer_named(const char *name)
     return NULL;
 }
 
-static int add_scorer(options *o, const char *name)
+static gp_status add_scorer(void *ctx, const char *name, gp_err *err)
 {
+    options *o = ctx;
+
     if (strcmp(name, "all") == 0) {
         size_t n;
         const sim_scorer *all = sim_scorers(&n);
         for (size_t i = 0; i < n; i++)
-            if (add_scorer(o, all[i].name))
-                return 2;
-        return 0;
+            if (add_scorer(o, all[i].name, err) != GP_OK)
+                return GP_EINVAL;
+        return GP_OK;
     }
     const sim_scorer *s = scorer_named(name);
     if (!s)
-        return die_usage("unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
+        return usage_err(err, "unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
                          "fgd, all, extender)", name);
     for (size_t i = 0; i < o->n_scorers; i++)
         if (o->scorers[i] == s)
-            return 0;
+            return GP_OK;
     if (o->n_scorers >= MAX_SCORERS)
-        return die_usage("too many scorers%s", "");
+        return usage_err(err, "too many scorers%s", "");
     o->scorers[o->n_scorers++] = s;
-    return 0;
+    return GP_OK;
 }
 
-static bool value_flag(const char *flag)
-{
-    static const char *const known[] = { "--nodes", "--pods", "--label", "--seed", "--seeds",
-                                         "--scorer", "--jobs", "--ties", "--inflate",
-                                         "--mix", "--policy", "--place", "--placements" };
-
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-        if (!strcmp(flag, known[i]))
-            return true;
-    return false;
-}
-
-/* One flag with its value; returns 0, 2 on a usage error, or -1 when flag is not known. */
-static int parse_flag(options *o, const char *flag, const char *val)
+static gp_status add_seed_value(void *ctx, const char *v, gp_err *err)
 {
     uint64_t u;
 
-    if (!value_flag(flag))
-        return -1;
-    if (!val)
-        return die_usage("%s needs a value", flag);
-    if (!strcmp(flag, "--nodes"))
-        o->nodes_path = val;
-    else if (!strcmp(flag, "--pods"))
-        o->pods_path = val;
-    else if (!strcmp(flag, "--label")) {
-        if (strlen(val) > 60 || strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                            "0123456789._-") != strlen(val))
-            return die_usage("--label wants at most 60 of [A-Za-z0-9._-], not \"%s\"", val);
-        o->label = val;
-    } else if (!strcmp(flag, "--seed"))
-        return parse_u64(val, UINT64_MAX, &u) ? add_seed(o, u) : die_usage("bad --seed \"%s\"", val);
-    else if (!strcmp(flag, "--seeds"))
-        return add_seed_range(o, val);
-    else if (!strcmp(flag, "--scorer"))
-        return add_scorer(o, val);
-    else if (!strcmp(flag, "--jobs")) {
-        if (!parse_u64(val, MAX_JOBS, &u) || u == 0)
-            return die_usage("--jobs wants 1..256, not \"%s\"", val);
-        o->jobs = (long)u;
-    } else if (!strcmp(flag, "--ties")) {
-        if (strcmp(val, "first") && strcmp(val, "random"))
-            return die_usage("--ties wants first or random, not \"%s\"", val);
-        o->ties_random = !strcmp(val, "random");
-    } else if (!strcmp(flag, "--mix")) {
-        if (strcmp(val, "trace") && strcmp(val, "learned"))
-            return die_usage("--mix wants trace or learned, not \"%s\"", val);
-        o->learn_mix = !strcmp(val, "learned");
-    } else if (!strcmp(flag, "--policy")) {
-        o->policy_path = val;
-    } else if (!strcmp(flag, "--place")) {
-        o->place_path = val;
-    } else if (!strcmp(flag, "--placements")) {
-        o->placements_path = val;
-    } else if (!strcmp(flag, "--inflate")) {
-        char *end = NULL;
-        errno = 0;
-        o->inflate = strtod(val, &end);
-        if (errno || !end || *end || !(o->inflate >= 0 && o->inflate <= 100))
-            return die_usage("--inflate wants a number in 0..100, not \"%s\"", val);
-    } else
-        return -1;
-    return 0;
+    return parse_u64(v, UINT64_MAX, &u) ? add_seed(ctx, u, err)
+                                        : usage_err(err, "bad --seed \"%s\"", v);
 }
 
-static int parse_args(int argc, char **argv, options *o)
+static gp_status set_label(void *ctx, const char *v, gp_err *err)
 {
-    o->inflate = 1.3;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '=');
-        char name[32];
-        if (!strcmp(a, "--json")) {
-            o->json = true;
-            continue;
-        }
-        if (eq != NULL) { /* --flag=value */
-            snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
-            if (!strcmp(name, "--json"))
-                return die_usage("%s", "--json takes no value");
-        }
-        int rc = eq ? parse_flag(o, name, eq + 1)
-                    : parse_flag(o, a, i + 1 < argc ? argv[i + 1] : NULL);
-        if (rc < 0)
-            return die_usage("%s: %s", eq ? name : a,
-                             a[0] == '-' ? "unknown flag" : "unexpected argument");
-        if (rc)
-            return rc;
-        i += eq == NULL;
-    }
+    if (strlen(v) > 60 || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789._-") != strlen(v))
+        return usage_err(err, "--label wants at most 60 of [A-Za-z0-9._-], not \"%s\"", v);
+    ((options *)ctx)->label = v;
+    return GP_OK;
+}
+
+static gp_status set_inflate(void *ctx, const char *v, gp_err *err)
+{
+    options *o = ctx;
+    char *end = NULL;
+
+    errno = 0;
+    o->inflate = strtod(v, &end);
+    if (errno || !end || *end || !(o->inflate >= 0 && o->inflate <= 100))
+        return usage_err(err, "--inflate wants a number in 0..100, not \"%s\"", v);
+    return GP_OK;
+}
+
+/* The command line's choices and switches before they land in options. */
+typedef struct {
+    gp_flag_func seed, seeds, scorer, label, inflate;
+    gp_flag_choice ties, mix;
+    unsigned jobs;
+    bool help, version;
+} cli;
+
+#define NFLAGS 16
+
+static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
+{
+    static const char *const ties[] = { "first", "random", NULL };
+    static const char *const mixes[] = { "trace", "learned", NULL };
+    const gp_flag t[NFLAGS] = {
+        { "nodes", GP_FLAG_STRING, &o->nodes_path, 0, 0, "FILE", "node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or `kubectl get nodes -o json`" },
+        { "pods", GP_FLAG_STRING, &o->pods_path, 0, 0, "FILE", "tasks: the trace's CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli [,gpu_spec]) or `kubectl get pods -A -o json` (pods with spec.nodeName are placed first, as they are)" },
+        { "place", GP_FLAG_STRING, &o->place_path, 0, 0, "FILE", "more tasks to place after those of --pods, in the same formats (e.g. --pods: the cluster's pods now; --place: this week's pods)" },
+        { "placements", GP_FLAG_STRING, &o->placements_path, 0, 0, "FILE", "one JSON line per pod: the node it was placed on, or why it was not (one scorer and one seed; with --inflate 0 each pod appears once)" },
+        { "seed", GP_FLAG_FUNC, &c->seed, 0, 0, "N", "a seed (repeatable; default 42)" },
+        { "seeds", GP_FLAG_FUNC, &c->seeds, 0, 0, "A-B", "a range of seeds" },
+        { "inflate", GP_FLAG_FUNC, &c->inflate, 0, 0, "X", "resample the tasks to X times the GPU capacity (default 1.3; 0: as is)" },
+        { "scorer", GP_FLAG_FUNC, &c->scorer, 0, 0, "NAME", "gpupack (default), random, dotprod, gpupacking, bestfit, fgd, or all (those six; repeatable); extender: gpupack-extender's whole prioritize with --policy (whole-GPU and CPU-only tasks only)" },
+        { "json", GP_FLAG_BOOL, &o->json, 0, 0, NULL, "one JSON object per scorer and seed instead of a table" },
+        { "ties", GP_FLAG_CHOICE, &c->ties, 0, 0, "MODE", "first: the first best node in a seeded node permutation (default); random: a uniformly random one of the best" },
+        { "jobs", GP_FLAG_UINT, &c->jobs, 1, MAX_JOBS, "N", "runs in parallel (default: the online CPUs)" },
+        { "label", GP_FLAG_FUNC, &c->label, 0, 0, "TEXT", "a \"label\" field in each JSON line (e.g. the trace variant)" },
+        { "mix", GP_FLAG_CHOICE, &c->mix, 0, 0, "MODE", "the workload mix gpupack and fgd score with: trace: every task's shape, known in advance (the paper's, default); learned: the shapes of the tasks placed so far, as gpupack-extender learns them from its pod watch" },
+        { "policy", GP_FLAG_STRING, &o->policy_path, 0, 0, "FILE", "a gpupack policy (default: the embedded one): the extender scorer's; its scoring.workloadMix, when stated, is the mix (as in gpupack-extender), and typicalGpuPod.cpuPerGpu the learned mix's start" },
+        { "help", GP_FLAG_BOOL, &c->help, 0, 0, NULL, "this text" },
+        { "version", GP_FLAG_BOOL, &c->version, 0, 0, NULL, "print the version" },
+    };
+
+    *c = (cli){ .seed = { add_seed_value, o }, .seeds = { add_seed_range, o },
+                .scorer = { add_scorer, o }, .label = { set_label, o },
+                .inflate = { set_inflate, o }, .ties = { ties, 0 }, .mix = { mixes, 0 } };
+    memcpy(f, t, sizeof(t));
+}
+
+/* Defaults and the checks that need every flag. Returns 2 on a usage error, else -1. */
+static int finish_options(options *o, const cli *c)
+{
+    o->ties_random = c->ties.index == 1;
+    o->learn_mix = c->mix.index == 1;
+    o->jobs = (long)c->jobs;
     if (!o->nodes_path || !o->pods_path)
         return die_usage("%s", "--nodes and --pods are required");
     if (o->n_seeds == 0)
@@ -284,7 +257,29 @@ static int parse_args(int argc, char **argv, options *o)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o->jobs = n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : n;
     }
-    return 0;
+    return -1;
+}
+
+/* Returns the exit status when done (0 after --help or --version, 2 on a usage error), or -1. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    gp_flag flags[NFLAGS];
+    gp_err err = { { 0 } };
+    cli c;
+
+    flag_table(o, &c, flags);
+    o->inflate = 1.3;
+    if (gp_flags_parse(flags, NFLAGS, argc, argv, &err) != GP_OK)
+        return gp_flags_fail(stderr, "gpupack-sim", err.msg);
+    if (c.help) {
+        gp_flags_usage(stdout, "gpupack-sim", help_summary, flags, NFLAGS);
+        return 0;
+    }
+    if (c.version) {
+        printf("gpupack-sim %s\n", GP_VERSION);
+        return 0;
+    }
+    return finish_options(o, &c);
 }
 
 /* ---- Runs in parallel ---- */
@@ -814,19 +809,9 @@ int main(int argc, char **argv)
     const char **names = NULL;
     int rc;
 
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--version")) {
-            printf("gpupack-sim %s\n", GP_VERSION);
-            return 0;
-        }
-    }
     if (argc > 1 && !strcmp(argv[1], "--summarize"))
         return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");
-    if ((rc = parse_args(argc, argv, &o)) != 0)
+    if ((rc = parse_args(argc, argv, &o)) >= 0)
         return rc;
     in.keep_names = o.placements_path != NULL;
     if ((rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||

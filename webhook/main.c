@@ -47,45 +47,24 @@ typedef struct {
     char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
-static size_t flag_table(options *o, gp_flag *f)
-{
-    const gp_flag t[] = {
-        { "review", GP_FLAG_BOOL, &o->review, 0, 0, NULL, "read one AdmissionReview on stdin, write the response on stdout" },
-        { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
-        { "snapshot-priorityclasses", GP_FLAG_STRING, &o->snap_pcs, 0, 0, "FILE", "cluster view: `kubectl get priorityclasses -o json` output" },
-    };
-    size_t n = gp_daemon_flag_rows(&o->d, "address to serve HTTPS on (default 0.0.0.0:8443)",
-                                   "a request must arrive whole within this (default 10)", f);
-
-    memcpy(f + n, t, sizeof(t));
-    return n + sizeof(t) / sizeof(t[0]);
-}
-
 static const char *summary =
     "gpupack-webhook: mutating admission webhook for GPU pods (HTTPS; POST /mutate, GET /healthz,\n"
     "/readyz, /metrics). See docs/webhook.md.";
 
-static int parse_options(options *o, int argc, char **argv)
+static int parse_options(options *o, int argc, char **argv, gp_log_level *level)
 {
-    gp_flag flags[32];
-    size_t n;
-    gp_err err = { { 0 } };
+    const gp_flag own[] = {
+        { "review", GP_FLAG_BOOL, &o->review, 0, 0, NULL, "read one AdmissionReview on stdin, write the response on stdout" },
+        { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
+        { "snapshot-priorityclasses", GP_FLAG_STRING, &o->snap_pcs, 0, 0, "FILE", "cluster view: `kubectl get priorityclasses -o json` output" },
+    };
+    const gp_daemon_cli cli = { "gpupack-webhook", summary,
+                                "address to serve HTTPS on (default 0.0.0.0:8443)",
+                                "a request must arrive whole within this (default 10)", own,
+                                sizeof(own) / sizeof(own[0]) };
 
     *o = (options){ .d = gp_daemon_opts_default("0.0.0.0:8443", 10) };
-    n = flag_table(o, flags);
-    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
-        return gp_flags_fail(stderr, "gpupack-webhook", err.msg);
-    if (o->d.help) {
-        gp_flags_usage(stdout, "gpupack-webhook", summary, flags, n);
-        return 0;
-    }
-    if (o->d.version) {
-        printf("gpupack-webhook %s\n", GP_VERSION);
-        return 0;
-    }
-    if (o->d.check_policy != NULL)
-        return gp_daemon_check_policy("gpupack-webhook", o->d.check_policy, stdout, stderr);
-    return -1;
+    return gp_daemon_parse_flags(&cli, &o->d, argc, argv, level);
 }
 
 static int usage_error(const char *msg)
@@ -180,14 +159,12 @@ static int run_review(app *a)
 {
     char *body = NULL;
     size_t len = 0;
-    gp_err err = { { 0 } };
     gp_http_response resp = { 0 };
-    int rc = 0;
+    int rc = gp_daemon_read_stdin("gpupack-webhook", "--review", GP_ADMISSION_MAX_BODY, &body,
+                                  &len);
 
-    if (gp_stream_read(stdin, GP_ADMISSION_MAX_BODY, &body, &len, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: --review: stdin: %s\n", err.msg);
-        return 1;
-    }
+    if (rc != 0)
+        return rc;
     gp_webhook_review(&a->hook, body, len, &resp);
     if (resp.status == 200) {
         fwrite(resp.body, 1, resp.body_len, stdout);
@@ -222,11 +199,7 @@ static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response
     app *a = ctx;
 
     (void)req;
-    if (atomic_load(&a->draining))
-        gp_reply_text(resp, 503, "not ready: shutting down\n");
-    else if (!gp_server_tls_ready(a->server))
-        gp_reply_text(resp, 503, "not ready: no valid serving certificate\n");
-    else
+    if (gp_daemon_ready(a->server, &a->draining, resp))
         gp_reply_text(resp, 200, view_state(a));
 }
 
@@ -262,22 +235,9 @@ static void p_event(void *ctx, const char *t, const cJSON *o) { gp_cluster_live_
  * no snapshot is given. Returns 0, or 2 for a bad configuration. */
 static int load_kube(app *a)
 {
-    gp_err err = { { 0 } };
-    gp_status st;
+    bool in_cluster = a->opt.snap_nodes == NULL && a->opt.snap_pcs == NULL && !a->opt.review;
 
-    if (a->opt.d.kubeconfig != NULL)
-        st = gp_kube_config_load(a->opt.d.kubeconfig, a->opt.d.context, &a->kube, &err);
-    else if (getenv("KUBERNETES_SERVICE_HOST") != NULL && a->opt.snap_nodes == NULL &&
-             a->opt.snap_pcs == NULL && !a->opt.review)
-        st = gp_kube_config_in_cluster(NULL, &a->kube, &err);
-    else
-        return 0;
-    if (st != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: %s: %s\n",
-                a->opt.d.kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg);
-        return 2;
-    }
-    return 0;
+    return gp_daemon_load_kube("gpupack-webhook", &a->opt.d, in_cluster, &a->kube);
 }
 
 static gp_status start_informers(app *a, gp_err *err)
@@ -332,34 +292,34 @@ static gp_status start_server(app *a, gp_err *err)
                                   a->metrics, &a->log, &a->server, &a->health, err);
 }
 
-static int serve(app *a)
+/* Stops the servers first (in-flight requests finish), then the watches feeding them. */
+static void stop_all(app *a)
 {
-    gp_err err = { { 0 } };
-
-    gp_block_stop_signals();
-    if (start_server(a, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
-        return 2;
-    }
-    if (start_watchers(a, &err) != GP_OK || start_informers(a, &err) != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: starting watches: %s\n", err.msg);
-        gp_informer_stop(a->nodes_inf);
-        gp_informer_stop(a->pcs_inf);
-        gp_watch_stop(a->policy_watch);
-        gp_watch_stop(a->snap_watch);
-        gp_server_stop(a->server);
-        gp_server_stop(a->health);
-        return 1;
-    }
-    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
-           GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
-    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
     gp_server_stop(a->server);
     gp_server_stop(a->health);
     gp_informer_stop(a->nodes_inf);
     gp_informer_stop(a->pcs_inf);
     gp_watch_stop(a->policy_watch);
     gp_watch_stop(a->snap_watch);
+}
+
+static int serve(app *a)
+{
+    gp_err err = { { 0 } };
+
+    if (start_server(a, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
+        return 2;
+    }
+    if (start_watchers(a, &err) != GP_OK || start_informers(a, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: starting watches: %s\n", err.msg);
+        stop_all(a);
+        return 1;
+    }
+    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
+           GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
+    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
+    stop_all(a);
     GP_LOG(&a->log, GP_LOG_INFO, "stopped");
     return 0;
 }
@@ -371,12 +331,10 @@ int main(int argc, char **argv)
     gp_err err = { { 0 } };
     gp_status st;
     gp_cluster *cluster;
-    int rc = parse_options(&a.opt, argc, argv);
+    int rc = parse_options(&a.opt, argc, argv, &level);
 
     if (rc >= 0)
         return rc;
-    if (gp_log_level_parse(a.opt.d.log_level, &level) != GP_OK)
-        return usage_error("--log-level: expected debug, info, warn or error");
     rc = check_options(&a.opt);
     if (rc != 0 ||
         (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy, a.digest)) != 0)

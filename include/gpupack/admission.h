@@ -59,9 +59,6 @@ gp_status gp_admission_encode(const gp_admission_response *r, char **out, size_t
 size_t gp_admission_encode_allow_static(const char *uid, const char *warning, char *buf,
                                         size_t bufsz);
 
-/* Standard padded base64 of in[0..n) into out (4 * ((n + 2) / 3) + 1 bytes). */
-void gp_base64_encode(const unsigned char *in, size_t n, char *out);
-
 /* True when s is valid UTF-8 without NUL bytes (cJSON accepts "\u0000" and bad bytes). */
 bool gp_utf8_valid(const char *s, size_t n);
 

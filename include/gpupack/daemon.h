@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Pieces both daemons' main.c share: plain-text replies, the health and metrics routes, and
- * the SIGTERM drain sequence. */
+/* Pieces both daemons' main.c share: the command line's start, the policy and API view at
+ * start-up, plain-text replies, the health, readiness and metrics routes, and the SIGTERM drain
+ * sequence. */
 #ifndef GPUPACK_DAEMON_H
 #define GPUPACK_DAEMON_H
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "gpupack/flags.h"
+#include "gpupack/kubeconfig.h"
 #include "gpupack/log.h"
 #include "gpupack/policy.h"
 #include "gpupack/metrics.h"
@@ -32,7 +34,42 @@ gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeo
 size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
                            const char *request_timeout_help, gp_flag *f);
 
-/* Starts the server from the shared flags. With --health-listen it also starts a second,
+/* What a daemon's command line adds to the shared one. */
+typedef struct {
+    const char *prog, *summary;            /* "gpupack-webhook", the --help text's summary */
+    const char *listen_help, *timeout_help; /* --listen's and --request-timeout's help */
+    const gp_flag *own;                    /* the daemon's own flags, after the shared rows */
+    size_t nown;                           /* at most GP_DAEMON_MAX_OWN_FLAGS */
+} gp_daemon_cli;
+
+#define GP_DAEMON_MAX_OWN_FLAGS 16
+
+/* The start of a daemon's main(): parses argv against the shared rows (into d) and cli's own,
+ * and answers --help, --version and --check-policy. Returns the exit status when the program
+ * is done (0; 2 for a bad flag or --log-level, after "PROG: MSG" and "see PROG --help"; 1 for an
+ * invalid policy), or -1 to go on, with *level from --log-level. */
+int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc, char **argv,
+                          gp_log_level *level);
+
+/* The API view by gp_kube_config_resolve()'s rule: --kubeconfig (with --context), else the
+ * in-cluster configuration when KUBERNETES_SERVICE_HOST is set (and in_cluster allows it), else
+ * none (*out NULL). Returns 0, or
+ * 2 (the exit status) after printing "PROG: --kubeconfig: reason" (or "PROG: in-cluster
+ * configuration: reason") on stderr. */
+int gp_daemon_load_kube(const char *prog, const gp_daemon_opts *d, bool in_cluster,
+                        gp_kube_config **out);
+
+/* One request on stdin for --review and --once, at most max bytes, into a malloc'd *body.
+ * Returns 0, or 1 after printing "PROG: FLAG: stdin: reason". */
+int gp_daemon_read_stdin(const char *prog, const char *flag, size_t max, char **body,
+                         size_t *len);
+
+/* Readiness as both daemons start it: false, with a 503 in resp, while draining or without a
+ * valid serving certificate; true when the daemon's own checks decide. */
+bool gp_daemon_ready(gp_server *s, const atomic_bool *draining, gp_http_response *resp);
+
+/* Serving mode's start: blocks SIGTERM and SIGINT (for gp_wait_for_signal_and_drain()) and
+ * ignores SIGPIPE, then starts the server from the shared flags. With --health-listen it also starts a second,
  * plain-HTTP server on that address that serves only the GET routes among routes (health,
  * readiness, metrics), so probes and scrapes can reach a daemon whose main address is loopback
  * or requires client certificates; *health is NULL without the flag. Errors name --listen,
@@ -89,10 +126,6 @@ void gp_route_healthz(void *ctx, const gp_http_request *req, gp_http_response *r
 
 /* GET /metrics: ctx is a gp_metrics. */
 void gp_route_metrics(void *ctx, const gp_http_request *req, gp_http_response *resp);
-
-/* Blocks SIGTERM and SIGINT (to be taken by gp_wait_for_signal_and_drain) and ignores SIGPIPE.
- * Call before starting any thread, in serving mode only. */
-void gp_block_stop_signals(void);
 
 /* Blocks until SIGTERM or SIGINT, then: sets *draining (readiness turns false), keeps serving for
  * drain_s seconds (kube-apiserver, kube-scheduler and Service endpoints need that long to stop

@@ -10,13 +10,38 @@
 
 #include "gpupack/status.h"
 
-typedef enum { GP_FLAG_BOOL, GP_FLAG_STRING, GP_FLAG_UINT } gp_flag_kind;
+/* GP_FLAG_LIST: repeatable, each value appended (at most the flag's max, up to
+ * GP_FLAG_LIST_MAX). GP_FLAG_CHOICE: one of a list of names, stored as its index.
+ * GP_FLAG_FUNC: each value handed to a function, in command-line order (repeatable). */
+typedef enum {
+    GP_FLAG_BOOL, GP_FLAG_STRING, GP_FLAG_UINT, GP_FLAG_LIST, GP_FLAG_CHOICE, GP_FLAG_FUNC
+} gp_flag_kind;
+
+#define GP_FLAG_LIST_MAX 64
+
+typedef struct {
+    const char *v[GP_FLAG_LIST_MAX];
+    size_t n;
+} gp_flag_list;
+
+typedef struct {
+    const char *const *names; /* the accepted values, NULL-terminated; set by the caller */
+    unsigned index;           /* which one was given (left alone when the flag is absent) */
+} gp_flag_choice;
+
+/* Takes one value of a GP_FLAG_FUNC flag; on GP_EINVAL err names the flag and what is wrong
+ * ("--seeds wants A-B, not \"x\""). */
+typedef struct {
+    gp_status (*fn)(void *ctx, const char *value, gp_err *err);
+    void *ctx;
+} gp_flag_func;
 
 typedef struct {
     const char *name;  /* without the leading "--" */
     gp_flag_kind kind;
-    void *dest;        /* bool *, const char **, unsigned * */
-    unsigned min, max; /* bounds for GP_FLAG_UINT */
+    void *dest;        /* bool *, const char **, unsigned *, gp_flag_list *, gp_flag_choice *,
+                        * gp_flag_func * */
+    unsigned min, max; /* bounds for GP_FLAG_UINT; max values for GP_FLAG_LIST */
     const char *arg;   /* value placeholder for help ("FILE") */
     const char *help;
 } gp_flag;
@@ -24,7 +49,8 @@ typedef struct {
 #define GP_FLAGS_HELP_COLUMNS 100 /* --help lines are at most this wide */
 
 /* Parses argv against the table ("--name value" and "--name=value"; "-h" sets the table's
- * "help" flag when it has one). Positional arguments are errors. Returns GP_EINVAL with a
+ * "help" flag when it has one). Positional arguments are errors, and so is a separate value that
+ * starts with "--" ("--out --force" lacks the directory). Returns GP_EINVAL with a
  * one-line message naming the flag ("--threads: must be a whole number 1..256, got \"x\""). */
 gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, gp_err *err) GP_WUR;
 

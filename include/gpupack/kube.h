@@ -23,6 +23,7 @@
 #include "gpupack/log.h"
 #include "gpupack/metrics.h"
 #include "gpupack/status.h"
+#include "gpupack/strbuf.h"
 
 #define GP_KUBE_MAX_OBJECT (4u * 1024 * 1024)      /* one watch event line */
 #define GP_KUBE_MAX_LIST_PAGE (64u * 1024 * 1024)  /* one list response */
@@ -97,8 +98,8 @@ void gp_informer_stop(gp_informer *inf);
  * partial line; a stream that continues would be parsed from mid-line, so callers end it. At most
  * max + 2 bytes are buffered. Pure, for fuzzing. */
 typedef struct {
-    char *buf;
-    size_t len, cap, max;
+    gp_strbuf s; /* the partial line */
+    size_t max;
 } gp_linebuf;
 
 typedef gp_status (*gp_line_fn)(void *ctx, const char *line, size_t len);

@@ -96,10 +96,4 @@ void gp_kube_config_free(gp_kube_config *c);
  * token. */
 gp_status gp_kube_config_token(const gp_kube_config *c, char **out, gp_err *err) GP_WUR;
 
-/* Decodes standard base64 (padding optional; CR, LF, spaces and tabs are skipped) into a
- * malloc'd NUL-terminated buffer of at most max bytes. GP_EINVAL on a bad character,
- * GP_ETOOBIG past max. Pure. */
-gp_status gp_base64_decode(const char *in, size_t len, size_t max, char **out, size_t *outlen)
-    GP_WUR;
-
 #endif

@@ -88,7 +88,4 @@ void gp_exec_cache_cancel(gp_exec_cache *c); /* NULL is harmless */
 /* Forgets the cached credential (the API answered 401), so the next get runs the plugin. */
 void gp_exec_cache_invalidate(gp_exec_cache *c);
 
-/* How many times the plugin ran through this cache (for tests and logs). */
-unsigned long gp_exec_cache_runs(gp_exec_cache *c);
-
 #endif

@@ -40,10 +40,6 @@ void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const
 void gp_metrics_set_only(gp_metrics *m, const char *name, const char *help, const char *labels,
                          double value);
 
-/* The current value of a counter or gauge series (0 when absent), for tests and readiness; for
- * a histogram, its observation count. labels NULL counts as "". */
-double gp_metrics_value(gp_metrics *m, const char *name, const char *labels);
-
 /* Renders the Prometheus text exposition format (version 0.0.4): per name one # HELP and one
  * # TYPE line, then its series in creation order; histograms as cumulative _bucket{...,le="..."}
  * lines ending with le="+Inf", then _sum and _count. Returns a malloc'd string the caller frees

@@ -183,10 +183,6 @@ extern const size_t gp_default_policy_json_len;
  * most GP_POLICY_MAX_ERRORS of them followed by "... and N more errors". */
 gp_status gp_policy_parse(const char *json, size_t len, gp_policy **out, char **errors) GP_WUR;
 
-/* Reads path (at most GP_POLICY_MAX_BYTES) and parses it, as gp_policy_parse(). Every error line
- * starts with "path: ", including the read error when the file cannot be read. */
-gp_status gp_policy_load_file(const char *path, gp_policy **out, char **errors) GP_WUR;
-
 /* Parses the embedded default policy, as gp_policy_parse(). */
 gp_status gp_policy_default(gp_policy **out, char **errors) GP_WUR;
 

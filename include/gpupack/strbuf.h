@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A growable output string, for encoders that write JSON directly instead of building a cJSON
- * tree first (the extender's answers list thousands of nodes; a tree of them costs more than the
- * decision).
+/* The one growable, bounded byte buffer: request and response bodies, plugin output, rendered
+ * metrics, error lists, and encoders that write JSON directly instead of building a cJSON tree
+ * first (the extender's answers list thousands of nodes; a tree of them costs more than the
+ * decision). The text is always NUL-terminated once anything was appended.
  *
  * Appending never fails loudly: the first allocation failure (or growth past the limit) marks
  * the buffer failed, later appends do nothing, and gp_strbuf_take() reports it once. */
@@ -25,12 +26,22 @@ typedef struct {
 void gp_strbuf_init(gp_strbuf *b, size_t limit);
 void gp_strbuf_free(gp_strbuf *b);
 
+/* Empties b and forgets a failure, keeping its memory for the next text. */
+void gp_strbuf_clear(gp_strbuf *b);
+
 void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n);
 void gp_strbuf_puts(gp_strbuf *b, const char *s);
 void gp_strbuf_int(gp_strbuf *b, int64_t v);
 
-/* s as a JSON string literal, quotes included: '"' and '\\' escaped, control characters as
- * \uXXXX (or \n, \t, ...), everything else (valid UTF-8 is the caller's business) as is. */
+/* Appends printf-style output (the whole of it, or nothing and the buffer failed). */
+void gp_strbuf_printf(gp_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The one JSON string escaper: the escape for byte c (\n, \", or \u001f written
+ * into tmp), or NULL when c stands as is. Quotes, backslashes, control characters and DEL are
+ * escaped; every other byte is left alone (valid UTF-8 is the caller's business). */
+const char *gp_json_escape(unsigned char c, char tmp[8]);
+
+/* s as a JSON string literal, quotes included, each byte escaped by gp_json_escape(). */
 void gp_strbuf_json_string(gp_strbuf *b, const char *s);
 
 /* Hands the NUL-terminated text to the caller (free() it) with its length, and empties b.

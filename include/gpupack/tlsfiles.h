@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Certificate checks with OpenSSL, used when the daemons load their serving pair and by
- * `gpupack-certs --check`.
+ * `gpupack-certs --check` (which also verifies against a CA).
  *
  * Pure: the caller passes the PEM bytes and the current time; nothing here reads a file or a
  * clock. */
@@ -34,6 +34,12 @@ typedef struct {
  * subjectAltName"). */
 gp_status gp_tls_check_pair(const char *cert_pem, size_t cert_len, const char *key_pem,
                             size_t key_len, int64_t now, gp_cert_info *info, gp_err *err) GP_WUR;
+
+/* Verifies the leaf in cert_pem (with any intermediates after it) against the certificates in
+ * ca_pem, for TLS server use, at time now. GP_EINVAL with OpenSSL's verdict ("certificate has
+ * expired", "unable to get local issuer certificate") when it does not verify. */
+gp_status gp_tls_verify_with_ca(const char *cert_pem, size_t cert_len, const char *ca_pem,
+                                size_t ca_len, int64_t now, gp_err *err) GP_WUR;
 
 /* Formats Unix seconds as RFC 3339 UTC into buf (at least 21 bytes). */
 void gp_tls_format_time(int64_t t, char *buf, size_t bufsz);

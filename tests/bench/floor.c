@@ -54,7 +54,6 @@ int main(int argc, char **argv)
     }
     gp_json_pool_install();
     o.drain_s = 0;
-    gp_block_stop_signals();
     if (gp_daemon_start_server(&o, "floor", GP_ADMISSION_MAX_BODY, routes, 2, NULL, NULL, &s,
                                &health, &err) != GP_OK) {
         fprintf(stderr, "bench-floor: %s\n", err.msg);

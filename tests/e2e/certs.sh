@@ -260,7 +260,7 @@ check certs.bad_flags_write_nothing test ! -e "$BAD"
 certs --namespace n --out "$BAD" > /dev/null 2> "$T/bad.err"
 expect certs.missing_service 2 $? "$T/bad.err" "--service"
 certs --service s --namespace n --out > /dev/null 2> "$T/bad.err"
-expect certs.missing_value 2 $? "$T/bad.err" "--out: missing value"
+expect certs.missing_value 2 $? "$T/bad.err" "--out: needs a value"
 certs --check "$EC/tls.crt" --service s > /dev/null 2> "$T/bad.err"
 expect certs.check_with_generation_flags 2 $? "$T/bad.err" "--check"
 

@@ -53,7 +53,7 @@ rc=$?
 check sim.unknown-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q -- '--bogus: unknown flag' '$T/badflag.err'"
 "$SIM" --nodes "$T/nodes.csv" --pods > /dev/null 2> "$T/noval.err"
 rc=$?
-check sim.flag-without-value-exit-2 sh -c "[ $rc -eq 2 ] && grep -q -- '--pods needs a value' '$T/noval.err'"
+check sim.flag-without-value-exit-2 sh -c "[ $rc -eq 2 ] && grep -q -- '--pods: needs a value' '$T/noval.err'"
 "$SIM" --nodes "$T/missing.csv" --pods "$T/pods.csv" > /dev/null 2>&1
 check sim.missing-file-exit-2 [ $? -eq 2 ]
 

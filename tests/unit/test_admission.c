@@ -2,7 +2,7 @@
 /* Unit tests of lib/admission.c: every AdmissionReview decode error with its message, the
  * request fields decoded, the encoded response (apiVersion, kind, uid, allowed, the patch in
  * padded base64 that decodes back to the input, patchType only with a patch, warnings, audit
- * annotations), base64 test vectors (RFC 4648), UTF-8 validation, and the static allow reply.
+ * annotations), UTF-8 validation, and the static allow reply.
  *
  * Every test ends with a leak check when built with AddressSanitizer. */
 #include "gptest.h"
@@ -293,37 +293,6 @@ static long b64decode(const char *s, unsigned char *out, size_t cap)
     return (long)o;
 }
 
-GP_TEST(base64_vectors)
-{
-    static const char *const in[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
-    static const char *const want[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
-                                        "Zm9vYmFy" };
-    char out[16];
-
-    for (size_t i = 0; i < 7; i++) {
-        memset(out, 'X', sizeof(out));
-        gp_base64_encode((const unsigned char *)in[i], strlen(in[i]), out);
-        GP_CHECK_STR(out, want[i]);
-    }
-}
-
-GP_TEST(base64_all_bytes_round_trip)
-{
-    unsigned char in[256], back[256];
-    char out[4 * ((256 + 2) / 3) + 1];
-
-    for (int i = 0; i < 256; i++)
-        in[i] = (unsigned char)(255 - i);
-    gp_base64_encode(in, sizeof(in), out);
-    GP_CHECK_INT(strlen(out), 4 * ((256 + 2) / 3));
-    GP_CHECK_INT(b64decode(out, back, sizeof(back)), 256);
-    GP_CHECK(memcmp(in, back, 256) == 0);
-    gp_base64_encode((const unsigned char *)"\xff\xfe", 2, out);
-    GP_CHECK_STR(out, "//4=");
-    gp_base64_encode((const unsigned char *)"\xfb\xff", 2, out);
-    GP_CHECK_STR(out, "+/8=");
-}
-
 /* --- encode -------------------------------------------------------------------------------- */
 
 static cJSON *encode_parsed(const gp_admission_response *r)
@@ -506,7 +475,7 @@ GP_TEST(allow_static_escapes)
     GP_CHECK_INT(n, strlen(buf));
     GP_CHECK_STR(buf, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
                       "\"response\":{\"uid\":\"a\\\"b\\\\c\",\"allowed\":true,"
-                      "\"warnings\":[\"out of \\\"memory\\\"\\u000a\"]}}");
+                      "\"warnings\":[\"out of \\\"memory\\\"\\n\"]}}");
     j = cJSON_Parse(buf);
     GP_CHECK(j != NULL);
     if (j != NULL) {
@@ -558,8 +527,8 @@ GP_MAIN(GP_CASE(decode_not_json), GP_CASE(decode_non_object_root),
         GP_CASE(decode_wrong_kind), GP_CASE(decode_missing_request),
         GP_CASE(decode_missing_or_empty_uid), GP_CASE(decode_uid_too_long),
         GP_CASE(decode_invalid_utf8), GP_CASE(decode_embedded_nul), GP_CASE(decode_depth_limit),
-        GP_CASE(decode_fields), GP_CASE(decode_defaults_and_null_object), GP_CASE(base64_vectors),
-        GP_CASE(base64_all_bytes_round_trip), GP_CASE(encode_allow_without_patch),
+        GP_CASE(decode_fields), GP_CASE(decode_defaults_and_null_object),
+        GP_CASE(encode_allow_without_patch),
         GP_CASE(encode_patch_base64_and_type), GP_CASE(encode_patch_uses_patch_len),
         GP_CASE(encode_no_patch_no_patch_type), GP_CASE(encode_warnings_and_audit),
         GP_CASE(utf8_valid_sequences), GP_CASE(utf8_overlongs), GP_CASE(utf8_surrogates_and_range),

@@ -7,6 +7,7 @@
 #include "gpupack/webhook.h"
 
 #include "gptest.h"
+#include "metric_read.h"
 
 /* sha256("abc"), FIPS 180-2's example. */
 #define MIN "{\"apiVersion\": \"gpupack.io/v1alpha1\", \"kind\": \"Policy\"}"
@@ -79,6 +80,25 @@ GP_TEST(policy_read_names_an_unreadable_file)
     free(errors);
 }
 
+/* Every error line names the file (moved here with the one prefixing code). */
+GP_TEST(policy_read_prefixes_errors)
+{
+    char *path = tmp_file("{\"apiVersion\": \"gpupack.io/v1alpha1\", \"kind\": \"Policy\", "
+                          "\"mode\": \"x\", \"bogus\": true}"),
+         d[GP_DAEMON_DIGEST_SIZE], *errors = NULL, want[160];
+    gp_policy *p = NULL;
+
+    GP_CHECK(gp_daemon_policy_read(path, &p, d, &errors) == GP_EINVAL);
+    GP_CHECK(p == NULL);
+    snprintf(want, sizeof(want), "%s: bogus: unknown field\n", path);
+    GP_CHECK(errors != NULL && strstr(errors, want) != NULL);
+    snprintf(want, sizeof(want), "%s: mode: must be one of \"enforce\", \"audit\"", path);
+    GP_CHECK(errors != NULL && strstr(errors, want) != NULL);
+    GP_CHECK(errors != NULL && errors[strlen(errors) - 1] == '\n');
+    free(errors);
+    unlink(path);
+}
+
 GP_TEST(check_policy_output_and_status)
 {
     FILE *out = tmpfile(), *err = tmpfile();
@@ -134,10 +154,10 @@ GP_TEST(metrics_at_start_and_reload)
     GP_CHECK_INT(gp_daemon_load_policy("prog", path, &h, d), 0);
     gp_daemon_policy_started(path, d, "1.2.3", m, &log);
     snprintf(labels, sizeof(labels), "digest=\"%s\"", d);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_info", labels) == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_build_info", "version=\"1.2.3\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_successful", "") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_timestamp_seconds", "") > 0);
+    GP_CHECK(metric_value(m, "gpupack_policy_info", labels) == 1);
+    GP_CHECK(metric_value(m, "gpupack_build_info", "version=\"1.2.3\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_successful", "") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_timestamp_seconds", "") > 0);
     text = gp_metrics_render(m, NULL);
     GP_CHECK(strstr(text, "gpupack_policy_reloads_total{result=\"failure\"} 0\n") != NULL);
     free(text);
@@ -149,9 +169,9 @@ GP_TEST(metrics_at_start_and_reload)
         fclose(f);
     }
     gp_daemon_reload_policy(path, &h, m, &log);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_successful", "") == 0);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_reloads_total", "result=\"failure\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_info", labels) == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_successful", "") == 0);
+    GP_CHECK(metric_value(m, "gpupack_policy_reloads_total", "result=\"failure\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_info", labels) == 1);
     /* A valid change: the info follows the new digest, and only it is rendered. */
     {
         FILE *f = fopen(path, "w");
@@ -162,8 +182,8 @@ GP_TEST(metrics_at_start_and_reload)
     gp_daemon_reload_policy(path, &h, m, &log);
     gp_daemon_digest(MIN2, strlen(MIN2), d2);
     snprintf(labels, sizeof(labels), "digest=\"%s\"", d2);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_info", labels) == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_policy_last_reload_successful", "") == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_info", labels) == 1);
+    GP_CHECK(metric_value(m, "gpupack_policy_last_reload_successful", "") == 1);
     text = gp_metrics_render(m, NULL);
     GP_CHECK(strstr(text, d) == NULL);
     free(text);
@@ -210,7 +230,7 @@ GP_TEST(webhook_counts_pods_per_kind)
                           &err) == GP_OK);
     GP_CHECK_INT(gp_daemon_load_policy("prog", NULL, &h, d), 0);
     gp_webhook_init(&w, &h, view, m, NULL);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"spot\"") == 0);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"spot\"") == 0);
     {
         char *text = gp_metrics_render(m, NULL);
 
@@ -220,10 +240,10 @@ GP_TEST(webhook_counts_pods_per_kind)
     }
     gp_webhook_review(&w, body, len, &resp);
     GP_CHECK_INT(resp.status, 200);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"priority-class\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"annotation\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"mig\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_mutations_total", "kind=\"toleration\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"priority-class\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"annotation\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"mig\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_mutations_total", "kind=\"toleration\"") == 1);
     free(resp.body);
     free(body);
     gp_webhook_destroy(&w);
@@ -232,6 +252,7 @@ GP_TEST(webhook_counts_pods_per_kind)
 }
 
 GP_MAIN(GP_CASE(digest_is_sha256_hex), GP_CASE(policy_read_digests_the_file_bytes),
-        GP_CASE(policy_read_names_an_unreadable_file), GP_CASE(check_policy_output_and_status),
+        GP_CASE(policy_read_names_an_unreadable_file),
+        GP_CASE(policy_read_prefixes_errors), GP_CASE(check_policy_output_and_status),
         GP_CASE(metrics_at_start_and_reload), GP_CASE(load_policy_unreadable_exits_2),
         GP_CASE(webhook_counts_pods_per_kind))

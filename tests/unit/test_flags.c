@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests of lib/flags.c: gp_flags_parse() ("--x v", "--x=v", booleans, unknown flags, missing
- * values, unsigned bounds and trailing garbage, positional arguments), each error with its exact
- * message, and gp_split_hostport() over IPv4, bracketed IPv6 and malformed input.
+/* Unit tests of lib/flags.c: gp_flags_parse() ("--x v", "--x=v", booleans, lists, choices,
+ * unknown flags, missing values, unsigned bounds and trailing garbage, positional arguments),
+ * each error with its exact message, and gp_split_hostport() over IPv4, bracketed IPv6 and
+ * malformed input.
  *
  * Every test ends with a leak check when built with AddressSanitizer. */
 #include "gptest.h"
@@ -138,6 +139,7 @@ GP_TEST(missing_value)
 {
     CHECK_FAILS(ARGS("--listen"), "--listen: needs a value (HOST:PORT)");
     CHECK_FAILS(ARGS("--policy"), "--policy: needs a value (value)");
+    CHECK_FAILS(ARGS("--policy", "--verbose"), "--policy: needs a value (value)");
     CHECK_FAILS(ARGS("--verbose", "--port"), "--port: needs a value (N)");
     CHECK_FAILS(ARGS("--listen="), "--listen: needs a non-empty HOST:PORT");
     CHECK_FAILS(ARGS("--policy", ""), "--policy: needs a non-empty value");
@@ -346,6 +348,75 @@ GP_TEST(hostport_host_buffer_bound)
     GP_CHECK_INT(port, 80);
 }
 
+/* The kinds gpupack-certs and gpupack-sim need: repeatable values and one of a few names. */
+static gp_status parse_kinds(gp_flag_list *l, gp_flag_choice *c, gp_err *err,
+                             const char *const *args)
+{
+    static const char *const names[] = { "ecdsa", "rsa", NULL };
+    gp_flag f[] = {
+        { "ip", GP_FLAG_LIST, l, 0, 2, "IP", "an extra address" },
+        { "key-type", GP_FLAG_CHOICE, c, 0, 0, "T", "the key" },
+    };
+    char *argv[16];
+    int argc = 0;
+
+    memset(l, 0, sizeof(*l));
+    *c = (gp_flag_choice){ names, 0 };
+    memset(err, 0, sizeof(*err));
+    argv[argc++] = (char *)"prog";
+    while (*args != NULL && argc < 15)
+        argv[argc++] = (char *)*args++;
+    argv[argc] = NULL;
+    return gp_flags_parse(f, 2, argc, argv, err);
+}
+
+GP_TEST(lists_and_choices)
+{
+    gp_flag_list l = { { NULL }, 0 };
+    gp_flag_choice c = { NULL, 0 };
+    gp_err err;
+
+    GP_CHECK_INT(parse_kinds(&l, &c, &err, ARGS("--ip", "a", "--key-type=rsa", "--ip=b")), GP_OK);
+    GP_CHECK_INT(l.n, 2);
+    GP_CHECK_STR(l.v[0], "a");
+    GP_CHECK_STR(l.v[1], "b");
+    GP_CHECK_INT(c.index, 1);
+    GP_CHECK_INT(parse_kinds(&l, &c, &err, ARGS("--ip", "a", "--ip", "b", "--ip", "c")),
+                 GP_EINVAL);
+    GP_CHECK_STR(err.msg, "--ip: more than 2 values");
+    GP_CHECK_INT(parse_kinds(&l, &c, &err, ARGS("--key-type", "dsa")), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "--key-type: must be ecdsa or rsa, got \"dsa\"");
+    GP_CHECK_INT(parse_kinds(&l, &c, &err, ARGS("--ip=")), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "--ip: needs a non-empty IP");
+}
+
+static gp_status collect_even(void *ctx, const char *v, gp_err *err)
+{
+    char *seen = ctx;
+
+    if ((v[0] - '0') % 2 != 0) {
+        gp_err_set(err, "--even: %s is odd", v);
+        return GP_EINVAL;
+    }
+    strncat(seen, v, 8);
+    return GP_OK;
+}
+
+GP_TEST(functions_take_values_in_order)
+{
+    char seen[16] = "";
+    gp_flag_func fn = { collect_even, seen };
+    gp_flag f[] = { { "even", GP_FLAG_FUNC, &fn, 0, 0, "N", "an even digit" } };
+    char *ok[] = { "prog", "--even", "4", "--even=2", NULL };
+    char *bad[] = { "prog", "--even", "3", NULL };
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_flags_parse(f, 1, 4, ok, &err), GP_OK);
+    GP_CHECK_STR(seen, "42");
+    GP_CHECK_INT(gp_flags_parse(f, 1, 3, bad, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "--even: 3 is odd");
+}
+
 GP_MAIN(GP_CASE(no_arguments_keep_defaults), GP_CASE(value_as_next_argument_or_after_equals),
         GP_CASE(bool_with_value_is_an_error), GP_CASE(unknown_flag_is_named),
         GP_CASE(unknown_flag_name_is_bounded), GP_CASE(missing_value),
@@ -353,4 +424,5 @@ GP_MAIN(GP_CASE(no_arguments_keep_defaults), GP_CASE(value_as_next_argument_or_a
         GP_CASE(usage_lists_every_flag), GP_CASE(dash_h_is_help),
         GP_CASE(usage_wraps_at_100_columns), GP_CASE(fail_is_one_line_and_a_pointer), GP_CASE(hostport_ipv4_and_names), GP_CASE(hostport_ipv6),
         GP_CASE(hostport_bad_ports), GP_CASE(hostport_empty_host_is_an_error),
-        GP_CASE(hostport_host_buffer_bound))
+        GP_CASE(hostport_host_buffer_bound), GP_CASE(lists_and_choices),
+        GP_CASE(functions_take_values_in_order))

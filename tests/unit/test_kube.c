@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "gptest.h"
+#include "metric_read.h"
 
 #ifndef GP_VERSION
 #define GP_VERSION "0.0.0" /* as lib/kube.c, when built without the Makefile */
@@ -499,7 +500,7 @@ static long fake_stat(fixture *f, const char *group, const char *key)
 
 static double metric(fixture *f, const char *name, const char *labels)
 {
-    return gp_metrics_value(f->m, name, labels);
+    return metric_value(f->m, name, labels);
 }
 
 /* True when the cache holds exactly what the fake lists at path (with its query): its
@@ -597,7 +598,7 @@ GP_TEST(linebuf_every_chunk_boundary)
             GP_CHECK_STR(c.lines[0], "{\"a\":1}");
             GP_CHECK_STR(c.lines[1], "{\"b\":22}");
             GP_CHECK_STR(c.lines[2], "{\"c\":333}");
-            GP_CHECK_INT(lb.len, 0);
+            GP_CHECK_INT(lb.s.len, 0);
             gp_linebuf_free(&lb);
         }
     }
@@ -615,7 +616,7 @@ GP_TEST(linebuf_byte_by_byte_crlf_and_partial_tail)
     GP_CHECK_INT(c.n, 2);
     GP_CHECK_STR(c.lines[0], "ab");
     GP_CHECK_STR(c.lines[1], "cd");
-    GP_CHECK_INT(lb.len, 2); /* "ef" waits for its newline */
+    GP_CHECK_INT(lb.s.len, 2); /* "ef" waits for its newline */
     gp_linebuf_reset(&lb);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "gh\n", 3, collect, &c), GP_OK);
     GP_CHECK_STR(c.lines[2], "gh");
@@ -636,9 +637,9 @@ GP_TEST(linebuf_limit)
     GP_CHECK_INT(gp_linebuf_feed(&lb, "1234", 4, collect, &c), GP_OK);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "5678", 4, collect, &c), GP_OK);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "9X", 2, collect, &c), GP_ETOOBIG); /* across chunks */
-    GP_CHECK_INT(lb.len, 0);
+    GP_CHECK_INT(lb.s.len, 0);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "12345678\r9\n", 11, collect, &c), GP_ETOOBIG);
-    GP_CHECK(lb.cap <= 8 + 2);
+    GP_CHECK(lb.s.cap <= 8 + 2);
     GP_CHECK_INT(gp_linebuf_feed(&lb, "ok\n", 3, collect, &c), GP_OK); /* usable again */
     GP_CHECK_INT(c.n, 3);
     GP_CHECK_STR(c.lines[2], "ok");
@@ -654,27 +655,6 @@ GP_TEST(linebuf_callback_error_stops)
     GP_CHECK_INT(gp_linebuf_feed(&lb, "a\nb\nc\n", 6, collect, &c), GP_EINVAL);
     GP_CHECK_INT(c.n, 2);
     gp_linebuf_free(&lb);
-}
-
-GP_TEST(base64_decoding)
-{
-    char *out = NULL;
-    size_t n = 0;
-
-    GP_CHECK_INT(gp_base64_decode("aGVs\nbG8=\n", 10, 100, &out, &n), GP_OK);
-    GP_CHECK_STR(out, "hello");
-    GP_CHECK_INT(n, 5);
-    free(out);
-    GP_CHECK_INT(gp_base64_decode("aGVsbG8", 7, 100, &out, &n), GP_OK); /* unpadded */
-    GP_CHECK_STR(out, "hello");
-    free(out);
-    GP_CHECK_INT(gp_base64_decode("", 0, 100, &out, &n), GP_OK);
-    GP_CHECK_INT(n, 0);
-    free(out);
-    GP_CHECK_INT(gp_base64_decode("aGV*", 4, 100, &out, &n), GP_EINVAL);
-    GP_CHECK_INT(gp_base64_decode("aGVsb", 5, 100, &out, &n), GP_EINVAL); /* a lone char */
-    GP_CHECK_INT(gp_base64_decode("aG=x", 4, 100, &out, &n), GP_EINVAL);
-    GP_CHECK_INT(gp_base64_decode("aGVsbG8=", 8, 4, &out, &n), GP_ETOOBIG);
 }
 
 /* ---- kubeconfig ---------------------------------------------------------------------------- */
@@ -1486,14 +1466,27 @@ GP_TEST(informer_token_rotation)
     fx_done(&f);
 }
 
+/* How many times the test's exec plugin ran (it appends a line to f->dir/runs each time). */
+static int plugin_runs(fixture *f)
+{
+    char path[128], *runs;
+    int n = 0;
+
+    snprintf(path, sizeof(path), "%s/runs", f->dir);
+    runs = read_all(path);
+    for (char *p = runs; p && *p; p++)
+        n += *p == '\n';
+    free(runs);
+    return n;
+}
+
 /* An exec plugin's token: the plugin runs once for the list and watch; after the API stops
  * accepting it (401), the plugin runs again and the informer carries on with the new token. */
 GP_TEST(informer_exec_plugin_token_rerun_on_401)
 {
     fixture f;
     const char *const args[] = { "--token", "exec-tok-1", NULL };
-    char path[128], *runs;
-    int nruns = 0;
+    char path[128];
 
     fx_init(&f);
     write_file(f.dir, "token", "exec-tok-1");
@@ -1515,7 +1508,7 @@ GP_TEST(informer_exec_plugin_token_rerun_on_401)
     WAIT_UNTIL(gp_informer_synced(f.inf) && fake_stat(&f, "open_watches", "nodes") == 1, 5000);
     GP_CHECK(gp_informer_synced(f.inf));
     GP_CHECK_INT(fake_stat(&f, NULL, "unauthorized"), 0);
-    GP_CHECK(gp_exec_cache_runs(f.cfg->exec_cache) == 1);
+    GP_CHECK_INT(plugin_runs(&f), 1);
     write_file(f.dir, "token", "exec-tok-2");
     GP_CHECK_INT(ctl(&f, "/_control/token", "{\"token\":\"exec-tok-2\"}"), 200);
     FAULT(&f, "{\"fault\":\"drop-watches\"}");
@@ -1523,13 +1516,7 @@ GP_TEST(informer_exec_plugin_token_rerun_on_401)
     WAIT_UNTIL(cache_has(&f, "after"), 8000);
     GP_CHECK(cache_has(&f, "after"));
     GP_CHECK(fake_stat(&f, NULL, "unauthorized") >= 1);
-    GP_CHECK(gp_exec_cache_runs(f.cfg->exec_cache) == 2);
-    snprintf(path, sizeof(path), "%s/runs", f.dir);
-    runs = read_all(path);
-    for (char *p = runs; p && *p; p++)
-        nruns += *p == '\n';
-    free(runs);
-    GP_CHECK_INT(nruns, 2);
+    GP_CHECK_INT(plugin_runs(&f), 2);
     GP_CHECK(!log_contains(&f, "exec-tok-1") && !log_contains(&f, "exec-tok-2"));
     fx_done(&f);
 }
@@ -1780,7 +1767,7 @@ GP_TEST(informer_rejects_bad_specs)
 }
 
 GP_MAIN(GP_CASE(linebuf_every_chunk_boundary), GP_CASE(linebuf_byte_by_byte_crlf_and_partial_tail),
-        GP_CASE(linebuf_limit), GP_CASE(linebuf_callback_error_stops), GP_CASE(base64_decoding),
+        GP_CASE(linebuf_limit), GP_CASE(linebuf_callback_error_stops),
         GP_CASE(kubeconfig_token_and_ca_data), GP_CASE(kubeconfig_relative_files_and_token_file),
         GP_CASE(kubeconfig_client_certificate_data_and_files),
         GP_CASE(kubeconfig_named_and_missing_context), GP_CASE(kubeconfig_unsupported_auth_refused),

@@ -331,7 +331,6 @@ GP_TEST(cache_runs_once_until_expiry_or_401)
         free(tok);
     }
     GP_CHECK_INT(runs_of(dir), 1);
-    GP_CHECK(gp_exec_cache_runs(cache) == 1);
     /* The API said 401: the next use runs the plugin again and takes its new token. */
     write_file(dir, "token", 0644, "tok-2");
     gp_exec_cache_invalidate(cache);

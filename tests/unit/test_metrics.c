@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "gptest.h"
+#include "metric_read.h"
 
 static int count_occurrences(const char *hay, const char *needle)
 {
@@ -42,10 +43,10 @@ GP_TEST(counter_and_gauge_render)
                          "1767225600\n") != NULL);
     GP_CHECK(strstr(out, "gpupack_ratio 0.25\n") != NULL);
     GP_CHECK(strstr(out, "gpupack_metrics_dropped_series_total 0\n") != NULL);
-    GP_CHECK(gp_metrics_value(m, "gpupack_x_total", "code=\"200\"") == 5);
-    GP_CHECK(gp_metrics_value(m, "gpupack_x_total", "code=\"500\"") == 0);
-    GP_CHECK(gp_metrics_value(m, "gpupack_ratio", "") == 0.25);
-    GP_CHECK(gp_metrics_value(m, "gpupack_ratio", NULL) == 0.25);
+    GP_CHECK(metric_value(m, "gpupack_x_total", "code=\"200\"") == 5);
+    GP_CHECK(metric_value(m, "gpupack_x_total", "code=\"500\"") == 0);
+    GP_CHECK(metric_value(m, "gpupack_ratio", "") == 0.25);
+    GP_CHECK(metric_value(m, "gpupack_ratio", NULL) == 0.25);
     free(out);
     gp_metrics_free(m);
 }
@@ -84,7 +85,7 @@ GP_TEST(histogram_cumulative_with_inf_sum_count)
     GP_CHECK(strstr(out, "gpupack_d_seconds_bucket{le=\"0.0025\"} 1\n") != NULL);
     GP_CHECK(strstr(out, "gpupack_d_seconds_bucket{le=\"+Inf\"} 1\n") != NULL);
     GP_CHECK(strstr(out, "gpupack_d_seconds_sum 0.002\ngpupack_d_seconds_count 1\n") != NULL);
-    GP_CHECK(gp_metrics_value(m, "gpupack_d_seconds", lbl) == 4);
+    GP_CHECK(metric_value(m, "gpupack_d_seconds", lbl) == 4);
     free(out);
     gp_metrics_free(m);
 }
@@ -115,16 +116,16 @@ GP_TEST(series_bounded_and_misuse_dropped)
         snprintf(lbl, sizeof(lbl), "n=\"%d\"", i);
         gp_metrics_add(m, "gpupack_many_total", "Many.", lbl, 1);
     }
-    GP_CHECK(gp_metrics_value(m, "gpupack_metrics_dropped_series_total", "") == 10);
-    GP_CHECK(gp_metrics_value(m, "gpupack_many_total", "n=\"0\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_many_total", "n=\"1030\"") == 0);
+    GP_CHECK(metric_value(m, "gpupack_metrics_dropped_series_total", "") == 10);
+    GP_CHECK(metric_value(m, "gpupack_many_total", "n=\"0\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_many_total", "n=\"1030\"") == 0);
     gp_metrics_add(m, "gpupack_many_total", "Many.", "n=\"0\"", 1); /* existing still counts */
-    GP_CHECK(gp_metrics_value(m, "gpupack_many_total", "n=\"0\"") == 2);
+    GP_CHECK(metric_value(m, "gpupack_many_total", "n=\"0\"") == 2);
     gp_metrics_set(m, "gpupack_many_total", "Wrong kind.", "n=\"0\"", 7); /* kind mismatch */
     gp_metrics_add(m, "bad name", "x", "", 1);
     gp_metrics_add(m, "9starts_with_digit", "x", "", 1);
     gp_metrics_add(m, NULL, "x", "", 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_metrics_dropped_series_total", "") == 14);
+    GP_CHECK(metric_value(m, "gpupack_metrics_dropped_series_total", "") == 14);
     out = gp_metrics_render(m, NULL);
     GP_CHECK(strstr(out, "gpupack_metrics_dropped_series_total 14\n") != NULL);
     GP_CHECK(strstr(out, "bad name") == NULL);
@@ -137,7 +138,7 @@ GP_TEST(null_registry_harmless)
     gp_metrics_add(NULL, "gpupack_a_total", "a", "", 1);
     gp_metrics_set(NULL, "gpupack_a", "a", "", 1);
     gp_metrics_observe(NULL, "gpupack_a_seconds", "a", "", 1);
-    GP_CHECK(gp_metrics_value(NULL, "gpupack_a_total", "") == 0);
+    GP_CHECK(metric_value(NULL, "gpupack_a_total", "") == 0);
     GP_CHECK(gp_metrics_render(NULL, NULL) == NULL);
     gp_metrics_free(NULL);
 }
@@ -160,8 +161,8 @@ GP_TEST(concurrent_updates_counted)
         pthread_create(&t[i], NULL, bump, m);
     for (int i = 0; i < 8; i++)
         pthread_join(t[i], NULL);
-    GP_CHECK(gp_metrics_value(m, "gpupack_c_total", "k=\"a\"") == 80000);
-    GP_CHECK(gp_metrics_value(m, "gpupack_c_seconds", "k=\"a\"") == 80000);
+    GP_CHECK(metric_value(m, "gpupack_c_total", "k=\"a\"") == 80000);
+    GP_CHECK(metric_value(m, "gpupack_c_seconds", "k=\"a\"") == 80000);
     gp_metrics_free(m);
 }
 
@@ -182,11 +183,11 @@ GP_TEST(set_only_keeps_one_series)
     }
     for (int i = 0; i < 300; i++) {
         snprintf(labels, sizeof(labels), "n=\"%d\"", i);
-        GP_CHECK(gp_metrics_value(m, "gpupack_other_total", labels) == i + 1);
+        GP_CHECK(metric_value(m, "gpupack_other_total", labels) == i + 1);
     }
-    GP_CHECK(gp_metrics_value(m, "gpupack_info", "digest=\"2999\"") == 1);
-    GP_CHECK(gp_metrics_value(m, "gpupack_info", "digest=\"2998\"") == 0);
-    GP_CHECK(gp_metrics_value(m, "gpupack_metrics_dropped_series_total", NULL) == 0);
+    GP_CHECK(metric_value(m, "gpupack_info", "digest=\"2999\"") == 1);
+    GP_CHECK(metric_value(m, "gpupack_info", "digest=\"2998\"") == 0);
+    GP_CHECK(metric_value(m, "gpupack_metrics_dropped_series_total", NULL) == 0);
     out = gp_metrics_render(m, NULL);
     GP_CHECK(strstr(out, "# TYPE gpupack_info gauge\ngpupack_info{digest=\"2999\"} 1\n# HELP") !=
              NULL);

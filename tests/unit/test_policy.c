@@ -928,54 +928,6 @@ GP_TEST(holder_ref_and_swap)
     GP_CHECK(gp_policy_ref(NULL) == NULL);
 }
 
-GP_TEST(load_file_missing)
-{
-    const char *path = "/nonexistent/gpupack-policy.json";
-    gp_policy *p = (gp_policy *)1;
-    char *errs = NULL;
-
-    GP_CHECK(gp_policy_load_file(path, &p, &errs) != GP_OK);
-    GP_CHECK(p == NULL);
-    GP_CHECK(errs != NULL && strstr(errs, path) == errs);
-    GP_CHECK(errs != NULL && errs[strlen(errs) - 1] == '\n');
-    free(errs);
-}
-
-GP_TEST(load_file_prefixes_errors)
-{
-    char path[] = "/tmp/gpupack-test-policy-XXXXXX";
-    int fd = mkstemp(path);
-    char *text = doc("'mode':'x','bogus':true"), *errs = NULL, want[128];
-    gp_policy *p = NULL;
-
-    GP_CHECK(fd >= 0);
-    if (fd < 0) {
-        free(text);
-        return;
-    }
-    GP_CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-    close(fd);
-    GP_CHECK_INT(gp_policy_load_file(path, &p, &errs), GP_EINVAL);
-    snprintf(want, sizeof(want), "%s: bogus: unknown field", path);
-    GP_CHECK(has_line(errs, want));
-    snprintf(want, sizeof(want), "%s: mode: must be one of \"enforce\", \"audit\"", path);
-    GP_CHECK(has_line(errs, want));
-    free(errs);
-
-    fd = open(path, O_WRONLY | O_TRUNC);
-    free(text);
-    text = doc("'mode':'audit'");
-    GP_CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-    close(fd);
-    errs = NULL;
-    GP_CHECK_INT(gp_policy_load_file(path, &p, &errs), GP_OK);
-    GP_CHECK(errs == NULL);
-    GP_CHECK(p != NULL && p->mode == GP_MODE_AUDIT);
-    gp_policy_unref(p);
-    unlink(path);
-    free(text);
-}
-
 /* ------------------------------------------------------------------------------------------- */
 /* Scoring and GPU models (the extender's part of the policy). */
 
@@ -1394,8 +1346,8 @@ GP_MAIN(GP_CASE(class_tolerations_parsed_and_checked),
         GP_CASE(control_characters_do_not_split_lines), GP_CASE(all_errors_in_one_pass),
         GP_CASE(errors_are_capped), GP_CASE(errors_may_be_null), GP_CASE(digest_follows_bytes),
         GP_CASE(glob_matching), GP_CASE(glob_no_blowup), GP_CASE(lookups),
-        GP_CASE(holder_ref_and_swap), GP_CASE(load_file_missing),
-        GP_CASE(load_file_prefixes_errors), GP_CASE(default_policy_scoring),
+        GP_CASE(holder_ref_and_swap),
+        GP_CASE(default_policy_scoring),
         GP_CASE(scoring_defaults_golden), GP_CASE(scoring_values_parsed),
         GP_CASE(class_gpu_models_parsed), GP_CASE(err_class_gpu_models),
         GP_CASE(err_scoring_unknown_fields), GP_CASE(err_scoring_weights),

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "gptest.h"
+#include "metric_read.h"
 
 #define MAX_BODY 4096
 
@@ -230,7 +231,7 @@ static double wait_metric(gp_metrics *m, const char *name, const char *labels, d
 {
     double v = 0;
 
-    for (int i = 0; i < 200 && (v = gp_metrics_value(m, name, labels)) < want; i++)
+    for (int i = 0; i < 200 && (v = metric_value(m, name, labels)) < want; i++)
         usleep(10 * 1000);
     return v;
 }
@@ -880,7 +881,7 @@ GP_TEST(tls_serves_and_verifies)
     GP_CHECK_INT(tls_ping(s, &t, "gpupack-one", &one), 200);
     GP_CHECK(one);
     GP_CHECK(gp_server_tls_ready(s));
-    expiry = gp_metrics_value(m, "gpupack_tls_certificate_expiry_timestamp_seconds", "");
+    expiry = metric_value(m, "gpupack_tls_certificate_expiry_timestamp_seconds", "");
     GP_CHECK(expiry > (double)time(NULL) + 86400 && expiry < (double)time(NULL) + 3 * 86400);
     gp_server_stop(s);
     remove_tls_files(&t);
@@ -977,7 +978,7 @@ GP_TEST(tls_reload_swaps_certificate)
     GP_CHECK(two);
     GP_CHECK_INT(perform(h, &r, url, "GET", NULL, NULL), 200); /* the old connection */
     GP_CHECK_INT(connects(h), 0);
-    GP_CHECK(gp_metrics_value(m, "gpupack_tls_reloads_total", "result=\"success\"") >= 1);
+    GP_CHECK(metric_value(m, "gpupack_tls_reloads_total", "result=\"success\"") >= 1);
     GP_CHECK(gp_server_tls_ready(s));
     curl_easy_cleanup(h);
     gp_server_stop(s);
@@ -1055,7 +1056,7 @@ GP_TEST(tls_reloads_during_handshakes)
         GP_CHECK_INT(hm[i].failed, 0);
     }
     printf("  handshakes during reloads: %d\n", hm[0].ok + hm[1].ok + hm[2].ok);
-    GP_CHECK(gp_metrics_value(m, "gpupack_tls_reloads_total", "result=\"success\"") >= 30);
+    GP_CHECK(metric_value(m, "gpupack_tls_reloads_total", "result=\"success\"") >= 30);
     gp_server_stop(hm[0].s);
     remove_tls_files(&t);
     gp_metrics_free(m);
@@ -1081,7 +1082,7 @@ GP_TEST(tls_watcher_picks_up_new_files)
             usleep(100 * 1000);
     }
     GP_CHECK(two);
-    GP_CHECK(gp_metrics_value(m, "gpupack_tls_reloads_total", "result=\"success\"") >= 1);
+    GP_CHECK(metric_value(m, "gpupack_tls_reloads_total", "result=\"success\"") >= 1);
     gp_server_stop(s);
     remove_tls_files(&t);
     gp_metrics_free(m);
@@ -1112,7 +1113,7 @@ GP_TEST(tls_bad_reload_keeps_old_pair)
     GP_CHECK(strstr(err.msg, "match") != NULL);
     GP_CHECK_INT(tls_ping(s, &t, "gpupack-one", &one), 200);
     GP_CHECK(one);
-    GP_CHECK(gp_metrics_value(m, "gpupack_tls_reloads_total", "result=\"failure\"") >= 1);
+    GP_CHECK(metric_value(m, "gpupack_tls_reloads_total", "result=\"failure\"") >= 1);
     GP_CHECK(gp_server_tls_ready(s));
     sh("echo garbage > %s", t.cert);
     GP_CHECK_INT(gp_server_reload_certs(s, &err), GP_EINVAL);
