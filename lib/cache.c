@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpupack/arena.h"
+#include "gpupack/grow.h"
 #include "gpupack/k8s.h"
 #include "gpupack/podview.h"
 
@@ -228,21 +229,17 @@ static uint32_t node_find(const gp_cache *c, const char *name)
 static uint32_t node_intern(gp_cache *c, const char *name)
 {
     uint32_t id = node_find(c, name);
+    node_slot *ns;
     size_t h;
 
     if (id != NO_NODE)
         return id;
     if (c->nnodes >= GP_CACHE_MAX_NODES || strlen(name) > GP_NODE_NAME_MAX)
         return NO_NODE;
-    if (c->nnodes == c->cap_nodes) {
-        size_t ncap = c->cap_nodes ? c->cap_nodes * 2 : 64;
-        node_slot *ns = realloc(c->nodes, ncap * sizeof(*ns));
-
-        if (ns == NULL)
-            return NO_NODE;
-        c->nodes = ns;
-        c->cap_nodes = ncap;
-    }
+    ns = gp_grow(c->nodes, &c->cap_nodes, c->nnodes + 1, sizeof(*ns));
+    if (ns == NULL)
+        return NO_NODE;
+    c->nodes = ns;
     if ((c->nnodes + 1) * 2 > c->index_cap && !index_grow(c))
         return NO_NODE;
     id = (uint32_t)c->nnodes++;
@@ -428,15 +425,11 @@ static uint32_t mig_use_new(gp_cache *c)
     } else {
         if (c->nmig_uses >= MAX_MIG_USES)
             return 0;
-        if (c->nmig_uses == c->cap_mig_uses) {
-            size_t ncap = c->cap_mig_uses ? c->cap_mig_uses * 2 : 64;
-            mig_use *nm = realloc(c->mig_uses, ncap * sizeof(*nm));
+        mig_use *nm = gp_grow(c->mig_uses, &c->cap_mig_uses, c->nmig_uses + 1, sizeof(*nm));
 
-            if (nm == NULL)
-                return 0;
-            c->mig_uses = nm;
-            c->cap_mig_uses = ncap;
-        }
+        if (nm == NULL)
+            return 0;
+        c->mig_uses = nm;
         ref = (uint32_t)++c->nmig_uses;
     }
     memset(&c->mig_uses[ref - 1], 0, sizeof(mig_use));
@@ -1143,14 +1136,10 @@ void gp_cache_assume(gp_cache *c, const char *uid, const char *node, const gp_us
     id = node_find(c, node);
     if ((r == NULL || r->node == NO_NODE) && id != NO_NODE) {
         assumption_drop(c, key);
-        if (c->nassumed == c->cap_assumed && c->cap_assumed < GP_CACHE_MAX_ASSUMED) {
-            size_t ncap = c->cap_assumed ? c->cap_assumed * 2 : 16;
-            assumption *na = realloc(c->assumed, ncap * sizeof(*na));
+        if (c->nassumed < GP_CACHE_MAX_ASSUMED) {
+            assumption *na = gp_grow(c->assumed, &c->cap_assumed, c->nassumed + 1, sizeof(*na));
 
-            if (na != NULL) {
-                c->assumed = na;
-                c->cap_assumed = ncap;
-            }
+            c->assumed = na ? na : c->assumed;
         }
         if (c->nassumed < c->cap_assumed) {
             assumption *as = &c->assumed[c->nassumed++];

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpupack/grow.h"
 #include "gpupack/nodeview.h"
 
 gp_cluster *gp_cluster_new(void)
@@ -89,6 +90,8 @@ typedef struct {
 
 static gp_status nameset_add(nameset *s, const char *name, gp_err *err)
 {
+    char **nv;
+
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->v[i], name) == 0)
             return GP_OK;
@@ -96,15 +99,10 @@ static gp_status nameset_add(nameset *s, const char *name, gp_err *err)
         gp_err_set(err, "more than %d distinct names", GP_CLUSTER_MAX_NAMES);
         return GP_ETOOBIG;
     }
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 16;
-        char **nv = realloc(s->v, ncap * sizeof(char *));
-
-        if (nv == NULL)
-            return GP_ENOMEM;
-        s->v = nv;
-        s->cap = ncap;
-    }
+    nv = gp_grow(s->v, &s->cap, s->n + 1, sizeof(char *));
+    if (nv == NULL)
+        return GP_ENOMEM;
+    s->v = nv;
     s->v[s->n] = strdup(name);
     if (s->v[s->n] == NULL)
         return GP_ENOMEM;
@@ -255,19 +253,14 @@ static gp_status nodevec_take(nodevec *nv, const char *name, gp_label *labels, s
         free(counts);
         return GP_ETOOBIG;
     }
-    if (nv->n == nv->cap) {
-        size_t ncap = nv->cap ? nv->cap * 2 : 16;
-        gp_cluster_node *nn = realloc(nv->v, ncap * sizeof(*nn));
-
-        if (nn == NULL) {
-            free_labels(labels, nlabels);
-            free_names(profiles->v, profiles->n);
-            free(counts);
-            return GP_ENOMEM;
-        }
-        nv->v = nn;
-        nv->cap = ncap;
+    x = gp_grow(nv->v, &nv->cap, nv->n + 1, sizeof(*x));
+    if (x == NULL) {
+        free_labels(labels, nlabels);
+        free_names(profiles->v, profiles->n);
+        free(counts);
+        return GP_ENOMEM;
     }
+    nv->v = x;
     x = &nv->v[nv->n++];
     x->name = strdup(name);
     x->labels = labels;
@@ -645,15 +638,10 @@ static live_node *live_add_node(gp_cluster_live *l, const char *name)
 {
     live_node *n;
 
-    if (l->nnodes == l->cap_nodes) {
-        size_t ncap = l->cap_nodes ? l->cap_nodes * 2 : 64;
-        live_node *nn = realloc(l->nodes, ncap * sizeof(*nn));
-
-        if (nn == NULL)
-            return NULL;
-        l->nodes = nn;
-        l->cap_nodes = ncap;
-    }
+    n = gp_grow(l->nodes, &l->cap_nodes, l->nnodes + 1, sizeof(*n));
+    if (n == NULL)
+        return NULL;
+    l->nodes = n;
     n = &l->nodes[l->nnodes];
     memset(n, 0, sizeof(*n));
     n->name = strdup(name);
@@ -830,15 +818,9 @@ void gp_cluster_live_pc(gp_cluster_live *l, const char *type, const cJSON *pc)
         l->pcs[i].gen = l->pc_list.gen;
         changed = live_pc_set(&l->pcs[i], global, value);
     } else if (!deleted && l->npcs < GP_CLUSTER_MAX_NAMES) {
-        if (l->npcs == l->cap_pcs) {
-            size_t ncap = l->cap_pcs ? l->cap_pcs * 2 : 16;
-            live_pc *np = realloc(l->pcs, ncap * sizeof(*np));
+        live_pc *np = gp_grow(l->pcs, &l->cap_pcs, l->npcs + 1, sizeof(*np));
 
-            if (np != NULL) {
-                l->pcs = np;
-                l->cap_pcs = ncap;
-            }
-        }
+        l->pcs = np ? np : l->pcs;
         if (l->npcs < l->cap_pcs && (l->pcs[l->npcs].name = strdup(name)) != NULL) {
             l->pcs[l->npcs].gen = l->pc_list.gen;
             l->pcs[l->npcs].global = global;

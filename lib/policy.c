@@ -1434,36 +1434,26 @@ bool gp_glob_match(const char *pattern, const char *s)
 /* ---------------------------------------------------------------------------------------------
  * The holder. */
 
+/* The slot's typed reference counting. */
+static void *policy_ref(void *p) { return gp_policy_ref(p); }
+static void policy_unref(void *p) { gp_policy_unref(p); }
+
 void gp_policy_holder_init(gp_policy_holder *h, gp_policy *initial)
 {
-    pthread_mutex_init(&h->mu, NULL);
-    h->cur = initial;
+    gp_snapshot_init(&h->slot, initial, policy_ref, policy_unref);
 }
 
 gp_policy *gp_policy_holder_get(gp_policy_holder *h)
 {
-    gp_policy *p;
-
-    pthread_mutex_lock(&h->mu);
-    p = gp_policy_ref(h->cur);
-    pthread_mutex_unlock(&h->mu);
-    return p;
+    return gp_snapshot_get(&h->slot);
 }
 
 void gp_policy_holder_set(gp_policy_holder *h, gp_policy *next)
 {
-    gp_policy *old;
-
-    pthread_mutex_lock(&h->mu);
-    old = h->cur;
-    h->cur = next;
-    pthread_mutex_unlock(&h->mu);
-    gp_policy_unref(old); /* outside the lock: freeing may take a while */
+    gp_snapshot_set(&h->slot, next);
 }
 
 void gp_policy_holder_destroy(gp_policy_holder *h)
 {
-    gp_policy_unref(h->cur);
-    h->cur = NULL;
-    pthread_mutex_destroy(&h->mu);
+    gp_snapshot_destroy(&h->slot);
 }

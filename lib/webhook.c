@@ -67,6 +67,10 @@ static void preregister(gp_metrics *m)
     }
 }
 
+/* The slot's typed reference counting. */
+static void *cluster_ref(void *c) { return gp_cluster_ref(c); }
+static void cluster_unref(void *c) { gp_cluster_unref(c); }
+
 void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluster,
                      gp_metrics *metrics, gp_log *log)
 {
@@ -74,37 +78,18 @@ void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluste
     w->policy = policy;
     w->metrics = metrics;
     w->log = log;
-    w->cluster = cluster;
-    pthread_mutex_init(&w->mu, NULL);
+    gp_snapshot_init(&w->cluster, cluster, cluster_ref, cluster_unref);
     preregister(metrics);
 }
 
 void gp_webhook_destroy(gp_webhook *w)
 {
-    gp_cluster_unref(w->cluster);
-    w->cluster = NULL;
-    pthread_mutex_destroy(&w->mu);
+    gp_snapshot_destroy(&w->cluster);
 }
 
 void gp_webhook_set_cluster(gp_webhook *w, gp_cluster *cluster)
 {
-    gp_cluster *old;
-
-    pthread_mutex_lock(&w->mu);
-    old = w->cluster;
-    w->cluster = cluster;
-    pthread_mutex_unlock(&w->mu);
-    gp_cluster_unref(old);
-}
-
-static gp_cluster *current_cluster(gp_webhook *w)
-{
-    gp_cluster *c;
-
-    pthread_mutex_lock(&w->mu);
-    c = w->cluster ? gp_cluster_ref(w->cluster) : NULL;
-    pthread_mutex_unlock(&w->mu);
-    return c;
+    gp_snapshot_set(&w->cluster, cluster);
 }
 
 static void warn(review *r, const char *s)
@@ -219,7 +204,7 @@ static void decide(review *r)
         fail_open(r, st == GP_ENOMEM ? "internal" : "decode", "reading the pod");
         return;
     }
-    r->view = current_cluster(r->w);
+    r->view = gp_snapshot_get(&r->w->cluster);
     st = gp_mutate(&r->pod, r->pol, r->view, &r->arena, &r->d);
     if (st != GP_OK) {
         gp_err_set(&r->err, "%s", gp_status_str(st));

@@ -17,6 +17,7 @@
 
 #include "gpupack/k8s.h"
 #include "gpupack/quantity.h"
+#include "gpupack/snapshot.h"
 #include "gpupack/status.h"
 
 /* Named limits on a policy document. */
@@ -207,14 +208,11 @@ bool gp_glob_match(const char *pattern, const char *s);
 /* True when any of globs[0..n) matches s (none: false). */
 bool gp_glob_any(char *const *globs, size_t n, const char *s);
 
-/* The policy in force, swapped atomically on reload. Readers call gp_policy_holder_get() and
- * drop the returned reference when done; writers call gp_policy_holder_set(), which takes over
- * the caller's reference and drops the holder's reference to the previous policy (readers that
- * still hold it keep it alive). gp_policy_holder_init() takes over initial's reference too;
- * gp_policy_holder_destroy() drops the holder's reference. */
+/* The policy in force, swapped atomically on reload: a gp_snapshot slot (snapshot.h) typed for
+ * policies. Readers call gp_policy_holder_get() and drop the returned reference when done;
+ * gp_policy_holder_set() takes over the caller's reference and drops the previous policy's. */
 typedef struct {
-    pthread_mutex_t mu;
-    gp_policy *cur;
+    gp_snapshot slot;
 } gp_policy_holder;
 
 void gp_policy_holder_init(gp_policy_holder *h, gp_policy *initial);

@@ -27,8 +27,7 @@ typedef struct {
     gp_policy_holder *policy; /* not owned */
     gp_metrics *metrics;      /* may be NULL; not owned */
     gp_log *log;              /* may be NULL; not owned */
-    pthread_mutex_t mu;       /* guards cluster */
-    gp_cluster *cluster;      /* may be NULL (nothing known) */
+    gp_snapshot cluster;      /* the gp_cluster view; empty when nothing is known */
 } gp_webhook;
 
 /* cluster may be NULL; the webhook takes over the caller's reference. */
