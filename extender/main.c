@@ -36,18 +36,10 @@ typedef struct {
 
 typedef struct {
     options opt;
-    gp_log log;
-    gp_metrics *metrics;
-    gp_policy_holder policy;
+    gp_daemon_rt rt;
     gp_cache *cache;
-    gp_kube_config *kube;
     gp_informer *nodes_inf, *pods_inf;
     gp_extender ext;
-    gp_server *server;
-    gp_server *health; /* --health-listen, or NULL */
-    gp_watch *policy_watch;
-    atomic_bool draining;
-    char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
 static const char *summary =
@@ -58,13 +50,13 @@ static const char *summary =
 static int parse_options(options *o, int argc, char **argv, gp_log_level *level)
 {
     const gp_flag own[] = {
-        { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view from `kubectl get nodes -o json` output" },
-        { "snapshot-pods", GP_FLAG_STRING, &o->snap_pods, 0, 0, "FILE", "cluster view from `kubectl get pods -A -o json` output" },
-        { "once", GP_FLAG_STRING, &o->once, 0, 0, "VERB", "filter or prioritize: one ExtenderArgs (or a bare Pod) from stdin, the result on stdout" },
-        { "explain", GP_FLAG_BOOL, &o->explain, 0, 0, NULL, "with --once: a table of each node's components on stderr" },
-        { "assume-seconds", GP_FLAG_UINT, &o->assume_s, 0, 600, "SECONDS", "count a prioritized GPU pod on its best node until bound, at most this long (default 30, 0: off)" },
-        { "max-staleness", GP_FLAG_UINT, &o->max_staleness_s, 0, 86400, "SECONDS", "/readyz fails when the watch has been silent longer (default 600, 0: off)" },
-        { "sync-timeout", GP_FLAG_UINT, &o->sync_timeout_s, 1, 3600, "SECONDS", "with --once and --kubeconfig: wait this long for the first list (default 60)" },
+        { .name = "snapshot-nodes", .kind = GP_FLAG_STRING, .dest = &o->snap_nodes, .arg = "FILE", .help = "cluster view from `kubectl get nodes -o json` output" },
+        { .name = "snapshot-pods", .kind = GP_FLAG_STRING, .dest = &o->snap_pods, .arg = "FILE", .help = "cluster view from `kubectl get pods -A -o json` output" },
+        { .name = "once", .kind = GP_FLAG_STRING, .dest = &o->once, .arg = "VERB", .help = "filter or prioritize: one ExtenderArgs (or a bare Pod) from stdin, the result on stdout" },
+        { .name = "explain", .kind = GP_FLAG_BOOL, .dest = &o->explain, .help = "with --once: a table of each node's components on stderr" },
+        { .name = "assume-seconds", .kind = GP_FLAG_UINT, .dest = &o->assume_s, .min = 0, .max = 600, .arg = "SECONDS", .help = "count a prioritized GPU pod on its best node until bound, at most this long (default 30, 0: off)" },
+        { .name = "max-staleness", .kind = GP_FLAG_UINT, .dest = &o->max_staleness_s, .min = 0, .max = 86400, .arg = "SECONDS", .help = "/readyz fails when the watch has been silent longer (default 600, 0: off)" },
+        { .name = "sync-timeout", .kind = GP_FLAG_UINT, .dest = &o->sync_timeout_s, .min = 1, .max = 3600, .arg = "SECONDS", .help = "with --once and --kubeconfig: wait this long for the first list (default 60)" },
     };
     const gp_daemon_cli cli = {
         "gpupack-extender", summary,
@@ -128,28 +120,20 @@ static int load_snapshots(app *a)
 }
 
 /* Informer callbacks: straight into the cache. */
-static void nodes_begin(void *ctx) { gp_cache_nodes_begin(ctx); }
-static void nodes_item(void *ctx, const cJSON *o) { gp_cache_node_event(ctx, NULL, o); }
-static void nodes_end(void *ctx) { gp_cache_nodes_end(ctx); }
-static void nodes_event(void *ctx, const char *t, const cJSON *o) { gp_cache_node_event(ctx, t, o); }
-static void pods_begin(void *ctx) { gp_cache_pods_begin(ctx); }
-static void pods_item(void *ctx, const cJSON *o) { gp_cache_pod_event(ctx, NULL, o); }
-static void pods_end(void *ctx) { gp_cache_pods_end(ctx); }
-static void pods_event(void *ctx, const char *t, const cJSON *o) { gp_cache_pod_event(ctx, t, o); }
+GP_INFORMER_HANDLERS(node_handlers, gp_cache_nodes_begin, gp_cache_node_event, gp_cache_nodes_end);
+GP_INFORMER_HANDLERS(pod_handlers, gp_cache_pods_begin, gp_cache_pod_event, gp_cache_pods_end);
 
 static int start_informers(app *a)
 {
-    static const gp_informer_handlers nh = { nodes_begin, nodes_item, nodes_end, nodes_event };
-    static const gp_informer_handlers ph = { pods_begin, pods_item, pods_end, pods_event };
     gp_informer_spec ns = { .name = "nodes", .path = "/api/v1/nodes" };
     gp_informer_spec ps = { .name = "pods", .path = "/api/v1/pods",
                             .field_selector = POD_FIELD_SELECTOR };
     gp_err err = { { 0 } };
 
-    if (gp_informer_start(a->kube, &ns, &nh, a->cache, &a->log, a->metrics, &a->nodes_inf,
-                          &err) != GP_OK ||
-        gp_informer_start(a->kube, &ps, &ph, a->cache, &a->log, a->metrics, &a->pods_inf,
-                          &err) != GP_OK) {
+    if (gp_informer_start(a->rt.kube, &ns, &node_handlers, a->cache, &a->rt.log, a->rt.metrics,
+                          &a->nodes_inf, &err) != GP_OK ||
+        gp_informer_start(a->rt.kube, &ps, &pod_handlers, a->cache, &a->rt.log, a->rt.metrics,
+                          &a->pods_inf, &err) != GP_OK) {
         fprintf(stderr, "gpupack-extender: starting the watch: %s\n", err.msg);
         return 1;
     }
@@ -160,14 +144,14 @@ static int start_informers(app *a)
 static int setup_view(app *a)
 {
     if (a->opt.snap_nodes != NULL) {
-        a->cache = gp_cache_new(&a->policy);
+        a->cache = gp_cache_new(&a->rt.policy);
         return a->cache ? load_snapshots(a) : fail2("out of memory");
     }
-    int rc = gp_daemon_load_kube("gpupack-extender", &a->opt.d, true, &a->kube);
+    int rc = gp_daemon_load_kube("gpupack-extender", &a->opt.d, true, &a->rt.kube);
 
-    if (rc != 0 || a->kube == NULL)
+    if (rc != 0 || a->rt.kube == NULL)
         return rc;
-    a->cache = gp_cache_new(&a->policy);
+    a->cache = gp_cache_new(&a->rt.policy);
     return a->cache ? 0 : fail2("out of memory");
 }
 
@@ -181,7 +165,7 @@ static bool view_ready(app *a, const char **why)
         *why = "not ready: cluster view not synced yet\n";
         return false;
     }
-    if (a->kube != NULL && a->opt.max_staleness_s > 0) {
+    if (a->rt.kube != NULL && a->opt.max_staleness_s > 0) {
         int64_t limit = (int64_t)a->opt.max_staleness_s * 1000;
 
         stale = gp_informer_staleness_ms(a->nodes_inf);
@@ -200,7 +184,7 @@ static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response
     const char *why = NULL;
 
     (void)req;
-    if (!gp_daemon_ready(a->server, &a->draining, resp))
+    if (!gp_daemon_ready(a->rt.server, &a->rt.draining, resp))
         return;
     if (!view_ready(a, &why))
         gp_reply_text(resp, 503, why);
@@ -215,36 +199,36 @@ static void route_metrics(void *ctx, const gp_http_request *req, gp_http_respons
     if (a->cache != NULL) {
         gp_cache_stats s = gp_cache_get_stats(a->cache);
 
-        gp_metrics_set(a->metrics, "gpupack_cache_nodes", "Nodes in the cluster view.", "",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_nodes", "Nodes in the cluster view.", "",
                        (double)s.nodes);
-        gp_metrics_set(a->metrics, "gpupack_cache_pods", "Pod records in the cluster view.", "",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_pods", "Pod records in the cluster view.", "",
                        (double)s.pods);
-        gp_metrics_set(a->metrics, "gpupack_cache_bound_pods",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_bound_pods",
                        "Pods using resources on a node.", "", (double)s.bound);
-        gp_metrics_set(a->metrics, "gpupack_cache_assumed_pods",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_assumed_pods",
                        "Prioritized pods counted on their best node until bound.", "",
                        (double)s.assumed);
-        gp_metrics_set(a->metrics, "gpupack_cache_bytes", "Memory held by the cluster view.", "",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_bytes", "Memory held by the cluster view.", "",
                        (double)s.bytes);
-        gp_metrics_set(a->metrics, "gpupack_cache_workload_shapes",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_workload_shapes",
                        "Distinct pod shapes (GPUs, CPU) the learned workload mix counts.", "",
                        (double)s.shapes);
-        gp_metrics_set(a->metrics, "gpupack_cache_model_constraints",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_model_constraints",
                        "Distinct GPU model constraints of pods the model pressure counts.", "",
                        (double)s.constraints);
-        gp_metrics_set(a->metrics, "gpupack_cache_gpu_models",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_gpu_models",
                        "Distinct nvidia.com/gpu.product values of nodes.", "", (double)s.models);
-        gp_metrics_set(a->metrics, "gpupack_cache_skipped_objects",
+        gp_metrics_set(a->rt.metrics, "gpupack_cache_skipped_objects",
                        "Objects the cluster view could not decode.", "", (double)s.bad);
     }
-    gp_route_metrics(a->metrics, req, resp);
+    gp_route_metrics(a->rt.metrics, req, resp);
 }
 
 static void on_policy_change(void *ctx)
 {
     app *a = ctx;
 
-    gp_daemon_reload_policy(a->opt.d.policy, &a->policy, a->metrics, &a->log);
+    gp_daemon_reload_policy(a->opt.d.policy, &a->rt.policy, a->rt.metrics, &a->rt.log);
 }
 
 static int64_t wall_ms(void)
@@ -257,13 +241,13 @@ static int64_t wall_ms(void)
 
 static int wait_synced(app *a)
 {
-    for (unsigned i = 0; a->cache != NULL && a->kube != NULL && i < a->opt.sync_timeout_s * 10;
+    for (unsigned i = 0; a->cache != NULL && a->rt.kube != NULL && i < a->opt.sync_timeout_s * 10;
          i++) {
         if (gp_cache_synced(a->cache))
             return 0;
         usleep(100000);
     }
-    if (a->cache != NULL && a->kube != NULL) {
+    if (a->cache != NULL && a->rt.kube != NULL) {
         fprintf(stderr, "gpupack-extender: --once: the cluster view did not sync within %u s\n",
                 a->opt.sync_timeout_s);
         return 1;
@@ -300,7 +284,7 @@ static int run_once(app *a)
     gp_http_response resp = { 0 };
     int rc = 0;
 
-    if (a->kube != NULL && (start_informers(a) != 0 || wait_synced(a) != 0))
+    if (a->rt.kube != NULL && (start_informers(a) != 0 || wait_synced(a) != 0))
         return 1;
     if (gp_daemon_read_stdin("gpupack-extender", "--once", GP_EXTARGS_MAX_BODY, &body, &len) != 0)
         return 1;
@@ -335,7 +319,7 @@ static gp_status start_server(app *a, gp_err *err)
     };
 
     return gp_daemon_start_server(&a->opt.d, "extender", GP_EXTARGS_MAX_BODY, routes, 5,
-                                  a->metrics, &a->log, &a->server, &a->health, err);
+                                  a->rt.metrics, &a->rt.log, &a->rt.server, &a->rt.health, err);
 }
 
 static int serve(app *a)
@@ -348,26 +332,26 @@ static int serve(app *a)
     }
     if (a->opt.d.policy != NULL &&
         gp_watch_start(&a->opt.d.policy, 1, a->opt.d.reload_ms, on_policy_change, a,
-                       &a->policy_watch, &err) != GP_OK) {
+                       &a->rt.policy_watch, &err) != GP_OK) {
         fprintf(stderr, "gpupack-extender: watching the policy: %s\n", err.msg);
-        gp_server_stop(a->server);
-        gp_server_stop(a->health);
+        gp_server_stop(a->rt.server);
+        gp_server_stop(a->rt.health);
         return 1;
     }
-    if (a->kube != NULL && start_informers(a) != 0) {
-        gp_watch_stop(a->policy_watch);
-        gp_server_stop(a->server);
-        gp_server_stop(a->health);
+    if (a->rt.kube != NULL && start_informers(a) != 0) {
+        gp_watch_stop(a->rt.policy_watch);
+        gp_server_stop(a->rt.server);
+        gp_server_stop(a->rt.health);
         return 1;
     }
-    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
-           GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION),
-           GP_LS("view", a->kube ? "api" : a->cache ? "snapshot" : "none"));
-    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
-    gp_server_stop(a->server);
-    gp_server_stop(a->health);
-    gp_watch_stop(a->policy_watch);
-    GP_LOG(&a->log, GP_LOG_INFO, "stopped");
+    GP_LOG(&a->rt.log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
+           GP_LI("port", gp_server_port(a->rt.server)), GP_LS("version", GP_VERSION),
+           GP_LS("view", a->rt.kube ? "api" : a->cache ? "snapshot" : "none"));
+    gp_wait_for_signal_and_drain(a->rt.server, &a->rt.draining, a->opt.d.drain_s, &a->rt.log);
+    gp_server_stop(a->rt.server);
+    gp_server_stop(a->rt.health);
+    gp_watch_stop(a->rt.policy_watch);
+    GP_LOG(&a->rt.log, GP_LOG_INFO, "stopped");
     return 0;
 }
 
@@ -379,25 +363,21 @@ int main(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if ((rc = check_options(&a.opt)) != 0 || 
-        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.policy, a.digest)) != 0)
+    if ((rc = check_options(&a.opt)) != 0 ||
+        (rc = gp_daemon_load_policy("gpupack-extender", a.opt.d.policy, &a.rt.policy,
+                                    a.rt.digest)) != 0)
         return rc;
-    gp_log_init(&a.log, level, stderr);
-    a.metrics = gp_metrics_new();
-    gp_extender_preregister(a.metrics);
-    gp_daemon_policy_started(a.opt.d.policy, a.digest, GP_VERSION, a.metrics, &a.log);
+    gp_daemon_rt_start(&a.rt, a.opt.d.policy, level);
+    gp_extender_preregister(a.rt.metrics);
     rc = setup_view(&a);
     if (rc == 0) {
-        a.ext = (gp_extender){ .policy = &a.policy, .cache = a.cache, .metrics = a.metrics,
-                               .log = &a.log, .assume_ttl_ms = (int64_t)a.opt.assume_s * 1000 };
+        a.ext = (gp_extender){ .policy = &a.rt.policy, .cache = a.cache, .metrics = a.rt.metrics,
+                               .log = &a.rt.log, .assume_ttl_ms = (int64_t)a.opt.assume_s * 1000 };
         rc = a.opt.once ? run_once(&a) : serve(&a);
     }
     gp_informer_stop(a.nodes_inf);
     gp_informer_stop(a.pods_inf);
     gp_cache_free(a.cache);
-    gp_kube_config_free(a.kube);
-    gp_policy_holder_destroy(&a.policy);
-    gp_metrics_free(a.metrics);
-    gp_log_destroy(&a.log);
+    gp_daemon_rt_free(&a.rt);
     return rc;
 }

@@ -247,6 +247,21 @@ void gp_daemon_policy_started(const char *path, const char *digest, const char *
            GP_LS("digest", digest));
 }
 
+void gp_daemon_rt_start(gp_daemon_rt *rt, const char *policy_path, gp_log_level level)
+{
+    gp_log_init(&rt->log, level, stderr);
+    rt->metrics = gp_metrics_new();
+    gp_daemon_policy_started(policy_path, rt->digest, GP_VERSION, rt->metrics, &rt->log);
+}
+
+void gp_daemon_rt_free(gp_daemon_rt *rt)
+{
+    gp_kube_config_free(rt->kube);
+    gp_policy_holder_destroy(&rt->policy);
+    gp_metrics_free(rt->metrics);
+    gp_log_destroy(&rt->log);
+}
+
 void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log)
 {
     gp_policy *p = NULL;
@@ -279,24 +294,24 @@ size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
                            const char *request_timeout_help, gp_flag *f)
 {
     const gp_flag t[GP_DAEMON_NFLAGS] = {
-        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", listen_help },
-        { "health-listen", GP_FLAG_STRING, &o->health_listen, 0, 0, "HOST:PORT", "also serve GET /healthz, /readyz and /metrics over plain HTTP here (default: off)" },
-        { "tls-cert", GP_FLAG_STRING, &o->cert, 0, 0, "FILE", "serving certificate (PEM), re-read when it changes" },
-        { "tls-key", GP_FLAG_STRING, &o->key, 0, 0, "FILE", "serving private key (PEM), re-read when it changes" },
-        { "client-ca", GP_FLAG_STRING, &o->client_ca, 0, 0, "FILE", "require client certificates signed by this CA (HTTPS only)" },
-        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, "FILE", "policy JSON (default: the embedded default), reloaded on change" },
-        { "check-policy", GP_FLAG_STRING, &o->check_policy, 0, 0, "FILE", "validate FILE as --policy would, print its sha256 digest, exit 0 (valid) or 1" },
-        { "log-level", GP_FLAG_STRING, &o->log_level, 0, 0, "LEVEL", "debug, info, warn or error (default info)" },
-        { "kubeconfig", GP_FLAG_STRING, &o->kubeconfig, 0, 0, "FILE", "live cluster view through this kubeconfig (default: in-cluster when KUBERNETES_SERVICE_HOST is set)" },
-        { "context", GP_FLAG_STRING, &o->context, 0, 0, "NAME", "kubeconfig context (default: current-context)" },
-        { "threads", GP_FLAG_UINT, &o->threads, 1, 256, "N", "HTTP worker threads (default 4)" },
-        { "idle-timeout", GP_FLAG_UINT, &o->idle_timeout, 1, 3600, "SECONDS", "keep-alive idle timeout (default 120, above kube-apiserver's 90)" },
-        { "request-timeout", GP_FLAG_UINT, &o->request_timeout, 1, 600, "SECONDS", request_timeout_help },
-        { "max-connections", GP_FLAG_UINT, &o->max_conns, 1, 100000, "N", "open connections at most (default 1024)" },
-        { "reload-interval", GP_FLAG_UINT, &o->reload_ms, 50, 600000, "MS", "poll interval for file changes (default 1000)" },
-        { "drain-seconds", GP_FLAG_UINT, &o->drain_s, 0, 600, "SECONDS", "on SIGTERM: not ready, keep serving this long, then stop (default 5)" },
-        { "help", GP_FLAG_BOOL, &o->help, 0, 0, NULL, "show this help" },
-        { "version", GP_FLAG_BOOL, &o->version, 0, 0, NULL, "show the version" },
+        { .name = "listen", .kind = GP_FLAG_STRING, .dest = &o->listen, .arg = "HOST:PORT", .help = listen_help },
+        { .name = "health-listen", .kind = GP_FLAG_STRING, .dest = &o->health_listen, .arg = "HOST:PORT", .help = "also serve GET /healthz, /readyz and /metrics over plain HTTP here (default: off)" },
+        { .name = "tls-cert", .kind = GP_FLAG_STRING, .dest = &o->cert, .arg = "FILE", .help = "serving certificate (PEM), re-read when it changes" },
+        { .name = "tls-key", .kind = GP_FLAG_STRING, .dest = &o->key, .arg = "FILE", .help = "serving private key (PEM), re-read when it changes" },
+        { .name = "client-ca", .kind = GP_FLAG_STRING, .dest = &o->client_ca, .arg = "FILE", .help = "require client certificates signed by this CA (HTTPS only)" },
+        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "policy JSON (default: the embedded default), reloaded on change" },
+        { .name = "check-policy", .kind = GP_FLAG_STRING, .dest = &o->check_policy, .arg = "FILE", .help = "validate FILE as --policy would, print its sha256 digest, exit 0 (valid) or 1" },
+        { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info, warn or error (default info)" },
+        { .name = "kubeconfig", .kind = GP_FLAG_STRING, .dest = &o->kubeconfig, .arg = "FILE", .help = "live cluster view through this kubeconfig (default: in-cluster when KUBERNETES_SERVICE_HOST is set)" },
+        { .name = "context", .kind = GP_FLAG_STRING, .dest = &o->context, .arg = "NAME", .help = "kubeconfig context (default: current-context)" },
+        { .name = "threads", .kind = GP_FLAG_UINT, .dest = &o->threads, .min = 1, .max = 256, .arg = "N", .help = "HTTP worker threads (default 4)" },
+        { .name = "idle-timeout", .kind = GP_FLAG_UINT, .dest = &o->idle_timeout, .min = 1, .max = 3600, .arg = "SECONDS", .help = "keep-alive idle timeout (default 120, above kube-apiserver's 90)" },
+        { .name = "request-timeout", .kind = GP_FLAG_UINT, .dest = &o->request_timeout, .min = 1, .max = 600, .arg = "SECONDS", .help = request_timeout_help },
+        { .name = "max-connections", .kind = GP_FLAG_UINT, .dest = &o->max_conns, .min = 1, .max = 100000, .arg = "N", .help = "open connections at most (default 1024)" },
+        { .name = "reload-interval", .kind = GP_FLAG_UINT, .dest = &o->reload_ms, .min = 50, .max = 600000, .arg = "MS", .help = "poll interval for file changes (default 1000)" },
+        { .name = "drain-seconds", .kind = GP_FLAG_UINT, .dest = &o->drain_s, .min = 0, .max = 600, .arg = "SECONDS", .help = "on SIGTERM: not ready, keep serving this long, then stop (default 5)" },
+        { .name = "help", .kind = GP_FLAG_BOOL, .dest = &o->help, .help = "show this help" },
+        { .name = "version", .kind = GP_FLAG_BOOL, .dest = &o->version, .help = "show the version" },
     };
 
     memcpy(f, t, sizeof(t));

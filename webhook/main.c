@@ -32,19 +32,11 @@ typedef struct {
 
 typedef struct {
     options opt;
-    gp_log log;
-    gp_metrics *metrics;
-    gp_policy_holder policy;
+    gp_daemon_rt rt;
     gp_webhook hook;
-    gp_server *server;
-    gp_server *health; /* --health-listen, or NULL */
-    gp_watch *policy_watch;
     gp_watch *snap_watch;
-    gp_kube_config *kube;
     gp_cluster_live *live;
     gp_informer *nodes_inf, *pcs_inf;
-    atomic_bool draining;
-    char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
 } app;
 
 static const char *summary =
@@ -54,9 +46,9 @@ static const char *summary =
 static int parse_options(options *o, int argc, char **argv, gp_log_level *level)
 {
     const gp_flag own[] = {
-        { "review", GP_FLAG_BOOL, &o->review, 0, 0, NULL, "read one AdmissionReview on stdin, write the response on stdout" },
-        { "snapshot-nodes", GP_FLAG_STRING, &o->snap_nodes, 0, 0, "FILE", "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
-        { "snapshot-priorityclasses", GP_FLAG_STRING, &o->snap_pcs, 0, 0, "FILE", "cluster view: `kubectl get priorityclasses -o json` output" },
+        { .name = "review", .kind = GP_FLAG_BOOL, .dest = &o->review, .help = "read one AdmissionReview on stdin, write the response on stdout" },
+        { .name = "snapshot-nodes", .kind = GP_FLAG_STRING, .dest = &o->snap_nodes, .arg = "FILE", .help = "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
+        { .name = "snapshot-priorityclasses", .kind = GP_FLAG_STRING, .dest = &o->snap_pcs, .arg = "FILE", .help = "cluster view: `kubectl get priorityclasses -o json` output" },
     };
     const gp_daemon_cli cli = { "gpupack-webhook", summary,
                                 "address to serve HTTPS on (default 0.0.0.0:8443)",
@@ -136,7 +128,7 @@ static void on_policy_change(void *ctx)
 {
     app *a = ctx;
 
-    gp_daemon_reload_policy(a->opt.d.policy, &a->policy, a->metrics, &a->log);
+    gp_daemon_reload_policy(a->opt.d.policy, &a->rt.policy, a->rt.metrics, &a->rt.log);
 }
 
 static void on_snapshot_change(void *ctx)
@@ -147,12 +139,12 @@ static void on_snapshot_change(void *ctx)
     gp_cluster *c = load_cluster(&a->opt, &err, &st);
 
     if (st != GP_OK) {
-        GP_LOG(&a->log, GP_LOG_ERROR, "cluster snapshot reload failed; keeping the last view",
+        GP_LOG(&a->rt.log, GP_LOG_ERROR, "cluster snapshot reload failed; keeping the last view",
                GP_LS("error", err.msg));
         return;
     }
     gp_webhook_set_cluster(&a->hook, c);
-    GP_LOG(&a->log, GP_LOG_INFO, "cluster snapshot reloaded");
+    GP_LOG(&a->rt.log, GP_LOG_INFO, "cluster snapshot reloaded");
 }
 
 static int run_review(app *a)
@@ -185,10 +177,10 @@ static int run_review(app *a)
  * in gpupack_cluster_view_synced. */
 static const char *view_state(app *a)
 {
-    if (a->kube != NULL && !gp_informer_synced(a->nodes_inf))
+    if (a->rt.kube != NULL && !gp_informer_synced(a->nodes_inf))
         return "ok; node view not synced: the first list of Nodes has not completed (RBAC or API "
                "trouble?), so MIG requests keep whole GPUs\n";
-    if (a->kube == NULL && a->opt.snap_nodes == NULL)
+    if (a->rt.kube == NULL && a->opt.snap_nodes == NULL)
         return "ok; no node view (neither the API nor --snapshot-nodes): MIG requests keep whole "
                "GPUs unless the policy sets migProfilesAuthoritative\n";
     return "ok\n";
@@ -199,13 +191,13 @@ static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response
     app *a = ctx;
 
     (void)req;
-    if (gp_daemon_ready(a->server, &a->draining, resp))
+    if (gp_daemon_ready(a->rt.server, &a->rt.draining, resp))
         gp_reply_text(resp, 200, view_state(a));
 }
 
 static void set_view_synced(app *a, bool synced)
 {
-    gp_metrics_set(a->metrics, "gpupack_cluster_view_synced",
+    gp_metrics_set(a->rt.metrics, "gpupack_cluster_view_synced",
                    "1 when the webhook's node view has completed its first list (or comes from "
                    "a snapshot); 0 while MIG rewrites wait for it.", "part=\"nodes\"",
                    synced ? 1 : 0);
@@ -217,19 +209,16 @@ static void publish_view(void *ctx, gp_cluster *c)
 
     set_view_synced(a, c->has_nodes);
     gp_webhook_set_cluster(&a->hook, c);
-    GP_LOG(&a->log, GP_LOG_DEBUG, "cluster view updated", GP_LI("mig_profiles", c->nmig_profiles),
+    GP_LOG(&a->rt.log, GP_LOG_DEBUG, "cluster view updated",
+           GP_LI("mig_profiles", c->nmig_profiles),
            GP_LI("mig_nodes", c->nnodes), GP_LI("priority_classes", c->npriority_classes),
            GP_LS("global_default_priority_class", c->global_default));
 }
 
-static void n_begin(void *ctx) { gp_cluster_live_nodes_begin(ctx); }
-static void n_item(void *ctx, const cJSON *o) { gp_cluster_live_node(ctx, NULL, o); }
-static void n_end(void *ctx) { gp_cluster_live_nodes_end(ctx); }
-static void n_event(void *ctx, const char *t, const cJSON *o) { gp_cluster_live_node(ctx, t, o); }
-static void p_begin(void *ctx) { gp_cluster_live_pcs_begin(ctx); }
-static void p_item(void *ctx, const cJSON *o) { gp_cluster_live_pc(ctx, NULL, o); }
-static void p_end(void *ctx) { gp_cluster_live_pcs_end(ctx); }
-static void p_event(void *ctx, const char *t, const cJSON *o) { gp_cluster_live_pc(ctx, t, o); }
+GP_INFORMER_HANDLERS(node_handlers, gp_cluster_live_nodes_begin, gp_cluster_live_node,
+                     gp_cluster_live_nodes_end);
+GP_INFORMER_HANDLERS(pc_handlers, gp_cluster_live_pcs_begin, gp_cluster_live_pc,
+                     gp_cluster_live_pcs_end);
 
 /* A live view from the API: --kubeconfig, or in-cluster when KUBERNETES_SERVICE_HOST is set and
  * no snapshot is given. Returns 0, or 2 for a bad configuration. */
@@ -237,27 +226,26 @@ static int load_kube(app *a)
 {
     bool in_cluster = a->opt.snap_nodes == NULL && a->opt.snap_pcs == NULL && !a->opt.review;
 
-    return gp_daemon_load_kube("gpupack-webhook", &a->opt.d, in_cluster, &a->kube);
+    return gp_daemon_load_kube("gpupack-webhook", &a->opt.d, in_cluster, &a->rt.kube);
 }
 
 static gp_status start_informers(app *a, gp_err *err)
 {
-    static const gp_informer_handlers nh = { n_begin, n_item, n_end, n_event };
-    static const gp_informer_handlers ph = { p_begin, p_item, p_end, p_event };
     gp_informer_spec ns = { .name = "nodes", .path = "/api/v1/nodes" };
     gp_informer_spec ps = { .name = "priorityclasses",
                             .path = "/apis/scheduling.k8s.io/v1/priorityclasses" };
 
-    set_view_synced(a, a->kube == NULL && a->opt.snap_nodes != NULL);
-    if (a->kube == NULL)
+    set_view_synced(a, a->rt.kube == NULL && a->opt.snap_nodes != NULL);
+    if (a->rt.kube == NULL)
         return GP_OK;
     a->live = gp_cluster_live_new(publish_view, a);
     if (a->live == NULL)
         return GP_ENOMEM;
-    if (gp_informer_start(a->kube, &ns, &nh, a->live, &a->log, a->metrics, &a->nodes_inf, err) !=
-        GP_OK)
+    if (gp_informer_start(a->rt.kube, &ns, &node_handlers, a->live, &a->rt.log, a->rt.metrics,
+                          &a->nodes_inf, err) != GP_OK)
         return GP_EIO;
-    return gp_informer_start(a->kube, &ps, &ph, a->live, &a->log, a->metrics, &a->pcs_inf, err);
+    return gp_informer_start(a->rt.kube, &ps, &pc_handlers, a->live, &a->rt.log, a->rt.metrics,
+                             &a->pcs_inf, err);
 }
 
 static gp_status start_watchers(app *a, gp_err *err)
@@ -268,7 +256,7 @@ static gp_status start_watchers(app *a, gp_err *err)
 
     if (a->opt.d.policy != NULL)
         st = gp_watch_start(&a->opt.d.policy, 1, a->opt.d.reload_ms, on_policy_change, a,
-                            &a->policy_watch, err);
+                            &a->rt.policy_watch, err);
     if (a->opt.snap_nodes)
         snaps[n++] = a->opt.snap_nodes;
     if (a->opt.snap_pcs)
@@ -285,21 +273,21 @@ static gp_status start_server(app *a, gp_err *err)
         { "/mutate", "POST", false, true, gp_webhook_route, &a->hook },
         { "/healthz", "GET", false, false, gp_route_healthz, NULL },
         { "/readyz", "GET", false, false, route_readyz, a },
-        { "/metrics", "GET", false, false, gp_route_metrics, a->metrics },
+        { "/metrics", "GET", false, false, gp_route_metrics, a->rt.metrics },
     };
 
     return gp_daemon_start_server(&a->opt.d, "webhook", GP_ADMISSION_MAX_BODY, routes, 4,
-                                  a->metrics, &a->log, &a->server, &a->health, err);
+                                  a->rt.metrics, &a->rt.log, &a->rt.server, &a->rt.health, err);
 }
 
 /* Stops the servers first (in-flight requests finish), then the watches feeding them. */
 static void stop_all(app *a)
 {
-    gp_server_stop(a->server);
-    gp_server_stop(a->health);
+    gp_server_stop(a->rt.server);
+    gp_server_stop(a->rt.health);
     gp_informer_stop(a->nodes_inf);
     gp_informer_stop(a->pcs_inf);
-    gp_watch_stop(a->policy_watch);
+    gp_watch_stop(a->rt.policy_watch);
     gp_watch_stop(a->snap_watch);
 }
 
@@ -316,11 +304,11 @@ static int serve(app *a)
         stop_all(a);
         return 1;
     }
-    GP_LOG(&a->log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
-           GP_LI("port", gp_server_port(a->server)), GP_LS("version", GP_VERSION));
-    gp_wait_for_signal_and_drain(a->server, &a->draining, a->opt.d.drain_s, &a->log);
+    GP_LOG(&a->rt.log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
+           GP_LI("port", gp_server_port(a->rt.server)), GP_LS("version", GP_VERSION));
+    gp_wait_for_signal_and_drain(a->rt.server, &a->rt.draining, a->opt.d.drain_s, &a->rt.log);
     stop_all(a);
-    GP_LOG(&a->log, GP_LOG_INFO, "stopped");
+    GP_LOG(&a->rt.log, GP_LOG_INFO, "stopped");
     return 0;
 }
 
@@ -337,28 +325,25 @@ int main(int argc, char **argv)
         return rc;
     rc = check_options(&a.opt);
     if (rc != 0 ||
-        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.policy, a.digest)) != 0)
+        (rc = gp_daemon_load_policy("gpupack-webhook", a.opt.d.policy, &a.rt.policy,
+                                    a.rt.digest)) != 0)
         return rc;
     if ((rc = load_kube(&a)) != 0) {
-        gp_policy_holder_destroy(&a.policy);
+        gp_policy_holder_destroy(&a.rt.policy);
         return rc;
     }
     cluster = load_cluster(&a.opt, &err, &st);
     if (st != GP_OK) {
         fprintf(stderr, "gpupack-webhook: --snapshot-*: %s\n", err.msg);
-        gp_policy_holder_destroy(&a.policy);
+        gp_kube_config_free(a.rt.kube);
+        gp_policy_holder_destroy(&a.rt.policy);
         return 2;
     }
-    gp_log_init(&a.log, level, stderr);
-    a.metrics = gp_metrics_new();
-    gp_daemon_policy_started(a.opt.d.policy, a.digest, GP_VERSION, a.metrics, &a.log);
-    gp_webhook_init(&a.hook, &a.policy, cluster, a.metrics, &a.log);
+    gp_daemon_rt_start(&a.rt, a.opt.d.policy, level);
+    gp_webhook_init(&a.hook, &a.rt.policy, cluster, a.rt.metrics, &a.rt.log);
     rc = a.opt.review ? run_review(&a) : serve(&a);
     gp_webhook_destroy(&a.hook);
     gp_cluster_live_free(a.live);
-    gp_kube_config_free(a.kube);
-    gp_policy_holder_destroy(&a.policy);
-    gp_metrics_free(a.metrics);
-    gp_log_destroy(&a.log);
+    gp_daemon_rt_free(&a.rt);
     return rc;
 }

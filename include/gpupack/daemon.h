@@ -15,6 +15,7 @@
 #include "gpupack/policy.h"
 #include "gpupack/metrics.h"
 #include "gpupack/server.h"
+#include "gpupack/watchfs.h"
 
 /* The flags every daemon takes (see docs/webhook.md and docs/extender.md). */
 typedef struct {
@@ -25,6 +26,21 @@ typedef struct {
 } gp_daemon_opts;
 
 #define GP_DAEMON_NFLAGS 18
+#define GP_DAEMON_DIGEST_SIZE 65 /* a sha256 in hex, and its NUL */
+
+/* What every daemon runs with, whatever it serves: its log, metrics and policy in force, the
+ * API view (or NULL), its servers and policy watch, and the drain flag. */
+typedef struct {
+    gp_log log;
+    gp_metrics *metrics;
+    gp_policy_holder policy;
+    gp_kube_config *kube;
+    gp_server *server;
+    gp_server *health; /* --health-listen, or NULL */
+    gp_watch *policy_watch;
+    atomic_bool draining;
+    char digest[GP_DAEMON_DIGEST_SIZE]; /* of the policy loaded at start */
+} gp_daemon_rt;
 
 /* Defaults shared by both daemons, with the listen address and request timeout each sets. */
 gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeout);
@@ -80,7 +96,6 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                                  gp_log *log, gp_server **out, gp_server **health,
                                  gp_err *err) GP_WUR;
 
-#define GP_DAEMON_DIGEST_SIZE 65 /* a sha256 in hex, and its NUL */
 
 /* The policy digest both daemons log and export, and --check-policy prints: the sha256 of the
  * policy file's bytes (of the embedded default's, without --policy) in 64 lowercase hex digits,
@@ -111,6 +126,14 @@ int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *
  * and gpupack_policy_reloads_total{result="success"|"failure"} at 0. */
 void gp_daemon_policy_started(const char *path, const char *digest, const char *version,
                               gp_metrics *m, gp_log *log);
+
+/* Once the policy is loaded into rt->policy (gp_daemon_load_policy): starts rt's log at level
+ * on stderr and its metrics, then gp_daemon_policy_started(). */
+void gp_daemon_rt_start(gp_daemon_rt *rt, const char *policy_path, gp_log_level level);
+
+/* Frees what rt holds: the API view, the policy, the metrics and the log (servers and watches
+ * are stopped by the daemon first). */
+void gp_daemon_rt_free(gp_daemon_rt *rt);
 
 /* A live reload of path into h: a valid policy replaces the one in force (logged "policy
  * reloaded" with its digest; gpupack_policy_info follows it); an invalid or unreadable one is

@@ -52,6 +52,16 @@ typedef struct {
     void (*event)(void *ctx, const char *type, const cJSON *obj); /* ADDED, MODIFIED, DELETED */
 } gp_informer_handlers;
 
+/* Defines `static const gp_informer_handlers name` for a consumer with three functions taking
+ * its own context pointer: begin_fn(ctx) at list_begin, end_fn(ctx) at list_end, and
+ * event_fn(ctx, type, obj) for every watch event and, with type NULL, every list item. */
+#define GP_INFORMER_HANDLERS(name, begin_fn, event_fn, end_fn)                                     \
+    static void name##_begin(void *ctx) { begin_fn(ctx); }                                         \
+    static void name##_item(void *ctx, const cJSON *o) { event_fn(ctx, NULL, o); }                 \
+    static void name##_end(void *ctx) { end_fn(ctx); }                                             \
+    static void name##_event(void *ctx, const char *t, const cJSON *o) { event_fn(ctx, t, o); }    \
+    static const gp_informer_handlers name = { name##_begin, name##_item, name##_end, name##_event }
+
 typedef struct {
     const char *name;           /* "nodes", for logs and metric labels: [a-z0-9_-], 1-32 bytes */
     const char *path;           /* "/api/v1/nodes" */
