@@ -155,38 +155,48 @@ static int setup_view(app *a)
     return a->cache ? 0 : fail2("out of memory");
 }
 
-static bool view_ready(app *a, const char **why)
+/* True when the informer has heard from the API server within limit ms. */
+static bool fresh(gp_informer *inf, int64_t limit)
 {
-    int64_t stale;
+    int64_t stale = gp_informer_staleness_ms(inf);
+
+    return stale >= 0 && stale <= limit;
+}
+
+/* Why the view is not ready, into why[WHY_SIZE]; false when it is ready. A stale view names the
+ * resourceVersion each watch last saw, where the view stopped. */
+#define WHY_SIZE 256
+static bool view_unready(app *a, char *why)
+{
+    char nodes_rv[64], pods_rv[64];
 
     if (a->cache == NULL)
-        return true;
-    if (!gp_cache_synced(a->cache)) {
-        *why = "not ready: cluster view not synced yet\n";
         return false;
+    if (!gp_cache_synced(a->cache)) {
+        snprintf(why, WHY_SIZE, "not ready: cluster view not synced yet\n");
+        return true;
     }
-    if (a->rt.kube != NULL && a->opt.max_staleness_s > 0) {
-        int64_t limit = (int64_t)a->opt.max_staleness_s * 1000;
-
-        stale = gp_informer_staleness_ms(a->nodes_inf);
-        if (stale < 0 || stale > limit || (stale = gp_informer_staleness_ms(a->pods_inf)) < 0 ||
-            stale > limit) {
-            *why = "not ready: cluster view is stale (no word from the API server)\n";
-            return false;
-        }
-    }
+    if (a->rt.kube == NULL || a->opt.max_staleness_s == 0 ||
+        (fresh(a->nodes_inf, (int64_t)a->opt.max_staleness_s * 1000) &&
+         fresh(a->pods_inf, (int64_t)a->opt.max_staleness_s * 1000)))
+        return false;
+    gp_informer_resource_version(a->nodes_inf, nodes_rv, sizeof(nodes_rv));
+    gp_informer_resource_version(a->pods_inf, pods_rv, sizeof(pods_rv));
+    snprintf(why, WHY_SIZE,
+             "not ready: cluster view is stale (no word from the API server; nodes at "
+             "resourceVersion \"%s\", pods at \"%s\")\n", nodes_rv, pods_rv);
     return true;
 }
 
 static void route_readyz(void *ctx, const gp_http_request *req, gp_http_response *resp)
 {
     app *a = ctx;
-    const char *why = NULL;
+    char why[WHY_SIZE];
 
     (void)req;
     if (!gp_daemon_ready(a->rt.server, &a->rt.draining, resp))
         return;
-    if (!view_ready(a, &why))
+    if (view_unready(a, why))
         gp_reply_text(resp, 503, why);
     else
         gp_reply_text(resp, 200, "ok\n");

@@ -415,11 +415,6 @@ gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, 
     return GP_OK;
 }
 
-bool gp_cluster_offers_mig(const gp_cluster *c, const char *profile)
-{
-    return c != NULL && name_in(c->mig_profiles, c->nmig_profiles, profile);
-}
-
 bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name)
 {
     return c != NULL && name_in(c->priority_classes, c->npriority_classes, name);

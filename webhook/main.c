@@ -11,6 +11,7 @@
 #include "gpupack/cluster.h"
 #include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
+#include "gpupack/jsonpool.h"
 #include "gpupack/kube.h"
 #include "gpupack/flags.h"
 #include "gpupack/log.h"
@@ -305,7 +306,8 @@ static int serve(app *a)
         return 1;
     }
     GP_LOG(&a->rt.log, GP_LOG_INFO, "serving", GP_LS("listen", a->opt.d.listen),
-           GP_LI("port", gp_server_port(a->rt.server)), GP_LS("version", GP_VERSION));
+           GP_LI("port", gp_server_port(a->rt.server)), GP_LS("version", GP_VERSION),
+           GP_LS("json_pool", gp_json_pool_active() ? "on" : "off"));
     gp_wait_for_signal_and_drain(a->rt.server, &a->rt.draining, a->opt.d.drain_s, &a->rt.log);
     stop_all(a);
     GP_LOG(&a->rt.log, GP_LOG_INFO, "stopped");

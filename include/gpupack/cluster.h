@@ -62,7 +62,6 @@ gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len,
 gp_status gp_cluster_set_priority_classes_json(gp_cluster *c, const char *json, size_t len,
                                                gp_err *err) GP_WUR;
 
-bool gp_cluster_offers_mig(const gp_cluster *c, const char *profile);
 bool gp_cluster_has_priority_class(const gp_cluster *c, const char *name);
 
 /* The PriorityClass the Priority admission plugin gives pods that name none: the one with

@@ -103,11 +103,10 @@ int gp_frag_gpu_idle(const gp_frag_node *n);
  * Returns false (and an empty pick) when the GPUs cannot take the task. */
 bool gp_frag_pick_bestfit(const gp_frag_node *n, const gp_frag_task *t, gp_frag_pick *pick);
 
-/* Commits / undoes a placement chosen for this task on this node. gp_frag_apply() returns false
- * and leaves the node unchanged when the pick or the resources do not fit; gp_frag_remove()
- * returns false and leaves it unchanged when undoing would exceed a capacity. */
+/* Commits a placement chosen for this task on this node; returns false and leaves the node
+ * unchanged when the pick or the resources do not fit. (Tasks never leave in the paper's
+ * protocol, so there is no undo.) */
 bool gp_frag_apply(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *pick);
-bool gp_frag_remove(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *pick);
 
 /* ---- The workload mix: task shapes and how often each arrives (FGD's "target workload"). ---- */
 

@@ -93,7 +93,7 @@ bool gp_informer_synced(gp_informer *inf);
 int64_t gp_informer_staleness_ms(gp_informer *inf);
 
 /* The last resourceVersion the informer has seen ("" before the first list), copied into buf
- * (truncated to bufsz). For logs and tests. */
+ * (truncated to bufsz): where the view stopped, for /readyz and logs. */
 void gp_informer_resource_version(gp_informer *inf, char *buf, size_t bufsz);
 
 /* Stops the thread (promptly: an open transfer is aborted and a backoff sleep is woken) and frees

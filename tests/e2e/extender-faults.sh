@@ -112,6 +112,9 @@ i=0; while [ $i -lt 80 ] && ready; do sleep 0.1; i=$((i+1)); done
 if ready; then fail extender-faults.stale-not-ready "still ready after 8 s without the API"
 else pass extender-faults.stale-not-ready; fi
 curl -s "$U/readyz" | grep -qi stale && pass extender-faults.stale-says-why || fail extender-faults.stale-says-why "$(curl -s "$U/readyz")"
+curl -s "$U/readyz" | grep -q 'nodes at resourceVersion "[^"]\{1,\}", pods at "[^"]\{1,\}"' &&
+    pass extender-faults.stale-names-resource-versions ||
+    fail extender-faults.stale-names-resource-versions "$(curl -s "$U/readyz")"
 live_answers > "$E2E_TMP/during"
 cmp -s "$E2E_TMP/before" "$E2E_TMP/during" && pass extender-faults.stale-keeps-scoring || fail extender-faults.stale-keeps-scoring "$(diff "$E2E_TMP/before" "$E2E_TMP/during" | head -c 300)"
 ctl fault '{"fault":"reset"}'
