@@ -236,6 +236,8 @@ static int run_generate(const opts *o)
     int rc = 1;
 
     memset(&files, 0, sizeof(files));
+    if (!o->force && !gp_certgen_none_exist(o->out, &err))
+        goto fail;
     note(o, GP_LOG_DEBUG, "generating %s keys", spec.rsa ? "RSA" : "EC P-256");
     if (gp_certgen_make(&spec, (int64_t)time(NULL), &files, &err) != GP_OK ||
         gp_certgen_write(&files, o->out, o->force, &err) != GP_OK)

@@ -482,8 +482,7 @@ static bool write_new_file(const char *dir, const gp_cert_files *f, int i, gp_er
            create_file(path, file_meta[i].mode, f->pem[i], f->len[i], err);
 }
 
-/* Without replace: fails, naming the first output file that already exists. */
-static bool none_exist(const char *dir, gp_err *err)
+bool gp_certgen_none_exist(const char *dir, gp_err *err)
 {
     char path[PATH_MAX];
     struct stat sb;
@@ -523,7 +522,7 @@ static bool write_outputs(const gp_cert_files *f, const char *dir, bool replace,
 
 gp_status gp_certgen_write(const gp_cert_files *f, const char *dir, bool replace, gp_err *err)
 {
-    if (!make_dirs(dir, err) || (!replace && !none_exist(dir, err)) ||
+    if (!make_dirs(dir, err) || (!replace && !gp_certgen_none_exist(dir, err)) ||
         !write_outputs(f, dir, replace, err))
         return GP_EIO;
     return GP_OK;

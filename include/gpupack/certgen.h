@@ -45,6 +45,10 @@ gp_status gp_certgen_make(const gp_certgen_spec *spec, int64_t now, gp_cert_file
 /* Wipes the keys and frees every file's text; *f is empty afterwards (freeing twice is fine). */
 void gp_cert_files_free(gp_cert_files *f);
 
+/* True when none of the four files exists in dir; else false with err naming the first that does
+ * ("use --force"). gp_certgen_write() checks again; this lets a caller refuse before making keys. */
+bool gp_certgen_none_exist(const char *dir, gp_err *err);
+
 /* Writes the four files into dir (created 0700 with its parents when missing); keys 0600,
  * certificates 0644. Without replace, fails when any of them exists (naming it, "use --force")
  * and removes the files it created when a later one fails; with replace, each file is replaced
