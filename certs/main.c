@@ -52,9 +52,9 @@ static const char *const key_types[] = { [KEY_ECDSA] = "ecdsa", [KEY_RSA] = "rsa
 static size_t flag_table(opts *o, gp_flag *f)
 {
     const gp_flag t[] = {
-        { .name = "service", .kind = GP_FLAG_STRING, .dest = &o->service, .arg = "NAME", .help = "the Service name (a DNS label)" },
-        { .name = "namespace", .kind = GP_FLAG_STRING, .dest = &o->ns, .arg = "NS", .help = "the Service's namespace (a DNS label)" },
-        { .name = "out", .kind = GP_FLAG_STRING, .dest = &o->out, .arg = "DIR", .help = "where to write the four files" },
+        { .name = "service", .kind = GP_FLAG_STRING, .dest = &o->service, .arg = "NAME", .help = "the Service name (a DNS label)", .once = true },
+        { .name = "namespace", .kind = GP_FLAG_STRING, .dest = &o->ns, .arg = "NS", .help = "the Service's namespace (a DNS label)", .once = true },
+        { .name = "out", .kind = GP_FLAG_STRING, .dest = &o->out, .arg = "DIR", .help = "where to write the four files", .once = true },
         { .name = "days", .kind = GP_FLAG_UINT, .dest = &o->days, .min = 1, .max = 3650, .arg = "N", .help = "serving certificate lifetime, 1..3650 (default 365)" },
         { .name = "ca-days", .kind = GP_FLAG_UINT, .dest = &o->ca_days, .min = 1, .max = 36500, .arg = "N", .help = "CA lifetime, 1..36500, at least --days (default 3650)" },
         { .name = "ip", .kind = GP_FLAG_LIST, .dest = &o->ips, .min = 0, .max = GP_CERTGEN_MAX_EXTRA, .arg = "IP", .help = "an extra IPv4/IPv6 SAN (repeatable, up to 64)" },
@@ -62,11 +62,11 @@ static size_t flag_table(opts *o, gp_flag *f)
         { .name = "key-type", .kind = GP_FLAG_CHOICE, .dest = &o->key_type, .arg = "T", .help = "ecdsa (P-256, default) or rsa" },
         { .name = "rsa-bits", .kind = GP_FLAG_UINT, .dest = &o->rsa_bits, .min = 2048, .max = 8192, .arg = "N", .help = "RSA key size, 2048..8192 (default 2048; needs --key-type rsa)" },
         { .name = "force", .kind = GP_FLAG_BOOL, .dest = &o->force, .help = "overwrite existing files (each is replaced atomically)" },
-        { .name = "check", .kind = GP_FLAG_STRING, .dest = &o->check, .arg = "FILE", .help = "describe a PEM certificate; exit 0 when it is usable now" },
-        { .name = "key", .kind = GP_FLAG_STRING, .dest = &o->key, .arg = "FILE", .help = "with --check: also require that this private key matches" },
-        { .name = "ca", .kind = GP_FLAG_STRING, .dest = &o->ca, .arg = "FILE", .help = "with --check: also require that it verifies against this CA" },
+        { .name = "check", .kind = GP_FLAG_STRING, .dest = &o->check, .arg = "FILE", .help = "describe a PEM certificate; exit 0 when it is usable now", .once = true },
+        { .name = "key", .kind = GP_FLAG_STRING, .dest = &o->key, .arg = "FILE", .help = "with --check: also require that this private key matches", .once = true },
+        { .name = "ca", .kind = GP_FLAG_STRING, .dest = &o->ca, .arg = "FILE", .help = "with --check: also require that it verifies against this CA", .once = true },
         { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error: what goes to stderr" },
-        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "accepted like every gpupack program (checked readable, unused)" },
+        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "accepted like every gpupack program (checked readable, unused)", .once = true },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &o->help, .help = "this text" },
         { .name = "version", .kind = GP_FLAG_BOOL, .dest = &o->version, .help = "print the version" },
     };

@@ -66,7 +66,8 @@ static gp_status pick_choice(const gp_flag *f, const char *v, gp_err *err)
 
 static gp_status set_value(const gp_flag *f, const char *v, gp_err *err)
 {
-    if (*v == '\0' && f->kind != GP_FLAG_BOOL && f->kind != GP_FLAG_UINT) {
+    if (*v == '\0' && (f->kind == GP_FLAG_STRING || f->kind == GP_FLAG_LIST ||
+                        f->kind == GP_FLAG_CHOICE)) {
         gp_err_set(err, "--%s: needs a non-empty %s", f->name, f->arg ? f->arg : "value");
         return GP_EINVAL;
     }
@@ -89,8 +90,44 @@ static gp_status set_value(const gp_flag *f, const char *v, gp_err *err)
     return GP_EINVAL;
 }
 
+/* --help (or -h) and --version anywhere: sets the table's flag of that name and returns true. */
+static bool asks_for(const gp_flag *flags, size_t n, int argc, char **argv, const char *name)
+{
+    const gp_flag *f = find(flags, n, name, strlen(name));
+
+    if (f == NULL || f->kind != GP_FLAG_BOOL)
+        return false;
+    for (int i = 1; i < argc; i++) {
+        if ((strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i] + 2, name) == 0) ||
+            (strcmp(name, "help") == 0 && strcmp(argv[i], "-h") == 0)) {
+            *(bool *)f->dest = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A flag marked once given a second time. */
+static bool repeated(const gp_flag *flags, const gp_flag *f, unsigned char *seen, gp_err *err)
+{
+    size_t k = (size_t)(f - flags);
+
+    if (!f->once || k >= GP_FLAGS_MAX)
+        return false;
+    if (seen[k]) {
+        gp_err_set(err, "--%s: given more than once", f->name);
+        return true;
+    }
+    seen[k] = 1;
+    return false;
+}
+
 gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, gp_err *err)
 {
+    unsigned char seen[GP_FLAGS_MAX] = { 0 };
+
+    if (asks_for(flags, n, argc, argv, "help") || asks_for(flags, n, argc, argv, "version"))
+        return GP_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq;
         const gp_flag *f;
@@ -113,6 +150,8 @@ gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, 
             gp_err_set(err, "--%.*s: unknown flag", (int)(len > 64 ? 64 : len), a);
             return GP_EINVAL;
         }
+        if (repeated(flags, f, seen, err))
+            return GP_EINVAL;
         if (f->kind == GP_FLAG_BOOL) {
             if (eq != NULL) {
                 gp_err_set(err, "--%s: takes no value", f->name);

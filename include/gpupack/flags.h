@@ -44,12 +44,17 @@ typedef struct {
     unsigned min, max; /* bounds for GP_FLAG_UINT; max values for GP_FLAG_LIST */
     const char *arg;   /* value placeholder for help ("FILE") */
     const char *help;
+    bool once;         /* a second occurrence is an error (else the last one wins) */
 } gp_flag;
+
+#define GP_FLAGS_MAX 64 /* flags a table may mark once (the first GP_FLAGS_MAX rows) */
 
 #define GP_FLAGS_HELP_COLUMNS 100 /* --help lines are at most this wide */
 
 /* Parses argv against the table ("--name value" and "--name=value"; "-h" sets the table's
- * "help" flag when it has one). Positional arguments are errors, and so is a separate value that
+ * "help" flag when it has one). When --help (or -h) or --version is anywhere on the command line
+ * and the table has that flag, only it is set and the rest is not read: asking for help never
+ * fails. A flag marked once may not be given twice. Positional arguments are errors, and so is a separate value that
  * starts with "--" ("--out --force" lacks the directory). Returns GP_EINVAL with a
  * one-line message naming the flag ("--threads: must be a whole number 1..256, got \"x\""). */
 gp_status gp_flags_parse(const gp_flag *flags, size_t n, int argc, char **argv, gp_err *err) GP_WUR;

@@ -54,6 +54,7 @@ check sim.unknown-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q -- '--bogus: unkno
 "$SIM" --nodes "$T/nodes.csv" --pods > /dev/null 2> "$T/noval.err"
 rc=$?
 check sim.flag-without-value-exit-2 sh -c "[ $rc -eq 2 ] && grep -q -- '--pods: needs a value' '$T/noval.err'"
+check sim.help-wins-over-a-bad-flag sh -c "'$SIM' --bogus --help | grep -q 'usage: gpupack-sim'"
 "$SIM" --nodes "$T/missing.csv" --pods "$T/pods.csv" > /dev/null 2>&1
 check sim.missing-file-exit-2 [ $? -eq 2 ]
 

@@ -24,10 +24,10 @@ typedef struct {
 static void table(opts *o, gp_flag f[NFLAGS])
 {
     gp_flag t[NFLAGS] = {
-        { "verbose", GP_FLAG_BOOL, &o->verbose, 0, 0, NULL, "log more" },
-        { "listen", GP_FLAG_STRING, &o->listen, 0, 0, "HOST:PORT", "where to listen" },
-        { "policy", GP_FLAG_STRING, &o->policy, 0, 0, NULL, "the policy file" },
-        { "port", GP_FLAG_UINT, &o->port, 1, 65535, "N", "a port" },
+        { .name = "verbose", .kind = GP_FLAG_BOOL, .dest = &o->verbose, .help = "log more" },
+        { .name = "listen", .kind = GP_FLAG_STRING, .dest = &o->listen, .arg = "HOST:PORT", .help = "where to listen" },
+        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .help = "the policy file" },
+        { .name = "port", .kind = GP_FLAG_UINT, .dest = &o->port, .min = 1, .max = 65535, .arg = "N", .help = "a port" },
     };
 
     memcpy(f, t, sizeof(t));
@@ -201,15 +201,58 @@ GP_TEST(usage_lists_every_flag)
 GP_TEST(dash_h_is_help)
 {
     bool help = false, v = false;
-    gp_flag f[2] = { { "help", GP_FLAG_BOOL, &help, 0, 0, NULL, "show this help" },
-                     { "verbose", GP_FLAG_BOOL, &v, 0, 0, NULL, "log more" } };
+    gp_flag f[2] = {
+        { .name = "help", .kind = GP_FLAG_BOOL, .dest = &help, .help = "show this help" },
+        { .name = "verbose", .kind = GP_FLAG_BOOL, .dest = &v, .help = "log more" },
+    };
     char *argv[] = { "prog", "--verbose", "-h", NULL };
     gp_err err = { { 0 } };
 
     GP_CHECK_INT(gp_flags_parse(f, 2, 3, argv, &err), GP_OK);
-    GP_CHECK(help && v);
+    GP_CHECK(help && !v); /* asking for help reads nothing else */
     /* Without a help flag in the table, -h is an unexpected argument like any other. */
     GP_CHECK_INT(gp_flags_parse(f + 1, 1, 3, argv, &err), GP_EINVAL);
+}
+
+/* --help and --version win over anything wrong elsewhere on the line; a flag marked once is
+ * refused the second time; a function flag may take an empty value. */
+static gp_status keep_value(void *ctx, const char *v, gp_err *err)
+{
+    (void)err;
+    *(const char **)ctx = v;
+    return GP_OK;
+}
+
+GP_TEST(help_wins_once_refuses_func_takes_empty)
+{
+    bool help = false, version = false;
+    const char *out = NULL, *label = NULL;
+    gp_flag_func fn = { keep_value, &label };
+    gp_flag f[4] = {
+        { .name = "help", .kind = GP_FLAG_BOOL, .dest = &help, .help = "show this help" },
+        { .name = "version", .kind = GP_FLAG_BOOL, .dest = &version, .help = "the version" },
+        { .name = "out", .kind = GP_FLAG_STRING, .dest = &out, .arg = "DIR", .help = "d",
+          .once = true },
+        { .name = "label", .kind = GP_FLAG_FUNC, .dest = &fn, .arg = "TEXT", .help = "l" },
+    };
+    char *bad_then_help[] = { "prog", "--bogus", "--out", "--help", NULL };
+    char *version_too[] = { "prog", "--out", "x", "--version", NULL };
+    char *twice[] = { "prog", "--out", "a", "--out=b", NULL };
+    char *empty[] = { "prog", "--label", "", "--out", "help", NULL };
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_flags_parse(f, 4, 4, bad_then_help, &err), GP_OK);
+    GP_CHECK(help && !version && out == NULL);
+    help = false;
+    GP_CHECK_INT(gp_flags_parse(f, 4, 4, version_too, &err), GP_OK);
+    GP_CHECK(version && !help && out == NULL);
+    version = false;
+    GP_CHECK_INT(gp_flags_parse(f, 4, 4, twice, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "--out: given more than once");
+    out = NULL;
+    GP_CHECK_INT(gp_flags_parse(f, 4, 5, empty, &err), GP_OK); /* "help" as a value is a value */
+    GP_CHECK(!help && label != NULL && *label == '\0');
+    GP_CHECK_STR(out, "help");
 }
 
 GP_TEST(usage_wraps_at_100_columns)
@@ -217,11 +260,11 @@ GP_TEST(usage_wraps_at_100_columns)
     bool b = false;
     const char *str = NULL;
     gp_flag f[2] = {
-        { "kubeconfig", GP_FLAG_STRING, &str, 0, 0, "FILE",
-          "live cluster view through this kubeconfig (default: in-cluster when "
+        { .name = "kubeconfig", .kind = GP_FLAG_STRING, .dest = &str, .arg = "FILE",
+          .help = "live cluster view through this kubeconfig (default: in-cluster when "
           "KUBERNETES_SERVICE_HOST is set), with words enough to need a third line of help "
           "text here" },
-        { "snapshot-priorityclasses-and-more", GP_FLAG_BOOL, &b, 0, 0, NULL, "short" },
+        { .name = "snapshot-priorityclasses-and-more", .kind = GP_FLAG_BOOL, .dest = &b, .help = "short" },
     };
     char *text = NULL, *line;
     size_t len = 0, lines = 0;
@@ -354,8 +397,8 @@ static gp_status parse_kinds(gp_flag_list *l, gp_flag_choice *c, gp_err *err,
 {
     static const char *const names[] = { "ecdsa", "rsa", NULL };
     gp_flag f[] = {
-        { "ip", GP_FLAG_LIST, l, 0, 2, "IP", "an extra address" },
-        { "key-type", GP_FLAG_CHOICE, c, 0, 0, "T", "the key" },
+        { .name = "ip", .kind = GP_FLAG_LIST, .dest = l, .min = 0, .max = 2, .arg = "IP", .help = "an extra address" },
+        { .name = "key-type", .kind = GP_FLAG_CHOICE, .dest = c, .arg = "T", .help = "the key" },
     };
     char *argv[16];
     int argc = 0;
@@ -406,7 +449,8 @@ GP_TEST(functions_take_values_in_order)
 {
     char seen[16] = "";
     gp_flag_func fn = { collect_even, seen };
-    gp_flag f[] = { { "even", GP_FLAG_FUNC, &fn, 0, 0, "N", "an even digit" } };
+    gp_flag f[] = { { .name = "even", .kind = GP_FLAG_FUNC, .dest = &fn, .arg = "N",
+                      .help = "an even digit" } };
     char *ok[] = { "prog", "--even", "4", "--even=2", NULL };
     char *bad[] = { "prog", "--even", "3", NULL };
     gp_err err = { { 0 } };
@@ -422,6 +466,7 @@ GP_MAIN(GP_CASE(no_arguments_keep_defaults), GP_CASE(value_as_next_argument_or_a
         GP_CASE(unknown_flag_name_is_bounded), GP_CASE(missing_value),
         GP_CASE(uint_bounds_and_garbage), GP_CASE(positional_argument_is_an_error),
         GP_CASE(usage_lists_every_flag), GP_CASE(dash_h_is_help),
+        GP_CASE(help_wins_once_refuses_func_takes_empty),
         GP_CASE(usage_wraps_at_100_columns), GP_CASE(fail_is_one_line_and_a_pointer), GP_CASE(hostport_ipv4_and_names), GP_CASE(hostport_ipv6),
         GP_CASE(hostport_bad_ports), GP_CASE(hostport_empty_host_is_an_error),
         GP_CASE(hostport_host_buffer_bound), GP_CASE(lists_and_choices),
