@@ -215,10 +215,10 @@ static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
     static const char *const ties[] = { "first", "random", NULL };
     static const char *const mixes[] = { "trace", "learned", NULL };
     const gp_flag t[NFLAGS] = {
-        { .name = "nodes", .kind = GP_FLAG_STRING, .dest = &o->nodes_path, .arg = "FILE", .help = "node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or `kubectl get nodes -o json`" },
-        { .name = "pods", .kind = GP_FLAG_STRING, .dest = &o->pods_path, .arg = "FILE", .help = "tasks: the trace's CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli [,gpu_spec]) or `kubectl get pods -A -o json` (pods with spec.nodeName are placed first, as they are)" },
-        { .name = "place", .kind = GP_FLAG_STRING, .dest = &o->place_path, .arg = "FILE", .help = "more tasks to place after those of --pods, in the same formats (e.g. --pods: the cluster's pods now; --place: this week's pods)" },
-        { .name = "placements", .kind = GP_FLAG_STRING, .dest = &o->placements_path, .arg = "FILE", .help = "one JSON line per pod: the node it was placed on, or why it was not (one scorer and one seed; with --inflate 0 each pod appears once)" },
+        { .name = "nodes", .kind = GP_FLAG_STRING, .dest = &o->nodes_path, .arg = "FILE", .help = "node list: the trace's CSV (sn,cpu_milli,memory_mib,gpu,model) or `kubectl get nodes -o json`", .once = true },
+        { .name = "pods", .kind = GP_FLAG_STRING, .dest = &o->pods_path, .arg = "FILE", .help = "tasks: the trace's CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli [,gpu_spec]) or `kubectl get pods -A -o json` (pods with spec.nodeName are placed first, as they are)", .once = true },
+        { .name = "place", .kind = GP_FLAG_STRING, .dest = &o->place_path, .arg = "FILE", .help = "more tasks to place after those of --pods, in the same formats (e.g. --pods: the cluster's pods now; --place: this week's pods)", .once = true },
+        { .name = "placements", .kind = GP_FLAG_STRING, .dest = &o->placements_path, .arg = "FILE", .help = "one JSON line per pod: the node it was placed on, or why it was not (one scorer and one seed; with --inflate 0 each pod appears once)", .once = true },
         { .name = "seed", .kind = GP_FLAG_FUNC, .dest = &c->seed, .arg = "N", .help = "a seed (repeatable; default 42)" },
         { .name = "seeds", .kind = GP_FLAG_FUNC, .dest = &c->seeds, .arg = "A-B", .help = "a range of seeds" },
         { .name = "inflate", .kind = GP_FLAG_FUNC, .dest = &c->inflate, .arg = "X", .help = "resample the tasks to X times the GPU capacity (default 1.3; 0: as is)" },
@@ -228,7 +228,7 @@ static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
         { .name = "jobs", .kind = GP_FLAG_UINT, .dest = &c->jobs, .min = 1, .max = MAX_JOBS, .arg = "N", .help = "runs in parallel (default: the online CPUs)" },
         { .name = "label", .kind = GP_FLAG_FUNC, .dest = &c->label, .arg = "TEXT", .help = "a \"label\" field in each JSON line (e.g. the trace variant)" },
         { .name = "mix", .kind = GP_FLAG_CHOICE, .dest = &c->mix, .arg = "MODE", .help = "the workload mix gpupack and fgd score with: trace: every task's shape, known in advance (the paper's, default); learned: the shapes of the tasks placed so far, as gpupack-extender learns them from its pod watch" },
-        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy_path, .arg = "FILE", .help = "a gpupack policy (default: the embedded one): the extender scorer's; its scoring.workloadMix, when stated, is the mix (as in gpupack-extender), and typicalGpuPod.cpuPerGpu the learned mix's start" },
+        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy_path, .arg = "FILE", .help = "a gpupack policy (default: the embedded one): the extender scorer's; its scoring.workloadMix, when stated, is the mix (as in gpupack-extender), and typicalGpuPod.cpuPerGpu the learned mix's start", .once = true },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &c->help, .help = "this text" },
         { .name = "version", .kind = GP_FLAG_BOOL, .dest = &c->version, .help = "print the version" },
     };
