@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests of lib/promjson.c: Prometheus HTTP API bodies (shaped as Prometheus 2.42 writes
+ * them) decoded into gp_prom_result, malformed bodies refused with a named path, and the caps. */
+#include "gptest.h"
+
+#include <math.h>
+
+#include "gpupack/promjson.h"
+
+static gp_status dec(const char *body, const gp_prom_limits *lim, gp_prom_result **r, gp_err *err)
+{
+    memset(err, 0, sizeof(*err));
+    return gp_promjson_decode(body, strlen(body), lim, r, err);
+}
+
+/* The body must fail with st and a message containing want. */
+static void refuses(const char *body, gp_status want_st, const char *want)
+{
+    gp_prom_result *r = (gp_prom_result *)1;
+    gp_err err;
+    gp_status st = dec(body, NULL, &r, &err);
+
+    GP_CHECK_INT(st, want_st);
+    GP_CHECK(r == NULL);
+    if (strstr(err.msg, want) == NULL) {
+        printf("  error \"%s\", want \"%s\"\n", err.msg, want);
+        gp_test_failed = 1;
+    }
+}
+
+GP_TEST(vector)
+{
+    gp_prom_result *r;
+    gp_err err;
+    const char *b = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+                    "{\"metric\":{\"Hostname\":\"n1\",\"gpu\":\"0\"},\"value\":[1700000000.5,\"0.05\"]},"
+                    "{\"metric\":{},\"value\":[1700000000,\"3\"]}]}}";
+
+    GP_CHECK_INT(dec(b, NULL, &r, &err), GP_OK);
+    GP_CHECK(r->success);
+    GP_CHECK_INT(r->kind, GP_PROM_VECTOR);
+    GP_CHECK_INT(r->nseries, 2);
+    GP_CHECK_INT(r->series[0].nlabels, 2);
+    GP_CHECK_STR(gp_prom_label_get(&r->series[0], "Hostname"), "n1");
+    GP_CHECK_STR(r->series[0].labels[1].name, "gpu");
+    GP_CHECK(gp_prom_label_get(&r->series[0], "pod") == NULL);
+    GP_CHECK_NEAR(r->series[0].samples[0].t, 1700000000.5, 1e-6);
+    GP_CHECK_NEAR(r->series[0].samples[0].v, 0.05, 1e-12);
+    GP_CHECK_INT(r->series[1].nlabels, 0);
+    GP_CHECK_NEAR(r->series[1].samples[0].v, 3, 0);
+    gp_prom_result_free(r);
+}
+
+GP_TEST(matrix)
+{
+    gp_prom_result *r;
+    gp_err err;
+    const char *b = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+                    "{\"metric\":{\"__name__\":\"up\"},\"values\":[[1,\"1\"],[61,\"0\"],[121,\"1e-3\"]]}]}}";
+
+    GP_CHECK_INT(dec(b, NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->kind, GP_PROM_MATRIX);
+    GP_CHECK_INT(r->nseries, 1);
+    GP_CHECK_INT(r->series[0].nsamples, 3);
+    GP_CHECK_NEAR(r->series[0].samples[1].t, 61, 0);
+    GP_CHECK_NEAR(r->series[0].samples[2].v, 0.001, 1e-15);
+    GP_CHECK_STR(gp_prom_kind_str(r->kind), "matrix");
+    gp_prom_result_free(r);
+}
+
+GP_TEST(scalar_and_series)
+{
+    gp_prom_result *r;
+    gp_err err;
+
+    GP_CHECK_INT(dec("{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[5,\"42\"]}}",
+                     NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->kind, GP_PROM_SCALAR);
+    GP_CHECK_INT(r->nseries, 1);
+    GP_CHECK_NEAR(r->series[0].samples[0].v, 42, 0);
+    gp_prom_result_free(r);
+    GP_CHECK_INT(dec("{\"status\":\"success\",\"data\":[{\"__name__\":\"up\",\"job\":\"p\"},{}]}",
+                     NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->kind, GP_PROM_SERIES);
+    GP_CHECK_INT(r->nseries, 2);
+    GP_CHECK_STR(gp_prom_label_get(&r->series[0], "job"), "p");
+    GP_CHECK_INT(r->series[0].nsamples, 0);
+    gp_prom_result_free(r);
+}
+
+GP_TEST(error_body)
+{
+    gp_prom_result *r;
+    gp_err err;
+    const char *b = "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"1:5: parse error: "
+                    "unexpected end of input\"}";
+
+    GP_CHECK_INT(dec(b, NULL, &r, &err), GP_OK);
+    GP_CHECK(!r->success);
+    GP_CHECK_STR(r->error_type, "bad_data");
+    GP_CHECK_STR(r->error, "1:5: parse error: unexpected end of input");
+    GP_CHECK_INT(r->kind, GP_PROM_NONE);
+    GP_CHECK_INT(r->nseries, 0);
+    gp_prom_result_free(r);
+    GP_CHECK_INT(dec("{\"status\":\"error\"}", NULL, &r, &err), GP_OK);
+    GP_CHECK(r->error != NULL && r->error_type == NULL);
+    gp_prom_result_free(r);
+}
+
+GP_TEST(warnings_and_infos)
+{
+    gp_prom_result *r;
+    gp_err err;
+    const char *b = "{\"status\":\"success\",\"warnings\":[\"w1\",\"w2\"],\"infos\":[\"i1\"],"
+                    "\"data\":{\"resultType\":\"vector\",\"result\":[]}}";
+
+    GP_CHECK_INT(dec(b, NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->nwarnings, 2);
+    GP_CHECK_STR(r->warnings[1], "w2");
+    GP_CHECK_INT(r->ninfos, 1);
+    GP_CHECK_STR(r->infos[0], "i1");
+    GP_CHECK_INT(r->nseries, 0);
+    gp_prom_result_free(r);
+}
+
+GP_TEST(nan_and_inf)
+{
+    gp_prom_result *r;
+    gp_err err;
+    const char *b = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+                    "{\"metric\":{},\"values\":[[1,\"NaN\"],[2,\"+Inf\"],[3,\"-Inf\"],[4,\"-0.5\"]]}]}}";
+
+    GP_CHECK_INT(dec(b, NULL, &r, &err), GP_OK);
+    GP_CHECK(isnan(r->series[0].samples[0].v));
+    GP_CHECK(isinf(r->series[0].samples[1].v) && r->series[0].samples[1].v > 0);
+    GP_CHECK(isinf(r->series[0].samples[2].v) && r->series[0].samples[2].v < 0);
+    GP_CHECK_NEAR(r->series[0].samples[3].v, -0.5, 0);
+    gp_prom_result_free(r);
+}
+
+#define V(res) "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":" res "}}"
+#define M(res) "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":" res "}}"
+
+GP_TEST(malformed)
+{
+    refuses("", GP_EINVAL, "invalid JSON");
+    refuses("{\"status\":\"success\"} x", GP_EINVAL, "invalid JSON");
+    refuses("[1]", GP_EINVAL, "want a JSON object");
+    refuses("{\"status\":\"ok\"}", GP_EINVAL, "status: want");
+    refuses("{\"status\":\"success\"}", GP_EINVAL, "data: want an object or an array");
+    refuses("{\"status\":\"success\",\"data\":{\"resultType\":\"string\",\"result\":[1,\"a\"]}}",
+            GP_EINVAL, "data.resultType");
+    refuses(V("{}"), GP_EINVAL, "data.result: want an array");
+    refuses(V("[1]"), GP_EINVAL, "data.result[0]: want an object");
+    refuses(V("[{\"value\":[1,\"1\"]}]"), GP_EINVAL, "data.result[0].metric: want an object");
+    refuses(V("[{\"metric\":{\"a\":1},\"value\":[1,\"1\"]}]"), GP_EINVAL,
+            "data.result[0].metric.a: want a string");
+    refuses(V("[{\"metric\":{},\"value\":[1,1]}]"), GP_EINVAL,
+            "data.result[0].value: want [time, \"value\"]");
+    refuses(V("[{\"metric\":{},\"value\":[1,\"x\"]}]"), GP_EINVAL,
+            "data.result[0].value: value \"x\" is not a number");
+    refuses(V("[{\"metric\":{},\"value\":[1,\"inf\"]}]"), GP_EINVAL, "is not a number");
+    refuses(V("[{\"metric\":{},\"value\":[1,\"0x10\"]}]"), GP_EINVAL, "is not a number");
+    refuses(V("[{\"metric\":{},\"value\":[1,\"1 \"]}]"), GP_EINVAL, "is not a number");
+    refuses(M("[{\"metric\":{},\"values\":[[1,\"1\"]]},{\"metric\":{},\"values\":[[1,\"1\"],"
+              "[2,\"1\"],[3]]},{},{}]"),
+            GP_EINVAL, "data.result[1].values[2]: want [time, \"value\"]");
+    refuses(M("[{\"metric\":{},\"values\":{}}]"), GP_EINVAL, "data.result[0].values: want an array");
+    refuses("{\"status\":\"success\",\"warnings\":\"w\",\"data\":[]}", GP_EINVAL,
+            "warnings: want an array");
+    refuses("{\"status\":\"success\",\"infos\":[1],\"data\":[]}", GP_EINVAL, "infos[0]: want a string");
+    refuses("{\"status\":\"success\",\"data\":[1]}", GP_EINVAL, "data[0]: want an object of labels");
+    refuses("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+            GP_EINVAL, "invalid JSON");
+}
+
+GP_TEST(caps)
+{
+    gp_prom_result *r;
+    gp_err err;
+    gp_prom_limits two_series = { .max_series = 2 }, three_samples = { .max_samples = 3 };
+    const char *b = M("[{\"metric\":{},\"values\":[[1,\"1\"],[2,\"1\"]]},"
+                      "{\"metric\":{},\"values\":[[1,\"1\"],[2,\"1\"]]},{\"metric\":{},\"values\":[]}]");
+
+    GP_CHECK_INT(dec(b, &two_series, &r, &err), GP_ETOOBIG);
+    GP_CHECK(r == NULL);
+    GP_CHECK(strstr(err.msg, "more than 2 series") != NULL);
+    GP_CHECK_INT(dec(b, &three_samples, &r, &err), GP_ETOOBIG);
+    GP_CHECK(strstr(err.msg, "data.result[1]: more than 3 samples") != NULL);
+    GP_CHECK_INT(dec(b, NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->nseries, 3);
+    gp_prom_result_free(r);
+}
+
+GP_TEST(many_warnings_are_capped)
+{
+    char body[4096] = "{\"status\":\"success\",\"data\":[],\"warnings\":[";
+    gp_prom_result *r;
+    gp_err err;
+
+    for (int i = 0; i < 100; i++)
+        snprintf(body + strlen(body), sizeof(body) - strlen(body), "%s\"w\"", i ? "," : "");
+    snprintf(body + strlen(body), sizeof(body) - strlen(body), "]}");
+    GP_CHECK_INT(dec(body, NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->nwarnings, GP_PROM_MAX_MESSAGES);
+    gp_prom_result_free(r);
+    gp_prom_result_free(NULL);
+}
+
+GP_MAIN(GP_CASE(vector), GP_CASE(matrix), GP_CASE(scalar_and_series), GP_CASE(error_body),
+        GP_CASE(warnings_and_infos), GP_CASE(nan_and_inf), GP_CASE(malformed), GP_CASE(caps),
+        GP_CASE(many_warnings_are_capped))
