@@ -122,13 +122,18 @@ $(BUILD)/tests/test_sim_%: $(BUILD)/tests/unit/test_sim_%.o $(SIMA) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# tests/e2e/prometheus.sh drives lib/prom.c through this small client (tests/tools/promq.c).
+$(BUILD)/tests/promq: $(BUILD)/tests/tools/promq.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 # The manifest tests' npm packages, exactly as package-lock.json pins them.
 NODE_MODULES := tests/manifests/node_modules/.package-lock.json
 $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json | deps-check
 	cd tests/manifests && npm ci --no-audit --no-fund --loglevel=error
 
 test: DEPS_SET = test
-test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
+test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(BUILD)/tests/promq $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
 
 # The quick tier: the unit tests and the fixture cases, in parallel (tests/check.sh).
@@ -146,7 +151,7 @@ asan:
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" GP_NO_FUZZ=1 test
 
 valgrind: DEPS_SET = test
-valgrind: all $(NODE_MODULES)
+valgrind: all $(BUILD)/tests/promq $(NODE_MODULES)
 	@BUILD=$(BUILD) BIN=$(BIN) GP_VALGRIND=1 tests/run.sh
 
 certs: $(BIN)/gpupack-certs

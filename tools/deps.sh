@@ -10,7 +10,8 @@
 set -eu
 BUILD_PKGS="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
 libgnutls28-dev libyaml-dev libyajl-dev ca-certificates"
-TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client iproute2 wrk bsdextrautils"
+TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client iproute2 wrk bsdextrautils \
+prometheus"
 # Packages the test set asks for only when the command is not on PATH: "command:package".
 TEST_CMDS="kubectl:kubernetes-client node:nodejs npm:npm"
 usage() { echo "usage: tools/deps.sh [--list] build|run|test" >&2; exit 2; }

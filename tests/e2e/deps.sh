@@ -16,7 +16,7 @@ comm -23 "$T/test" "$T/build" > "$T/test-only"
 in_run=$(comm -12 "$T/test-only" "$T/run" | tr '\n' ' ')
 if [ -s "$T/test-only" ] && [ -z "$in_run" ]; then pass deps.run-has-no-test-tool
 else fail deps.run-has-no-test-tool "test-only packages in the run set: $in_run"; fi
-for p in clang-14 wrk nodejs npm kubernetes-client jq nghttp2-client; do
+for p in clang-14 wrk nodejs npm kubernetes-client jq nghttp2-client prometheus; do
     check "deps.run-excludes-$p" sh -c "! grep -qx '$p' '$T/run' && grep -qx '$p' '$T/test'"
 done
 sh "$D" bogus > /dev/null 2>&1
