@@ -30,6 +30,7 @@
  * at once, an informer: after its backoff) runs the plugin again. */
 #include "gpupack/kube.h"
 
+#include "gpupack/curlbody.h"
 #include "gpupack/kubeexec.h"
 #include <curl/curl.h>
 #include <errno.h>
@@ -61,15 +62,6 @@ static int64_t now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* curl_global_init() is not thread-safe in every libcurl build; do it once, before any handle.
- * The once-flag is the only static state here and never changes after the first call. */
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_init_once(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
 static bool unreserved(unsigned char c)
@@ -381,7 +373,7 @@ static gp_status req_init(kube_req *r, const gp_kube_config *cfg, const char *to
     gp_status st;
 
     *r = (kube_req){ 0 };
-    pthread_once(&curl_once, curl_init_once);
+    gp_curl_global_init();
     if ((st = base_url(cfg, &base, &r->connect_to, err)) != GP_OK)
         goto fail;
     r->url = concat((const char *[]){ base, path }, 2);
@@ -403,26 +395,6 @@ fail:
     return st;
 }
 
-/* A response body collected up to max bytes. */
-typedef struct {
-    gp_strbuf s; /* all zero: empty, no limit of its own */
-    size_t max;
-    bool too_big;
-} body_buf;
-
-static size_t body_write(char *data, size_t size, size_t nmemb, void *arg)
-{
-    body_buf *b = arg;
-    size_t n = size * nmemb;
-
-    if (n > b->max - b->s.len) {
-        b->too_big = true;
-        return 0;
-    }
-    gp_strbuf_put(&b->s, data, n);
-    return b->s.failed ? 0 : n;
-}
-
 /* The message of a Kubernetes Status body ("nodes is forbidden: ..."), or the start of the body. */
 static void status_message(const char *body, size_t len, char *out, size_t outsz)
 {
@@ -438,7 +410,7 @@ static void status_message(const char *body, size_t len, char *out, size_t outsz
 
 /* Sets err from a finished transfer: curl's error, or the HTTP status and message. */
 static void transfer_error(gp_err *err, const char *what, CURLcode res, const kube_req *r,
-                           long code, const body_buf *b)
+                           long code, const gp_curl_body *b)
 {
     char msg[256];
 
@@ -459,7 +431,7 @@ static gp_status kube_get_once(const gp_kube_config *cfg, const char *path, size
                                char **body, size_t *len, long *http_status, gp_err *err)
 {
     kube_req r;
-    body_buf b = { .max = max };
+    gp_curl_body b = { .max = max };
     char *token = NULL;
     CURLcode res;
     gp_status st;
@@ -474,7 +446,7 @@ static gp_status kube_get_once(const gp_kube_config *cfg, const char *path, size
     if (st != GP_OK)
         return st;
     curl_easy_setopt(r.easy, CURLOPT_TIMEOUT, (long)GP_KUBE_LIST_TIMEOUT_S);
-    curl_easy_setopt(r.easy, CURLOPT_WRITEFUNCTION, body_write);
+    curl_easy_setopt(r.easy, CURLOPT_WRITEFUNCTION, gp_curl_body_write);
     curl_easy_setopt(r.easy, CURLOPT_WRITEDATA, &b);
     res = curl_easy_perform(r.easy);
     curl_easy_getinfo(r.easy, CURLINFO_RESPONSE_CODE, http_status);
@@ -736,7 +708,7 @@ static gp_status parse_page(const char *body, size_t len, cJSON **root, const cJ
 }
 
 /* Fetches one page. On success *body holds it; OUT_GONE for 410 on a continue token. */
-static outcome fetch_page(gp_informer *inf, const char *cont, body_buf *b, gp_err *err)
+static outcome fetch_page(gp_informer *inf, const char *cont, gp_curl_body *b, gp_err *err)
 {
     kube_req r;
     char *q = list_query(inf, cont);
@@ -750,7 +722,7 @@ static outcome fetch_page(gp_informer *inf, const char *cont, body_buf *b, gp_er
     }
     free(q);
     curl_easy_setopt(r.easy, CURLOPT_TIMEOUT, (long)GP_KUBE_LIST_TIMEOUT_S);
-    curl_easy_setopt(r.easy, CURLOPT_WRITEFUNCTION, body_write);
+    curl_easy_setopt(r.easy, CURLOPT_WRITEFUNCTION, gp_curl_body_write);
     curl_easy_setopt(r.easy, CURLOPT_WRITEDATA, b);
     res = run_transfer(inf, &r);
     curl_easy_getinfo(r.easy, CURLINFO_RESPONSE_CODE, &code);
@@ -799,7 +771,7 @@ static outcome list_pages(gp_informer *inf, gp_err *err)
     size_t items_total = 0;
 
     while (!last) {
-        body_buf b = { .max = GP_KUBE_MAX_LIST_PAGE };
+        gp_curl_body b = { .max = GP_KUBE_MAX_LIST_PAGE };
         cJSON *root = NULL;
         const cJSON *items;
         const char *rv, *next;
@@ -854,7 +826,7 @@ typedef struct {
     gp_informer *inf;
     CURL *easy;
     long code;
-    body_buf errbody; /* a non-200 response's body */
+    gp_curl_body errbody; /* a non-200 response's body */
     outcome result;   /* set by an event that ends the watch (ERROR) */
     unsigned events;
     gp_status feed_st;
@@ -944,7 +916,7 @@ static size_t watch_write(char *data, size_t size, size_t nmemb, void *arg)
         size_t room = w->errbody.max - w->errbody.s.len;
 
         if (room > 0)
-            (void)body_write(data, 1, n < room ? n : room, &w->errbody);
+            (void)gp_curl_body_write(data, 1, n < room ? n : room, &w->errbody);
         return n;
     }
     w->feed_st = gp_linebuf_feed(&w->inf->lines, data, n, on_line, w);
@@ -1205,7 +1177,7 @@ static gp_informer *informer_new(const gp_kube_config *cfg, const gp_informer_sp
     inf->selector = spec->field_selector && spec->field_selector[0]
                         ? url_encode(spec->field_selector)
                         : NULL;
-    pthread_once(&curl_once, curl_init_once);
+    gp_curl_global_init();
     inf->multi = curl_multi_init();
     if (inf->cfg == NULL || inf->path == NULL || inf->multi == NULL ||
         (spec->field_selector && spec->field_selector[0] && inf->selector == NULL)) {

@@ -15,6 +15,7 @@
 
 #include <curl/curl.h>
 
+#include "gpupack/curlbody.h"
 #include "gpupack/fileio.h"
 #include "gpupack/strbuf.h"
 
@@ -37,14 +38,6 @@ struct gp_prom {
     CURL *easy;
     gp_prom_stats last;
 };
-
-/* curl_global_init() is not thread-safe in every libcurl build: once, before any handle. */
-static pthread_once_t prom_curl_once = PTHREAD_ONCE_INIT;
-
-static void prom_curl_init(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 /* ---- configuration ------------------------------------------------------------------------- */
 
@@ -128,7 +121,7 @@ gp_status gp_prom_new(const gp_prom_config *cfg, gp_prom **out, gp_err *err)
     *out = NULL;
     if ((st = check_config(cfg, err)) != GP_OK)
         return st;
-    pthread_once(&prom_curl_once, prom_curl_init);
+    gp_curl_global_init();
     if ((p = calloc(1, sizeof(*p))) == NULL || !copy_strings(p, cfg) ||
         (p->easy = curl_easy_init()) == NULL) {
         gp_prom_free(p);
@@ -152,14 +145,13 @@ void gp_prom_free(gp_prom *p)
         return;
     if (p->easy != NULL)
         curl_easy_cleanup(p->easy);
+    char *owned[] = { p->url, p->token_file, p->ca_file, p->cert_file, p->key_file };
+
     for (size_t i = 0; i < p->nheaders; i++)
         free(p->headers[i]);
+    for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+        free(owned[i]);
     free(p->headers);
-    free(p->url);
-    free(p->token_file);
-    free(p->ca_file);
-    free(p->cert_file);
-    free(p->key_file);
     free(p);
 }
 
@@ -169,26 +161,6 @@ gp_prom_stats gp_prom_last_stats(const gp_prom *p)
 }
 
 /* ---- one attempt --------------------------------------------------------------------------- */
-
-/* A response body collected up to max bytes. */
-typedef struct {
-    gp_strbuf s;
-    size_t max;
-    bool too_big;
-} body_buf;
-
-static size_t body_write(char *data, size_t size, size_t nmemb, void *arg)
-{
-    body_buf *b = arg;
-    size_t n = size * nmemb;
-
-    if (n > b->max - b->s.len) {
-        b->too_big = true;
-        return 0;
-    }
-    gp_strbuf_put(&b->s, data, n);
-    return b->s.failed ? 0 : n;
-}
 
 static void wipe_free(char *s)
 {
@@ -250,7 +222,7 @@ static struct curl_slist *header_list(const gp_prom *p, const char *auth)
 }
 
 static void set_options(gp_prom *p, const char *url, const char *form, struct curl_slist *hdrs,
-                        body_buf *b, char *errbuf)
+                        gp_curl_body *b, char *errbuf)
 {
     CURL *e = p->easy;
 
@@ -266,7 +238,7 @@ static void set_options(gp_prom *p, const char *url, const char *form, struct cu
     curl_easy_setopt(e, CURLOPT_USERAGENT, "gpupack/" GP_VERSION);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* the cap applies to the decoded bytes */
     curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)p->max_body);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, gp_curl_body_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, b);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
     if (p->ca_file != NULL)
@@ -285,7 +257,7 @@ typedef struct {
     long code;
     long retry_after_s; /* -1: none */
     bool connected;     /* the connection was made (a timeout after that is a slow query) */
-    body_buf b;
+    gp_curl_body b;
     char curl_err[CURL_ERROR_SIZE];
 } attempt;
 
