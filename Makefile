@@ -28,7 +28,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
 .SECONDARY:
-all: deps-check $(PROGS) $(BIN)/gpupack-sim $(UNIT_BIN)
+all: deps-check $(PROGS) $(BIN)/gpupack-sim $(if $(wildcard advisor/main.c),$(BIN)/gpupack-advisor) $(UNIT_BIN)
 
 help:
 	@echo "make            build bin/gpupack-webhook, bin/gpupack-extender, bin/gpupack-certs, bin/gpupack-sim, tests"
@@ -114,10 +114,25 @@ sim-full: $(BIN)/gpupack-sim
 sim-extender: $(BIN)/gpupack-sim
 	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/extender.sh
 
+# The advisor (docs/advisor.md): advisor/main.c's wiring over its own modules (queries, fetch,
+# renderers), which its unit tests (tests/unit/test_adv_*.c) link too.
+ADV_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out advisor/main.c,$(wildcard advisor/*.c)))
+ADVA     := $(BUILD)/libgpupack-advisor.a
+$(ADVA): $(ADV_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(BIN)/gpupack-advisor: $(BUILD)/advisor/main.o $(ADVA) $(LIBA)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 $(BUILD)/tests/unit/test_sim_%.o: CFLAGS += -Isim
+$(BUILD)/tests/unit/test_adv_%.o: CFLAGS += -Iadvisor
+$(BUILD)/tests/test_adv_%: $(BUILD)/tests/unit/test_adv_%.o $(ADVA) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 $(BUILD)/tests/test_sim_%: $(BUILD)/tests/unit/test_sim_%.o $(SIMA) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
@@ -165,7 +180,7 @@ run: all certs
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	  -Iinclude lib webhook extender certs sim tests
+	  -Iinclude lib webhook extender certs sim advisor tests
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c): the core built again with clang, coverage
 # instrumentation, ASan and UBSan, in $(FUZZ_BUILD)/. `make fuzz` runs each for FUZZ_SECONDS;

@@ -101,6 +101,8 @@ typedef struct {
     int64_t on_demand_micro; /* $/hour x 1e6 (for gpu products: per GPU) */
     int64_t spot_micro;      /* the spot price when has_spot (may be 0) */
     bool has_spot;           /* false: spot = on_demand x (100 - spotDiscountPercent) / 100 */
+    gp_qty memory;           /* gpuProducts only: one GPU's memory ("memory"); 0 when not given.
+                              * The advisor suggests only products whose memory is known. */
 } gp_price;
 
 /* One shape of the workload mix a policy states (scoring.workloadMix): pods asking for this many
@@ -146,6 +148,35 @@ typedef struct {
     bool override_global_default;
 } gp_priority;
 
+/* The advisor's section (policy field "advisor", docs/policy.md): thresholds, the pod labels that
+ * name a model, the classes a cheaper GPU model may be suggested to, and the label names
+ * dcgm-exporter's series carry (each list in order of preference: the first a series has wins). */
+typedef struct {
+    double idle_mean_pct;      /* "idleMeanPercent", default 5: mean activity under it... */
+    double idle_p95_pct;       /* "idleP95Percent", default 10: ...and p95 under it is idle */
+    double mig_headroom;       /* "migHeadroom", default 1.2: peak framebuffer x this must fit */
+    double model_max_p95_pct;  /* "cheaperModelMaxP95Percent", default 50 */
+    double runaway_factor;     /* "runawayFactor", default 3: x the median of earlier runs */
+    int runaway_min_runs;      /* "runawayMinRuns", default 3: earlier runs before it counts */
+    double runaway_idle_hours; /* "runawayIdleHours", default 6 */
+    double idle_node_hours;    /* "idleNodeHours", default 24 */
+    double min_coverage_hours; /* "minCoverageHours", default 24 */
+    char **model_labels;       /* "modelLabels": gpupack.io/model,
+                                * serving.kserve.io/inferenceservice, app.kubernetes.io/name */
+    size_t nmodel_labels;
+    char **cheaper_model_classes; /* "cheaperModelClasses", default ["inference"] */
+    size_t ncheaper_model_classes;
+    /* "dcgmLabels": {"namespace": [...], "pod": [...], "container": [...], "host": [...]} */
+    char **label_namespace;    /* exported_namespace, namespace, pod_namespace */
+    size_t nlabel_namespace;
+    char **label_pod;          /* exported_pod, pod, pod_name */
+    size_t nlabel_pod;
+    char **label_container;    /* exported_container, container, container_name */
+    size_t nlabel_container;
+    char **label_host;         /* Hostname, hostname */
+    size_t nlabel_host;
+} gp_advisor_policy;
+
 typedef struct gp_policy {
     atomic_int refs;
     gp_mode mode;
@@ -169,6 +200,7 @@ typedef struct gp_policy {
     gp_spot spot;
     gp_priority priority;
     gp_scoring scoring;
+    gp_advisor_policy advisor;
     char digest[17]; /* 16 hex digits of a hash of the source bytes, for logs and metrics */
 } gp_policy;
 
