@@ -24,14 +24,14 @@ static const char page_style[] =
     ".totals{display:flex;flex-wrap:wrap;gap:12px}\n"
     ".card{border:1px solid #ddd;border-radius:6px;padding:10px 14px;min-width:150px}\n"
     ".card .v{font-size:20px;font-weight:bold}.card .k{color:#555;font-size:13px}\n"
-    ".charts{display:flex;flex-wrap:wrap;gap:16px}\n"
+    ".charts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}\n"
     "svg.chart{border:1px solid #eee;border-radius:6px;max-width:100%;height:auto}\n"
     "table{border-collapse:collapse;font-size:13px;width:100%}\n"
     "th,td{border:1px solid #ddd;padding:4px 8px;vertical-align:top;text-align:left}\n"
     "th{background:#f4f4f4}td.num{text-align:right;white-space:nowrap}\n"
     ".low{background:#fff3cd;color:#7a5d00;border-radius:3px;padding:0 4px;font-size:11px}\n"
-    ".kind{font-weight:bold}.rec{font-family:ui-monospace,monospace;min-width:220px}\n"
-    "td.ev{min-width:280px}td.workload{word-break:break-all}\n"
+    ".kind{font-weight:bold}.rec{font-family:ui-monospace,monospace;min-width:190px}\n"
+    "td.ev{min-width:230px}td.workload{min-width:130px;overflow-wrap:anywhere}\n"
     ".ev{color:#444}.ev dl{margin:4px 0 0;display:grid;grid-template-columns:auto auto;gap:0 8px}\n"
     ".ev dt{color:#777}.ev dd{margin:0}\n"
     "footer{color:#777;font-size:12px;margin-top:24px}\n"
@@ -209,8 +209,10 @@ static void html_evidence(gp_strbuf *b, const gp_adv_finding *f)
     ev_pct(b, "mean activity", f->mean);
     ev_pct(b, "p95 activity", f->p95);
     ev_num(b, "memory peak MiB", f->fb_peak_mib, 0);
-    ev_num(b, "samples", f->samples, 0);
-    ev_num(b, "hours of data", f->coverage_hours, 2);
+    if (f->samples > 0)
+        ev_num(b, "samples", f->samples, 0);
+    if (f->coverage_hours > 0 || f->low_confidence)
+        ev_num(b, "hours of data", f->coverage_hours, 2);
     ev_str(b, "class", f->class_name);
     ev_str(b, "model", f->model_key);
     ev_str(b, "GPU", f->gpu_model);
