@@ -577,10 +577,52 @@ GP_TEST(empty_report_renders_in_every_format)
     free(s);
 }
 
+/* Random bytes (a fixed seed) in every name: the JSON still parses and holds U+FFFD for what was
+ * not UTF-8, the table still fits and carries no control character. */
+GP_TEST(random_names_keep_every_format_valid)
+{
+    unsigned seed = 42;
+
+    for (int round = 0; round < 200; round++) {
+        char ns[40], wl[120];
+        fixture x;
+        char *j, *t, *h;
+        cJSON *doc;
+        bool bad = false;
+
+        for (size_t i = 0; i < sizeof ns - 1; i++)
+            ns[i] = (char)(1 + (seed = seed * 1103515245u + 12345u) % 255);
+        for (size_t i = 0; i < sizeof wl - 1; i++)
+            wl[i] = (char)(1 + (seed = seed * 1103515245u + 12345u) % 255);
+        ns[sizeof ns - 1] = wl[sizeof wl - 1] = '\0';
+        build(&x);
+        x.f[0].namespace = ns;
+        x.f[0].workload = wl;
+        x.f[1].recommendation = wl;
+        x.notes[0] = ns;
+        j = render(&x.r, GP_ADV_FMT_JSON, 0);
+        doc = parse_json(j);
+        GP_CHECK(doc && cJSON_IsString(at(cJSON_GetArrayItem(at(doc, "findings"), 0), "workload")));
+        cJSON_Delete(doc);
+        t = render(&x.r, GP_ADV_FMT_TABLE, 0);
+        for (const char *p = t; t && *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0))
+            GP_CHECK(line_cps(p, &bad) <= GP_ADV_TABLE_COLS);
+        GP_CHECK(!bad && t && !strchr(t, '\x1b') && !strchr(t, '\r') && !strchr(t, '\b'));
+        h = render(&x.r, GP_ADV_FMT_HTML, 0);
+        GP_CHECK(h && count(h, "<svg") == 5 && !strstr(h, "<script"));
+        free(j);
+        free(t);
+        free(h);
+        if (gp_test_failed)
+            return;
+    }
+}
+
 GP_MAIN(GP_CASE(parses_formats), GP_CASE(refuses_unknown_format),
         GP_CASE(formats_dollars_with_separators_and_cents),
         GP_CASE(table_fits_100_columns_and_aligns), GP_CASE(table_wraps_a_word_longer_than_a_line),
         GP_CASE(json_parses_with_the_documented_fields),
         GP_CASE(json_replaces_invalid_utf8_and_nan_totals), GP_CASE(top_n_limits_every_format),
         GP_CASE(markdown_escapes_cells), GP_CASE(html_escapes_text_and_loads_nothing),
-        GP_CASE(html_groups_many_namespaces), GP_CASE(empty_report_renders_in_every_format))
+        GP_CASE(html_groups_many_namespaces), GP_CASE(empty_report_renders_in_every_format),
+        GP_CASE(random_names_keep_every_format_valid))
