@@ -45,12 +45,22 @@ const char *gp_adv_kind_str(gp_adv_kind k)
 /* ---------------------------------------------------------------------------------------------
  * Text helpers. */
 
+/* The length of the UTF-8 sequence lead byte c starts, 0 when c cannot start one. */
+static size_t utf8_len(unsigned char c)
+{
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        return 2;
+    if (c >= 0xe0 && c <= 0xef)
+        return 3;
+    return c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+}
+
 size_t gp_adv_utf8_next(const char *s, size_t n, uint32_t *cp)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t len = u[0] < 0x80 ? 1 : u[0] >= 0xc2 && u[0] <= 0xdf ? 2 : u[0] >= 0xe0 && u[0] <= 0xef ? 3
-               : u[0] >= 0xf0 && u[0] <= 0xf4                    ? 4
-                                                                  : 0;
+    size_t len = utf8_len(u[0]);
     uint32_t c = len == 1 ? u[0] : len == 2 ? u[0] & 0x1fu : len == 3 ? u[0] & 0x0fu : u[0] & 0x07u;
 
     if (len == 0 || len > n)
@@ -332,58 +342,75 @@ static void table_headline(gp_strbuf *b, const gp_adv_report *r)
     gp_adv_put_dollars(&t, r->totals.recoverable_monthly);
     gp_strbuf_puts(&t, "/month recoverable (");
     gp_adv_put_dollars(&t, r->totals.waste_dollars);
-    gp_strbuf_puts(&t, " of ");
-    gp_adv_put_dollars(&t, r->totals.dollars);
-    gp_strbuf_puts(&t, " GPU cost wasted over the window)");
+    gp_strbuf_puts(&t, " wasted over the window)");
     put_wrapped(b, t.p ? t.p : "", 0, 0);
     if (t.failed)
         b->failed = true;
     gp_strbuf_free(&t);
 }
 
+static void window_text(gp_strbuf *s, const gp_adv_report *r)
+{
+    gp_adv_put_time(s, r->start);
+    gp_strbuf_puts(s, " to ");
+    gp_adv_put_time(s, r->end);
+    gp_strbuf_puts(s, " (");
+    gp_adv_put_num(s, r->totals.window_hours, 2);
+    gp_strbuf_puts(s, " h, step ");
+    gp_adv_put_duration(s, r->step);
+    gp_strbuf_puts(s, ")");
+}
+
+static void hours_text(gp_strbuf *s, const gp_adv_totals *t)
+{
+    gp_adv_put_num(s, t->gpu_hours, 2);
+    gp_strbuf_puts(s, " allocated, ");
+    gp_adv_put_num(s, t->active_gpu_hours, 2);
+    gp_strbuf_puts(s, " active, ");
+    gp_adv_put_num(s, t->idle_gpu_hours, 2);
+    gp_strbuf_puts(s, " idle (");
+    gp_adv_put_num(s, t->idle_pct, 1);
+    gp_strbuf_puts(s, "%)");
+}
+
+static void cost_text(gp_strbuf *s, const gp_adv_totals *t)
+{
+    gp_adv_put_dollars(s, t->dollars);
+    gp_strbuf_puts(s, " allocated GPUs, ");
+    gp_adv_put_dollars(s, t->node_dollars);
+    gp_strbuf_puts(s, " GPU nodes, ");
+    gp_adv_put_dollars(s, t->waste_dollars);
+    gp_strbuf_puts(s, " in findings");
+}
+
+static void pods_text(gp_strbuf *s, const gp_adv_totals *t)
+{
+    gp_strbuf_printf(s, "%d GPU pods, %d without DCGM data (", t->pods, t->pods_without_dcgm);
+    gp_adv_put_num(s, t->gpu_hours_without_dcgm, 2);
+    gp_strbuf_puts(s, " GPU-hours)");
+}
+
+/* The headline, then one labelled line each: window, activity metric, GPU-hours, cost, pods. */
 static void table_header(gp_strbuf *b, const gp_adv_report *r)
 {
-    const gp_adv_totals *t = &r->totals;
     gp_strbuf s;
 
     gp_strbuf_init(&s, 0);
     table_headline(b, r);
     gp_strbuf_put(b, "\n", 1);
-    gp_adv_put_time(&s, r->start);
-    gp_strbuf_puts(&s, " to ");
-    gp_adv_put_time(&s, r->end);
-    gp_strbuf_puts(&s, " (");
-    gp_adv_put_num(&s, t->window_hours, 2);
-    gp_strbuf_puts(&s, " h, step ");
-    gp_adv_put_duration(&s, r->step);
-    gp_strbuf_puts(&s, ")");
+    window_text(&s, r);
     table_field(b, "Window", s.p);
     table_field(b, "Activity", r->activity_metric ? r->activity_metric : "n/a");
     reset(&s, b);
-    gp_adv_put_num(&s, t->gpu_hours, 2);
-    gp_strbuf_puts(&s, " allocated, ");
-    gp_adv_put_num(&s, t->active_gpu_hours, 2);
-    gp_strbuf_puts(&s, " active, ");
-    gp_adv_put_num(&s, t->idle_gpu_hours, 2);
-    gp_strbuf_puts(&s, " idle (");
-    gp_adv_put_num(&s, t->idle_pct, 1);
-    gp_strbuf_puts(&s, "%)");
+    hours_text(&s, &r->totals);
     table_field(b, "GPU-hours", s.p);
     reset(&s, b);
-    gp_adv_put_dollars(&s, t->dollars);
-    gp_strbuf_puts(&s, " allocated GPUs, ");
-    gp_adv_put_dollars(&s, t->node_dollars);
-    gp_strbuf_puts(&s, " GPU nodes, ");
-    gp_adv_put_dollars(&s, t->waste_dollars);
-    gp_strbuf_puts(&s, " in findings");
+    cost_text(&s, &r->totals);
     table_field(b, "Cost", s.p);
     reset(&s, b);
-    gp_strbuf_printf(&s, "%d GPU pods, %d without DCGM data (", t->pods, t->pods_without_dcgm);
-    gp_adv_put_num(&s, t->gpu_hours_without_dcgm, 2);
-    gp_strbuf_puts(&s, " GPU-hours)");
+    pods_text(&s, &r->totals);
     table_field(b, "Pods", s.p);
-    if (s.failed)
-        b->failed = true;
+    reset(&s, b);
     gp_strbuf_free(&s);
 }
 
@@ -443,21 +470,9 @@ static void put_truncated(gp_strbuf *b, const char *clean, size_t width)
     gp_strbuf_puts(b, "\xe2\x80\xa6");
 }
 
-static void table_row(gp_strbuf *b, const gp_adv_finding *f, size_t rank, const table_cols *c,
-                      gp_strbuf *tmp)
+/* Under a row, indented and wrapped: "→ recommendation", then the evidence. */
+static void table_sublines(gp_strbuf *b, const gp_adv_finding *f, gp_strbuf *tmp)
 {
-    reset(tmp, b);
-    gp_strbuf_printf(b, "%*zu%c %-*s  ", (int)c->rank, rank, f->low_confidence ? '*' : ' ', KIND_COLS,
-                     gp_adv_kind_str(f->kind));
-    gp_adv_put_dollars(tmp, f->dollars);
-    gp_strbuf_printf(b, "%*s  ", (int)c->dollars, tmp->p ? tmp->p : "");
-    reset(tmp, b);
-    gp_adv_put_dollars(tmp, f->monthly);
-    gp_strbuf_printf(b, "%*s  ", (int)c->monthly, tmp->p ? tmp->p : "");
-    reset(tmp, b);
-    put_target(tmp, f);
-    put_truncated(b, tmp->p ? tmp->p : "", c->target);
-    gp_strbuf_put(b, "\n", 1);
     reset(tmp, b);
     gp_strbuf_puts(tmp, "\xe2\x86\x92 ");
     put_clean(tmp, f->recommendation ? f->recommendation : "");
@@ -469,6 +484,24 @@ static void table_row(gp_strbuf *b, const gp_adv_finding *f, size_t rank, const 
         gp_strbuf_printf(b, "%*s", SUB_INDENT + 2, "");
         put_wrapped(b, tmp->p ? tmp->p : "", SUB_INDENT + 2, SUB_INDENT + 2);
     }
+}
+
+static void table_row(gp_strbuf *b, const gp_adv_finding *f, size_t rank, const table_cols *c,
+                      gp_strbuf *tmp)
+{
+    reset(tmp, b);
+    gp_strbuf_printf(b, "%*zu%c %-*s  ", (int)c->rank, rank, f->low_confidence ? '*' : ' ',
+                     KIND_COLS, gp_adv_kind_str(f->kind));
+    gp_adv_put_dollars(tmp, f->dollars);
+    gp_strbuf_printf(b, "%*s  ", (int)c->dollars, tmp->p ? tmp->p : "");
+    reset(tmp, b);
+    gp_adv_put_dollars(tmp, f->monthly);
+    gp_strbuf_printf(b, "%*s  ", (int)c->monthly, tmp->p ? tmp->p : "");
+    reset(tmp, b);
+    put_target(tmp, f);
+    put_truncated(b, tmp->p ? tmp->p : "", c->target);
+    gp_strbuf_put(b, "\n", 1);
+    table_sublines(b, f, tmp);
 }
 
 static bool any_low_confidence(const gp_adv_report *r, size_t n)

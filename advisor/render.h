@@ -15,7 +15,12 @@
 #include "gpupack/status.h"
 #include "gpupack/strbuf.h"
 
-typedef enum { GP_ADV_FMT_TABLE, GP_ADV_FMT_JSON, GP_ADV_FMT_MARKDOWN, GP_ADV_FMT_HTML } gp_adv_format;
+typedef enum {
+    GP_ADV_FMT_TABLE,
+    GP_ADV_FMT_JSON,
+    GP_ADV_FMT_MARKDOWN,
+    GP_ADV_FMT_HTML
+} gp_adv_format;
 
 /* The JSON document's "schema": a consumer checks it; fields are only ever added under it. */
 #define GP_ADV_SCHEMA "gpupack.io/advisor-report/v1"

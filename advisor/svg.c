@@ -227,7 +227,8 @@ void gp_adv_svg_vbars(gp_strbuf *b, const char *title, const char *xlabel, const
     svg_open(b, "chart vbars", CHART_W, VBAR_H, title);
     for (size_t i = 0; i < n; i++) {
         double v = value_of(bars[i].value);
-        int slot = plot_w / (int)n, x = PAD_L + (int)i * slot, hh = (int)lround(v / max * (bottom - top));
+        int slot = plot_w / (int)n, x = PAD_L + (int)i * slot;
+        int hh = (int)lround(v / max * (bottom - top));
 
         gp_strbuf_puts(b, "<g class=\"bar\"><title>");
         gp_adv_put_html(b, bars[i].label);

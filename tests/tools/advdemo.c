@@ -116,7 +116,8 @@ static void demo_shares(demo_store *s)
                                     5000.0 / (double)(i + 1) };
     for (size_t i = 0; i < 5; i++)
         s->model[i] = (gp_adv_share){ (char *)model[i], 2500.0 - 400.0 * (double)i,
-                                      15000.0 - 2500.0 * (double)i, 300, 1500.0 - 200.0 * (double)i };
+                                      15000.0 - 2500.0 * (double)i, 300,
+                                      1500.0 - 200.0 * (double)i };
     for (size_t i = 0; i < 3; i++)
         s->gpu[i] = (gp_adv_share){ (char *)gpu[i], 5000.0 / (double)(i + 1),
                                     28000.0 / (double)(i * i + 1), 700, 4000.0 / (double)(i + 1) };

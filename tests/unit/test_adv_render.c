@@ -22,8 +22,8 @@ typedef struct {
 
 static gp_adv_finding finding(gp_adv_kind k, char *ns, char *wl, double dollars, double monthly)
 {
-    return (gp_adv_finding){ .kind = k, .namespace = ns, .workload = wl, .workload_kind = "Deployment",
-                             .workload_name = "x", .class_name = "inference", .model_key = "",
+    return (gp_adv_finding){ .kind = k, .namespace = ns, .workload = wl,
+                             .workload_kind = "Deployment", .workload_name = "x", .class_name = "inference", .model_key = "",
                              .gpu_model = "NVIDIA-A100-SXM4-80GB", .pods = 2, .hours = 12.3456,
                              .dollars = dollars, .monthly = monthly, .per_hour = 1.006,
                              .mean = 0.0123456, .p95 = 0.05, .fb_peak_mib = 2048.4,
@@ -59,8 +59,9 @@ static void build(fixture *x)
     x->r.activity_metric = "DCGM_FI_PROF_GR_ENGINE_ACTIVE";
     x->ns[0] = (gp_adv_share){ "ml", 100, 410.5, 20, 82.1 };
     x->ns[1] = (gp_adv_share){ "research", 50, 200, 0, 0 };
-    x->r.totals = (gp_adv_totals){ .window_hours = 168, .gpu_hours = 9800.004, .active_gpu_hours = 3000,
-                                   .idle_gpu_hours = 2150.5, .idle_pct = 21.94, .dollars = 51234.567,
+    x->r.totals = (gp_adv_totals){ .window_hours = 168, .gpu_hours = 9800.004,
+                                   .active_gpu_hours = 3000, .idle_gpu_hours = 2150.5,
+                                   .idle_pct = 21.94, .dollars = 51234.567,
                                    .node_dollars = 60120, .waste_dollars = 1235000.31,
                                    .recoverable_monthly = 104455.53, .pods = 57,
                                    .by_namespace = x->ns, .nby_namespace = 2, .nhours = 3,
@@ -301,10 +302,11 @@ static const char *str_at(const cJSON *o, const char *k)
 static void check_json_finding0(const cJSON *f)
 {
     const cJSON *ev = at(f, "evidence");
+    const char *ns = str_at(f, "namespace");
 
     GP_CHECK_INT(num_at(f, "rank"), 1);
     GP_CHECK_STR(str_at(f, "kind"), "idle");
-    GP_CHECK(strncmp(str_at(f, "namespace") ? str_at(f, "namespace") : "", "team-\xc3\xa9", 7) == 0);
+    GP_CHECK(ns && strncmp(ns, "team-\xc3\xa9", 7) == 0);
     GP_CHECK_NEAR(num_at(f, "dollars"), 1310.42, 1e-9);
     GP_CHECK_NEAR(num_at(f, "monthly_dollars"), 5690.13, 1e-9);
     GP_CHECK_NEAR(num_at(f, "dollars_per_hour"), 1.01, 1e-9);
@@ -484,7 +486,8 @@ GP_TEST(markdown_escapes_cells)
         return;
     GP_CHECK(strstr(s, "## gpupack-advisor: $104,455.53/month recoverable") == s);
     GP_CHECK(strstr(s, "| deployment/a\\|b |") != NULL);
-    GP_CHECK(strstr(s, "line one line two \\| &lt;b&gt;bold&lt;/b&gt; \\*star\\* \\`tick\\`") != NULL);
+    GP_CHECK(strstr(s, "line one line two \\| &lt;b&gt;bold&lt;/b&gt; \\*star\\* "
+                       "\\`tick\\`") != NULL);
     GP_CHECK(strstr(s, "| GPU cost over the window | $51,234.57 |") != NULL);
     GP_CHECK(strstr(s, "| 1 | idle (low confidence) |") != NULL);
     GP_CHECK(strstr(s, "`DCGM_FI_PROF_GR_ENGINE_ACTIVE`") != NULL);
