@@ -23,7 +23,8 @@ typedef struct {
 static gp_adv_finding finding(gp_adv_kind k, char *ns, char *wl, double dollars, double monthly)
 {
     return (gp_adv_finding){ .kind = k, .namespace = ns, .workload = wl,
-                             .workload_kind = "Deployment", .workload_name = "x", .class_name = "inference", .model_key = "",
+                             .workload_kind = "Deployment", .workload_name = "x",
+                             .class_name = "inference", .model_key = "",
                              .gpu_model = "NVIDIA-A100-SXM4-80GB", .pods = 2, .hours = 12.3456,
                              .dollars = dollars, .monthly = monthly, .per_hour = 1.006,
                              .mean = 0.0123456, .p95 = 0.05, .fb_peak_mib = 2048.4,
