@@ -872,11 +872,6 @@ static void md_code(gp_strbuf *b, const char *s)
     gp_strbuf_put(b, "`", 1);
 }
 
-static void md_dollars(gp_strbuf *b, double v)
-{
-    gp_adv_put_dollars(b, v);
-}
-
 static void md_totals(gp_strbuf *b, const gp_adv_report *r)
 {
     const gp_adv_totals *t = &r->totals;
@@ -890,13 +885,13 @@ static void md_totals(gp_strbuf *b, const gp_adv_report *r)
     gp_strbuf_puts(b, " (");
     gp_adv_put_num(b, t->idle_pct, 1);
     gp_strbuf_puts(b, "%) |\n| GPU cost over the window | ");
-    md_dollars(b, t->dollars);
+    gp_adv_put_dollars(b, t->dollars);
     gp_strbuf_puts(b, " |\n| GPU node cost over the window | ");
-    md_dollars(b, t->node_dollars);
+    gp_adv_put_dollars(b, t->node_dollars);
     gp_strbuf_puts(b, " |\n| Waste in findings over the window | ");
-    md_dollars(b, t->waste_dollars);
+    gp_adv_put_dollars(b, t->waste_dollars);
     gp_strbuf_puts(b, " |\n| Recoverable per month | ");
-    md_dollars(b, t->recoverable_monthly);
+    gp_adv_put_dollars(b, t->recoverable_monthly);
     gp_strbuf_printf(b, " |\n| GPU pods (without DCGM data) | %d (%d) |\n\n", t->pods,
                      t->pods_without_dcgm);
 }
@@ -909,9 +904,9 @@ static void md_finding(gp_strbuf *b, const gp_adv_finding *f, size_t rank)
     gp_strbuf_puts(b, " | ");
     md_text(b, f->workload);
     gp_strbuf_puts(b, " | ");
-    md_dollars(b, f->dollars);
+    gp_adv_put_dollars(b, f->dollars);
     gp_strbuf_puts(b, " | ");
-    md_dollars(b, f->monthly);
+    gp_adv_put_dollars(b, f->monthly);
     gp_strbuf_puts(b, " | ");
     md_text(b, f->recommendation);
     gp_strbuf_puts(b, " | ");
@@ -939,7 +934,7 @@ static void md_findings(gp_strbuf *b, const gp_adv_report *r, size_t n)
 static void render_markdown(const gp_adv_report *r, size_t n, gp_strbuf *b)
 {
     gp_strbuf_puts(b, "## gpupack-advisor: ");
-    md_dollars(b, r->totals.recoverable_monthly);
+    gp_adv_put_dollars(b, r->totals.recoverable_monthly);
     gp_strbuf_puts(b, "/month recoverable\n\n");
     gp_strbuf_puts(b, "Window ");
     gp_adv_put_time(b, r->start);
