@@ -1018,7 +1018,7 @@ static void notes(asm_ctx *c, const gp_adv_results *res)
             note(c, "Prometheus warning (%s): %s", c->qs->q[i].name, res->r[i]->warnings[w]);
     }
     for (size_t i = 0; i < c->ndevs; i++)
-        from_util += !c->devs[i].prof && c->devs[i].count > 0;
+        from_util += !c->devs[i].prof && c->devs[i].count > 0 && c->devs[i].pod_index >= 0;
     if (nprof == 0 && nutil > 0)
         note(c, "DCGM_FI_PROF_GR_ENGINE_ACTIVE absent: add it to dcgm-exporter's counters (MIG "
                 "instances have no DCGM_FI_DEV_GPU_UTIL); activity is DCGM_FI_DEV_GPU_UTIL / 100");
