@@ -5,11 +5,13 @@
  *
  * Exit status: 0 a report, 1 Prometheus could not answer (the message names the query), 2 a bad
  * command line or file (the message names the flag). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
@@ -105,6 +107,10 @@ static gp_status load_policy(const char *path, gp_policy **pol, gp_err *err)
 /* Every value check after parsing; on failure the message is printed and 2 returned. */
 static int check_values(const opts *o, gp_adv_report_opts *r)
 {
+    const struct { const char *flag, *path; } files[] = {
+        { "--prometheus-token-file", o->token_file }, { "--prometheus-ca", o->ca },
+        { "--prometheus-cert", o->cert }, { "--prometheus-key", o->key },
+    };
     double timeout = 120;
     gp_log_level lvl;
 
@@ -124,6 +130,10 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
     if ((o->cert == NULL) != (o->key == NULL))
         return usage_error(o->cert ? "--prometheus-cert" : "--prometheus-key",
                            "needs --prometheus-cert and --prometheus-key together", NULL);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        if (files[i].path != NULL && access(files[i].path, R_OK) != 0)
+            return usage_error(files[i].flag, strerror(errno), NULL);
+    }
     if (o->log_level != NULL && gp_log_level_parse(o->log_level, &lvl) != GP_OK)
         return usage_error("--log-level", "want debug, info, warn or error, got", o->log_level);
     return (int)(timeout * 1000 + 0.5); /* > 2: the timeout in ms */

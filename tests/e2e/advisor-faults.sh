@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# gpupack-advisor report against a fake Prometheus (advfake.py) that fails in one way per case:
+# down, 4xx with an error body, a 503 then success (retried), a 429 with Retry-After, too slow,
+# not JSON, "status":"error", warnings, no DCGM series, no DCGM_FI_PROF_GR_ENGINE_ACTIVE, no
+# kube-state-metrics requests, NaN and +Inf samples. Each asserts the exit status and what the
+# user reads.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ADV="$VG $BIN/gpupack-advisor"
+[ -x "$BIN/gpupack-advisor" ] || { fail advisor-faults.built "$BIN/gpupack-advisor is missing"; exit 0; }
+OUT=$E2E_TMP/out
+ERR=$E2E_TMP/err
+
+# fake MODE: starts advfake.py in MODE; sets PROM and LOG.
+fake() {
+    LOG=$E2E_TMP/$1.log
+    rm -f "$E2E_TMP/port"
+    python3 "$ROOT/tests/e2e/advfake.py" --port-file "$E2E_TMP/port" --log "$LOG" --mode "$1" &
+    FAKE=$!
+    E2E_PIDS="$E2E_PIDS $FAKE"
+    i=0; while [ $i -lt 100 ] && [ ! -s "$E2E_TMP/port" ]; do sleep 0.1; i=$((i+1)); done
+    PROM="http://127.0.0.1:$(cat "$E2E_TMP/port")"
+}
+stop() { kill "$FAKE" 2>/dev/null; wait "$FAKE" 2>/dev/null; }
+# report WANT NAME ARGS...: runs a JSON report against $PROM; PASS when it exits WANT.
+report() { want=$1; name=$2; shift 2
+    $ADV report --prometheus "$PROM" --format json --since 1d --step 5m "$@" > "$OUT" 2> "$ERR"; rc=$?
+    if [ "$rc" = "$want" ]; then pass "advisor-faults.$name"; else fail "advisor-faults.$name" "exit $rc, want $want: $(tail -c 400 "$ERR")"; fi; }
+err_has() { if grep -qF -- "$2" "$ERR"; then pass "advisor-faults.$1"; else fail "advisor-faults.$1" "stderr: $(tail -c 400 "$ERR")"; fi; }
+out_jq() { if jq -e "$2" "$OUT" >/dev/null 2>&1; then pass "advisor-faults.$1"; else fail "advisor-faults.$1" "stdout: $(head -c 300 "$OUT")"; fi; }
+
+# A healthy fake first: the report works, every query is sent, progress is shown.
+fake ok
+report 0 ok --show-queries
+out_jq ok-json '.totals.pods == 1 and (.totals.gpu_hours > 23.9 and .totals.gpu_hours < 24.1)'
+err_has ok-progress "query 17/17 node-labels:"
+err_has ok-show-queries "query 3/17 activity-sum (instant at"
+check advisor-faults.ok-17-queries test "$(wc -l < "$LOG")" -eq 17
+check advisor-faults.ok-range-step sh -c "grep '/query_range' '$LOG' | jq -e 'select(.form.query | startswith(\"sum by (namespace, pod, resource)\")) | (.form.step | tonumber) == 300 and ((.form.end | tonumber) % 300) == 0 and ((.form.end | tonumber) - (.form.start | tonumber)) == 287 * 300' | grep -qx true"
+report 0 ok-quiet --quiet
+check advisor-faults.quiet-no-progress sh -c "! grep -q '^query ' '$ERR'"
+report 0 ok-output --quiet --output "$E2E_TMP/report.json"
+check advisor-faults.output-written jq -e '.schema' "$E2E_TMP/report.json"
+check advisor-faults.output-no-temp sh -c "! ls '$E2E_TMP' | grep -q 'report.json.tmp'"
+check advisor-faults.output-not-stdout test ! -s "$OUT"
+$ADV report --prometheus "$PROM" --quiet --since 1d --prometheus-header "X-Scope-OrgID: team-a" > /dev/null 2>&1
+check advisor-faults.tenant-header sh -c "tail -n 1 '$LOG' | jq -e '.headers[\"X-Scope-OrgID\"] == \"team-a\"'"
+stop
+
+# Down: nothing listens on the port.
+PROM="http://127.0.0.1:$(free_port)"
+report 1 down --quiet
+err_has down-names-query "dcgm-prof-series: count by ("
+err_has down-says-connect "connect"
+
+fake 400
+report 1 bad-data --quiet
+err_has bad-data-names-query "dcgm-prof-series: count by ("
+err_has bad-data-prometheus-words "parse error at char 7"
+stop
+
+fake 422
+report 1 status-error --quiet
+err_has status-error-words "too many samples"
+stop
+
+fake 503once
+report 0 retried-503 --quiet
+check advisor-faults.503-retried test "$(wc -l < "$LOG")" -eq 18
+stop
+
+fake 429once
+START=$(date +%s)
+report 0 retry-after-429 --quiet
+check advisor-faults.429-waited test $(( $(date +%s) - START )) -ge 1
+stop
+
+fake slow
+START=$(date +%s)
+report 1 slow-timeout --quiet --prometheus-timeout 1s
+check advisor-faults.slow-bounded test $(( $(date +%s) - START )) -lt 15
+err_has slow-names-query "dcgm-prof-series:"
+stop
+
+fake nonjson
+report 1 non-json --quiet
+err_has non-json-names-query "dcgm-prof-series:"
+stop
+
+fake warn
+report 0 warnings --quiet
+err_has warning-on-stderr "warning: activity-p95: Prometheus: fake warning: partial response for act-p95"
+out_jq warning-in-notes '[.notes[] | select(contains("fake warning"))] | length >= 17'
+stop
+
+fake nodcgm
+report 1 no-dcgm --quiet
+err_has no-dcgm-names-query "activity-count: sum by ("
+err_has no-dcgm-what-to-enable "no DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_GPU_UTIL series in the window: is dcgm-exporter scraped by this Prometheus?"
+stop
+
+fake utilonly
+report 0 util-only --quiet
+err_has util-only-note "DCGM_FI_PROF_GR_ENGINE_ACTIVE absent: add it to dcgm-exporter's counters"
+out_jq util-only-metric '.activity_metric == "DCGM_FI_DEV_GPU_UTIL / 100"'
+out_jq util-only-note-in-report '[.notes[] | select(startswith("DCGM_FI_PROF_GR_ENGINE_ACTIVE absent"))] | length == 1'
+stop
+
+fake noksm
+report 1 no-ksm --quiet
+err_has no-ksm-names-query "pod-requests: sum by (namespace, pod, resource)"
+err_has no-ksm-what-to-enable "kube_pod_container_resource_requests has no GPU requests in the window: is kube-state-metrics scraped?"
+stop
+
+fake nan
+report 0 nan-samples --quiet
+err_has nan-noted "activity-p95: 2 NaN or infinite samples ignored"
+out_jq nan-in-notes '[.notes[] | select(contains("NaN or infinite"))] | length == 1'
+stop
