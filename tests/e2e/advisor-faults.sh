@@ -136,3 +136,76 @@ if command -v prometheus >/dev/null 2>&1; then
 else
     pass advisor-faults.real-prometheus-skipped
 fi
+
+# The same real Prometheus holding a day of backfilled samples (promtool): pod ml/a asks 1 GPU
+# on n1 and is Running the first 12 hours only; its GPU has both DCGM_FI_PROF_GR_ENGINE_ACTIVE
+# and DCGM_FI_DEV_GPU_UTIL; pod ml/b (1 GPU, all day) only DCGM_FI_DEV_GPU_UTIL; one GPU
+# series has no pod label. 12 + 24 GPU-hours allocated.
+if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
+    END=$(( ($(date +%s) - 7200) / 300 * 300 ))
+    python3 - "$END" > "$E2E_TMP/day.om" <<'PY'
+import sys
+end = int(sys.argv[1])
+start = end - 86400
+w = sys.stdout.write
+series = {}
+def add(name, labels, t, v):
+    series.setdefault((name, labels), []).append((t, v))
+ksm = 'namespace="ml",pod="%s"'
+for t in range(start + 60, end + 1, 60):
+    first_half = t <= end - 43200
+    add("kube_pod_container_resource_requests", ksm % "a" + ',container="main",resource="nvidia_com_gpu",unit="integer"', t, 1)
+    add("kube_pod_container_resource_requests", ksm % "b" + ',container="main",resource="nvidia_com_gpu",unit="integer"', t, 1)
+    add("kube_pod_status_phase", ksm % "a" + ',phase="Running"', t, 1 if first_half else 0)
+    add("kube_pod_status_phase", ksm % "b" + ',phase="Running"', t, 1)
+    add("kube_pod_info", ksm % "a" + ',node="n1"', t, 1)
+    add("kube_pod_info", ksm % "b" + ',node="n1"', t, 1)
+    add("kube_node_info", 'node="n1"', t, 1)
+    add("kube_node_status_allocatable", 'node="n1",resource="nvidia_com_gpu",unit="integer"', t, 4)
+dcgm = 'Hostname="n1",UUID="GPU-%d",gpu="%d",modelName="NVIDIA A100-SXM4-80GB",instance="10.0.0.9:9400",job="dcgm"'
+for t in range(start + 30, end + 1, 30):
+    if t <= end - 43200:
+        a = dcgm % (1, 1) + ',exported_namespace="ml",exported_pod="a",namespace="monitoring",pod="dcgm-x"'
+        add("DCGM_FI_PROF_GR_ENGINE_ACTIVE", a, t, 0.02)
+        add("DCGM_FI_DEV_GPU_UTIL", a, t, 50)
+    add("DCGM_FI_DEV_GPU_UTIL", dcgm % (2, 2) + ',exported_namespace="ml",exported_pod="b"', t, 30)
+    add("DCGM_FI_DEV_GPU_UTIL", dcgm % (3, 3), t, 0)
+names = sorted({n for n, _ in series})
+for n in names:
+    w("# TYPE %s gauge\n" % n)
+    for (nn, labels), pts in series.items():
+        if nn == n:
+            for t, v in pts:
+                w("%s{%s} %s %d\n" % (n, labels, v, t))
+w("# EOF\n")
+PY
+    mkdir -p "$E2E_TMP/tsdb2"
+    if promtool tsdb create-blocks-from openmetrics "$E2E_TMP/day.om" "$E2E_TMP/tsdb2" > "$E2E_TMP/promtool.log" 2>&1; then
+        pass advisor-faults.backfill
+    else
+        fail advisor-faults.backfill "$(tail -n 3 "$E2E_TMP/promtool.log" | tr '\n' ' ')"
+    fi
+    PORT=$(free_port)
+    prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb2" \
+        --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=30d \
+        > "$E2E_TMP/prometheus2.log" 2>&1 &
+    E2E_PIDS="$E2E_PIDS $!"
+    PROM="http://127.0.0.1:$PORT"
+    i=0; while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do sleep 0.1; i=$((i+1)); done
+    $ADV report --prometheus "$PROM" --format json --since 1d --step 5m --until "$END" > "$OUT" 2> "$ERR"
+    check advisor-faults.backfilled-exit-0 test $? -eq 0
+    out_jq backfilled-gpu-hours '(.totals.gpu_hours - 36 | fabs) < 0.01'
+    out_jq backfilled-pods '.totals.pods == 2'
+    out_jq backfilled-metric '.activity_metric | startswith("DCGM_FI_PROF_GR_ENGINE_ACTIVE")'
+    out_jq backfilled-util-fallback-noted '[.notes[] | select(startswith("1 GPU series have no DCGM_FI_PROF_GR_ENGINE_ACTIVE"))] | length == 1'
+    out_jq backfilled-unattributed-noted '[.notes[] | select(startswith("1 DCGM GPU series have no pod label"))] | length == 1'
+    # The advisor's own activity-sum and activity-count texts (--show-queries), sent by curl: the
+    # GPU with both fields is read from the PROF ratio (0.02), not GPU_UTIL (50%).
+    $ADV report --prometheus "$PROM" --format json --since 1d --until "$END" --show-queries --quiet > /dev/null 2> "$ERR"
+    for q in activity-sum activity-count; do
+        grep -A1 "^query [0-9]*/17 $q " "$ERR" | tail -n 1 | sed 's/^  //' > "$E2E_TMP/$q.promql"
+        curl -s --data-urlencode "query@$E2E_TMP/$q.promql" --data-urlencode "time=$END" "$PROM/api/v1/query" > "$E2E_TMP/$q.json"
+    done
+    check advisor-faults.backfilled-prof-preferred sh -c "jq -n --slurpfile s '$E2E_TMP/activity-sum.json' --slurpfile c '$E2E_TMP/activity-count.json' '([\$s[0].data.result[] | select(.metric.UUID == \"GPU-1\") | .value[1] | tonumber] | add) / ([\$c[0].data.result[] | select(.metric.UUID == \"GPU-1\") | .value[1] | tonumber] | add) | (. - 0.02 | fabs) < 1e-9' | grep -qx true"
+    check advisor-faults.backfilled-util-as-ratio sh -c "jq -n --slurpfile s '$E2E_TMP/activity-sum.json' --slurpfile c '$E2E_TMP/activity-count.json' '([\$s[0].data.result[] | select(.metric.UUID == \"GPU-2\") | .value[1] | tonumber] | add) / ([\$c[0].data.result[] | select(.metric.UUID == \"GPU-2\") | .value[1] | tonumber] | add) | (. - 0.3 | fabs) < 1e-9' | grep -qx true"
+fi
