@@ -10,22 +10,40 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpupack/score.h"
 #include "gpupack/strbuf.h"
 
 /* ---- running the queries ------------------------------------------------------------------ */
 
+/* t as RFC 3339 UTC ("2026-12-04T16:00:00Z") into buf. */
+static void put_time(double t, char *buf, size_t n)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+
+    if (!isfinite(t) || gmtime_r(&s, &tm) == NULL ||
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, n, "%.0f", t);
+}
+
 static void show_query(const gp_adv_fetch_opts *o, size_t i, const gp_advq *q)
 {
+    char a[32], b[32];
+
     if (o->out == NULL || !o->show_queries)
         return;
-    if (q->type == GP_ADVQ_INSTANT)
-        fprintf(o->out, "query %zu/%d %s (instant at %.0f):\n  %s\n", i + 1, GP_ADVQ_COUNT,
-                q->name, q->time, q->promql);
-    else
-        fprintf(o->out, "query %zu/%d %s (range %.0f..%.0f step %.0fs):\n  %s\n", i + 1,
-                GP_ADVQ_COUNT, q->name, q->start, q->end, q->step, q->promql);
+    if (q->type == GP_ADVQ_INSTANT) {
+        put_time(q->time, a, sizeof(a));
+        fprintf(o->out, "query %zu/%d %s (instant at %s):\n  %s\n", i + 1, GP_ADVQ_COUNT,
+                q->name, a, q->promql);
+    } else {
+        put_time(q->start, a, sizeof(a));
+        put_time(q->end, b, sizeof(b));
+        fprintf(o->out, "query %zu/%d %s (range %s to %s, step %.0fs):\n  %s\n", i + 1,
+                GP_ADVQ_COUNT, q->name, a, b, q->step, q->promql);
+    }
 }
 
 gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opts *o,

@@ -218,4 +218,7 @@ GP_TEST(durations_and_times)
     GP_CHECK(gp_adv_parse_time("2026-13-04T16:00:00Z", &v) == GP_EINVAL);
 }
 
-GP_MAIN(GP_CASE(window_default_week), GP_CASE(window_rounds_up_and_refuses_too_many_steps), GP_CASE(activity_queries_prefer_prof_per_series), GP_CASE(kube_state_metrics_queries), GP_CASE(range_queries_use_the_window_steps), GP_CASE(empty_dcgm_label_list_is_an_error), GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times))
+GP_MAIN(GP_CASE(window_default_week), GP_CASE(window_rounds_up_and_refuses_too_many_steps),
+        GP_CASE(activity_queries_prefer_prof_per_series), GP_CASE(kube_state_metrics_queries),
+        GP_CASE(range_queries_use_the_window_steps), GP_CASE(empty_dcgm_label_list_is_an_error),
+        GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times))
