@@ -140,7 +140,8 @@ fi
 # The same real Prometheus holding a day of backfilled samples (promtool): pod ml/a asks 1 GPU
 # on n1 and is Running the first 12 hours only; its GPU has both DCGM_FI_PROF_GR_ENGINE_ACTIVE
 # and DCGM_FI_DEV_GPU_UTIL; pod ml/b (1 GPU, all day) only DCGM_FI_DEV_GPU_UTIL; one GPU
-# series has no pod label. 12 + 24 GPU-hours allocated.
+# series has no pod label; b's request is exported twice (two kube-state-metrics). 12 + 24
+# GPU-hours allocated.
 if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
     END=$(( ($(date +%s) - 7200) / 300 * 300 ))
     python3 - "$END" > "$E2E_TMP/day.om" <<'PY'
@@ -156,6 +157,7 @@ for t in range(start + 60, end + 1, 60):
     first_half = t <= end - 43200
     add("kube_pod_container_resource_requests", ksm % "a" + ',container="main",resource="nvidia_com_gpu",unit="integer"', t, 1)
     add("kube_pod_container_resource_requests", ksm % "b" + ',container="main",resource="nvidia_com_gpu",unit="integer"', t, 1)
+    add("kube_pod_container_resource_requests", ksm % "b" + ',container="main",resource="nvidia_com_gpu",unit="integer",instance="ksm-2"', t, 1)
     add("kube_pod_status_phase", ksm % "a" + ',phase="Running"', t, 1 if first_half else 0)
     add("kube_pod_status_phase", ksm % "b" + ',phase="Running"', t, 1)
     add("kube_pod_info", ksm % "a" + ',node="n1"', t, 1)

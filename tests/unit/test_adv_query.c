@@ -118,9 +118,10 @@ GP_TEST(kube_state_metrics_queries)
     gp_policy p;
     gp_advq_set s = built(&p);
 
-    HAS(GP_ADVQ_POD_REQUESTS, "sum by (namespace, pod, resource) "
-                              "(kube_pod_container_resource_requests{resource=~\"nvidia_com_gpu|"
-                              "nvidia_com_mig_.*\"})");
+    GP_CHECK_STR(s.q[GP_ADVQ_POD_REQUESTS].promql,
+                 "sum by (namespace, pod, resource) (max by (namespace, pod, container, "
+                 "resource) (kube_pod_container_resource_requests{resource=~\"nvidia_com_gpu|"
+                 "nvidia_com_mig_.*\"}))");
     HAS(GP_ADVQ_POD_RUNNING, "kube_pod_status_phase{phase=\"Running\"} == 1");
     HAS(GP_ADVQ_POD_NODE, "kube_pod_info{node!=\"\"}");
     HAS(GP_ADVQ_POD_NODE, "[604800s:300s]");
