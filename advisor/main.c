@@ -68,11 +68,10 @@ static size_t flag_table(opts *o, gp_flag *f)
 }
 
 static const char *summary =
-    "       " PROG " report --prometheus URL [flags]\n"
     "\n"
-    "Reads dcgm-exporter and kube-state-metrics series through the Prometheus HTTP API and\n"
-    "prints what GPUs did over the window and the findings (idle, mig, gpus, model, node,\n"
-    "runaway) ranked by dollars. Subcommands: report.\n"
+    "Reads dcgm-exporter and kube-state-metrics series through the Prometheus HTTP API at\n"
+    "--prometheus URL and prints what GPUs did over the window and the findings (idle, mig,\n"
+    "gpus, model, node, runaway) ranked by dollars. Subcommands: report.\n"
     "\n"
     "Exit status: 0 a report, 1 Prometheus could not answer (the message names the query),\n"
     "2 bad command line or file.";
@@ -154,7 +153,7 @@ static int report(int argc, char **argv)
     if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
         return gp_flags_fail(stderr, PROG, err.msg);
     if (o.help) {
-        gp_flags_usage(stdout, PROG, summary, flags, n);
+        gp_flags_usage(stdout, PROG " report", summary, flags, n);
         return 0;
     }
     if (o.version) {
@@ -195,7 +194,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return report(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        gp_flags_usage(stdout, PROG, summary, flags, n);
+        gp_flags_usage(stdout, PROG " report", summary, flags, n);
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
