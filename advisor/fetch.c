@@ -1026,14 +1026,28 @@ static gp_status require(const gp_advq_set *qs, const gp_adv_results *res, gp_er
     return GP_OK;
 }
 
+/* Whether warning w of query q was already given by an earlier query (one note each). */
+static bool seen_warning(const gp_adv_results *res, size_t q, size_t w)
+{
+    for (size_t i = 0; i <= q; i++) {
+        for (size_t j = 0; j < res->r[i]->nwarnings && (i < q || j < w); j++) {
+            if (strcmp(res->r[i]->warnings[j], res->r[q]->warnings[w]) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 static void notes(asm_ctx *c, const gp_adv_results *res)
 {
     size_t nprof = res->r[GP_ADVQ_DCGM_PROF]->nseries, nutil = res->r[GP_ADVQ_DCGM_UTIL]->nseries;
     size_t from_util = 0;
 
     for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
-        for (size_t w = 0; w < res->r[i]->nwarnings; w++)
-            note(c, "Prometheus warning (%s): %s", c->qs->q[i].name, res->r[i]->warnings[w]);
+        for (size_t w = 0; w < res->r[i]->nwarnings; w++) {
+            if (!seen_warning(res, i, w))
+                note(c, "Prometheus warning (%s): %s", c->qs->q[i].name, res->r[i]->warnings[w]);
+        }
     }
     for (size_t i = 0; i < c->ndevs; i++)
         from_util += !c->devs[i].prof && c->devs[i].count > 0 && c->devs[i].pod_index >= 0;
@@ -1048,9 +1062,10 @@ static void notes(asm_ctx *c, const gp_adv_results *res)
                                                           "DCGM_FI_DEV_GPU_UTIL / 100)"
                                                         : "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
     if (c->unattributed_series > 0)
-        note(c, "%zu DCGM GPU series have no pod label (%s): their GPU time is unattributed; "
-                "check dcgm-exporter's pod mapping (kubernetes.podResources)", 
-             c->unattributed_series, c->qs->q[GP_ADVQ_ACT_COUNT].name);
+        note(c, "%zu DCGM GPU series have no pod label (%s), %.1f GPUs on average: GPUs no pod "
+                "was given, or dcgm-exporter's pod mapping is off or failing (--kubernetes, the "
+                "kubelet pod-resources socket); their activity is not attributed",
+             c->unattributed_series, c->qs->q[GP_ADVQ_ACT_COUNT].name, c->d->unattributed_gpus);
     if (c->ignored_devs > 0)
         note(c, "%zu DCGM series name a pod kube-state-metrics shows no GPU request for; "
                 "ignored", c->ignored_devs);
