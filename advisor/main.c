@@ -58,7 +58,7 @@ static size_t flag_table(opts *o, gp_flag *f)
         { .name = "prometheus-header", .kind = GP_FLAG_LIST, .dest = &o->headers, .max = GP_PROM_MAX_HEADERS, .arg = "'N: V'", .help = "an extra request header, e.g. 'X-Scope-OrgID: team-a' (repeatable)" },
         { .name = "prometheus-timeout", .kind = GP_FLAG_STRING, .dest = &o->timeout, .arg = "D", .help = "per-request timeout (default 2m)", .once = true },
         { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "the policy (prices, thresholds, label names); default: the embedded one", .once = true },
-        { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error" },
+        { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error; warn and error imply --quiet" },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &o->help, .help = "this text" },
         { .name = "version", .kind = GP_FLAG_BOOL, .dest = &o->version, .help = "print the version" },
     };
@@ -179,7 +179,9 @@ static int report(int argc, char **argv)
     r.top = o.top;
     r.output = o.output;
     r.show_queries = o.show_queries;
-    r.quiet = o.quiet;
+    /* warn and error drop the progress lines; errors, warnings and notes always show. */
+    r.quiet = o.quiet || (o.log_level != NULL && strcmp(o.log_level, "debug") != 0 &&
+                          strcmp(o.log_level, "info") != 0);
     rc = gp_adv_report_run(&r);
     gp_policy_unref(pol);
     return rc;

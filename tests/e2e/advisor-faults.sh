@@ -40,6 +40,8 @@ check advisor-faults.ok-17-queries test "$(wc -l < "$LOG")" -eq 17
 check advisor-faults.ok-range-step sh -c "grep '/query_range' '$LOG' | jq -e 'select(.form.query | startswith(\"sum by (namespace, pod, resource)\")) | (.form.step | tonumber) == 300 and ((.form.end | tonumber) % 300) == 0 and ((.form.end | tonumber) - (.form.start | tonumber)) == 287 * 300' | grep -qx true"
 report 0 ok-quiet --quiet
 check advisor-faults.quiet-no-progress sh -c "! grep -q '^query ' '$ERR'"
+report 0 ok-log-level-warn --log-level warn
+check advisor-faults.log-level-warn-no-progress sh -c "! grep -q '^query ' '$ERR'"
 report 0 ok-output --quiet --output "$E2E_TMP/report.json"
 check advisor-faults.output-written jq -e '.schema' "$E2E_TMP/report.json"
 check advisor-faults.output-no-temp sh -c "! ls '$E2E_TMP' | grep -q 'report.json.tmp'"
