@@ -83,11 +83,13 @@ START=$(date +%s)
 report 1 slow-timeout --quiet --prometheus-timeout 1s
 check advisor-faults.slow-bounded test $(( $(date +%s) - START )) -lt 15
 err_has slow-names-query "dcgm-prof-series:"
+err_has slow-says-timed-out "timed out"
 stop
 
 fake nonjson
 report 1 non-json --quiet
 err_has non-json-names-query "dcgm-prof-series:"
+err_has non-json-says-so "not a Prometheus API response"
 stop
 
 fake warn
