@@ -1030,7 +1030,9 @@ static gp_status require(const gp_advq_set *qs, const gp_adv_results *res, gp_er
 static bool seen_warning(const gp_adv_results *res, size_t q, size_t w)
 {
     for (size_t i = 0; i <= q; i++) {
-        for (size_t j = 0; j < res->r[i]->nwarnings && (i < q || j < w); j++) {
+        size_t n = i < q ? res->r[i]->nwarnings : w;
+
+        for (size_t j = 0; j < n; j++) {
             if (strcmp(res->r[i]->warnings[j], res->r[q]->warnings[w]) == 0)
                 return true;
         }
