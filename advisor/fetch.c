@@ -921,32 +921,40 @@ static void attach_dev(asm_ctx *c, dev_acc *a, bool sliced)
     g->time_sliced = sliced;
 }
 
+/* A pod's hourly activity: the mean of its GPUs that have a value in the hour (one pass over
+ * the GPUs: pods x hours x GPUs would be slow on a large cluster). */
 static void pod_hourly(asm_ctx *c)
 {
-    size_t nh = c->w->nhours;
+    size_t nh = c->w->nhours ? c->w->nhours : 1;
+    double *n = calloc(c->d->npods * nh + 1, sizeof(double));
 
-    for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
-        double *h = malloc((nh ? nh : 1) * sizeof(double));
-
-        if (h == NULL) {
-            c->oom = true;
-            return;
-        }
-        for (size_t b = 0; b < nh; b++) {
-            double sum = 0, n = 0;
-
-            for (size_t i = 0; i < c->ndevs; i++) {
-                const dev_acc *a = &c->devs[i];
-
-                if (a->pod_index == (long)p && a->hn[b] > 0) {
-                    sum += a->hsum[b] / a->hn[b];
-                    n++;
-                }
-            }
-            h[b] = n > 0 ? sum / n : NAN;
-        }
-        c->d->pods[p].hourly = h;
+    if (n == NULL) {
+        c->oom = true;
+        return;
     }
+    for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
+        c->d->pods[p].hourly = calloc(nh, sizeof(double));
+        if (c->d->pods[p].hourly == NULL)
+            c->oom = true;
+    }
+    for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
+        const dev_acc *a = &c->devs[i];
+
+        for (size_t b = 0; a->pod_index >= 0 && b < c->w->nhours; b++) {
+            if (a->hn[b] > 0) {
+                c->d->pods[a->pod_index].hourly[b] += a->hsum[b] / a->hn[b];
+                n[(size_t)a->pod_index * nh + b]++;
+            }
+        }
+    }
+    for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
+        for (size_t b = 0; b < c->w->nhours; b++) {
+            double k = n[p * nh + b];
+
+            c->d->pods[p].hourly[b] = k > 0 ? c->d->pods[p].hourly[b] / k : NAN;
+        }
+    }
+    free(n);
 }
 
 /* The node's GPU product from DCGM's modelName when kube-state-metrics has no label. */
