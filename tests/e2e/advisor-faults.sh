@@ -48,6 +48,9 @@ check advisor-faults.output-no-temp sh -c "! ls '$E2E_TMP' | grep -q 'report.jso
 check advisor-faults.output-not-stdout test ! -s "$OUT"
 $ADV report --prometheus "$PROM" --quiet --since 1d --prometheus-header "X-Scope-OrgID: team-a" > /dev/null 2>&1
 check advisor-faults.tenant-header sh -c "tail -n 1 '$LOG' | jq -e '.headers[\"X-Scope-OrgID\"] == \"team-a\"'"
+printf 's3cret\n' > "$E2E_TMP/token"
+$ADV report --prometheus "$PROM" --quiet --since 1d --prometheus-token-file "$E2E_TMP/token" > /dev/null 2>&1
+check advisor-faults.bearer-token sh -c "tail -n 1 '$LOG' | jq -e '.headers.Authorization == \"Bearer s3cret\"'"
 stop
 
 # Down: nothing listens on the port.
