@@ -103,6 +103,24 @@ static gp_status load_policy(const char *path, gp_policy **pol, gp_err *err)
     return st;
 }
 
+/* Whether the directory --output's file goes in is writable (checked before minutes of
+ * queries, not after). */
+static bool output_dir_writable(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+
+    if (path[0] == '\0' || (slash != NULL && slash[1] == '\0')) {
+        errno = EISDIR;
+        return false;
+    }
+    if (slash == NULL)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return access(dir, W_OK | X_OK) == 0;
+}
+
 /* Every value check after parsing; on failure the message is printed and 2 returned. */
 static int check_values(const opts *o, gp_adv_report_opts *r)
 {
@@ -133,6 +151,8 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
         if (files[i].path != NULL && access(files[i].path, R_OK) != 0)
             return usage_error(files[i].flag, strerror(errno), NULL);
     }
+    if (o->output != NULL && !output_dir_writable(o->output))
+        return usage_error("--output", strerror(errno), o->output);
     if (o->log_level != NULL && gp_log_level_parse(o->log_level, &lvl) != GP_OK)
         return usage_error("--log-level", "want debug, info, warn or error, got", o->log_level);
     return (int)(timeout * 1000 + 0.5); /* > 2: the timeout in ms */

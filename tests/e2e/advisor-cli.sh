@@ -69,3 +69,5 @@ run 2 missing-ca report --prometheus "$U" --prometheus-ca "$E2E_TMP/nope.pem"
 err_has missing-ca-named '--prometheus-ca: No such file'
 run 2 missing-token report --prometheus "$U" --prometheus-token-file "$E2E_TMP/nope.token"
 err_has missing-token-named '--prometheus-token-file'
+run 2 output-dir-missing report --prometheus "$U" --output "$E2E_TMP/no/such/dir/report.json"
+err_has output-dir-missing-named '--output: No such file or directory'
