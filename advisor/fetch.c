@@ -469,7 +469,7 @@ static void read_pod_nodes(asm_ctx *c, const gp_prom_result *r)
         if (p < 0 || node == NULL)
             continue;
         if (!isfinite(seen))
-            seen = -HUGE_VAL / 2; /* present, when unknown */
+            seen = -1e300; /* present, when unknown */
         if (seen > c->aux[p].node_seen) {
             char *n = dup_or_null(c, node);
 
