@@ -67,8 +67,10 @@ check advisor.table-fits-100-columns sh -c "[ -s '$E2E_TMP/report.table' ] && ! 
 check advisor.table-top-finding grep -qF "$TOP" "$E2E_TMP/report.table"
 report markdown; rc=$?
 check advisor.markdown-exit-0 [ $rc -eq 0 ]
-# The findings table: the first row after the header names the top finding.
-check advisor.markdown-top-finding sh -c "grep -E '^\| *1 *\|' '$E2E_TMP/report.markdown' | grep -qF '$TOP'"
+# The findings table: its first row names the top finding and its dollars (Markdown
+# punctuation comes backslash-escaped).
+TOPD=$(jq -r '.findings[0].dollars' "$E2E_TMP/expected.json" | python3 -c 'import sys; print("${:,.2f}".format(float(sys.stdin.read())))')
+check advisor.markdown-top-finding sh -c "grep -E '^\| *1 *\|' '$E2E_TMP/report.markdown' | sed 's/\\\\//g' | grep -F '$TOP' | grep -qF '$TOPD'"
 report html --output "$E2E_TMP/report.html"; rc=$?
 check advisor.html-exit-0 [ $rc -eq 0 ]
 # The headline: the recoverable $/month the JSON report states, grouped ($89,319.89).

@@ -490,6 +490,14 @@ def compare(exp, got):
                   and f["workload"] in g.get("recommendation", ""),
                   "gpu-memory %s on %s" % (f["gpu_memory"], f["workload"]),
                   g.get("recommendation"))
+        rec = g.get("recommendation", "")
+        if f["kind"] == "idle":
+            want = ("delete " if f["workload"].split("/")[0] in ("notebook", "pod")
+                    else "scale ") + f["workload"]
+            check(n + ".recommendation", want in rec, want, rec)
+        if f["kind"] == "gpus":
+            want = "request %d nvidia.com/gpu" % (f["gpus"] - f["gpus_idle"])
+            check(n + ".recommendation", want in rec, want, rec)
         if f["kind"] == "model":
             same(n + ".to_model", f["to_model"], ev.get("to_model"))
         if f["kind"] == "gpus":
