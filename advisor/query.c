@@ -271,8 +271,11 @@ static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char 
                             "[%s:%s]))", W, R);
         break;
     case GP_ADVQ_POD_REQUESTS:
-        gp_strbuf_puts(b, "sum by (namespace, pod, resource) "
-                          "(kube_pod_container_resource_requests{" GPU_RES "})");
+        /* max by container first: two kube-state-metrics replicas (or scrape jobs) export
+         * the same container twice; the sum is over the pod's containers. */
+        gp_strbuf_puts(b, "sum by (namespace, pod, resource) (max by (namespace, pod, "
+                          "container, resource) (kube_pod_container_resource_requests{" GPU_RES
+                          "}))");
         break;
     case GP_ADVQ_POD_RUNNING:
         gp_strbuf_puts(b, "max by (namespace, pod) (kube_pod_status_phase{phase=\"Running\"} "
