@@ -16,7 +16,8 @@
 
 /* Pod labels a workload or class rule may read besides the policy's (workload.h, classify.c). */
 static const char *const workload_labels[] = {
-    GP_LABEL_CLASS, GP_LABEL_RAY_ORIGIN, "notebook-name", "component",
+    GP_LABEL_CLASS, GP_LABEL_RAY_ORIGIN, "ray.io/originated-from-cr-name", "pod-template-hash",
+    "notebook-name", "component",
     "app.kubernetes.io/name", "app.kubernetes.io/component", "app.kubernetes.io/instance",
     "leaderworkerset.sigs.k8s.io/name", "jobset.sigs.k8s.io/jobset-name", "ray.io/cluster",
     "serving.kserve.io/inferenceservice", "training.kubeflow.org/job-name",

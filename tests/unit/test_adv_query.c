@@ -131,6 +131,12 @@ GP_TEST(kube_state_metrics_queries)
     HAS(GP_ADVQ_POD_LABELS, "label_gpupack_io_class");
     HAS(GP_ADVQ_POD_LABELS, "label_gpupack_io_model");
     HAS(GP_ADVQ_POD_LABELS, "label_notebook_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_ray_io_originated_from_cr_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_pod_template_hash");
+    HAS(GP_ADVQ_POD_LABELS, "label_serving_kserve_io_inferenceservice");
+    HAS(GP_ADVQ_POD_LABELS, "label_leaderworkerset_sigs_k8s_io_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_jobset_sigs_k8s_io_jobset_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_ray_io_cluster");
     HAS(GP_ADVQ_NODE_UP, "max by (node) (kube_node_info)");
     HAS(GP_ADVQ_NODE_ALLOC, "max_over_time(kube_node_status_allocatable{resource=~");
     HAS(GP_ADVQ_NODE_LABELS, "label_node_kubernetes_io_instance_type, "
