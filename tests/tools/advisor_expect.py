@@ -472,6 +472,10 @@ def compare(exp, got):
             check(n + ".present", False, k, None)
             continue
         ev = g.get("evidence") or {}
+        # The recommendation: its verb and the workload's kind and name (the spec spells the
+        # workload both "kind/name" and "kind namespace/name").
+        rec = g.get("recommendation", "")
+        wkind, wname = f["workload"].split("/", 1)
         same(n + ".namespace", f["namespace"], g.get("namespace"))
         same(n + ".dollars", f["dollars"], g.get("dollars"))
         same(n + ".hours", f["hours"], g.get("hours"))
@@ -485,16 +489,15 @@ def compare(exp, got):
         if f["kind"] == "mig":
             same(n + ".mig_profile", f["mig_profile"], ev.get("mig_profile"))
             same(n + ".gpu_memory", f["gpu_memory"], ev.get("gpu_memory"))
-            check(n + ".recommendation",
-                  ('gpupack.io/gpu-memory: "%s"' % f["gpu_memory"]) in g.get("recommendation", "")
-                  and f["workload"] in g.get("recommendation", ""),
-                  "gpu-memory %s on %s" % (f["gpu_memory"], f["workload"]),
-                  g.get("recommendation"))
-        rec = g.get("recommendation", "")
+            want = ['gpupack.io/gpu-memory: "%s"' % f["gpu_memory"], wkind + " ", wname,
+                    "mig-" + f["mig_profile"]]
+            check(n + ".recommendation", all(w in g.get("recommendation", "") for w in want),
+                  want, g.get("recommendation"))
         if f["kind"] == "idle":
-            want = ("delete " if f["workload"].split("/")[0] in ("notebook", "pod")
-                    else "scale ") + f["workload"]
-            check(n + ".recommendation", want in rec, want, rec)
+            want = ["delete " + wkind] if wkind in ("notebook", "pod") else \
+                ["scale " + wkind, "to zero"]
+            want.append(wname)
+            check(n + ".recommendation", all(w in rec for w in want), want, rec)
         if f["kind"] == "gpus":
             want = "request %d nvidia.com/gpu" % (f["gpus"] - f["gpus_idle"])
             check(n + ".recommendation", want in rec, want, rec)
