@@ -392,6 +392,20 @@ def analyse(pol, seed):
     findings.sort(key=lambda f: (-f["dollars"], -f["monthly_dollars"], order.index(f["kind"]),
                                  f["namespace"], f["workload"]))
 
+    # GPU-hours by the pod's mean activity (the mean of its GPUs'), tenths; pods with DCGM data.
+    hist = [F(0)] * 10
+    for q in pods:
+        if q["devs"]:
+            m = sum(d["mean"] for d in q["devs"]) / len(q["devs"])
+            hist[min(int(m * 10), 9)] += q["gpu_hours"]
+    # Allocated GPU-equivalents per hour bucket: the mean over the bucket's steps.
+    per_hour = 3600 // STEP
+    alloc_hourly = []
+    for i in range(NHOURS):
+        ks = range(NSTEPS - (NHOURS - i) * per_hour, NSTEPS - (NHOURS - i - 1) * per_hour)
+        tot = sum((sum((req_weight(r) * c for _, r, c in q["p"]["requests"]), F(0))
+                   for q in pods for k in ks if k >= 0 and q["run"][k]), F(0))
+        alloc_hourly.append(tot / per_hour)
     gpu_hours = sum(q["gpu_hours"] for q in pods)
     nodiv = [q for q in pods if not q["devs"]]
     idle_h = sum(f["hours"] for f in findings if f["kind"] in ("idle", "gpus"))
@@ -404,7 +418,8 @@ def analyse(pol, seed):
         recoverable_monthly_dollars=sum(f["monthly_dollars"] for f in findings
                                         if f["kind"] != "runaway"),
         pods=len(pods), pods_without_dcgm=len(nodiv),
-        gpu_hours_without_dcgm=sum(q["gpu_hours"] for q in nodiv))
+        gpu_hours_without_dcgm=sum(q["gpu_hours"] for q in nodiv),
+        utilization_histogram=hist, alloc_hourly=alloc_hourly)
     return findings, totals, node_rows, pods
 
 
@@ -420,7 +435,9 @@ def cents(x):
 def to_json(findings, totals, node_rows, pods=()):
     out = dict(window=dict(start_unix=WSTART, end_unix=END, step_seconds=STEP,
                            hours=float(NSTEPS * DT)),
-               totals={k: (cents(v) if isinstance(v, F) else v) for k, v in totals.items()},
+               totals={k: (cents(v) if isinstance(v, F) else
+                           [cents(x) for x in v] if isinstance(v, list) else v)
+                       for k, v in totals.items()},
                findings=[], nodes={})
     for i, f in enumerate(findings):
         g = dict(rank=i + 1)
@@ -511,6 +528,9 @@ def compare(exp, got):
               "node_dollars", "waste_dollars", "recoverable_monthly_dollars", "pods",
               "pods_without_dcgm", "gpu_hours_without_dcgm"):
         same("totals." + k, et[k], gt.get(k))
+    same("totals.utilization_histogram", et["utilization_histogram"],
+         gt.get("utilization_histogram"))
+    same("totals.hourly.allocated", et["alloc_hourly"], (gt.get("hourly") or {}).get("allocated"))
     w = got.get("window", {})
     same("window.end", exp["window"]["end_unix"], w.get("end_unix"))
     same("window.start", exp["window"]["start_unix"], w.get("start_unix"))
