@@ -14,7 +14,8 @@ ADV="$VG $BIN/gpupack-advisor"
 TOOLS="$ROOT/tests/tools"
 UNTIL=2026-11-30T00:00:00Z
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
-    fail advisor.prometheus-installed "prometheus and promtool (Debian package prometheus) are missing"
+    fail advisor.prometheus-installed \
+        "prometheus and promtool (Debian package prometheus) are missing"
     exit 0
 fi
 [ -x "$BIN/gpupack-advisor" ] || { fail advisor.built "$BIN/gpupack-advisor is missing"; exit 0; }
@@ -41,7 +42,10 @@ prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP
     > "$E2E_TMP/prometheus.log" 2>&1 &
 E2E_PIDS="$E2E_PIDS $!"
 PROM="http://127.0.0.1:$PORT"
-i=0; while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do sleep 0.1; i=$((i+1)); done
+i=0
+while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do
+    sleep 0.1; i=$((i+1))
+done
 check advisor.prometheus-ready curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"
 T1=$(date +%s)
 
@@ -63,19 +67,23 @@ python3 "$TOOLS/advisor_expect.py" --compare "$E2E_TMP/report.json"
 TOP=$(jq -r '.findings[0].workload' "$E2E_TMP/expected.json")
 report table; rc=$?
 check advisor.table-exit-0 [ $rc -eq 0 ]
-check advisor.table-fits-100-columns sh -c "[ -s '$E2E_TMP/report.table' ] && ! LC_ALL=C.UTF-8 awk 'length(\$0) > 100 { bad = 1 } END { exit !bad }' '$E2E_TMP/report.table'"
+check advisor.table-fits-100-columns sh -c "[ -s '$E2E_TMP/report.table' ] && ! LC_ALL=C.UTF-8 \
+    awk 'length(\$0) > 100 { bad = 1 } END { exit !bad }' '$E2E_TMP/report.table'"
 check advisor.table-top-finding grep -qF "$TOP" "$E2E_TMP/report.table"
 report markdown; rc=$?
 check advisor.markdown-exit-0 [ $rc -eq 0 ]
 # The findings table: its first row names the top finding and its dollars (Markdown
 # punctuation comes backslash-escaped).
-TOPD=$(jq -r '.findings[0].dollars' "$E2E_TMP/expected.json" | python3 -c 'import sys; print("${:,.2f}".format(float(sys.stdin.read())))')
-check advisor.markdown-top-finding sh -c "grep -E '^\| *1 *\|' '$E2E_TMP/report.markdown' | sed 's/\\\\//g' | grep -F '$TOP' | grep -qF '$TOPD'"
+TOPD=$(jq -r '.findings[0].dollars' "$E2E_TMP/expected.json" \
+    | python3 -c 'import sys; print("${:,.2f}".format(float(sys.stdin.read())))')
+check advisor.markdown-top-finding sh -c "grep -E '^\| *1 *\|' '$E2E_TMP/report.markdown' \
+    | sed 's/\\\\//g' | grep -F '$TOP' | grep -qF '$TOPD'"
 report html --output "$E2E_TMP/report.html"; rc=$?
 check advisor.html-exit-0 [ $rc -eq 0 ]
 # The headline: the recoverable $/month the JSON report states, grouped ($89,319.89).
 HEAD=$(jq -r '.totals.recoverable_monthly_dollars' "$E2E_TMP/report.json" 2>/dev/null \
-    | python3 -c 'import sys; print("${:,.2f}/month recoverable".format(float(sys.stdin.read())))' 2>/dev/null)
+    | python3 -c 'import sys; print("${:,.2f}/month recoverable".format(float(sys.stdin.read())))' \
+    2>/dev/null)
 check advisor.html-headline grep -qF "$HEAD" "$E2E_TMP/report.html"
 check advisor.html-top-finding grep -qF "$TOP" "$E2E_TMP/report.html"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
@@ -83,7 +91,8 @@ if [ -n "$CHROME" ] && [ -s "$E2E_TMP/report.html" ]; then
     timeout 60 "$CHROME" --headless=new --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$E2E_TMP/profile" --host-resolver-rules="MAP * ~NOTFOUND" \
         --dump-dom "file://$E2E_TMP/report.html" > "$E2E_TMP/dom.html" 2> "$E2E_TMP/chrome.log"
-    check advisor.html-dom-headline sh -c "grep -o '<h1 id=\"headline\">[^<]*' '$E2E_TMP/dom.html' | grep -qF '$HEAD'"
+    check advisor.html-dom-headline \
+        sh -c "grep -o '<h1 id=\"headline\">[^<]*' '$E2E_TMP/dom.html' | grep -qF '$HEAD'"
 fi
 
 # A window with no data at all: exit 1, the message says what to scrape.
