@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# gpupack-advisor end to end against a real Prometheus (Debian's prometheus package): a week of
+# dcgm-exporter and kube-state-metrics series for a synthetic cluster (tests/tools/
+# gen_advisor_data.py, fixed seed) is backfilled with promtool, the advisor reports on it, and
+# the JSON report must match, to the cent, what tests/tools/advisor_expect.py computes from the
+# same scenario by the spec's definitions (findings, ranking, MIG profile, cheaper model,
+# totals). Then the table, Markdown and HTML formats of the same report, and the error for a
+# window without data. The whole script must take under a minute.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T0=$(date +%s)
+ADV="$VG $BIN/gpupack-advisor"
+TOOLS="$ROOT/tests/tools"
+UNTIL=2026-11-30T00:00:00Z
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+    fail advisor.prometheus-installed \
+        "prometheus and promtool (Debian package prometheus) are missing"
+    exit 0
+fi
+[ -x "$BIN/gpupack-advisor" ] || { fail advisor.built "$BIN/gpupack-advisor is missing"; exit 0; }
+
+# The data: ~1.5 M samples. One block for the whole range (--max-block-duration): promtool
+# otherwise reads the file again for every 2-hour block, a hundred times slower.
+python3 "$TOOLS/gen_advisor_data.py" > "$E2E_TMP/data.om" 2> "$E2E_TMP/gen.err" \
+    || fail advisor.generate "$(tail -n 3 "$E2E_TMP/gen.err")"
+python3 "$TOOLS/advisor_expect.py" > "$E2E_TMP/expected.json" 2> "$E2E_TMP/expect.err" \
+    || fail advisor.expect "$(tail -n 3 "$E2E_TMP/expect.err")"
+python3 "$TOOLS/advisor_expect.py" --write-policy "$E2E_TMP/policy.json"
+mkdir -p "$E2E_TMP/tsdb"
+if promtool tsdb create-blocks-from openmetrics --max-block-duration=192h "$E2E_TMP/data.om" \
+    "$E2E_TMP/tsdb" > "$E2E_TMP/promtool.log" 2>&1; then
+    pass advisor.backfill
+else
+    fail advisor.backfill "$(tail -n 3 "$E2E_TMP/promtool.log" | tr '\n' ' ')"
+fi
+rm -f "$E2E_TMP/data.om"
+printf 'global:\n  scrape_interval: 1m\n' > "$E2E_TMP/prometheus.yml"
+PORT=$(free_port)
+prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
+    --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=3650d \
+    > "$E2E_TMP/prometheus.log" 2>&1 &
+E2E_PIDS="$E2E_PIDS $!"
+PROM="http://127.0.0.1:$PORT"
+i=0
+while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do
+    sleep 0.1; i=$((i+1))
+done
+check advisor.prometheus-ready curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"
+T1=$(date +%s)
+
+# report FORMAT [more flags]: the advisor on the week, stdout in $E2E_TMP/report.FORMAT.
+report() {
+    fmt=$1; shift
+    $ADV report --prometheus "$PROM" --until "$UNTIL" --since 7d --step 5m \
+        --policy "$E2E_TMP/policy.json" --top 50 --format "$fmt" "$@" \
+        > "$E2E_TMP/report.$fmt" 2> "$E2E_TMP/report.$fmt.err"
+}
+
+report json; rc=$?
+if [ $rc -eq 0 ]; then pass advisor.json-exit-0
+else fail advisor.json-exit-0 "exit $rc: $(head -c 600 "$E2E_TMP/report.json.err")"; fi
+# One line per check: each finding's numbers, the ranking, the MIG choice, the totals.
+python3 "$TOOLS/advisor_expect.py" --compare "$E2E_TMP/report.json"
+
+# The same report in the other formats.
+TOP=$(jq -r '.findings[0].workload' "$E2E_TMP/expected.json")
+report table; rc=$?
+check advisor.table-exit-0 [ $rc -eq 0 ]
+check advisor.table-fits-100-columns sh -c "[ -s '$E2E_TMP/report.table' ] && ! LC_ALL=C.UTF-8 \
+    awk 'length(\$0) > 100 { bad = 1 } END { exit !bad }' '$E2E_TMP/report.table'"
+check advisor.table-top-finding grep -qF "$TOP" "$E2E_TMP/report.table"
+report markdown; rc=$?
+check advisor.markdown-exit-0 [ $rc -eq 0 ]
+# The findings table: its first row names the top finding and its dollars (Markdown
+# punctuation comes backslash-escaped).
+TOPD=$(jq -r '.findings[0].dollars' "$E2E_TMP/expected.json" \
+    | python3 -c 'import sys; print("${:,.2f}".format(float(sys.stdin.read())))')
+check advisor.markdown-top-finding sh -c "grep -E '^\| *1 *\|' '$E2E_TMP/report.markdown' \
+    | sed 's/\\\\//g' | grep -F '$TOP' | grep -qF '$TOPD'"
+report html --output "$E2E_TMP/report.html"; rc=$?
+check advisor.html-exit-0 [ $rc -eq 0 ]
+# The headline: the recoverable $/month the JSON report states, grouped ($89,319.89).
+HEAD=$(jq -r '.totals.recoverable_monthly_dollars' "$E2E_TMP/report.json" 2>/dev/null \
+    | python3 -c 'import sys; print("${:,.2f}/month recoverable".format(float(sys.stdin.read())))' \
+    2>/dev/null)
+check advisor.html-headline grep -qF "$HEAD" "$E2E_TMP/report.html"
+check advisor.html-top-finding grep -qF "$TOP" "$E2E_TMP/report.html"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ] && [ -s "$E2E_TMP/report.html" ]; then
+    timeout 60 "$CHROME" --headless=new --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$E2E_TMP/profile" --host-resolver-rules="MAP * ~NOTFOUND" \
+        --dump-dom "file://$E2E_TMP/report.html" > "$E2E_TMP/dom.html" 2> "$E2E_TMP/chrome.log"
+    check advisor.html-dom-headline \
+        sh -c "grep -o '<h1 id=\"headline\">[^<]*' '$E2E_TMP/dom.html' | grep -qF '$HEAD'"
+fi
+
+# A window with no data at all: exit 1, the message says what to scrape.
+$ADV report --prometheus "$PROM" --until 2026-10-01T00:00:00Z --since 1d \
+    --policy "$E2E_TMP/policy.json" --format json > /dev/null 2> "$E2E_TMP/empty.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "is dcgm-exporter scraped by this Prometheus" "$E2E_TMP/empty.err"; then
+    pass advisor.no-data-exit-1
+else fail advisor.no-data-exit-1 "exit $rc: $(head -c 400 "$E2E_TMP/empty.err")"; fi
+
+T2=$(date +%s)
+if [ $((T1 - T0)) -lt 30 ]; then pass advisor.setup-under-30s
+else fail advisor.setup-under-30s "generate + backfill + start took $((T1 - T0)) s"; fi
+if [ $((T2 - T0)) -lt 60 ]; then pass advisor.under-60s
+else fail advisor.under-60s "took $((T2 - T0)) s"; fi
