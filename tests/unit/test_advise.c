@@ -373,8 +373,9 @@ GP_TEST(mig_by_memory_in_mib)
         GP_CHECK_STR(f->gpu_memory, "9600Mi");
         GP_CHECK_NEAR(f->dollars, 40 * 6.0 / 7, 1e-9);
         GP_CHECK_NEAR(f->per_hour, 4 * 6.0 / 7, 1e-9);
-        GP_CHECK_STR(f->recommendation, "set annotation gpupack.io/gpu-memory: \"9600Mi\" on "
-                                        "statefulset ml/small (\xe2\x86\x92 nvidia.com/mig-1g.10gb)");
+        GP_CHECK_STR(f->recommendation,
+                     "set annotation gpupack.io/gpu-memory: \"9600Mi\" on statefulset ml/small "
+                     "(\xe2\x86\x92 nvidia.com/mig-1g.10gb)");
     }
     GP_CHECK_INT(count_kind(&r, GP_ADV_MODEL), 0); /* mig wins over model */
     done(&d, pol, &r);
@@ -419,7 +420,8 @@ GP_TEST(mig_none_offered_falls_to_model)
         GP_CHECK_STR(f->to_model, "L4"); /* 15000 x 1.2 = 18000 <= 23034; T4 memory unknown */
         GP_CHECK_NEAR(f->dollars, 30, 1e-9);
         GP_CHECK_NEAR(f->monthly, 3 * 730, 1e-9);
-        GP_CHECK_STR(f->recommendation, "set annotation gpupack.io/gpu-models: \"L4\" on pod ml/srv");
+        GP_CHECK_STR(f->recommendation,
+                     "set annotation gpupack.io/gpu-models: \"L4\" on pod ml/srv");
     }
     done(&d, pol, &r);
 }

@@ -1209,6 +1209,24 @@ GP_TEST(advisor_gpu_product_memory)
     gp_policy_unref(p);
 }
 
+/* The shipped policy states the advisor defaults and the memory of every GPU product it prices. */
+GP_TEST(default_policy_advisor)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL;
+
+    GP_CHECK_INT(gp_policy_default(&p, &errors), GP_OK);
+    if (p == NULL)
+        return;
+    GP_CHECK_NEAR(p->advisor.mig_headroom, 1.2, 0);
+    GP_CHECK_INT(p->advisor.runaway_min_runs, 3);
+    GP_CHECK_INT(p->advisor.nlabel_host, 2);
+    GP_CHECK_INT(p->scoring.ngpu_prices, 8);
+    for (size_t i = 0; i < p->scoring.ngpu_prices; i++)
+        GP_CHECK(p->scoring.gpu_prices[i].memory.nano > 0);
+    gp_policy_unref(p);
+}
+
 GP_TEST(err_advisor)
 {
     EXPECT_ERROR("'advisor':{'idleMeanPercent':101}", "advisor.idleMeanPercent: must be 0..100");
@@ -1225,17 +1243,23 @@ GP_TEST(err_advisor)
     EXPECT_ERROR("'advisor':{'idleNodeHours':9000}", "advisor.idleNodeHours: must be 0..8760");
     EXPECT_ERROR("'advisor':{'minCoverageHours':true}",
                  "advisor.minCoverageHours: must be a number");
-    EXPECT_ERROR("'advisor':{'modelLabels':['bad key!']}", "advisor.modelLabels[0]: must be a label key ([prefix/]name: name of at most 63 "
+    EXPECT_ERROR("'advisor':{'modelLabels':['bad key!']}",
+                 "advisor.modelLabels[0]: must be a label key ([prefix/]name: name of at most 63 "
                  "letters, digits, '-', '_' and '.', starting and ending with a letter or digit; "
                  "prefix a DNS subdomain)");
-    EXPECT_ERROR("'advisor':{'cheaperModelClasses':['Big']}", "advisor.cheaperModelClasses[0]: must be a DNS label (lower-case letters, "
+    EXPECT_ERROR("'advisor':{'cheaperModelClasses':['Big']}",
+                 "advisor.cheaperModelClasses[0]: must be a DNS label (lower-case letters, "
                  "digits and '-', at most 63, starting and ending with a letter or digit)");
-    EXPECT_ERROR("'advisor':{'dcgmLabels':{'pod':[]}}", "advisor.dcgmLabels.pod: must have at least 1 item");
+    EXPECT_ERROR("'advisor':{'dcgmLabels':{'pod':[]}}",
+                 "advisor.dcgmLabels.pod: must have at least 1 item");
     EXPECT_ERROR("'advisor':{'dcgmLabels':{'host':['9host']}}",
-                 "advisor.dcgmLabels.host[0]: must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)");
+                 "advisor.dcgmLabels.host[0]: must be a Prometheus label name "
+                 "([a-zA-Z_][a-zA-Z0-9_]*)");
     EXPECT_ERROR("'advisor':{'dcgmLabels':{'host':['ho-st']}}",
-                 "advisor.dcgmLabels.host[0]: must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)");
-    EXPECT_ERROR("'advisor':{'dcgmLabels':{'node':['x']}}", "advisor.dcgmLabels.node: unknown field");
+                 "advisor.dcgmLabels.host[0]: must be a Prometheus label name "
+                 "([a-zA-Z_][a-zA-Z0-9_]*)");
+    EXPECT_ERROR("'advisor':{'dcgmLabels':{'node':['x']}}",
+                 "advisor.dcgmLabels.node: unknown field");
     EXPECT_ERROR("'advisor':{'idleFoo':1}", "advisor.idleFoo: unknown field");
     EXPECT_ERROR("'scoring':{'prices':{'gpuProducts':{'L4':{'onDemand':'1','memory':'lots'}}}}",
                  "scoring.prices.gpuProducts.L4.memory: must be a quantity such as \"20Gi\" "
@@ -1466,4 +1490,4 @@ GP_MAIN(GP_CASE(class_tolerations_parsed_and_checked),
         GP_CASE(err_scoring_price), GP_CASE(err_scoring_price_table),
         GP_CASE(err_scoring_workload_mix), GP_CASE(err_scoring_typical_pod), GP_CASE(scoring_errors_in_one_pass),
         GP_CASE(advisor_defaults), GP_CASE(advisor_overrides), GP_CASE(advisor_gpu_product_memory),
-        GP_CASE(err_advisor))
+        GP_CASE(err_advisor), GP_CASE(default_policy_advisor))
