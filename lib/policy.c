@@ -275,6 +275,7 @@ struct vfield {
     bool required;         /* absent is an error */
     bool discard;          /* FK_STR: validate, do not store */
     bool fill_absent;      /* FK_OBJECT: apply the nested defaults when the object is absent */
+    bool post_absent;      /* FK_OBJECT with fill_absent: run the spec's post then too (seen 0) */
     bool unique;           /* FK_ARRAY: the element's "name" (at key_off) must be unique */
     bool milli;            /* FK_QTY_I64: store milli-units */
     int64_t min, max;      /* FK_INT, FK_I64: value; FK_STR: length (max 0: GP_POLICY_MAX_STR);
@@ -731,7 +732,7 @@ static const vfield policy_fields[] = {
     {.name = "scoring", .kind = FK_OBJECT, AT(gp_policy, scoring), .spec = &scoring_spec,
      .fill_absent = true},
     {.name = "advisor", .kind = FK_OBJECT, AT(gp_policy, advisor), .spec = &advisor_spec,
-     .fill_absent = true},
+     .fill_absent = true, .post_absent = true},
 };
 static const objspec policy_spec = SPEC(policy_fields, policy_post);
 _Static_assert(sizeof(policy_fields) / sizeof(policy_fields[0]) <= 32, "seen is a uint32_t");
@@ -1139,6 +1140,8 @@ static void apply_default(vctx *v, const vfield *f, void *base)
     case FK_OBJECT:
         if (f->fill_absent)
             decode_object(v, f->spec, (char *)base + f->off, NULL);
+        if (f->fill_absent && f->post_absent && f->spec->post != NULL)
+            f->spec->post(v, f->spec, (char *)base + f->off, 0);
         break;
     case FK_QTY_I64:
         if (f->def_str != NULL &&
