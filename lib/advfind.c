@@ -423,7 +423,7 @@ static void node_one(adv_ctx *c, const gp_adv_node *n)
     if (n->up_hours > 0 && n->half_hours > 0.5 * n->up_hours && (f = node_finding(c, n)) != NULL) {
         bool now = n->up_at_end && n->alloc_at_end > 0 && n->alloc_at_end < cap / 2;
 
-        f->hours = n->half_free_gpu_hours;
+        f->hours = n->half_hours;
         f->dollars = n->half_free_gpu_hours * price;
         f->per_hour = now ? (cap - n->alloc_at_end) * price : 0;
         f->gpus = (int)ceil(cap);

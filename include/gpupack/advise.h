@@ -145,7 +145,9 @@ typedef struct {
     char *model_key;      /* the policy's model label value, "" when none */
     char *gpu_model;      /* the GPU product it ran on, "" unknown */
     int pods;             /* pods of the workload it covers */
-    double hours;         /* GPU-hours (node-hours for node findings) the finding covers */
+    double hours;         /* the GPU-hours wasted, those its dollars price (the idle GPUs' hours,
+                           * or the share a MIG slice or fewer GPUs would give back); node-hours
+                           * for node findings; the hours burned past the expected for runaway */
     double dollars;       /* $ wasted over the window */
     double monthly;       /* $/month at the current rate (0 when it ended) */
     double per_hour;      /* $/hour now (runaway: what each further hour costs) */

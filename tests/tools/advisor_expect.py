@@ -289,7 +289,7 @@ def analyse(pol, seed):
         gi = -(-need // 1024)
         mem = "%dGi" % gi if pick(F(gi * 1024)) == prof else "%dMi" % -(-need // 1)
         save = 1 - F(profs[prof][0], 7)
-        add("mig", ps, sum(q["gpu_hours"] for q in ps),
+        add("mig", ps, sum(q["gpu_hours"] * save for q in ps),
             sum(q["gpu_hours"] * q["price"] * save for q in ps),
             sum(q["gpus_at_end"] * q["price"] * save for q in ps if q["running_at_end"]),
             mig_profile=prof, gpu_memory=mem)
