@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpupack/fileio.h"
+#include "gpupack/kubeconfig.h"
 #include "gpupack/flags.h"
 #include "gpupack/log.h"
 #include "gpupack/policy.h"
@@ -31,6 +32,8 @@
 typedef struct {
     const char *prometheus, *since, *until, *step, *output, *policy, *log_level;
     const char *token_file, *ca, *cert, *key, *timeout;
+    const char *kubeconfig, *context, *snap_pods, *snap_nodes, *snap_rs, *snap_jobs;
+    const char *snaps[4]; /* the snapshot files given, for gp_adv_report_opts */
     gp_flag_choice format;
     gp_flag_list headers;
     unsigned top;
@@ -57,6 +60,12 @@ static size_t flag_table(opts *o, gp_flag *f)
         { .name = "prometheus-key", .kind = GP_FLAG_STRING, .dest = &o->key, .arg = "FILE", .help = "client key (with --prometheus-cert)", .once = true },
         { .name = "prometheus-header", .kind = GP_FLAG_LIST, .dest = &o->headers, .max = GP_PROM_MAX_HEADERS, .arg = "'N: V'", .help = "an extra request header, e.g. 'X-Scope-OrgID: team-a' (repeatable)" },
         { .name = "prometheus-timeout", .kind = GP_FLAG_STRING, .dest = &o->timeout, .arg = "D", .help = "per-request timeout (default 2m)", .once = true },
+        { .name = "kubeconfig", .kind = GP_FLAG_STRING, .dest = &o->kubeconfig, .arg = "FILE", .help = "read pods, nodes, ReplicaSets and Jobs from this cluster to fill in labels, owners and instance types kube-state-metrics does not export (in a pod: the in-cluster API)", .once = true },
+        { .name = "context", .kind = GP_FLAG_STRING, .dest = &o->context, .arg = "NAME", .help = "the kubeconfig context (default: its current-context)", .once = true },
+        { .name = "snapshot-pods", .kind = GP_FLAG_STRING, .dest = &o->snap_pods, .arg = "FILE", .help = "the same from `kubectl get pods -A -o json` output", .once = true },
+        { .name = "snapshot-nodes", .kind = GP_FLAG_STRING, .dest = &o->snap_nodes, .arg = "FILE", .help = "... from `kubectl get nodes -o json`", .once = true },
+        { .name = "snapshot-replicasets", .kind = GP_FLAG_STRING, .dest = &o->snap_rs, .arg = "FILE", .help = "... from `kubectl get replicasets -A -o json`", .once = true },
+        { .name = "snapshot-jobs", .kind = GP_FLAG_STRING, .dest = &o->snap_jobs, .arg = "FILE", .help = "... from `kubectl get jobs -A -o json`", .once = true },
         { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "the policy (prices, thresholds, label names); default: the embedded one", .once = true },
         { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error; warn and error imply --quiet" },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &o->help, .help = "this text" },
@@ -128,6 +137,10 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
         { "--prometheus-token-file", o->token_file }, { "--prometheus-ca", o->ca },
         { "--prometheus-cert", o->cert }, { "--prometheus-key", o->key },
     };
+    const struct { const char *flag, *path; } snaps[] = {
+        { "--snapshot-pods", o->snap_pods }, { "--snapshot-nodes", o->snap_nodes },
+        { "--snapshot-replicasets", o->snap_rs }, { "--snapshot-jobs", o->snap_jobs },
+    };
     double timeout = 120;
     gp_log_level lvl;
 
@@ -151,11 +164,43 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
         if (files[i].path != NULL && access(files[i].path, R_OK) != 0)
             return usage_error(files[i].flag, strerror(errno), NULL);
     }
+    for (size_t i = 0; i < sizeof(snaps) / sizeof(snaps[0]); i++) {
+        if (snaps[i].path != NULL && access(snaps[i].path, R_OK) != 0)
+            return usage_error(snaps[i].flag, strerror(errno), snaps[i].path);
+    }
     if (o->output != NULL && !output_dir_writable(o->output))
         return usage_error("--output", strerror(errno), o->output);
     if (o->log_level != NULL && gp_log_level_parse(o->log_level, &lvl) != GP_OK)
         return usage_error("--log-level", "want debug, info, warn or error, got", o->log_level);
     return (int)(timeout * 1000 + 0.5); /* > 2: the timeout in ms */
+}
+
+/* The snapshot files, and the API: --kubeconfig, else in-cluster when running in a pod. */
+static int load_kube(opts *o, gp_adv_report_opts *r, gp_kube_config **kube)
+{
+    const char **snaps = o->snaps;
+    gp_err err = { "" };
+    gp_status st;
+
+    r->nsnapshots = 0;
+    if (o->snap_pods != NULL)
+        snaps[r->nsnapshots++] = o->snap_pods;
+    if (o->snap_nodes != NULL)
+        snaps[r->nsnapshots++] = o->snap_nodes;
+    if (o->snap_rs != NULL)
+        snaps[r->nsnapshots++] = o->snap_rs;
+    if (o->snap_jobs != NULL)
+        snaps[r->nsnapshots++] = o->snap_jobs;
+    r->snapshots = snaps;
+    st = gp_kube_config_resolve(o->kubeconfig, o->context, kube, &err);
+    if (st == GP_ENOTFOUND && o->kubeconfig == NULL)
+        return 0;
+    if (st != GP_OK) {
+        usage_error(o->kubeconfig ? "--kubeconfig" : "in-cluster configuration", err.msg, NULL);
+        return 1;
+    }
+    r->kube = *kube;
+    return 0;
 }
 
 static int report(int argc, char **argv)
@@ -167,6 +212,7 @@ static int report(int argc, char **argv)
                              .log = stderr };
     gp_prom_config pc;
     gp_policy *pol = NULL;
+    gp_kube_config *kube = NULL;
     gp_err err = { "" };
     int ms, rc;
 
@@ -202,7 +248,12 @@ static int report(int argc, char **argv)
     /* warn and error drop the progress lines; errors, warnings and notes always show. */
     r.quiet = o.quiet || (o.log_level != NULL && strcmp(o.log_level, "debug") != 0 &&
                           strcmp(o.log_level, "info") != 0);
+    if (load_kube(&o, &r, &kube) != 0) {
+        gp_policy_unref(pol);
+        return EXIT_USAGE;
+    }
     rc = gp_adv_report_run(&r);
+    gp_kube_config_free(kube);
     gp_policy_unref(pol);
     return rc;
 }

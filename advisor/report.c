@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fetch.h"
+#include "kubefill.h"
 #include "gpupack/advise.h"
 #include "gpupack/strbuf.h"
 #include "query.h"
@@ -195,6 +196,23 @@ static int output(const gp_adv_report_opts *o, const gp_adv_report *rep)
     return 0;
 }
 
+/* Fills d from the snapshot files and the API (kubefill.h) and says what it added. */
+static int fill_in(const gp_adv_report_opts *o, gp_adv_data *d)
+{
+    gp_adv_fill_stats st = {0};
+    gp_err err = { "" };
+
+    for (size_t i = 0; i < o->nsnapshots; i++)
+        if (gp_adv_fill_file(d, o->pol, o->snapshots[i], &st, &err) != GP_OK)
+            return fail(o, 2, err.msg);
+    if (o->kube != NULL && gp_adv_fill_from_api(d, o->pol, o->kube, &st, &err) != GP_OK)
+        return fail(o, 1, err.msg);
+    if ((o->nsnapshots > 0 || o->kube != NULL) && !o->quiet)
+        fprintf(o->log, PROG ": from Kubernetes objects: %zu pod labels, %zu owners, %zu nodes "
+                "filled in\n", st.pod_labels, st.owners, st.nodes);
+    return 0;
+}
+
 static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, const gp_adv_results *res)
 {
     gp_adv_data d;
@@ -205,6 +223,10 @@ static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, const gp_
 
     if (st != GP_OK)
         return fail(o, 1, err.msg);
+    if ((rc = fill_in(o, &d)) != 0) {
+        gp_adv_data_free(&d);
+        return rc;
+    }
     for (size_t i = 0; i < d.nnotes; i++) {
         if (strncmp(d.notes[i], "Prometheus warning", 18) != 0) /* already shown */
             fprintf(o->log, PROG ": note: %s\n", d.notes[i]);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "gpupack/kubeconfig.h"
 #include "gpupack/policy.h"
 #include "gpupack/prom.h"
 #include "gpupack/status.h"
@@ -29,6 +30,11 @@ typedef struct {
     const char *output;         /* NULL: stdout */
     bool show_queries, quiet;
     FILE *log;                  /* progress, warnings and errors (stderr) */
+    /* What fills in what kube-state-metrics did not export (advisor/kubefill.h): `kubectl get
+     * -o json` files, and the API when kube is non-NULL. */
+    const char *const *snapshots;
+    size_t nsnapshots;
+    const gp_kube_config *kube;
 } gp_adv_report_opts;
 
 /* Runs a report; returns the exit status: 0 written, 1 Prometheus could not answer (or the

@@ -102,8 +102,21 @@ if [ $rc -eq 1 ] && grep -q "is dcgm-exporter scraped by this Prometheus" "$E2E_
     pass advisor.no-data-exit-1
 else fail advisor.no-data-exit-1 "exit $rc: $(head -c 400 "$E2E_TMP/empty.err")"; fi
 
-T2=$(date +%s)
-if [ $((T1 - T0)) -lt 30 ]; then pass advisor.setup-under-30s
-else fail advisor.setup-under-30s "generate + backfill + start took $((T1 - T0)) s"; fi
-if [ $((T2 - T0)) -lt 60 ]; then pass advisor.under-60s
-else fail advisor.under-60s "took $((T2 - T0)) s"; fi
+# Kubernetes objects fill in what kube-state-metrics did not export: a pod label outside its
+# allowlist (the policy's first model label) becomes the finding's model.
+cat > "$E2E_TMP/pods.json" <<'JSON'
+{"apiVersion": "v1", "kind": "List", "items": [
+ {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "ml",
+  "name": "ranker-7d9f8b6c5-x2x9z", "labels": {"gpupack.io/model": "ranker-v2"}}}]}
+JSON
+report json --snapshot-pods "$E2E_TMP/pods.json"; rc=$?
+check advisor.snapshot-exit-0 [ $rc -eq 0 ]
+check advisor.snapshot-fills-model sh -c "jq -e '[.findings[] | select(.workload_name == \"ranker\")
+    | .model] | length > 0 and all(. == \"ranker-v2\")' '$E2E_TMP/report.json' > /dev/null"
+check advisor.snapshot-says-so grep -q "1 pod labels" "$E2E_TMP/report.json.err"
+$ADV report --prometheus "$PROM" --until "$UNTIL" --since 7d --policy "$E2E_TMP/policy.json" \
+    --snapshot-nodes "$E2E_TMP/report.json.err" > /dev/null 2> "$E2E_TMP/badsnap.err"; rc=$?
+check advisor.snapshot-bad-file-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'report.json.err' '$E2E_TMP/badsnap.err'"
+
+# How long it took, for the log (speed targets live in make bench).
+echo "advisor.sh: generate + backfill + start $((T1 - T0)) s, in all $(($(date +%s) - T0)) s"
