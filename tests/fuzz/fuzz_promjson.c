@@ -79,7 +79,7 @@ static cJSON *must(cJSON *j)
 static cJSON *sample_json(const gp_prom_sample *s)
 {
     cJSON *pair = must(cJSON_CreateArray());
-    char v[64];
+    char t[64], v[64];
 
     if (isnan(s->v))
         snprintf(v, sizeof(v), "NaN");
@@ -87,7 +87,9 @@ static cJSON *sample_json(const gp_prom_sample *s)
         snprintf(v, sizeof(v), "%s", s->v < 0 ? "-Inf" : "+Inf");
     else
         snprintf(v, sizeof(v), "%.17g", s->v);
-    cJSON_AddItemToArray(pair, must(cJSON_CreateNumber(s->t)));
+    /* cJSON's own printer accepts a relative error of DBL_EPSILON: write all 17 digits */
+    snprintf(t, sizeof(t), "%.17g", s->t);
+    cJSON_AddItemToArray(pair, must(cJSON_CreateRaw(t)));
     cJSON_AddItemToArray(pair, must(cJSON_CreateString(v)));
     return pair;
 }
