@@ -1,0 +1,1157 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Running the advisor's queries and assembling gp_adv_data (fetch.h). The assembly follows the
+ * spec's "Derived numbers": requests weighted (a MIG profile <N>g counts N/7) and summed over the
+ * steps a pod was Running, nodes' allocation per step, DCGM series keyed by the first label of
+ * each preference list a series has (so exported_pod and pod variants of one GPU coalesce). */
+#include "fetch.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpupack/score.h"
+#include "gpupack/strbuf.h"
+
+/* ---- running the queries ------------------------------------------------------------------ */
+
+static void show_query(const gp_adv_fetch_opts *o, size_t i, const gp_advq *q)
+{
+    if (o->out == NULL || !o->show_queries)
+        return;
+    if (q->type == GP_ADVQ_INSTANT)
+        fprintf(o->out, "query %zu/%d %s (instant at %.0f):\n  %s\n", i + 1, GP_ADVQ_COUNT,
+                q->name, q->time, q->promql);
+    else
+        fprintf(o->out, "query %zu/%d %s (range %.0f..%.0f step %.0fs):\n  %s\n", i + 1,
+                GP_ADVQ_COUNT, q->name, q->start, q->end, q->step, q->promql);
+}
+
+gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opts *o,
+                       gp_adv_results *res, gp_err *err)
+{
+    memset(res, 0, sizeof(*res));
+    for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
+        const gp_advq *q = &qs->q[i];
+        gp_status st;
+        gp_prom_stats ps;
+
+        show_query(o, i, q);
+        if (q->type == GP_ADVQ_INSTANT)
+            st = gp_prom_query(p, q->promql, q->time, &res->r[i], err);
+        else
+            st = gp_prom_query_range(p, q->promql, q->start, q->end, q->step, &res->r[i], err);
+        if (st != GP_OK) {
+            char why[GP_ERR_MAX];
+
+            snprintf(why, sizeof(why), "%s", err != NULL ? err->msg : "");
+            gp_err_set(err, "%s: %s: %s", q->name, q->promql,
+                       why[0] != '\0' ? why : gp_status_str(st));
+            return st;
+        }
+        ps = gp_prom_last_stats(p);
+        for (size_t w = 0; o->out != NULL && w < res->r[i]->nwarnings; w++)
+            fprintf(o->out, "warning: %s: Prometheus: %s\n", q->name, res->r[i]->warnings[w]);
+        if (o->out != NULL && !o->quiet)
+            fprintf(o->out, "query %zu/%d %s: %.2f s, %zu series\n", i + 1, GP_ADVQ_COUNT,
+                    q->name, ps.seconds, res->r[i]->nseries);
+    }
+    return GP_OK;
+}
+
+void gp_adv_results_free(gp_adv_results *res)
+{
+    for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
+        gp_prom_result_free(res->r[i]);
+        res->r[i] = NULL;
+    }
+}
+
+/* ---- MIG resource names ------------------------------------------------------------------- */
+
+bool gp_adv_mig_profile_of(const char *res, char *buf, size_t n)
+{
+    static const char prefix[] = "nvidia_com_mig_";
+    const char *p = res, *g;
+    size_t j = 0;
+
+    if (strncmp(res, prefix, sizeof(prefix) - 1) != 0 || n == 0)
+        return false;
+    p += sizeof(prefix) - 1;
+    g = p;
+    while (*g >= '0' && *g <= '9')
+        g++;
+    if (g == p || *g != 'g')
+        return false;
+    for (const char *c = p; *c != '\0' && j + 1 < n; c++) {
+        if (c == g + 1 && *c == '_')
+            buf[j++] = '.';
+        else if (*c == '_' && strncmp(c, "_me", 3) == 0 && c > g + 1)
+            buf[j++] = '+';
+        else
+            buf[j++] = *c;
+    }
+    buf[j] = '\0';
+    return j > (size_t)(g - p) + 1 && strchr(buf, '.') != NULL;
+}
+
+/* ---- a small string map: key → index ---------------------------------------------------- */
+
+typedef struct {
+    char **keys;
+    size_t *vals;
+    size_t cap, n;
+} smap;
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static long smap_get(const smap *m, const char *k)
+{
+    if (m->cap == 0)
+        return -1;
+    for (size_t i = hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == NULL)
+            return -1;
+        if (strcmp(m->keys[i], k) == 0)
+            return (long)m->vals[i];
+    }
+}
+
+static bool smap_put(smap *m, const char *k, size_t v);
+
+static bool smap_grow(smap *m)
+{
+    smap g = { NULL, NULL, m->cap ? m->cap * 2 : 64, 0 };
+
+    g.keys = calloc(g.cap, sizeof(*g.keys));
+    g.vals = calloc(g.cap, sizeof(*g.vals));
+    if (g.keys == NULL || g.vals == NULL) {
+        free(g.keys);
+        free(g.vals);
+        return false;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->keys[i] != NULL) {
+            size_t j = hash(m->keys[i]) & (g.cap - 1);
+
+            while (g.keys[j] != NULL)
+                j = (j + 1) & (g.cap - 1);
+            g.keys[j] = m->keys[i];
+            g.vals[j] = m->vals[i];
+            g.n++;
+        }
+    }
+    free(m->keys);
+    free(m->vals);
+    *m = g;
+    return true;
+}
+
+/* Maps k (copied) to v; false when out of memory. k must not be there yet. */
+static bool smap_put(smap *m, const char *k, size_t v)
+{
+    size_t i;
+
+    if ((m->n + 1) * 2 > m->cap && !smap_grow(m))
+        return false;
+    i = hash(k) & (m->cap - 1);
+    while (m->keys[i] != NULL)
+        i = (i + 1) & (m->cap - 1);
+    m->keys[i] = strdup(k);
+    if (m->keys[i] == NULL)
+        return false;
+    m->vals[i] = v;
+    m->n++;
+    return true;
+}
+
+static void smap_free(smap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ---- assembly state ----------------------------------------------------------------------- */
+
+/* What a pod has besides gp_adv_pod while it is assembled. */
+typedef struct {
+    double *wreq;    /* weighted requests per step */
+    bool *run;       /* Running per step */
+    double node_seen; /* when it was last seen on its node */
+} pod_aux;
+
+/* One DCGM GPU (or MIG instance) as seen for one pod, summed over its series. */
+typedef struct {
+    char *ns, *pod, *host, *uuid, *gpu, *model, *profile;
+    bool prof;            /* DCGM_FI_PROF_GR_ENGINE_ACTIVE exists for it */
+    double sum, count, p95, fb_peak, fb_total;
+    double *hsum, *hn;    /* per hour bucket */
+    long pod_index;       /* into the data's pods, -1: none */
+} dev_acc;
+
+typedef struct {
+    const gp_policy *pol;
+    const gp_advq_set *qs;
+    const gp_adv_window *w;
+    gp_adv_data *d;
+    pod_aux *aux;          /* parallel to d->pods */
+    size_t pods_cap;
+    smap pods;             /* "ns\x1fpod" → pod index */
+    dev_acc *devs;
+    size_t ndevs, devs_cap;
+    smap devmap;           /* dev key → index */
+    size_t bad[GP_ADVQ_COUNT]; /* NaN or infinite samples ignored, per query */
+    double unattributed;   /* Σ samples of series without a pod label */
+    size_t unattributed_series, ignored_devs;
+    bool oom;
+} asm_ctx;
+
+static char *dup_or_null(asm_ctx *c, const char *s)
+{
+    char *r;
+
+    if (s == NULL)
+        return NULL;
+    r = strdup(s);
+    if (r == NULL)
+        c->oom = true;
+    return r;
+}
+
+static void note(asm_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(asm_ctx *c, const char *fmt, ...)
+{
+    char buf[1024];
+    char **nv;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    nv = realloc(c->d->notes, (c->d->nnotes + 1) * sizeof(*nv));
+    if (nv == NULL) {
+        c->oom = true;
+        return;
+    }
+    c->d->notes = nv;
+    nv[c->d->nnotes] = strdup(buf);
+    if (nv[c->d->nnotes] == NULL)
+        c->oom = true;
+    else
+        c->d->nnotes++;
+}
+
+/* The first label of a preference list the series has, non-empty; NULL when none. */
+static const char *first_label(const gp_prom_series *s, char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *v = gp_prom_label_get(s, names[i]);
+
+        if (v != NULL && v[0] != '\0')
+            return v;
+    }
+    return NULL;
+}
+
+static const char *label(const gp_prom_series *s, const char *name)
+{
+    const char *v = gp_prom_label_get(s, name);
+
+    return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* A sample's value when finite; counts it as bad for query q otherwise. */
+static bool finite_value(asm_ctx *c, gp_advq_id q, double v)
+{
+    if (isfinite(v))
+        return true;
+    c->bad[q]++;
+    return false;
+}
+
+static void pod_key(const char *ns, const char *pod, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s\x1f%s", ns, pod);
+}
+
+static long find_pod(asm_ctx *c, const gp_prom_series *s)
+{
+    const char *ns = label(s, "namespace"), *pod = label(s, "pod");
+    char key[640];
+
+    if (ns == NULL || pod == NULL)
+        return -1;
+    pod_key(ns, pod, key, sizeof(key));
+    return smap_get(&c->pods, key);
+}
+
+/* The pod of a pod-requests series, added when new; -1 for a series without the labels. */
+static long add_pod(asm_ctx *c, const gp_prom_series *s)
+{
+    const char *ns = label(s, "namespace"), *pod = label(s, "pod");
+    char key[640];
+    long i;
+    gp_adv_pod *p;
+
+    if (ns == NULL || pod == NULL)
+        return -1;
+    pod_key(ns, pod, key, sizeof(key));
+    i = smap_get(&c->pods, key);
+    if (i >= 0)
+        return i;
+    if (c->d->npods == c->pods_cap) {
+        size_t cap = c->pods_cap ? c->pods_cap * 2 : 16;
+        gp_adv_pod *np = realloc(c->d->pods, cap * sizeof(*np));
+        pod_aux *na;
+
+        if (np == NULL) {
+            c->oom = true;
+            return -1;
+        }
+        c->d->pods = np;
+        na = realloc(c->aux, cap * sizeof(*na));
+        if (na == NULL) {
+            c->oom = true;
+            return -1;
+        }
+        c->aux = na;
+        c->pods_cap = cap;
+    }
+    p = &c->d->pods[c->d->npods];
+    memset(p, 0, sizeof(*p));
+    memset(&c->aux[c->d->npods], 0, sizeof(c->aux[0]));
+    p->namespace = dup_or_null(c, ns);
+    p->name = dup_or_null(c, pod);
+    c->aux[c->d->npods].wreq = calloc(c->w->steps, sizeof(double));
+    c->aux[c->d->npods].run = calloc(c->w->steps, sizeof(bool));
+    c->aux[c->d->npods].node_seen = -INFINITY;
+    if (c->aux[c->d->npods].wreq == NULL || c->aux[c->d->npods].run == NULL ||
+        !smap_put(&c->pods, key, c->d->npods)) {
+        c->oom = true;
+        free(c->aux[c->d->npods].wreq);
+        free(c->aux[c->d->npods].run);
+        free(p->namespace);
+        free(p->name);
+        return -1;
+    }
+    return (long)c->d->npods++;
+}
+
+/* Adds count instances of profile to a request list (max over the window). */
+static void mig_max(asm_ctx *c, gp_adv_mig_req **v, size_t *n, const char *profile, double count)
+{
+    gp_adv_mig_req *nv;
+
+    for (size_t i = 0; i < *n; i++) {
+        if (strcmp((*v)[i].profile, profile) == 0) {
+            if (count > (*v)[i].count)
+                (*v)[i].count = count;
+            return;
+        }
+    }
+    nv = realloc(*v, (*n + 1) * sizeof(*nv));
+    if (nv == NULL) {
+        c->oom = true;
+        return;
+    }
+    *v = nv;
+    nv[*n].profile = dup_or_null(c, profile);
+    nv[*n].count = count;
+    if (nv[*n].profile != NULL)
+        (*n)++;
+}
+
+/* The GPU-equivalents of one instance of resource res, and its MIG profile (into prof, "" for
+ * nvidia_com_gpu); 0 for a resource that is neither. */
+static double resource_weight(const gp_policy *pol, const char *res, char *prof, size_t n)
+{
+    prof[0] = '\0';
+    if (strcmp(res, "nvidia_com_gpu") == 0)
+        return 1.0;
+    if (!gp_adv_mig_profile_of(res, prof, n))
+        return 0.0;
+    return gp_score_mig_slices(pol, prof) / (double)GP_MIG_FULL_SLICES;
+}
+
+/* ---- pods -------------------------------------------------------------------------------- */
+
+static void read_requests(asm_ctx *c, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        const char *res = label(s, "resource");
+        char prof[128];
+        double wgt, peak = 0;
+        long p;
+
+        if (res == NULL || (wgt = resource_weight(c->pol, res, prof, sizeof(prof))) <= 0)
+            continue;
+        if ((p = add_pod(c, s)) < 0)
+            continue;
+        for (size_t j = 0; j < s->nsamples; j++) {
+            long k = gp_adv_window_step_of(c->w, s->samples[j].t);
+            double v = s->samples[j].v;
+
+            if (!finite_value(c, GP_ADVQ_POD_REQUESTS, v) || k < 0 || v <= 0)
+                continue;
+            c->aux[p].wreq[k] += v * wgt;
+            if (v > peak)
+                peak = v;
+        }
+        if (prof[0] == '\0') {
+            if (peak > c->d->pods[p].gpus)
+                c->d->pods[p].gpus = peak;
+        } else if (peak > 0) {
+            mig_max(c, &c->d->pods[p].mig, &c->d->pods[p].nmig, prof, peak);
+        }
+    }
+}
+
+static void read_running(asm_ctx *c, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries; i++) {
+        const gp_prom_series *s = &r->series[i];
+        long p = find_pod(c, s);
+
+        for (size_t j = 0; p >= 0 && j < s->nsamples; j++) {
+            long k = gp_adv_window_step_of(c->w, s->samples[j].t);
+
+            if (k >= 0 && finite_value(c, GP_ADVQ_POD_RUNNING, s->samples[j].v))
+                c->aux[p].run[k] = true;
+        }
+    }
+}
+
+/* The value of an instant-vector series (NaN when it has none). */
+static double value_of(const gp_prom_series *s)
+{
+    return s->nsamples > 0 ? s->samples[s->nsamples - 1].v : NAN;
+}
+
+static void read_pod_nodes(asm_ctx *c, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries; i++) {
+        const gp_prom_series *s = &r->series[i];
+        long p = find_pod(c, s);
+        const char *node = label(s, "node");
+        double seen = value_of(s);
+
+        if (p < 0 || node == NULL)
+            continue;
+        if (!isfinite(seen))
+            seen = -HUGE_VAL / 2; /* present, when unknown */
+        if (seen > c->aux[p].node_seen) {
+            char *n = dup_or_null(c, node);
+
+            if (n == NULL)
+                continue;
+            free(c->d->pods[p].node);
+            c->d->pods[p].node = n;
+            c->aux[p].node_seen = seen;
+        }
+    }
+}
+
+static const char *owner_value(const gp_prom_series *s, const char *name)
+{
+    const char *v = label(s, name);
+
+    return v != NULL && strcmp(v, "<none>") != 0 ? v : NULL;
+}
+
+static void read_owners(asm_ctx *c, const gp_prom_result *owners, const gp_prom_result *oo)
+{
+    smap m = { 0 };
+
+    for (size_t i = 0; i < oo->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &oo->series[i];
+        const char *ns = label(s, "namespace"), *rs = label(s, "replicaset");
+        const char *job = label(s, "job_name");
+        char key[800];
+
+        if (ns == NULL || (rs == NULL && job == NULL) || owner_value(s, "owner_kind") == NULL)
+            continue;
+        snprintf(key, sizeof(key), "%s\x1f%s\x1f%s", ns, rs != NULL ? "ReplicaSet" : "Job",
+                 rs != NULL ? rs : job);
+        if (smap_get(&m, key) < 0 && !smap_put(&m, key, i))
+            c->oom = true;
+    }
+    for (size_t i = 0; i < owners->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &owners->series[i];
+        long p = find_pod(c, s), o;
+        const char *kind = owner_value(s, "owner_kind"), *name = owner_value(s, "owner_name");
+        gp_adv_pod *pod;
+        char key[800];
+
+        if (p < 0 || kind == NULL || name == NULL || c->d->pods[p].owner_kind != NULL)
+            continue;
+        pod = &c->d->pods[p];
+        pod->owner_kind = dup_or_null(c, kind);
+        pod->owner_name = dup_or_null(c, name);
+        snprintf(key, sizeof(key), "%s\x1f%s\x1f%s", pod->namespace, kind, name);
+        if ((o = smap_get(&m, key)) >= 0) {
+            const gp_prom_series *os = &oo->series[o];
+
+            pod->owner_owner_kind = dup_or_null(c, owner_value(os, "owner_kind"));
+            pod->owner_owner_name = dup_or_null(c, owner_value(os, "owner_name"));
+        }
+    }
+    smap_free(&m);
+}
+
+static void read_pod_labels(asm_ctx *c, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        long p = find_pod(c, s);
+        gp_adv_pod *pod;
+
+        if (p < 0 || c->d->pods[p].nlabels > 0)
+            continue;
+        pod = &c->d->pods[p];
+        for (size_t l = 0; l < c->qs->npod_labels && !c->oom; l++) {
+            const char *v = label(s, c->qs->pod_labels[l].ksm);
+            gp_label *nl;
+
+            if (v == NULL)
+                continue;
+            nl = realloc(pod->labels, (pod->nlabels + 1) * sizeof(*nl));
+            if (nl == NULL) {
+                c->oom = true;
+                break;
+            }
+            pod->labels = nl;
+            nl[pod->nlabels].key = dup_or_null(c, c->qs->pod_labels[l].key);
+            nl[pod->nlabels].value = dup_or_null(c, v);
+            pod->nlabels++;
+        }
+    }
+}
+
+static void pod_totals(asm_ctx *c)
+{
+    double h = c->w->step / 3600.0;
+    size_t last = c->w->steps - 1;
+
+    for (size_t p = 0; p < c->d->npods; p++) {
+        gp_adv_pod *pod = &c->d->pods[p];
+        const pod_aux *a = &c->aux[p];
+        long first = -1;
+
+        for (size_t k = 0; k < c->w->steps; k++) {
+            if (!a->run[k])
+                continue;
+            if (first < 0)
+                first = (long)k;
+            pod->gpu_hours += a->wreq[k] * h;
+            pod->run_hours += h;
+        }
+        pod->running_at_end = a->run[last];
+        pod->gpus_at_end = a->run[last] ? a->wreq[last] : 0;
+        pod->started_in_window = first > 0;
+    }
+}
+
+/* ---- nodes ------------------------------------------------------------------------------- */
+
+static long node_index(const gp_adv_data *d, const char *name)
+{
+    for (size_t i = 0; name != NULL && i < d->nnodes; i++) {
+        if (strcmp(d->nodes[i].name, name) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+static long add_node(asm_ctx *c, const char *name)
+{
+    long i = node_index(c->d, name);
+    gp_adv_node *nv;
+
+    if (i >= 0)
+        return i;
+    nv = realloc(c->d->nodes, (c->d->nnodes + 1) * sizeof(*nv));
+    if (nv == NULL) {
+        c->oom = true;
+        return -1;
+    }
+    c->d->nodes = nv;
+    memset(&nv[c->d->nnodes], 0, sizeof(*nv));
+    nv[c->d->nnodes].name = dup_or_null(c, name);
+    nv[c->d->nnodes].hourly_alloc = calloc(c->w->nhours ? c->w->nhours : 1, sizeof(double));
+    if (nv[c->d->nnodes].name == NULL || nv[c->d->nnodes].hourly_alloc == NULL) {
+        c->oom = true;
+        free(nv[c->d->nnodes].name);
+        free(nv[c->d->nnodes].hourly_alloc);
+        return -1;
+    }
+    return (long)c->d->nnodes++;
+}
+
+/* Node capacity in GPU-equivalents. */
+static double capacity(const gp_policy *pol, const gp_adv_node *n)
+{
+    double cap = n->gpus;
+
+    for (size_t i = 0; i < n->nmig; i++)
+        cap += n->mig[i].count * gp_score_mig_slices(pol, n->mig[i].profile) /
+               (double)GP_MIG_FULL_SLICES;
+    return cap;
+}
+
+static void read_node_alloc(asm_ctx *c, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        const char *node = label(s, "node"), *res = label(s, "resource");
+        double v = value_of(s);
+        char prof[128];
+        long n;
+
+        if (node == NULL || res == NULL || !finite_value(c, GP_ADVQ_NODE_ALLOC, v) || v <= 0 ||
+            resource_weight(c->pol, res, prof, sizeof(prof)) <= 0)
+            continue;
+        if ((n = add_node(c, node)) < 0)
+            continue;
+        if (prof[0] == '\0')
+            c->d->nodes[n].gpus = v > c->d->nodes[n].gpus ? v : c->d->nodes[n].gpus;
+        else
+            mig_max(c, &c->d->nodes[n].mig, &c->d->nodes[n].nmig, prof, v);
+    }
+}
+
+static bool is_spot_label(const gp_policy *pol, const char *key, const char *value)
+{
+    for (size_t i = 0; i < pol->spot.nnode_labels; i++) {
+        const gp_label *l = &pol->spot.node_labels[i];
+
+        if (strcmp(l->key, key) == 0 && (l->value == NULL || strcmp(l->value, value) == 0))
+            return true;
+    }
+    return false;
+}
+
+static void read_node_labels(asm_ctx *c, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        long n = node_index(c->d, label(s, "node"));
+        gp_adv_node *node;
+
+        if (n < 0)
+            continue;
+        node = &c->d->nodes[n];
+        for (size_t l = 0; l < c->qs->nnode_labels; l++) {
+            const char *v = label(s, c->qs->node_labels[l].ksm);
+
+            if (v == NULL)
+                continue;
+            if (l == GP_ADVQ_NODE_LABEL_INSTANCE && node->instance_type == NULL)
+                node->instance_type = dup_or_null(c, v);
+            else if (l == GP_ADVQ_NODE_LABEL_PRODUCT && node->gpu_product == NULL)
+                node->gpu_product = dup_or_null(c, v);
+            else if (l > GP_ADVQ_NODE_LABEL_PRODUCT &&
+                     is_spot_label(c->pol, c->qs->node_labels[l].key, v))
+                node->spot = true;
+        }
+    }
+}
+
+static void node_totals(asm_ctx *c, const gp_prom_result *up_r)
+{
+    size_t steps = c->w->steps, nh = c->w->nhours;
+    double h = c->w->step / 3600.0;
+    bool *up = calloc(steps * (c->d->nnodes ? c->d->nnodes : 1), sizeof(bool));
+    double *alloc = calloc(steps * (c->d->nnodes ? c->d->nnodes : 1), sizeof(double));
+    double *hn = calloc(nh ? nh : 1, sizeof(double));
+
+    if (up == NULL || alloc == NULL || hn == NULL) {
+        c->oom = true;
+        goto done;
+    }
+    for (size_t i = 0; i < up_r->nseries; i++) {
+        const gp_prom_series *s = &up_r->series[i];
+        long n = node_index(c->d, label(s, "node"));
+
+        for (size_t j = 0; n >= 0 && j < s->nsamples; j++) {
+            long k = gp_adv_window_step_of(c->w, s->samples[j].t);
+
+            if (k >= 0 && finite_value(c, GP_ADVQ_NODE_UP, s->samples[j].v))
+                up[(size_t)n * steps + (size_t)k] = true;
+        }
+    }
+    for (size_t p = 0; p < c->d->npods; p++) {
+        long n = node_index(c->d, c->d->pods[p].node);
+
+        for (size_t k = 0; n >= 0 && k < steps; k++) {
+            if (c->aux[p].run[k])
+                alloc[(size_t)n * steps + k] += c->aux[p].wreq[k];
+        }
+    }
+    for (size_t n = 0; n < c->d->nnodes; n++) {
+        gp_adv_node *node = &c->d->nodes[n];
+        double cap = capacity(c->pol, node);
+
+        memset(hn, 0, (nh ? nh : 1) * sizeof(double));
+        for (size_t k = 0; k < steps; k++) {
+            double a = alloc[n * steps + k];
+            double t = c->w->end - (double)(steps - 1 - k) * c->w->step;
+            long b = gp_adv_window_hour_of(c->w, t);
+
+            if (b >= 0) {
+                node->hourly_alloc[b] += a;
+                hn[b]++;
+            }
+            if (!up[n * steps + k])
+                continue;
+            node->up_hours += h;
+            if (cap > 0 && a <= 0)
+                node->empty_hours += h;
+            else if (a > 0 && a < cap / 2) {
+                node->half_hours += h;
+                node->half_free_gpu_hours += (cap - a) * h;
+            }
+        }
+        for (size_t b = 0; b < nh; b++)
+            node->hourly_alloc[b] = hn[b] > 0 ? node->hourly_alloc[b] / hn[b] : 0;
+        node->up_at_end = up[n * steps + steps - 1];
+        node->alloc_at_end = node->up_at_end ? alloc[n * steps + steps - 1] : 0;
+    }
+done:
+    free(up);
+    free(alloc);
+    free(hn);
+}
+
+/* ---- DCGM -------------------------------------------------------------------------------- */
+
+static bool set_hourly(asm_ctx *c, dev_acc *a)
+{
+    size_t nh = c->w->nhours ? c->w->nhours : 1;
+
+    a->hsum = calloc(nh, sizeof(double));
+    a->hn = calloc(nh, sizeof(double));
+    return a->hsum != NULL && a->hn != NULL;
+}
+
+/* The device of a DCGM series (added when new); -1 for a series without a pod label (counted
+ * as unattributed when count is set) or on failure. */
+static long dev_of(asm_ctx *c, const gp_prom_series *s, bool count_unattributed)
+{
+    const gp_advisor_policy *a = &c->pol->advisor;
+    const char *ns = first_label(s, a->label_namespace, a->nlabel_namespace);
+    const char *pod = first_label(s, a->label_pod, a->nlabel_pod);
+    const char *host = first_label(s, a->label_host, a->nlabel_host);
+    const char *uuid = label(s, "UUID"), *gpu = label(s, "gpu"), *gi = label(s, "GPU_I_ID");
+    const char *prof = label(s, "GPU_I_PROFILE");
+    char key[1400];
+    long i;
+    dev_acc *d;
+
+    if (pod == NULL) {
+        if (count_unattributed) {
+            double n = value_of(s);
+
+            c->unattributed_series++;
+            if (isfinite(n))
+                c->unattributed += n;
+        }
+        return -1;
+    }
+    snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", ns ? ns : "", pod,
+             host ? host : "", uuid ? uuid : "", gpu ? gpu : "", gi ? gi : "", prof ? prof : "");
+    if ((i = smap_get(&c->devmap, key)) >= 0)
+        return i;
+    if (c->ndevs == c->devs_cap) {
+        size_t cap = c->devs_cap ? c->devs_cap * 2 : 16;
+        dev_acc *nv = realloc(c->devs, cap * sizeof(*nv));
+
+        if (nv == NULL) {
+            c->oom = true;
+            return -1;
+        }
+        c->devs = nv;
+        c->devs_cap = cap;
+    }
+    d = &c->devs[c->ndevs];
+    memset(d, 0, sizeof(*d));
+    d->ns = dup_or_null(c, ns ? ns : "");
+    d->pod = dup_or_null(c, pod);
+    d->host = dup_or_null(c, host);
+    d->uuid = dup_or_null(c, uuid);
+    d->gpu = dup_or_null(c, gpu);
+    d->model = dup_or_null(c, label(s, "modelName"));
+    d->profile = dup_or_null(c, prof);
+    d->p95 = d->fb_peak = d->fb_total = NAN;
+    d->pod_index = -1;
+    c->ndevs++;
+    if (c->oom || !set_hourly(c, d) || !smap_put(&c->devmap, key, c->ndevs - 1)) {
+        c->oom = true;
+        return -1;
+    }
+    return (long)c->ndevs - 1;
+}
+
+static double nanmax(double a, double b)
+{
+    return isnan(a) || b > a ? b : a;
+}
+
+/* Folds an instant query's per-device values into the devices. */
+static void read_dcgm(asm_ctx *c, gp_advq_id q, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        double v = value_of(s);
+        long k = dev_of(c, s, q == GP_ADVQ_ACT_COUNT);
+        dev_acc *d;
+
+        if (k < 0 || !finite_value(c, q, v))
+            continue;
+        d = &c->devs[k];
+        switch (q) {
+        case GP_ADVQ_DCGM_PROF: d->prof = true; break;
+        case GP_ADVQ_ACT_SUM: d->sum += v; break;
+        case GP_ADVQ_ACT_COUNT: d->count += v; break;
+        case GP_ADVQ_ACT_P95: d->p95 = nanmax(d->p95, v); break;
+        case GP_ADVQ_FB_PEAK: d->fb_peak = nanmax(d->fb_peak, v); break;
+        case GP_ADVQ_FB_TOTAL: d->fb_total = nanmax(d->fb_total, v); break;
+        default: break;
+        }
+    }
+}
+
+static void read_hourly(asm_ctx *c, const gp_prom_result *r)
+{
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        long k = dev_of(c, s, false);
+
+        for (size_t j = 0; k >= 0 && j < s->nsamples; j++) {
+            long b = gp_adv_window_hour_of(c->w, s->samples[j].t);
+
+            if (b < 0 || !finite_value(c, GP_ADVQ_ACT_HOURLY, s->samples[j].v))
+                continue;
+            c->devs[k].hsum[b] += s->samples[j].v;
+            c->devs[k].hn[b]++;
+        }
+    }
+}
+
+/* Two different pods with activity in the same hour on one whole GPU (host, UUID). */
+static void mark_time_sliced(asm_ctx *c, bool *sliced)
+{
+    for (size_t i = 0; i < c->ndevs; i++) {
+        const dev_acc *a = &c->devs[i];
+
+        if (a->profile != NULL || a->uuid == NULL || a->pod_index < 0)
+            continue;
+        for (size_t j = i + 1; j < c->ndevs; j++) {
+            const dev_acc *b = &c->devs[j];
+
+            if (b->profile != NULL || b->uuid == NULL || b->pod_index < 0 ||
+                b->pod_index == a->pod_index || strcmp(a->uuid, b->uuid) != 0 ||
+                strcmp(a->host ? a->host : "", b->host ? b->host : "") != 0)
+                continue;
+            for (size_t h = 0; h < c->w->nhours; h++) {
+                if (a->hn[h] > 0 && b->hn[h] > 0) {
+                    sliced[i] = sliced[j] = true;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+static void attach_dev(asm_ctx *c, dev_acc *a, bool sliced)
+{
+    gp_adv_pod *pod = &c->d->pods[a->pod_index];
+    gp_adv_gpu *nv = realloc(pod->devs, (pod->ndevs + 1) * sizeof(*nv)), *g;
+
+    if (nv == NULL) {
+        c->oom = true;
+        return;
+    }
+    pod->devs = nv;
+    g = &nv[pod->ndevs++];
+    memset(g, 0, sizeof(*g));
+    g->node = a->host;
+    g->uuid = a->uuid;
+    g->gpu = a->gpu;
+    g->model = a->model;
+    g->mig_profile = a->profile;
+    a->host = a->uuid = a->gpu = a->model = a->profile = NULL; /* moved */
+    g->has_activity = a->count > 0;
+    g->from_util = !a->prof;
+    g->mean = a->count > 0 ? a->sum / a->count : NAN;
+    g->p95 = a->p95;
+    g->samples = a->count;
+    g->fb_peak_mib = a->fb_peak;
+    g->fb_total_mib = a->fb_total;
+    g->time_sliced = sliced;
+}
+
+static void pod_hourly(asm_ctx *c)
+{
+    size_t nh = c->w->nhours;
+
+    for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
+        double *h = malloc((nh ? nh : 1) * sizeof(double));
+
+        if (h == NULL) {
+            c->oom = true;
+            return;
+        }
+        for (size_t b = 0; b < nh; b++) {
+            double sum = 0, n = 0;
+
+            for (size_t i = 0; i < c->ndevs; i++) {
+                const dev_acc *a = &c->devs[i];
+
+                if (a->pod_index == (long)p && a->hn[b] > 0) {
+                    sum += a->hsum[b] / a->hn[b];
+                    n++;
+                }
+            }
+            h[b] = n > 0 ? sum / n : NAN;
+        }
+        c->d->pods[p].hourly = h;
+    }
+}
+
+/* The node's GPU product from DCGM's modelName when kube-state-metrics has no label. */
+static void node_products(asm_ctx *c)
+{
+    for (size_t i = 0; i < c->ndevs; i++) {
+        const dev_acc *a = &c->devs[i];
+        long n = node_index(c->d, a->host);
+        char *m;
+
+        if (n < 0 || a->model == NULL || c->d->nodes[n].gpu_product != NULL)
+            continue;
+        m = dup_or_null(c, a->model);
+        for (char *p = m; p != NULL && *p != '\0'; p++) {
+            if (*p == ' ')
+                *p = '-';
+        }
+        c->d->nodes[n].gpu_product = m;
+    }
+}
+
+static void read_devices(asm_ctx *c, const gp_adv_results *res)
+{
+    static const gp_advq_id inst[] = { GP_ADVQ_ACT_COUNT, GP_ADVQ_ACT_SUM, GP_ADVQ_ACT_P95,
+                                       GP_ADVQ_FB_PEAK, GP_ADVQ_FB_TOTAL, GP_ADVQ_DCGM_PROF };
+    bool *sliced;
+    smap ignored = { 0 };
+
+    for (size_t i = 0; i < sizeof(inst) / sizeof(inst[0]); i++)
+        read_dcgm(c, inst[i], res->r[inst[i]]);
+    read_hourly(c, res->r[GP_ADVQ_ACT_HOURLY]);
+    node_products(c);
+    for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
+        char key[640];
+
+        pod_key(c->devs[i].ns, c->devs[i].pod, key, sizeof(key));
+        c->devs[i].pod_index = smap_get(&c->pods, key);
+        if (c->devs[i].pod_index < 0 && c->devs[i].count > 0 && smap_get(&ignored, key) < 0) {
+            c->ignored_devs++;
+            if (!smap_put(&ignored, key, i))
+                c->oom = true;
+        }
+    }
+    smap_free(&ignored);
+    sliced = calloc(c->ndevs ? c->ndevs : 1, sizeof(bool));
+    if (sliced == NULL) {
+        c->oom = true;
+        return;
+    }
+    mark_time_sliced(c, sliced);
+    pod_hourly(c);
+    for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
+        if (c->devs[i].pod_index >= 0 && (c->devs[i].count > 0 || !isnan(c->devs[i].fb_peak)))
+            attach_dev(c, &c->devs[i], sliced[i]);
+    }
+    free(sliced);
+}
+
+/* ---- checks and notes -------------------------------------------------------------------- */
+
+static gp_status require(const gp_advq_set *qs, const gp_adv_results *res, gp_err *err)
+{
+    const gp_advq *q = &qs->q[GP_ADVQ_ACT_COUNT];
+
+    if (res->r[GP_ADVQ_ACT_COUNT]->nseries == 0) {
+        gp_err_set(err, "%s: %s: no DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_GPU_UTIL series "
+                   "in the window: is dcgm-exporter scraped by this Prometheus?", q->name,
+                   q->promql);
+        return GP_ENOTFOUND;
+    }
+    q = &qs->q[GP_ADVQ_POD_REQUESTS];
+    if (res->r[GP_ADVQ_POD_REQUESTS]->nseries == 0) {
+        gp_err_set(err, "%s: %s: kube_pod_container_resource_requests has no GPU requests in "
+                   "the window: is kube-state-metrics scraped?", q->name, q->promql);
+        return GP_ENOTFOUND;
+    }
+    return GP_OK;
+}
+
+static void notes(asm_ctx *c, const gp_adv_results *res)
+{
+    size_t nprof = res->r[GP_ADVQ_DCGM_PROF]->nseries, nutil = res->r[GP_ADVQ_DCGM_UTIL]->nseries;
+    size_t from_util = 0;
+
+    for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
+        for (size_t w = 0; w < res->r[i]->nwarnings; w++)
+            note(c, "Prometheus warning (%s): %s", c->qs->q[i].name, res->r[i]->warnings[w]);
+    }
+    for (size_t i = 0; i < c->ndevs; i++)
+        from_util += !c->devs[i].prof && c->devs[i].count > 0 && c->devs[i].pod_index >= 0;
+    if (nprof == 0 && nutil > 0)
+        note(c, "DCGM_FI_PROF_GR_ENGINE_ACTIVE absent: add it to dcgm-exporter's counters (MIG "
+                "instances have no DCGM_FI_DEV_GPU_UTIL); activity is DCGM_FI_DEV_GPU_UTIL / 100");
+    else if (from_util > 0)
+        note(c, "%zu GPU series have no DCGM_FI_PROF_GR_ENGINE_ACTIVE; their activity is "
+                "DCGM_FI_DEV_GPU_UTIL / 100", from_util);
+    c->d->activity_metric = dup_or_null(c, nprof == 0 ? "DCGM_FI_DEV_GPU_UTIL / 100"
+                                        : from_util > 0 ? "DCGM_FI_PROF_GR_ENGINE_ACTIVE (else "
+                                                          "DCGM_FI_DEV_GPU_UTIL / 100)"
+                                                        : "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
+    if (c->unattributed_series > 0)
+        note(c, "%zu DCGM GPU series have no pod label (%s): their GPU time is unattributed; "
+                "check dcgm-exporter's pod mapping (kubernetes.podResources)", 
+             c->unattributed_series, c->qs->q[GP_ADVQ_ACT_COUNT].name);
+    if (c->ignored_devs > 0)
+        note(c, "%zu DCGM series name a pod kube-state-metrics shows no GPU request for; "
+                "ignored", c->ignored_devs);
+    for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
+        if (c->bad[i] > 0)
+            note(c, "%s: %zu NaN or infinite samples ignored", c->qs->q[i].name, c->bad[i]);
+    }
+}
+
+/* The mean number of GPUs busy without a pod label: their samples over the samples a GPU seen
+ * the whole window has (the largest count of any series). */
+static double unattributed_gpus(const asm_ctx *c, const gp_prom_result *count)
+{
+    double full = 0;
+
+    for (size_t i = 0; i < count->nseries; i++) {
+        double v = value_of(&count->series[i]);
+
+        if (isfinite(v) && v > full)
+            full = v;
+    }
+    return full > 0 ? c->unattributed / full : 0;
+}
+
+static void free_ctx(asm_ctx *c)
+{
+    for (size_t i = 0; i < c->d->npods && c->aux != NULL; i++) {
+        free(c->aux[i].wreq);
+        free(c->aux[i].run);
+    }
+    free(c->aux);
+    for (size_t i = 0; i < c->ndevs; i++) {
+        dev_acc *a = &c->devs[i];
+
+        free(a->ns);
+        free(a->pod);
+        free(a->host);
+        free(a->uuid);
+        free(a->gpu);
+        free(a->model);
+        free(a->profile);
+        free(a->hsum);
+        free(a->hn);
+    }
+    free(c->devs);
+    smap_free(&c->pods);
+    smap_free(&c->devmap);
+}
+
+/* Drops nodes without GPU capacity. */
+static void keep_gpu_nodes(asm_ctx *c)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < c->d->nnodes; i++) {
+        gp_adv_node *n = &c->d->nodes[i];
+
+        if (capacity(c->pol, n) > 0) {
+            c->d->nodes[j++] = *n;
+            continue;
+        }
+        free(n->name);
+        free(n->instance_type);
+        free(n->gpu_product);
+        for (size_t m = 0; m < n->nmig; m++)
+            free(n->mig[m].profile);
+        free(n->mig);
+        free(n->hourly_alloc);
+    }
+    c->d->nnodes = j;
+}
+
+gp_status gp_adv_assemble(const gp_policy *pol, const gp_advq_set *qs, const gp_adv_results *res,
+                          gp_adv_data *out, gp_err *err)
+{
+    asm_ctx c;
+    gp_status st;
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
+        if (res->r[i] == NULL) {
+            gp_err_set(err, "%s: no result", qs->q[i].name);
+            return GP_EINVAL;
+        }
+    }
+    if ((st = require(qs, res, err)) != GP_OK)
+        return st;
+    memset(&c, 0, sizeof(c));
+    c.pol = pol;
+    c.qs = qs;
+    c.w = &qs->w;
+    c.d = out;
+    out->end = qs->w.end;
+    out->step = qs->w.step;
+    out->hours = qs->w.window / 3600.0;
+    out->nhours = qs->w.nhours;
+    read_requests(&c, res->r[GP_ADVQ_POD_REQUESTS]);
+    read_running(&c, res->r[GP_ADVQ_POD_RUNNING]);
+    read_pod_nodes(&c, res->r[GP_ADVQ_POD_NODE]);
+    read_owners(&c, res->r[GP_ADVQ_POD_OWNER], res->r[GP_ADVQ_OWNER_OWNER]);
+    read_pod_labels(&c, res->r[GP_ADVQ_POD_LABELS]);
+    pod_totals(&c);
+    read_node_alloc(&c, res->r[GP_ADVQ_NODE_ALLOC]);
+    read_node_labels(&c, res->r[GP_ADVQ_NODE_LABELS]);
+    if (!c.oom)
+        node_totals(&c, res->r[GP_ADVQ_NODE_UP]);
+    if (!c.oom)
+        read_devices(&c, res);
+    if (!c.oom)
+        keep_gpu_nodes(&c);
+    out->unattributed_gpus = unattributed_gpus(&c, res->r[GP_ADVQ_ACT_COUNT]);
+    if (!c.oom)
+        notes(&c, res);
+    free_ctx(&c);
+    if (c.oom) {
+        gp_adv_data_free(out);
+        memset(out, 0, sizeof(*out));
+        gp_err_set(err, "out of memory assembling the report's data");
+        return GP_ENOMEM;
+    }
+    return GP_OK;
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The advisor's PromQL (query.h). Every query is a pure function of the policy and the window. */
+#include "query.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpupack/k8s.h"
+#include "gpupack/strbuf.h"
+
+#define GPU_RES "resource=~\"nvidia_com_gpu|nvidia_com_mig_.*\""
+#define PROF "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+#define UTIL "DCGM_FI_DEV_GPU_UTIL"
+
+/* Pod labels a workload or class rule may read besides the policy's (workload.h, classify.c). */
+static const char *const workload_labels[] = {
+    GP_LABEL_CLASS, GP_LABEL_RAY_ORIGIN, "notebook-name", "component",
+    "app.kubernetes.io/name", "app.kubernetes.io/component", "app.kubernetes.io/instance",
+    "leaderworkerset.sigs.k8s.io/name", "jobset.sigs.k8s.io/jobset-name", "ray.io/cluster",
+    "serving.kserve.io/inferenceservice", "training.kubeflow.org/job-name",
+};
+
+/* DCGM labels kept besides the policy's lists. */
+static const char *const dcgm_fixed[] = { "gpu", "UUID", "modelName", "GPU_I_PROFILE", "GPU_I_ID" };
+
+gp_status gp_adv_window_make(double until, double since, double step, gp_adv_window *w,
+                             gp_err *err)
+{
+    double steps;
+
+    memset(w, 0, sizeof(*w));
+    if (!(step >= 1 && step <= 86400)) {
+        gp_err_set(err, "--step: must be 1s..1d, got %.0fs", step);
+        return GP_EINVAL;
+    }
+    if (!(since >= step)) {
+        gp_err_set(err, "--since: must be at least --step (%.0fs), got %.0fs", step, since);
+        return GP_EINVAL;
+    }
+    if (!(until > 0 && until < 1e11)) {
+        gp_err_set(err, "--until: out of range");
+        return GP_EINVAL;
+    }
+    steps = ceil(since / step);
+    if (steps > GP_ADV_MAX_STEPS) {
+        gp_err_set(err, "--since/--step: %.0f steps of %.0fs; Prometheus refuses more than %u "
+                   "points: use a larger --step or a shorter --since", steps, step,
+                   GP_ADV_MAX_STEPS);
+        return GP_EINVAL;
+    }
+    w->step = step;
+    w->end = floor(until / step) * step;
+    w->steps = (size_t)steps;
+    w->window = steps * step;
+    w->nhours = (size_t)ceil(w->window / 3600.0);
+    return GP_OK;
+}
+
+long gp_adv_window_step_of(const gp_adv_window *w, double t)
+{
+    double k = (double)(w->steps - 1) - (w->end - t) / w->step;
+    double r = floor(k + 0.5);
+
+    if (!isfinite(k) || fabs(k - r) > 1e-6 || r < 0 || r >= (double)w->steps)
+        return -1;
+    return (long)r;
+}
+
+long gp_adv_window_hour_of(const gp_adv_window *w, double t)
+{
+    double back = w->end - t; /* seconds before end */
+
+    if (!isfinite(back) || back < 0 || back >= (double)w->nhours * 3600.0)
+        return -1;
+    return (long)w->nhours - 1 - (long)floor(back / 3600.0);
+}
+
+char *gp_advq_ksm_label(const char *key, char *buf, size_t n)
+{
+    size_t j = 0;
+
+    if (n == 0)
+        return buf;
+    j = (size_t)snprintf(buf, n, "label_");
+    for (const char *p = key; *p != '\0' && j + 1 < n; p++, j++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_';
+        buf[j] = ok ? c : '_';
+    }
+    buf[j < n ? j : n - 1] = '\0';
+    return buf;
+}
+
+void gp_advq_duration(double seconds, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.0fs", seconds);
+}
+
+/* ---- label lists ---------------------------------------------------------------------------- */
+
+static bool has_str(char **v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i], s) == 0)
+            return true;
+    }
+    return false;
+}
+
+static gp_status push_str(char ***v, size_t *n, const char *s)
+{
+    char **nv;
+    char *c;
+
+    if (has_str(*v, *n, s))
+        return GP_OK;
+    nv = realloc(*v, (*n + 1) * sizeof(**v));
+    if (nv == NULL)
+        return GP_ENOMEM;
+    *v = nv;
+    c = strdup(s);
+    if (c == NULL)
+        return GP_ENOMEM;
+    nv[(*n)++] = c;
+    return GP_OK;
+}
+
+/* Appends key with its KSM name, unless that KSM name is there already. */
+static gp_status push_label(gp_advq_label **v, size_t *n, const char *key)
+{
+    char ksm[512];
+    gp_advq_label *nv;
+
+    gp_advq_ksm_label(key, ksm, sizeof(ksm));
+    for (size_t i = 0; i < *n; i++) {
+        if (strcmp((*v)[i].ksm, ksm) == 0)
+            return GP_OK;
+    }
+    nv = realloc(*v, (*n + 1) * sizeof(**v));
+    if (nv == NULL)
+        return GP_ENOMEM;
+    *v = nv;
+    nv[*n].key = strdup(key);
+    nv[*n].ksm = strdup(ksm);
+    (*n)++;
+    return nv[*n - 1].key != NULL && nv[*n - 1].ksm != NULL ? GP_OK : GP_ENOMEM;
+}
+
+static gp_status dcgm_labels(const gp_advisor_policy *a, gp_advq_set *s, gp_err *err)
+{
+    char **const *lists[] = { &a->label_namespace, &a->label_pod, &a->label_container,
+                              &a->label_host };
+    const size_t nl[] = { a->nlabel_namespace, a->nlabel_pod, a->nlabel_container,
+                          a->nlabel_host };
+    static const char *const what[] = { "namespace", "pod", "container", "host" };
+    gp_status st = GP_OK;
+
+    for (size_t l = 0; l < 4; l++) {
+        if (nl[l] == 0 && l != 2) {
+            gp_err_set(err, "policy advisor.dcgmLabels.%s is empty", what[l]);
+            return GP_EINVAL;
+        }
+        for (size_t i = 0; st == GP_OK && i < nl[l]; i++)
+            st = push_str(&s->dcgm_by, &s->ndcgm_by, (*lists[l])[i]);
+    }
+    for (size_t i = 0; st == GP_OK && i < sizeof(dcgm_fixed) / sizeof(dcgm_fixed[0]); i++)
+        st = push_str(&s->dcgm_by, &s->ndcgm_by, dcgm_fixed[i]);
+    return st;
+}
+
+static gp_status kube_labels(const gp_policy *pol, gp_advq_set *s)
+{
+    gp_status st = GP_OK;
+
+    for (size_t i = 0; st == GP_OK && i < sizeof(workload_labels) / sizeof(workload_labels[0]); i++)
+        st = push_label(&s->pod_labels, &s->npod_labels, workload_labels[i]);
+    for (size_t i = 0; st == GP_OK && i < pol->advisor.nmodel_labels; i++)
+        st = push_label(&s->pod_labels, &s->npod_labels, pol->advisor.model_labels[i]);
+    for (size_t r = 0; st == GP_OK && r < pol->nrules; r++) {
+        const gp_label_selector *sel = &pol->rules[r].selector;
+
+        for (size_t i = 0; st == GP_OK && i < sel->nmatch_labels; i++)
+            st = push_label(&s->pod_labels, &s->npod_labels, sel->match_labels[i].key);
+        for (size_t i = 0; st == GP_OK && i < sel->nexprs; i++)
+            st = push_label(&s->pod_labels, &s->npod_labels, sel->exprs[i].key);
+    }
+    if (st == GP_OK)
+        st = push_label(&s->node_labels, &s->nnode_labels, GP_LABEL_INSTANCE_TYPE);
+    if (st == GP_OK)
+        st = push_label(&s->node_labels, &s->nnode_labels, GP_LABEL_GPU_PRODUCT);
+    for (size_t i = 0; st == GP_OK && i < pol->spot.nnode_labels; i++)
+        st = push_label(&s->node_labels, &s->nnode_labels, pol->spot.node_labels[i].key);
+    return st;
+}
+
+/* ---- query text --------------------------------------------------------------------------- */
+
+static void put_list(gp_strbuf *b, char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        gp_strbuf_printf(b, "%s%s", i ? ", " : "", v[i]);
+}
+
+static void put_ksm_list(gp_strbuf *b, const gp_advq_label *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        gp_strbuf_printf(b, ", %s", v[i].ksm);
+}
+
+/* The GPU pods of the window: a kube-state-metrics request for a GPU at some point. */
+static void put_gpu_pods(gp_strbuf *b, const char *W)
+{
+    gp_strbuf_printf(b, "max by (namespace, pod) (last_over_time("
+                        "kube_pod_container_resource_requests{" GPU_RES "}[%s]))", W);
+}
+
+/* The GPU nodes of the window: allocatable GPUs or MIG instances at some point. */
+static void put_gpu_nodes(gp_strbuf *b, const char *W)
+{
+    gp_strbuf_printf(b, "(max by (node) (max_over_time("
+                        "kube_node_status_allocatable{" GPU_RES "}[%s])) > 0)", W);
+}
+
+/* One query's text; b is emptied first. */
+static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char *R, gp_strbuf *b)
+{
+    gp_strbuf_clear(b);
+    switch (id) {
+    case GP_ADVQ_DCGM_PROF:
+    case GP_ADVQ_DCGM_UTIL:
+        gp_strbuf_puts(b, "count by (");
+        put_list(b, s->dcgm_by, s->ndcgm_by);
+        gp_strbuf_printf(b, ") (last_over_time(%s[%s]))",
+                         id == GP_ADVQ_DCGM_PROF ? PROF : UTIL, W);
+        break;
+    case GP_ADVQ_ACT_SUM:
+        gp_strbuf_puts(b, "sum by (");
+        put_list(b, s->dcgm_by, s->ndcgm_by);
+        gp_strbuf_printf(b, ") (sum_over_time(" PROF "[%s]) or sum_over_time(" UTIL
+                            "[%s]) / 100)", W, W);
+        break;
+    case GP_ADVQ_ACT_COUNT:
+        gp_strbuf_puts(b, "sum by (");
+        put_list(b, s->dcgm_by, s->ndcgm_by);
+        gp_strbuf_printf(b, ") (count_over_time(" PROF "[%s]) or count_over_time(" UTIL
+                            "[%s]))", W, W);
+        break;
+    case GP_ADVQ_ACT_P95:
+        gp_strbuf_puts(b, "max by (");
+        put_list(b, s->dcgm_by, s->ndcgm_by);
+        gp_strbuf_printf(b, ") (quantile_over_time(0.95, " PROF "[%s]) or quantile_over_time("
+                            "0.95, " UTIL "[%s]) / 100)", W, W);
+        break;
+    case GP_ADVQ_ACT_HOURLY:
+        gp_strbuf_puts(b, "avg by (");
+        put_list(b, s->dcgm_by, s->ndcgm_by);
+        gp_strbuf_puts(b, ") (avg_over_time(" PROF "[1h]) or avg_over_time(" UTIL "[1h]) / 100)");
+        break;
+    case GP_ADVQ_FB_PEAK:
+        gp_strbuf_puts(b, "max by (");
+        put_list(b, s->dcgm_by, s->ndcgm_by);
+        gp_strbuf_printf(b, ") (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", W);
+        break;
+    case GP_ADVQ_FB_TOTAL:
+        gp_strbuf_puts(b, "max by (");
+        put_list(b, s->dcgm_by, s->ndcgm_by);
+        gp_strbuf_printf(b, ") (max_over_time((DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)"
+                            "[%s:%s]))", W, R);
+        break;
+    case GP_ADVQ_POD_REQUESTS:
+        gp_strbuf_puts(b, "sum by (namespace, pod, resource) "
+                          "(kube_pod_container_resource_requests{" GPU_RES "})");
+        break;
+    case GP_ADVQ_POD_RUNNING:
+        gp_strbuf_puts(b, "max by (namespace, pod) (kube_pod_status_phase{phase=\"Running\"} "
+                          "== 1) and on (namespace, pod) (sum by (namespace, pod) "
+                          "(kube_pod_container_resource_requests{" GPU_RES "}) > 0)");
+        break;
+    case GP_ADVQ_POD_NODE:
+        gp_strbuf_printf(b, "max by (namespace, pod, node) (max_over_time(timestamp("
+                            "kube_pod_info{node!=\"\"})[%s:%s])) and on (namespace, pod) ", W, R);
+        put_gpu_pods(b, W);
+        break;
+    case GP_ADVQ_POD_OWNER:
+        gp_strbuf_printf(b, "max by (namespace, pod, owner_kind, owner_name) (last_over_time("
+                            "kube_pod_owner{owner_is_controller=\"true\"}[%s])) and on "
+                            "(namespace, pod) ", W);
+        put_gpu_pods(b, W);
+        break;
+    case GP_ADVQ_OWNER_OWNER:
+        gp_strbuf_printf(b, "max by (namespace, replicaset, job_name, owner_kind, owner_name) "
+                            "(last_over_time(kube_replicaset_owner{owner_kind!=\"<none>\"}[%s]) "
+                            "or last_over_time(kube_job_owner{owner_kind!=\"<none>\"}[%s]))",
+                         W, W);
+        break;
+    case GP_ADVQ_POD_LABELS:
+        gp_strbuf_puts(b, "max by (namespace, pod");
+        put_ksm_list(b, s->pod_labels, s->npod_labels);
+        gp_strbuf_printf(b, ") (last_over_time(kube_pod_labels[%s])) and on (namespace, pod) ",
+                         W);
+        put_gpu_pods(b, W);
+        break;
+    case GP_ADVQ_NODE_UP:
+        gp_strbuf_puts(b, "max by (node) (kube_node_info) and on (node) (max by (node) "
+                          "(kube_node_status_allocatable{" GPU_RES "}) > 0)");
+        break;
+    case GP_ADVQ_NODE_ALLOC:
+        gp_strbuf_printf(b, "max by (node, resource) (max_over_time("
+                            "kube_node_status_allocatable{" GPU_RES "}[%s])) > 0", W);
+        break;
+    case GP_ADVQ_NODE_LABELS:
+        gp_strbuf_puts(b, "max by (node");
+        put_ksm_list(b, s->node_labels, s->nnode_labels);
+        gp_strbuf_printf(b, ") (last_over_time(kube_node_labels[%s])) and on (node) ", W);
+        put_gpu_nodes(b, W);
+        break;
+    case GP_ADVQ_COUNT:
+        break;
+    }
+}
+
+static const char *const names[GP_ADVQ_COUNT] = {
+    [GP_ADVQ_DCGM_PROF] = "dcgm-prof-series", [GP_ADVQ_DCGM_UTIL] = "dcgm-util-series",
+    [GP_ADVQ_ACT_SUM] = "activity-sum", [GP_ADVQ_ACT_COUNT] = "activity-count",
+    [GP_ADVQ_ACT_P95] = "activity-p95", [GP_ADVQ_ACT_HOURLY] = "activity-hourly",
+    [GP_ADVQ_FB_PEAK] = "fb-peak", [GP_ADVQ_FB_TOTAL] = "fb-total",
+    [GP_ADVQ_POD_REQUESTS] = "pod-requests", [GP_ADVQ_POD_RUNNING] = "pod-running",
+    [GP_ADVQ_POD_NODE] = "pod-node", [GP_ADVQ_POD_OWNER] = "pod-owner",
+    [GP_ADVQ_OWNER_OWNER] = "owner-owner", [GP_ADVQ_POD_LABELS] = "pod-labels",
+    [GP_ADVQ_NODE_UP] = "node-up", [GP_ADVQ_NODE_ALLOC] = "node-alloc",
+    [GP_ADVQ_NODE_LABELS] = "node-labels",
+};
+
+static void timing(gp_advq *q, gp_advq_id id, const gp_adv_window *w)
+{
+    q->name = names[id];
+    q->time = w->end;
+    q->end = w->end;
+    if (id == GP_ADVQ_POD_REQUESTS || id == GP_ADVQ_POD_RUNNING || id == GP_ADVQ_NODE_UP) {
+        q->type = GP_ADVQ_RANGE;
+        q->step = w->step;
+        q->start = w->end - (double)(w->steps - 1) * w->step;
+    } else if (id == GP_ADVQ_ACT_HOURLY) {
+        q->type = GP_ADVQ_RANGE;
+        q->step = 3600;
+        q->start = w->end - (double)(w->nhours - 1) * 3600.0;
+    } else {
+        q->type = GP_ADVQ_INSTANT;
+    }
+}
+
+gp_status gp_advq_build(const gp_policy *pol, const gp_adv_window *w, gp_advq_set *out,
+                        gp_err *err)
+{
+    char W[32], R[32];
+    gp_strbuf b;
+    gp_status st;
+
+    memset(out, 0, sizeof(*out));
+    out->w = *w;
+    st = dcgm_labels(&pol->advisor, out, err);
+    if (st == GP_OK)
+        st = kube_labels(pol, out);
+    gp_advq_duration(w->window, W, sizeof(W));
+    gp_advq_duration(w->step, R, sizeof(R));
+    gp_strbuf_init(&b, 0);
+    for (int i = 0; st == GP_OK && i < GP_ADVQ_COUNT; i++) {
+        size_t len;
+
+        timing(&out->q[i], (gp_advq_id)i, w);
+        text(out, (gp_advq_id)i, W, R, &b);
+        st = gp_strbuf_take(&b, &out->q[i].promql, &len);
+        gp_strbuf_init(&b, 0);
+    }
+    gp_strbuf_free(&b);
+    if (st != GP_OK) {
+        if (st == GP_ENOMEM)
+            gp_err_set(err, "out of memory building the queries");
+        gp_advq_set_free(out);
+    }
+    return st;
+}
+
+void gp_advq_set_free(gp_advq_set *s)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < GP_ADVQ_COUNT; i++)
+        free(s->q[i].promql);
+    for (size_t i = 0; i < s->ndcgm_by; i++)
+        free(s->dcgm_by[i]);
+    free(s->dcgm_by);
+    for (size_t i = 0; i < s->npod_labels; i++) {
+        free(s->pod_labels[i].key);
+        free(s->pod_labels[i].ksm);
+    }
+    free(s->pod_labels);
+    for (size_t i = 0; i < s->nnode_labels; i++) {
+        free(s->node_labels[i].key);
+        free(s->node_labels[i].ksm);
+    }
+    free(s->node_labels);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The advisor's PromQL: the window (steps of R seconds ending at `end`, /work spec "Window and
+ * steps") and the fixed list of queries the report runs, one per concern, each aggregated by
+ * Prometheus (sum/max by) so a result holds at most one series per GPU, pod or node; only
+ * pod-requests, pod-running and node-up are range queries at step R, and activity-hourly a
+ * range query at step 1h. Pure: policy and window in, text out. docs/advisor.md lists them. */
+#ifndef GPUPACK_ADVISOR_QUERY_H
+#define GPUPACK_ADVISOR_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpupack/policy.h"
+#include "gpupack/status.h"
+
+#define GP_ADV_MAX_STEPS 11000u /* Prometheus refuses range queries with more points */
+
+/* The window: steps t_k = end - (steps - 1 - k) x step, k = 0..steps-1. */
+typedef struct {
+    double end;     /* floor(until / step) x step */
+    double step;    /* R, seconds */
+    size_t steps;   /* ceil(since / step) */
+    double window;  /* W = steps x step, seconds */
+    size_t nhours;  /* ceil(W / 3600) hour buckets */
+} gp_adv_window;
+
+/* Makes the window from --until (seconds since the epoch), --since and --step (seconds > 0).
+ * GP_EINVAL with a message naming --since/--step when steps > GP_ADV_MAX_STEPS or a value is
+ * out of range. */
+gp_status gp_adv_window_make(double until, double since, double step, gp_adv_window *w,
+                             gp_err *err) GP_WUR;
+
+/* The step index of time t (a multiple of the step inside the window), or -1. */
+long gp_adv_window_step_of(const gp_adv_window *w, double t);
+/* The hour bucket of a time t in (end - nhours x 3600, end], or -1. */
+long gp_adv_window_hour_of(const gp_adv_window *w, double t);
+
+typedef enum {
+    GP_ADVQ_DCGM_PROF = 0, /* which GPUs have DCGM_FI_PROF_GR_ENGINE_ACTIVE */
+    GP_ADVQ_DCGM_UTIL,     /* which GPUs have DCGM_FI_DEV_GPU_UTIL */
+    GP_ADVQ_ACT_SUM,       /* Σ activity samples per GPU */
+    GP_ADVQ_ACT_COUNT,     /* number of activity samples per GPU */
+    GP_ADVQ_ACT_P95,       /* 95th percentile of activity per GPU */
+    GP_ADVQ_ACT_HOURLY,    /* hourly mean activity per GPU (range, step 1h) */
+    GP_ADVQ_FB_PEAK,       /* peak framebuffer used per GPU */
+    GP_ADVQ_FB_TOTAL,      /* framebuffer size per GPU */
+    GP_ADVQ_POD_REQUESTS,  /* GPU requests per pod and resource (range, step R) */
+    GP_ADVQ_POD_RUNNING,   /* GPU pods Running (range, step R) */
+    GP_ADVQ_POD_NODE,      /* each GPU pod's node, valued by when it was last seen there */
+    GP_ADVQ_POD_OWNER,     /* each GPU pod's controlling owner */
+    GP_ADVQ_OWNER_OWNER,   /* ReplicaSets' and Jobs' owners */
+    GP_ADVQ_POD_LABELS,    /* GPU pods' labels that matter */
+    GP_ADVQ_NODE_UP,       /* GPU nodes present (range, step R) */
+    GP_ADVQ_NODE_ALLOC,    /* GPU nodes' allocatable GPUs and MIG instances (max over W) */
+    GP_ADVQ_NODE_LABELS,   /* GPU nodes' instance type, GPU product and spot labels */
+    GP_ADVQ_COUNT
+} gp_advq_id;
+
+typedef enum { GP_ADVQ_INSTANT, GP_ADVQ_RANGE } gp_advq_type;
+
+typedef struct {
+    const char *name;  /* short name in messages: "activity-p95" */
+    gp_advq_type type;
+    char *promql;
+    double time;       /* GP_ADVQ_INSTANT: evaluated at the window's end */
+    double start, end, step; /* GP_ADVQ_RANGE */
+} gp_advq;
+
+/* A label key a query reads from kube-state-metrics, and its sanitised label name there. */
+typedef struct {
+    char *key;   /* "gpupack.io/class" */
+    char *ksm;   /* "label_gpupack_io_class" */
+} gp_advq_label;
+
+typedef struct {
+    gp_advq q[GP_ADVQ_COUNT];
+    gp_adv_window w;
+    char **dcgm_by;         /* the labels DCGM series are aggregated by, in "by" order */
+    size_t ndcgm_by;
+    gp_advq_label *pod_labels; /* read from kube_pod_labels */
+    size_t npod_labels;
+    gp_advq_label *node_labels; /* read from kube_node_labels: [0] instance type, [1] GPU
+                                 * product, then the policy's spot labels */
+    size_t nnode_labels;
+} gp_advq_set;
+
+#define GP_ADVQ_NODE_LABEL_INSTANCE 0
+#define GP_ADVQ_NODE_LABEL_PRODUCT 1
+
+/* The queries for pol's advisor section over window w. GP_ENOMEM; GP_EINVAL when a DCGM label
+ * list of the policy is empty. The caller frees *out with gp_advq_set_free(). */
+gp_status gp_advq_build(const gp_policy *pol, const gp_adv_window *w, gp_advq_set *out,
+                        gp_err *err) GP_WUR;
+void gp_advq_set_free(gp_advq_set *s);
+
+/* kube-state-metrics' label name for a Kubernetes label key: "label_" and the key with every
+ * byte not [a-zA-Z0-9_] as '_'; into buf (size n). Returns buf. */
+char *gp_advq_ksm_label(const char *key, char *buf, size_t n);
+
+/* A duration as PromQL writes it in a selector: whole seconds ("604800s"). */
+void gp_advq_duration(double seconds, char *buf, size_t n);
+
+#endif

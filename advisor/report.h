@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The report subcommand's run (advisor/main.c parses the flags): the window, the queries through
+ * Prometheus, the assembly, gp_advise(), a renderer, and the output written atomically. Also the
+ * parsers of its flag values, pure and unit-tested. */
+#ifndef GPUPACK_ADVISOR_REPORT_H
+#define GPUPACK_ADVISOR_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "gpupack/policy.h"
+#include "gpupack/prom.h"
+#include "gpupack/status.h"
+#include "render.h"
+
+/* "30s", "5m", "2h", "7d", "1w", also "1h30m" (units s m h d w, whole numbers) into seconds.
+ * GP_EINVAL otherwise (no message: the caller names the flag). */
+gp_status gp_adv_parse_duration(const char *s, double *seconds) GP_WUR;
+
+/* RFC 3339 ("2026-12-04T16:00:00Z", "...+02:00", fractions allowed) or unix seconds. */
+gp_status gp_adv_parse_time(const char *s, double *t) GP_WUR;
+
+typedef struct {
+    const gp_prom_config *prom;
+    const gp_policy *pol;
+    double until, since, step;  /* seconds; until since the epoch */
+    gp_adv_format format;
+    size_t top;                 /* 0: all */
+    const char *output;         /* NULL: stdout */
+    bool show_queries, quiet;
+    FILE *log;                  /* progress, warnings and errors (stderr) */
+} gp_adv_report_opts;
+
+/* Runs a report; returns the exit status: 0 written, 1 Prometheus could not answer (or the
+ * analysis or the output failed), 2 a bad window (the message names --since/--step). Every
+ * failure is one line "gpupack-advisor: ..." on o->log. */
+int gp_adv_report_run(const gp_adv_report_opts *o);
+
+/* Writes len bytes to path atomically: a temporary file in the same directory, then rename. */
+gp_status gp_adv_write_atomic(const char *path, const char *data, size_t len, gp_err *err) GP_WUR;
+
+#endif

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* advisor/query.c: the window arithmetic and the PromQL text (selectors, windows, steps). */
+#include <math.h>
+#include <string.h>
+
+#include "gptest.h"
+#include "query.h"
+#include "report.h"
+
+static char *ns_l[] = { "exported_namespace", "namespace", "pod_namespace" };
+static char *pod_l[] = { "exported_pod", "pod", "pod_name" };
+static char *ctr_l[] = { "exported_container", "container", "container_name" };
+static char *host_l[] = { "Hostname", "hostname" };
+static char *models[] = { "gpupack.io/model" };
+static gp_label spot_l[] = { { "karpenter.sh/capacity-type", "spot" } };
+
+/* A policy with only what the queries read. */
+static void policy(gp_policy *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->advisor.label_namespace = ns_l;
+    p->advisor.nlabel_namespace = 3;
+    p->advisor.label_pod = pod_l;
+    p->advisor.nlabel_pod = 3;
+    p->advisor.label_container = ctr_l;
+    p->advisor.nlabel_container = 3;
+    p->advisor.label_host = host_l;
+    p->advisor.nlabel_host = 2;
+    p->advisor.model_labels = models;
+    p->advisor.nmodel_labels = 1;
+    p->spot.node_labels = spot_l;
+    p->spot.nnode_labels = 1;
+}
+
+GP_TEST(window_default_week)
+{
+    gp_adv_window w;
+
+    /* until 1000 s past a 5-minute boundary: end is the boundary, 2016 steps of 300 s. */
+    GP_CHECK(gp_adv_window_make(1764864000.0 + 100, 7 * 86400.0, 300, &w, NULL) == GP_OK);
+    GP_CHECK_NEAR(w.end, 1764864000.0, 1e-6);
+    GP_CHECK_INT(w.steps, 2016);
+    GP_CHECK_NEAR(w.window, 604800.0, 1e-6);
+    GP_CHECK_INT(w.nhours, 168);
+    GP_CHECK_INT(gp_adv_window_step_of(&w, w.end), 2015);
+    GP_CHECK_INT(gp_adv_window_step_of(&w, w.end - 2015 * 300.0), 0);
+    GP_CHECK_INT(gp_adv_window_step_of(&w, w.end - 2016 * 300.0), -1);
+    GP_CHECK_INT(gp_adv_window_step_of(&w, w.end - 150), -1);
+    GP_CHECK_INT(gp_adv_window_hour_of(&w, w.end), 167);
+    GP_CHECK_INT(gp_adv_window_hour_of(&w, w.end - 3600), 166);
+    GP_CHECK_INT(gp_adv_window_hour_of(&w, w.end - 3599), 167);
+    GP_CHECK_INT(gp_adv_window_hour_of(&w, w.end - 168 * 3600.0), -1);
+}
+
+GP_TEST(window_rounds_up_and_refuses_too_many_steps)
+{
+    gp_adv_window w;
+    gp_err err = { "" };
+
+    GP_CHECK(gp_adv_window_make(36000, 301, 300, &w, NULL) == GP_OK);
+    GP_CHECK_INT(w.steps, 2);
+    GP_CHECK_NEAR(w.window, 600, 1e-9);
+    GP_CHECK_INT(w.nhours, 1);
+    GP_CHECK(gp_adv_window_make(36000, 11001 * 60.0, 60, &w, &err) == GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "--since/--step") != NULL);
+    GP_CHECK(strstr(err.msg, "11000") != NULL);
+    GP_CHECK(gp_adv_window_make(36000, 11000 * 60.0, 60, &w, NULL) == GP_OK);
+    GP_CHECK(gp_adv_window_make(36000, 10, 300, &w, &err) == GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "--since") != NULL);
+}
+
+static gp_advq_set built(gp_policy *p)
+{
+    gp_adv_window w;
+    gp_advq_set s;
+
+    policy(p);
+    if (gp_adv_window_make(1764864000.0, 7 * 86400.0, 300, &w, NULL) != GP_OK ||
+        gp_advq_build(p, &w, &s, NULL) != GP_OK)
+        abort();
+    return s;
+}
+
+#define HAS(id, text) GP_CHECK(strstr(s.q[id].promql, text) != NULL)
+
+GP_TEST(activity_queries_prefer_prof_per_series)
+{
+    gp_policy p;
+    gp_advq_set s = built(&p);
+    const char *by = "by (exported_namespace, namespace, pod_namespace, exported_pod, pod, "
+                     "pod_name, exported_container, container, container_name, Hostname, "
+                     "hostname, gpu, UUID, modelName, GPU_I_PROFILE, GPU_I_ID)";
+
+    GP_CHECK_STR(s.q[GP_ADVQ_ACT_SUM].promql,
+                 "sum by (exported_namespace, namespace, pod_namespace, exported_pod, pod, "
+                 "pod_name, exported_container, container, container_name, Hostname, hostname, "
+                 "gpu, UUID, modelName, GPU_I_PROFILE, GPU_I_ID) (sum_over_time("
+                 "DCGM_FI_PROF_GR_ENGINE_ACTIVE[604800s]) or sum_over_time("
+                 "DCGM_FI_DEV_GPU_UTIL[604800s]) / 100)");
+    HAS(GP_ADVQ_ACT_COUNT, by);
+    HAS(GP_ADVQ_ACT_COUNT, "count_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[604800s]) or "
+                           "count_over_time(DCGM_FI_DEV_GPU_UTIL[604800s])");
+    HAS(GP_ADVQ_ACT_P95, "max by (");
+    HAS(GP_ADVQ_ACT_P95, "quantile_over_time(0.95, DCGM_FI_PROF_GR_ENGINE_ACTIVE[604800s]) or "
+                         "quantile_over_time(0.95, DCGM_FI_DEV_GPU_UTIL[604800s]) / 100");
+    HAS(GP_ADVQ_ACT_HOURLY, "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[1h]) or "
+                            "avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h]) / 100");
+    HAS(GP_ADVQ_FB_PEAK, "max_over_time(DCGM_FI_DEV_FB_USED[604800s])");
+    HAS(GP_ADVQ_FB_TOTAL, "(DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)[604800s:300s]");
+    HAS(GP_ADVQ_DCGM_PROF, "last_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[604800s])");
+    HAS(GP_ADVQ_DCGM_UTIL, "last_over_time(DCGM_FI_DEV_GPU_UTIL[604800s])");
+    GP_CHECK_STR(s.q[GP_ADVQ_ACT_P95].name, "activity-p95");
+    gp_advq_set_free(&s);
+}
+
+GP_TEST(kube_state_metrics_queries)
+{
+    gp_policy p;
+    gp_advq_set s = built(&p);
+
+    HAS(GP_ADVQ_POD_REQUESTS, "sum by (namespace, pod, resource) "
+                              "(kube_pod_container_resource_requests{resource=~\"nvidia_com_gpu|"
+                              "nvidia_com_mig_.*\"})");
+    HAS(GP_ADVQ_POD_RUNNING, "kube_pod_status_phase{phase=\"Running\"} == 1");
+    HAS(GP_ADVQ_POD_NODE, "kube_pod_info{node!=\"\"}");
+    HAS(GP_ADVQ_POD_NODE, "[604800s:300s]");
+    HAS(GP_ADVQ_POD_OWNER, "kube_pod_owner{owner_is_controller=\"true\"}[604800s]");
+    HAS(GP_ADVQ_OWNER_OWNER, "kube_replicaset_owner");
+    HAS(GP_ADVQ_OWNER_OWNER, "kube_job_owner");
+    HAS(GP_ADVQ_POD_LABELS, "label_gpupack_io_class");
+    HAS(GP_ADVQ_POD_LABELS, "label_gpupack_io_model");
+    HAS(GP_ADVQ_POD_LABELS, "label_notebook_name");
+    HAS(GP_ADVQ_NODE_UP, "max by (node) (kube_node_info)");
+    HAS(GP_ADVQ_NODE_ALLOC, "max_over_time(kube_node_status_allocatable{resource=~");
+    HAS(GP_ADVQ_NODE_LABELS, "label_node_kubernetes_io_instance_type, "
+                             "label_nvidia_com_gpu_product, label_karpenter_sh_capacity_type");
+    gp_advq_set_free(&s);
+}
+
+GP_TEST(range_queries_use_the_window_steps)
+{
+    gp_policy p;
+    gp_advq_set s = built(&p);
+    int ranges = 0;
+
+    for (int i = 0; i < GP_ADVQ_COUNT; i++) {
+        const gp_advq *q = &s.q[i];
+
+        GP_CHECK(q->name != NULL && q->promql != NULL && q->promql[0] != '\0');
+        if (q->type == GP_ADVQ_INSTANT) {
+            GP_CHECK_NEAR(q->time, 1764864000.0, 1e-6);
+            continue;
+        }
+        ranges++;
+        GP_CHECK_NEAR(q->end, 1764864000.0, 1e-6);
+        if (i == GP_ADVQ_ACT_HOURLY) {
+            GP_CHECK_NEAR(q->step, 3600, 1e-9);
+            GP_CHECK_NEAR(q->start, 1764864000.0 - 167 * 3600.0, 1e-6);
+        } else {
+            GP_CHECK_NEAR(q->step, 300, 1e-9);
+            GP_CHECK_NEAR(q->start, 1764864000.0 - 2015 * 300.0, 1e-6);
+        }
+    }
+    GP_CHECK_INT(ranges, 4);
+    GP_CHECK(s.q[GP_ADVQ_POD_REQUESTS].type == GP_ADVQ_RANGE);
+    GP_CHECK(s.q[GP_ADVQ_POD_RUNNING].type == GP_ADVQ_RANGE);
+    GP_CHECK(s.q[GP_ADVQ_NODE_UP].type == GP_ADVQ_RANGE);
+    gp_advq_set_free(&s);
+}
+
+GP_TEST(empty_dcgm_label_list_is_an_error)
+{
+    gp_policy p;
+    gp_adv_window w;
+    gp_advq_set s;
+    gp_err err = { "" };
+
+    policy(&p);
+    p.advisor.nlabel_pod = 0;
+    GP_CHECK(gp_adv_window_make(36000, 3600, 300, &w, NULL) == GP_OK);
+    GP_CHECK(gp_advq_build(&p, &w, &s, &err) == GP_EINVAL);
+    GP_CHECK(strstr(err.msg, "dcgmLabels.pod") != NULL);
+}
+
+GP_TEST(ksm_label_sanitising)
+{
+    char buf[64];
+
+    GP_CHECK_STR(gp_advq_ksm_label("gpupack.io/class", buf, sizeof(buf)), "label_gpupack_io_class");
+    GP_CHECK_STR(gp_advq_ksm_label("app.kubernetes.io/name", buf, sizeof(buf)),
+                 "label_app_kubernetes_io_name");
+    GP_CHECK_STR(gp_advq_ksm_label("a-b_C9", buf, sizeof(buf)), "label_a_b_C9");
+    GP_CHECK_STR(gp_advq_ksm_label("abcdefghijkl", buf, 10), "label_abc");
+}
+
+GP_TEST(durations_and_times)
+{
+    double v = 0;
+
+    GP_CHECK(gp_adv_parse_duration("30s", &v) == GP_OK && v == 30);
+    GP_CHECK(gp_adv_parse_duration("5m", &v) == GP_OK && v == 300);
+    GP_CHECK(gp_adv_parse_duration("2h", &v) == GP_OK && v == 7200);
+    GP_CHECK(gp_adv_parse_duration("7d", &v) == GP_OK && v == 604800);
+    GP_CHECK(gp_adv_parse_duration("1w", &v) == GP_OK && v == 604800);
+    GP_CHECK(gp_adv_parse_duration("1h30m", &v) == GP_OK && v == 5400);
+    GP_CHECK(gp_adv_parse_duration("", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_duration("7", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_duration("3x", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_duration("-5m", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_duration("0s", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_time("2026-12-04T16:00:00Z", &v) == GP_OK && v == 1796400000.0);
+    GP_CHECK(gp_adv_parse_time("2026-12-04T18:00:00+02:00", &v) == GP_OK && v == 1796400000.0);
+    GP_CHECK(gp_adv_parse_time("2026-12-04T16:00:00.5Z", &v) == GP_OK && v == 1796400000.5);
+    GP_CHECK(gp_adv_parse_time("1796400000", &v) == GP_OK && v == 1796400000.0);
+    GP_CHECK(gp_adv_parse_time("2026-12-04 16:00:00", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_time("2026-12-04T16:00:00", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_time("yesterday", &v) == GP_EINVAL);
+    GP_CHECK(gp_adv_parse_time("2026-13-04T16:00:00Z", &v) == GP_EINVAL);
+}
+
+GP_MAIN(GP_CASE(window_default_week), GP_CASE(window_rounds_up_and_refuses_too_many_steps), GP_CASE(activity_queries_prefer_prof_per_series), GP_CASE(kube_state_metrics_queries), GP_CASE(range_queries_use_the_window_steps), GP_CASE(empty_dcgm_label_list_is_an_error), GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times))
