@@ -141,6 +141,11 @@ $(BUILD)/tests/test_sim_%: $(BUILD)/tests/unit/test_sim_%.o $(SIMA) $(LIBA)
 $(BUILD)/tests/promq: $(BUILD)/tests/tools/promq.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+# tests/e2e/advisor-html.sh renders a fixed report through the advisor's renderers with this.
+$(BUILD)/tests/tools/advdemo.o: CFLAGS += -Iadvisor
+$(BUILD)/tests/advdemo: $(BUILD)/tests/tools/advdemo.o $(ADVA) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # The manifest tests' npm packages, exactly as package-lock.json pins them.
 NODE_MODULES := tests/manifests/node_modules/.package-lock.json
@@ -148,7 +153,7 @@ $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json 
 	cd tests/manifests && npm ci --no-audit --no-fund --loglevel=error
 
 test: DEPS_SET = test
-test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(BUILD)/tests/promq $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
+test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(BUILD)/tests/promq $(BUILD)/tests/advdemo $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
 
 # The quick tier: the unit tests and the fixture cases, in parallel (tests/check.sh).
@@ -166,7 +171,7 @@ asan:
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" GP_NO_FUZZ=1 test
 
 valgrind: DEPS_SET = test
-valgrind: all $(BUILD)/tests/promq $(NODE_MODULES)
+valgrind: all $(BUILD)/tests/promq $(BUILD)/tests/advdemo $(NODE_MODULES)
 	@BUILD=$(BUILD) BIN=$(BIN) GP_VALGRIND=1 tests/run.sh
 
 certs: $(BIN)/gpupack-certs

@@ -4,14 +4,15 @@
 #   tools/deps.sh build   what building the binaries needs (the Dockerfile's build stage too)
 #   tools/deps.sh run     what `make run` needs: the build packages, whose libraries are also all
 #                         the daemons and gpupack-certs load at run time (no test tools)
-#   tools/deps.sh test    that, plus what the tests need (curl, jq, kubectl, Node.js and npm, ...)
+#   tools/deps.sh test    that, plus what the tests need (curl, jq, kubectl, Node.js and npm,
+#                         chromium and python3-pil for the advisor's HTML report, ...)
 #   tools/deps.sh --list SET   prints SET's packages, one a line, and installs nothing
 # As root: apt-get installs them. Otherwise: prints the exact command and fails.
 set -eu
 BUILD_PKGS="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev libssl-dev \
 libgnutls28-dev libyaml-dev libyajl-dev ca-certificates"
 TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client iproute2 wrk bsdextrautils \
-prometheus"
+prometheus chromium python3-pil"
 # Packages the test set asks for only when the command is not on PATH: "command:package".
 TEST_CMDS="kubectl:kubernetes-client node:nodejs npm:npm"
 usage() { echo "usage: tools/deps.sh [--list] build|run|test" >&2; exit 2; }
