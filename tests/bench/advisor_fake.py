@@ -26,6 +26,7 @@ import math
 import os
 import random
 import re
+import socket
 import sys
 import threading
 import time
@@ -203,7 +204,7 @@ class Cluster:
                 a = 0
                 while a < S:
                     b = min(S - 1, a + rnd.randint(S // 14, S // 2))
-                    user = "u%04d" % rnd.randint(0, 9999)
+                    user = "u%05d" % len(self.pods)
                     p = self._pod(ns, "nb-%s-0" % user, n, "StatefulSet", "nb-" + user, a, b, {"nvidia_com_gpu": 1},
                                   "notebook", {"app.kubernetes.io/name": "jupyter"})
                     if p is not None:
@@ -281,14 +282,20 @@ class Cluster:
     def step_time(self, k):
         return self.t0 + k * self.step
 
+    def hours(self, s0, s1):
+        """The hour buckets with a sample of something present from step s0 to step s1."""
+        hs = self.step / 3600.0
+        first = self.nhours - 1 - int((self.steps - 1 - s0) * hs)
+        last = self.nhours - 1 - int((self.steps - 1 - s1) * hs)
+        return range(max(0, first), last + 1)
+
     def hourly(self, p, d):
         """(hour index, value) for every hour bucket the pod ran in."""
         out = []
-        hs = self.step / 3600.0
-        first = self.nhours - 1 - int((self.steps - 1 - p.s0) * hs)
-        last = self.nhours - 1 - int((self.steps - 1 - p.s1) * hs)
+        hrs = self.hours(p.s0, p.s1)
+        last = hrs[-1] if len(hrs) else 0
         phase = (zlib.crc32(d.uuid.encode()) % 24)
-        for h in range(max(0, first), last + 1):
+        for h in hrs:
             v = d.mean * (1 + 0.4 * math.sin(2 * math.pi * (h + phase) / 24))
             if p.idle_tail and h > last - p.idle_tail:
                 v = 0.002
@@ -564,6 +571,9 @@ def q_hourly(a, q, prm):
         for d in p.devs:
             pts = [(start + (h - h0) * 3600, v) for h, v in c.hourly(p, d) if start <= start + (h - h0) * 3600 <= end]
             rows.append((project(dcgm_labels(p, d), by), pts))
+    for d in c.free:
+        pts = [(start + (h - h0) * 3600, 0.0) for h in c.hours(d.up0, d.up1) if start <= start + (h - h0) * 3600 <= end]
+        rows.append((project({"Hostname": d.host, "UUID": d.uuid, "gpu": d.gpu, "modelName": d.model}, by), pts))
     return a.matrix(rows)
 
 
@@ -586,6 +596,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *_):
         pass
+
+    def setup(self):
+        super().setup()
+        # headers and body go in two writes: without this, Nagle's algorithm and the client's
+        # delayed ACK add 40 ms to every answer
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def reply(self, code, body):
         b = body.encode() if isinstance(body, str) else body
