@@ -10,22 +10,40 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpupack/score.h"
 #include "gpupack/strbuf.h"
 
 /* ---- running the queries ------------------------------------------------------------------ */
 
+/* t as RFC 3339 UTC ("2026-12-04T16:00:00Z") into buf. */
+static void put_time(double t, char *buf, size_t n)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+
+    if (!isfinite(t) || gmtime_r(&s, &tm) == NULL ||
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, n, "%.0f", t);
+}
+
 static void show_query(const gp_adv_fetch_opts *o, size_t i, const gp_advq *q)
 {
+    char a[32], b[32];
+
     if (o->out == NULL || !o->show_queries)
         return;
-    if (q->type == GP_ADVQ_INSTANT)
-        fprintf(o->out, "query %zu/%d %s (instant at %.0f):\n  %s\n", i + 1, GP_ADVQ_COUNT,
-                q->name, q->time, q->promql);
-    else
-        fprintf(o->out, "query %zu/%d %s (range %.0f..%.0f step %.0fs):\n  %s\n", i + 1,
-                GP_ADVQ_COUNT, q->name, q->start, q->end, q->step, q->promql);
+    if (q->type == GP_ADVQ_INSTANT) {
+        put_time(q->time, a, sizeof(a));
+        fprintf(o->out, "query %zu/%d %s (instant at %s):\n  %s\n", i + 1, GP_ADVQ_COUNT,
+                q->name, a, q->promql);
+    } else {
+        put_time(q->start, a, sizeof(a));
+        put_time(q->end, b, sizeof(b));
+        fprintf(o->out, "query %zu/%d %s (range %s to %s, step %.0fs):\n  %s\n", i + 1,
+                GP_ADVQ_COUNT, q->name, a, b, q->step, q->promql);
+    }
 }
 
 gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opts *o,
@@ -451,7 +469,7 @@ static void read_pod_nodes(asm_ctx *c, const gp_prom_result *r)
         if (p < 0 || node == NULL)
             continue;
         if (!isfinite(seen))
-            seen = -HUGE_VAL / 2; /* present, when unknown */
+            seen = -1e300; /* present, when unknown */
         if (seen > c->aux[p].node_seen) {
             char *n = dup_or_null(c, node);
 
@@ -903,32 +921,40 @@ static void attach_dev(asm_ctx *c, dev_acc *a, bool sliced)
     g->time_sliced = sliced;
 }
 
+/* A pod's hourly activity: the mean of its GPUs that have a value in the hour (one pass over
+ * the GPUs: pods x hours x GPUs would be slow on a large cluster). */
 static void pod_hourly(asm_ctx *c)
 {
-    size_t nh = c->w->nhours;
+    size_t nh = c->w->nhours ? c->w->nhours : 1;
+    double *n = calloc(c->d->npods * nh + 1, sizeof(double));
 
-    for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
-        double *h = malloc((nh ? nh : 1) * sizeof(double));
-
-        if (h == NULL) {
-            c->oom = true;
-            return;
-        }
-        for (size_t b = 0; b < nh; b++) {
-            double sum = 0, n = 0;
-
-            for (size_t i = 0; i < c->ndevs; i++) {
-                const dev_acc *a = &c->devs[i];
-
-                if (a->pod_index == (long)p && a->hn[b] > 0) {
-                    sum += a->hsum[b] / a->hn[b];
-                    n++;
-                }
-            }
-            h[b] = n > 0 ? sum / n : NAN;
-        }
-        c->d->pods[p].hourly = h;
+    if (n == NULL) {
+        c->oom = true;
+        return;
     }
+    for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
+        c->d->pods[p].hourly = calloc(nh, sizeof(double));
+        if (c->d->pods[p].hourly == NULL)
+            c->oom = true;
+    }
+    for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
+        const dev_acc *a = &c->devs[i];
+
+        for (size_t b = 0; a->pod_index >= 0 && b < c->w->nhours; b++) {
+            if (a->hn[b] > 0) {
+                c->d->pods[a->pod_index].hourly[b] += a->hsum[b] / a->hn[b];
+                n[(size_t)a->pod_index * nh + b]++;
+            }
+        }
+    }
+    for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
+        for (size_t b = 0; b < c->w->nhours; b++) {
+            double k = n[p * nh + b];
+
+            c->d->pods[p].hourly[b] = k > 0 ? c->d->pods[p].hourly[b] / k : NAN;
+        }
+    }
+    free(n);
 }
 
 /* The node's GPU product from DCGM's modelName when kube-state-metrics has no label. */
@@ -1008,14 +1034,30 @@ static gp_status require(const gp_advq_set *qs, const gp_adv_results *res, gp_er
     return GP_OK;
 }
 
+/* Whether warning w of query q was already given by an earlier query (one note each). */
+static bool seen_warning(const gp_adv_results *res, size_t q, size_t w)
+{
+    for (size_t i = 0; i <= q; i++) {
+        size_t n = i < q ? res->r[i]->nwarnings : w;
+
+        for (size_t j = 0; j < n; j++) {
+            if (strcmp(res->r[i]->warnings[j], res->r[q]->warnings[w]) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 static void notes(asm_ctx *c, const gp_adv_results *res)
 {
     size_t nprof = res->r[GP_ADVQ_DCGM_PROF]->nseries, nutil = res->r[GP_ADVQ_DCGM_UTIL]->nseries;
     size_t from_util = 0;
 
     for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
-        for (size_t w = 0; w < res->r[i]->nwarnings; w++)
-            note(c, "Prometheus warning (%s): %s", c->qs->q[i].name, res->r[i]->warnings[w]);
+        for (size_t w = 0; w < res->r[i]->nwarnings; w++) {
+            if (!seen_warning(res, i, w))
+                note(c, "Prometheus warning (%s): %s", c->qs->q[i].name, res->r[i]->warnings[w]);
+        }
     }
     for (size_t i = 0; i < c->ndevs; i++)
         from_util += !c->devs[i].prof && c->devs[i].count > 0 && c->devs[i].pod_index >= 0;
@@ -1030,9 +1072,10 @@ static void notes(asm_ctx *c, const gp_adv_results *res)
                                                           "DCGM_FI_DEV_GPU_UTIL / 100)"
                                                         : "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
     if (c->unattributed_series > 0)
-        note(c, "%zu DCGM GPU series have no pod label (%s): their GPU time is unattributed; "
-                "check dcgm-exporter's pod mapping (kubernetes.podResources)", 
-             c->unattributed_series, c->qs->q[GP_ADVQ_ACT_COUNT].name);
+        note(c, "%zu DCGM GPU series have no pod label (%s), %.1f GPUs on average: GPUs no pod "
+                "was given, or dcgm-exporter's pod mapping is off or failing (--kubernetes, the "
+                "kubelet pod-resources socket); their activity is not attributed",
+             c->unattributed_series, c->qs->q[GP_ADVQ_ACT_COUNT].name, c->d->unattributed_gpus);
     if (c->ignored_devs > 0)
         note(c, "%zu DCGM series name a pod kube-state-metrics shows no GPU request for; "
                 "ignored", c->ignored_devs);

@@ -5,11 +5,13 @@
  *
  * Exit status: 0 a report, 1 Prometheus could not answer (the message names the query), 2 a bad
  * command line or file (the message names the flag). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
@@ -56,7 +58,7 @@ static size_t flag_table(opts *o, gp_flag *f)
         { .name = "prometheus-header", .kind = GP_FLAG_LIST, .dest = &o->headers, .max = GP_PROM_MAX_HEADERS, .arg = "'N: V'", .help = "an extra request header, e.g. 'X-Scope-OrgID: team-a' (repeatable)" },
         { .name = "prometheus-timeout", .kind = GP_FLAG_STRING, .dest = &o->timeout, .arg = "D", .help = "per-request timeout (default 2m)", .once = true },
         { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "the policy (prices, thresholds, label names); default: the embedded one", .once = true },
-        { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error" },
+        { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error; warn and error imply --quiet" },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &o->help, .help = "this text" },
         { .name = "version", .kind = GP_FLAG_BOOL, .dest = &o->version, .help = "print the version" },
     };
@@ -66,11 +68,10 @@ static size_t flag_table(opts *o, gp_flag *f)
 }
 
 static const char *summary =
-    "       " PROG " report --prometheus URL [flags]\n"
     "\n"
-    "Reads dcgm-exporter and kube-state-metrics series through the Prometheus HTTP API and\n"
-    "prints what GPUs did over the window and the findings (idle, mig, gpus, model, node,\n"
-    "runaway) ranked by dollars. Subcommands: report.\n"
+    "Reads dcgm-exporter and kube-state-metrics series through the Prometheus HTTP API at\n"
+    "--prometheus URL and prints what GPUs did over the window and the findings (idle, mig,\n"
+    "gpus, model, node, runaway) ranked by dollars. Subcommands: report.\n"
     "\n"
     "Exit status: 0 a report, 1 Prometheus could not answer (the message names the query),\n"
     "2 bad command line or file.";
@@ -102,9 +103,31 @@ static gp_status load_policy(const char *path, gp_policy **pol, gp_err *err)
     return st;
 }
 
+/* Whether the directory --output's file goes in is writable (checked before minutes of
+ * queries, not after). */
+static bool output_dir_writable(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+
+    if (path[0] == '\0' || (slash != NULL && slash[1] == '\0')) {
+        errno = EISDIR;
+        return false;
+    }
+    if (slash == NULL)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return access(dir, W_OK | X_OK) == 0;
+}
+
 /* Every value check after parsing; on failure the message is printed and 2 returned. */
 static int check_values(const opts *o, gp_adv_report_opts *r)
 {
+    const struct { const char *flag, *path; } files[] = {
+        { "--prometheus-token-file", o->token_file }, { "--prometheus-ca", o->ca },
+        { "--prometheus-cert", o->cert }, { "--prometheus-key", o->key },
+    };
     double timeout = 120;
     gp_log_level lvl;
 
@@ -124,6 +147,12 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
     if ((o->cert == NULL) != (o->key == NULL))
         return usage_error(o->cert ? "--prometheus-cert" : "--prometheus-key",
                            "needs --prometheus-cert and --prometheus-key together", NULL);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        if (files[i].path != NULL && access(files[i].path, R_OK) != 0)
+            return usage_error(files[i].flag, strerror(errno), NULL);
+    }
+    if (o->output != NULL && !output_dir_writable(o->output))
+        return usage_error("--output", strerror(errno), o->output);
     if (o->log_level != NULL && gp_log_level_parse(o->log_level, &lvl) != GP_OK)
         return usage_error("--log-level", "want debug, info, warn or error, got", o->log_level);
     return (int)(timeout * 1000 + 0.5); /* > 2: the timeout in ms */
@@ -144,7 +173,7 @@ static int report(int argc, char **argv)
     if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
         return gp_flags_fail(stderr, PROG, err.msg);
     if (o.help) {
-        gp_flags_usage(stdout, PROG, summary, flags, n);
+        gp_flags_usage(stdout, PROG " report", summary, flags, n);
         return 0;
     }
     if (o.version) {
@@ -170,7 +199,9 @@ static int report(int argc, char **argv)
     r.top = o.top;
     r.output = o.output;
     r.show_queries = o.show_queries;
-    r.quiet = o.quiet;
+    /* warn and error drop the progress lines; errors, warnings and notes always show. */
+    r.quiet = o.quiet || (o.log_level != NULL && strcmp(o.log_level, "debug") != 0 &&
+                          strcmp(o.log_level, "info") != 0);
     rc = gp_adv_report_run(&r);
     gp_policy_unref(pol);
     return rc;
@@ -185,7 +216,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return report(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        gp_flags_usage(stdout, PROG, summary, flags, n);
+        gp_flags_usage(stdout, PROG " report", summary, flags, n);
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {

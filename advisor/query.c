@@ -16,7 +16,8 @@
 
 /* Pod labels a workload or class rule may read besides the policy's (workload.h, classify.c). */
 static const char *const workload_labels[] = {
-    GP_LABEL_CLASS, GP_LABEL_RAY_ORIGIN, "notebook-name", "component",
+    GP_LABEL_CLASS, GP_LABEL_RAY_ORIGIN, "ray.io/originated-from-cr-name", "pod-template-hash",
+    "notebook-name", "component",
     "app.kubernetes.io/name", "app.kubernetes.io/component", "app.kubernetes.io/instance",
     "leaderworkerset.sigs.k8s.io/name", "jobset.sigs.k8s.io/jobset-name", "ray.io/cluster",
     "serving.kserve.io/inferenceservice", "training.kubeflow.org/job-name",
@@ -271,8 +272,11 @@ static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char 
                             "[%s:%s]))", W, R);
         break;
     case GP_ADVQ_POD_REQUESTS:
-        gp_strbuf_puts(b, "sum by (namespace, pod, resource) "
-                          "(kube_pod_container_resource_requests{" GPU_RES "})");
+        /* max by container first: two kube-state-metrics replicas (or scrape jobs) export
+         * the same container twice; the sum is over the pod's containers. */
+        gp_strbuf_puts(b, "sum by (namespace, pod, resource) (max by (namespace, pod, "
+                          "container, resource) (kube_pod_container_resource_requests{" GPU_RES
+                          "}))");
         break;
     case GP_ADVQ_POD_RUNNING:
         gp_strbuf_puts(b, "max by (namespace, pod) (kube_pod_status_phase{phase=\"Running\"} "

@@ -237,7 +237,9 @@ int gp_adv_report_run(const gp_adv_report_opts *o)
         return fail(o, 2, err.msg);
     if (gp_prom_new(o->prom, &p, &err) != GP_OK) {
         gp_advq_set_free(&qs);
-        fprintf(o->log, PROG ": --prometheus: %s\n", err.msg);
+        fprintf(o->log, PROG ": %s: %s\nsee " PROG " --help\n",
+                strstr(err.msg, "header") != NULL ? "--prometheus-header" : "--prometheus",
+                err.msg);
         return 2;
     }
     if (gp_adv_fetch(p, &qs, &fo, &res, &err) != GP_OK)

@@ -84,18 +84,19 @@ static void hourly(fixture *f, const char *labels, const char *v0, const char *v
     gp_strbuf_puts(&f->b[GP_ADVQ_ACT_HOURLY], "]}");
 }
 
-/* Decodes every query's answer (warning: a Prometheus warning on pod-requests). */
+/* Decodes every query's answer (warning: a Prometheus warning on pod-requests; on every query
+ * when it starts with '*'). */
 static void decode(fixture *f, const char *warning)
 {
     for (int i = 0; i < GP_ADVQ_COUNT; i++) {
         gp_strbuf body;
         bool range = f->qs.q[i].type == GP_ADVQ_RANGE;
+        bool warn = warning != NULL && (warning[0] == '*' || i == GP_ADVQ_POD_REQUESTS);
 
         gp_strbuf_init(&body, 0);
         gp_strbuf_printf(&body, "{\"status\":\"success\",%s%s%s\"data\":{\"resultType\":\"%s\","
-                         "\"result\":[%s]}}", warning && i == GP_ADVQ_POD_REQUESTS ?
-                         "\"warnings\":[\"" : "", warning && i == GP_ADVQ_POD_REQUESTS ? warning
-                         : "", warning && i == GP_ADVQ_POD_REQUESTS ? "\"]," : "",
+                         "\"result\":[%s]}}", warn ? "\"warnings\":[\"" : "",
+                         warn ? warning : "", warn ? "\"]," : "",
                          range ? "matrix" : "vector", f->b[i].p ? f->b[i].p : "");
         if (gp_promjson_decode(body.p, body.len, NULL, &f->res.r[i], NULL) != GP_OK)
             abort();
@@ -352,6 +353,24 @@ GP_TEST(unattributed_ignored_and_bad_samples_noted)
     finish(&f);
 }
 
+GP_TEST(same_warning_is_one_note)
+{
+    fixture f;
+    gp_adv_data d;
+    size_t n = 0;
+
+    start(&f);
+    cluster(&f);
+    decode(&f, "*vector contains metrics with the same labelset");
+    GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, NULL) == GP_OK);
+    for (size_t i = 0; i < d.nnotes; i++)
+        n += strstr(d.notes[i], "the same labelset") != NULL;
+    GP_CHECK_INT(n, 1);
+    GP_CHECK(has_note(&d, "Prometheus warning (dcgm-prof-series): *vector contains"));
+    gp_adv_data_free(&d);
+    finish(&f);
+}
+
 GP_TEST(prof_absent_util_present_is_a_note)
 {
     fixture f;
@@ -449,6 +468,7 @@ GP_TEST(mig_resource_names)
 
 GP_MAIN(GP_CASE(pods_hours_by_hand), GP_CASE(nodes_empty_and_half_hours),
         GP_CASE(dcgm_label_variants_coalesce), GP_CASE(unattributed_ignored_and_bad_samples_noted),
-        GP_CASE(prof_absent_util_present_is_a_note), GP_CASE(no_dcgm_is_an_error_naming_the_query),
+        GP_CASE(prof_absent_util_present_is_a_note), GP_CASE(same_warning_is_one_note),
+        GP_CASE(no_dcgm_is_an_error_naming_the_query),
         GP_CASE(no_ksm_requests_is_an_error), GP_CASE(series_with_missing_labels_are_skipped),
         GP_CASE(mig_resource_names))

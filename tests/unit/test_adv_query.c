@@ -118,9 +118,10 @@ GP_TEST(kube_state_metrics_queries)
     gp_policy p;
     gp_advq_set s = built(&p);
 
-    HAS(GP_ADVQ_POD_REQUESTS, "sum by (namespace, pod, resource) "
-                              "(kube_pod_container_resource_requests{resource=~\"nvidia_com_gpu|"
-                              "nvidia_com_mig_.*\"})");
+    GP_CHECK_STR(s.q[GP_ADVQ_POD_REQUESTS].promql,
+                 "sum by (namespace, pod, resource) (max by (namespace, pod, container, "
+                 "resource) (kube_pod_container_resource_requests{resource=~\"nvidia_com_gpu|"
+                 "nvidia_com_mig_.*\"}))");
     HAS(GP_ADVQ_POD_RUNNING, "kube_pod_status_phase{phase=\"Running\"} == 1");
     HAS(GP_ADVQ_POD_NODE, "kube_pod_info{node!=\"\"}");
     HAS(GP_ADVQ_POD_NODE, "[604800s:300s]");
@@ -130,6 +131,12 @@ GP_TEST(kube_state_metrics_queries)
     HAS(GP_ADVQ_POD_LABELS, "label_gpupack_io_class");
     HAS(GP_ADVQ_POD_LABELS, "label_gpupack_io_model");
     HAS(GP_ADVQ_POD_LABELS, "label_notebook_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_ray_io_originated_from_cr_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_pod_template_hash");
+    HAS(GP_ADVQ_POD_LABELS, "label_serving_kserve_io_inferenceservice");
+    HAS(GP_ADVQ_POD_LABELS, "label_leaderworkerset_sigs_k8s_io_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_jobset_sigs_k8s_io_jobset_name");
+    HAS(GP_ADVQ_POD_LABELS, "label_ray_io_cluster");
     HAS(GP_ADVQ_NODE_UP, "max by (node) (kube_node_info)");
     HAS(GP_ADVQ_NODE_ALLOC, "max_over_time(kube_node_status_allocatable{resource=~");
     HAS(GP_ADVQ_NODE_LABELS, "label_node_kubernetes_io_instance_type, "
@@ -218,4 +225,7 @@ GP_TEST(durations_and_times)
     GP_CHECK(gp_adv_parse_time("2026-13-04T16:00:00Z", &v) == GP_EINVAL);
 }
 
-GP_MAIN(GP_CASE(window_default_week), GP_CASE(window_rounds_up_and_refuses_too_many_steps), GP_CASE(activity_queries_prefer_prof_per_series), GP_CASE(kube_state_metrics_queries), GP_CASE(range_queries_use_the_window_steps), GP_CASE(empty_dcgm_label_list_is_an_error), GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times))
+GP_MAIN(GP_CASE(window_default_week), GP_CASE(window_rounds_up_and_refuses_too_many_steps),
+        GP_CASE(activity_queries_prefer_prof_per_series), GP_CASE(kube_state_metrics_queries),
+        GP_CASE(range_queries_use_the_window_steps), GP_CASE(empty_dcgm_label_list_is_an_error),
+        GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times))
