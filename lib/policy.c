@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,17 @@ static const char *check_model_glob(const char *s)
                        "must be a GPU model glob (letters, digits, '-', '_', '.', '*' and '?')");
 }
 
+/* A Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]*. */
+static const char *check_prom_label(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return "must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)";
+    for (; *s; s++)
+        if (!is_alnum(*s) && *s != '_')
+            return "must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)";
+    return NULL;
+}
+
 static const char *check_mig_name(const char *s)
 {
     for (; *s; s++)
@@ -236,6 +248,7 @@ typedef enum {
     FK_TRIBOOL, /* int: -1 absent, 0 false, 1 true */
     FK_INT,     /* int, within min..max */
     FK_I64,     /* int64_t, within min..max */
+    FK_NUM,     /* double, a JSON number within dmin..dmax; default ddef */
     FK_ENUM,    /* int (or an int-sized enum), one of choices */
     FK_QTY,     /* gp_qty, from a quantity string */
     FK_QTY_I64, /* int64_t, a positive quantity string in units (or milli-units when milli),
@@ -262,10 +275,12 @@ struct vfield {
     bool required;         /* absent is an error */
     bool discard;          /* FK_STR: validate, do not store */
     bool fill_absent;      /* FK_OBJECT: apply the nested defaults when the object is absent */
+    bool post_absent;      /* FK_OBJECT with fill_absent: run the spec's post then too (seen 0) */
     bool unique;           /* FK_ARRAY: the element's "name" (at key_off) must be unique */
     bool milli;            /* FK_QTY_I64: store milli-units */
     int64_t min, max;      /* FK_INT, FK_I64: value; FK_STR: length (max 0: GP_POLICY_MAX_STR);
                             * FK_ARRAY, FK_MAP: min is the least number of entries */
+    double dmin, dmax, ddef; /* FK_NUM: the range and the default */
     int64_t def;           /* FK_BOOL, FK_TRIBOOL, FK_INT, FK_I64, FK_ENUM: the default */
     const char *def_str;   /* FK_STR: the default (NULL: stays NULL); FK_QTY_I64, FK_PRICE:
                             * the default as the document would write it */
@@ -506,6 +521,7 @@ static void price_post(vctx *v, const objspec *spec, void *dst, uint32_t seen)
 static const vfield price_fields[] = {
     {.name = "onDemand", .kind = FK_PRICE, AT(gp_price, on_demand_micro), .required = true},
     {.name = "spot", .kind = FK_PRICE, AT(gp_price, spot_micro)},
+    {.name = "memory", .kind = FK_QTY, AT(gp_price, memory)},
 };
 static const objspec price_spec = SPEC(price_fields, price_post);
 static const vfield price_value = {.kind = FK_OBJECT, .spec = &price_spec};
@@ -587,6 +603,99 @@ static const objspec scoring_spec = SPEC(scoring_fields, scoring_post);
 
 static const vfield resource_str = {.kind = FK_STR, .min = 1, .check = check_resource};
 
+/* advisor (docs/policy.md): the advisor's thresholds, model labels and dcgm-exporter label names.
+ * Absent lists take the defaults of advisor_defaults. */
+static const vfield prom_label_str = {.kind = FK_STR, .min = 1, .max = 63,
+                                      .check = check_prom_label};
+static const vfield label_key_str = {.kind = FK_STR, .min = 1, .max = 316,
+                                     .check = check_label_key};
+static const vfield class_name_str = {.kind = FK_STR, .min = 1, .max = 63,
+                                      .check = check_dns_label};
+
+#define LABEL_LIST(json, member)                                                                 \
+    {.name = json, .kind = FK_ARRAY, AT(gp_advisor_policy, label_##member),                     \
+     COUNT(gp_advisor_policy, nlabel_##member), .min = 1, .elem = &prom_label_str,              \
+     .elem_size = sizeof(char *)}
+
+static const vfield dcgm_label_fields[] = {
+    LABEL_LIST("namespace", namespace),
+    LABEL_LIST("pod", pod),
+    LABEL_LIST("container", container),
+    LABEL_LIST("host", host),
+};
+static const objspec dcgm_label_spec = SPEC(dcgm_label_fields, NULL);
+
+static const char *const def_model_labels[] = {"gpupack.io/model",
+                                               "serving.kserve.io/inferenceservice",
+                                               "app.kubernetes.io/name"};
+static const char *const def_cheaper_classes[] = {"inference"};
+static const char *const def_ns_labels[] = {"exported_namespace", "namespace", "pod_namespace"};
+static const char *const def_pod_labels[] = {"exported_pod", "pod", "pod_name"};
+static const char *const def_container_labels[] = {"exported_container", "container",
+                                                   "container_name"};
+static const char *const def_host_labels[] = {"Hostname", "hostname"};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Fills an absent list (n == 0) with its default. */
+static void default_list(vctx *v, char ***list, size_t *n, const char *const *def, size_t ndef)
+{
+    if (*n > 0)
+        return;
+    *list = calloc(ndef, sizeof(char *));
+    if (*list == NULL) {
+        v->oom = true;
+        return;
+    }
+    *n = ndef;
+    for (size_t i = 0; i < ndef; i++)
+        (*list)[i] = vstrdup(v, def[i]);
+}
+
+static void advisor_post(vctx *v, const objspec *spec, void *dst, uint32_t seen)
+{
+    gp_advisor_policy *a = dst;
+
+    if (!was_seen(spec, seen, "modelLabels"))
+        default_list(v, &a->model_labels, &a->nmodel_labels, def_model_labels,
+                     NELEM(def_model_labels));
+    if (!was_seen(spec, seen, "cheaperModelClasses"))
+        default_list(v, &a->cheaper_model_classes, &a->ncheaper_model_classes,
+                     def_cheaper_classes, NELEM(def_cheaper_classes));
+    default_list(v, &a->label_namespace, &a->nlabel_namespace, def_ns_labels,
+                 NELEM(def_ns_labels));
+    default_list(v, &a->label_pod, &a->nlabel_pod, def_pod_labels, NELEM(def_pod_labels));
+    default_list(v, &a->label_container, &a->nlabel_container, def_container_labels,
+                 NELEM(def_container_labels));
+    default_list(v, &a->label_host, &a->nlabel_host, def_host_labels, NELEM(def_host_labels));
+}
+
+#define NUM(json, member, lo, hi, d)                                                             \
+    {.name = json, .kind = FK_NUM, AT(gp_advisor_policy, member), .dmin = lo, .dmax = hi,        \
+     .ddef = d}
+
+static const vfield advisor_fields[] = {
+    NUM("idleMeanPercent", idle_mean_pct, 0, 100, 5),
+    NUM("idleP95Percent", idle_p95_pct, 0, 100, 10),
+    NUM("migHeadroom", mig_headroom, 1.0, 10, 1.2),
+    NUM("cheaperModelMaxP95Percent", model_max_p95_pct, 0, 100, 50),
+    NUM("runawayFactor", runaway_factor, 1.0, 1000, 3),
+    {.name = "runawayMinRuns", .kind = FK_INT, AT(gp_advisor_policy, runaway_min_runs), .min = 1,
+     .max = 1000, .def = 3},
+    NUM("runawayIdleHours", runaway_idle_hours, 0.0, 8760, 6),
+    NUM("idleNodeHours", idle_node_hours, 0.0, 8760, 24),
+    NUM("minCoverageHours", min_coverage_hours, 0.0, 8760, 24),
+    {.name = "modelLabels", .kind = FK_ARRAY, AT(gp_advisor_policy, model_labels),
+     COUNT(gp_advisor_policy, nmodel_labels), .elem = &label_key_str,
+     .elem_size = sizeof(char *)},
+    {.name = "cheaperModelClasses", .kind = FK_ARRAY,
+     AT(gp_advisor_policy, cheaper_model_classes),
+     COUNT(gp_advisor_policy, ncheaper_model_classes), .elem = &class_name_str,
+     .elem_size = sizeof(char *)},
+    {.name = "dcgmLabels", .kind = FK_OBJECT, .off = 0, .spec = &dcgm_label_spec},
+};
+static const objspec advisor_spec = SPEC(advisor_fields, advisor_post);
+
 static void policy_post(vctx *v, const objspec *spec, void *dst, uint32_t seen);
 
 static const vfield policy_fields[] = {
@@ -622,6 +731,8 @@ static const vfield policy_fields[] = {
      .fill_absent = true},
     {.name = "scoring", .kind = FK_OBJECT, AT(gp_policy, scoring), .spec = &scoring_spec,
      .fill_absent = true},
+    {.name = "advisor", .kind = FK_OBJECT, AT(gp_policy, advisor), .spec = &advisor_spec,
+     .fill_absent = true, .post_absent = true},
 };
 static const objspec policy_spec = SPEC(policy_fields, policy_post);
 _Static_assert(sizeof(policy_fields) / sizeof(policy_fields[0]) <= 32, "seen is a uint32_t");
@@ -758,6 +869,19 @@ static void decode_integer(vctx *v, const vfield *f, void *base, const cJSON *it
         *FIELD_PTR(int, base, f->off) = (int)n;
     else
         *FIELD_PTR(int64_t, base, f->off) = n;
+}
+
+static void decode_number(vctx *v, const vfield *f, void *base, const cJSON *item)
+{
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) {
+        verr(v, "must be a number");
+        return;
+    }
+    if (item->valuedouble < f->dmin || item->valuedouble > f->dmax) {
+        verr(v, "must be %g..%g", f->dmin, f->dmax);
+        return;
+    }
+    *FIELD_PTR(double, base, f->off) = item->valuedouble;
 }
 
 static void decode_bool(vctx *v, const vfield *f, void *base, const cJSON *item)
@@ -983,6 +1107,7 @@ static void decode_value(vctx *v, const vfield *f, void *base, const cJSON *item
     case FK_TRIBOOL: decode_bool(v, f, base, item); break;
     case FK_INT:
     case FK_I64: decode_integer(v, f, base, item); break;
+    case FK_NUM: decode_number(v, f, base, item); break;
     case FK_ENUM: decode_enum(v, f, base, item); break;
     case FK_QTY: decode_quantity(v, f, base, item); break;
     case FK_QTY_I64: decode_qty_i64(v, f, base, item); break;
@@ -1005,6 +1130,7 @@ static void apply_default(vctx *v, const vfield *f, void *base)
     case FK_TRIBOOL:
     case FK_INT: *FIELD_PTR(int, base, f->off) = (int)f->def; break;
     case FK_I64: *FIELD_PTR(int64_t, base, f->off) = f->def; break;
+    case FK_NUM: *FIELD_PTR(double, base, f->off) = f->ddef; break;
     case FK_ENUM: {
         int e = (int)f->def;
 
@@ -1014,6 +1140,8 @@ static void apply_default(vctx *v, const vfield *f, void *base)
     case FK_OBJECT:
         if (f->fill_absent)
             decode_object(v, f->spec, (char *)base + f->off, NULL);
+        if (f->fill_absent && f->post_absent && f->spec->post != NULL)
+            f->spec->post(v, f->spec, (char *)base + f->off, 0);
         break;
     case FK_QTY_I64:
         if (f->def_str != NULL &&

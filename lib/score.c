@@ -562,6 +562,18 @@ static double node_price(const gp_node *n, const gp_policy *pol, price_memo memo
     return entry_price(s, pr, n->spot) * (double)node_gpus(n, pol);
 }
 
+double gp_score_node_price(const gp_node *n, const gp_policy *pol)
+{
+    price_memo memo[2] = {0};
+
+    return node_price(n, pol, memo);
+}
+
+int64_t gp_score_node_gpus(const gp_node *n, const gp_policy *pol)
+{
+    return node_gpus(n, pol);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Components. */
 

@@ -141,6 +141,15 @@ const char *gp_filter_kind_label(gp_filter_kind k);
 #define GP_MIG_FULL_SLICES 7
 int gp_score_mig_slices(const gp_policy *pol, const char *profile);
 
+/* A node's $/hour as the cost component prices it: its instance type's price, else its GPU
+ * product's price (else scoring.defaultGpuHourlyPrice) per GPU of gp_score_node_gpus(); spot
+ * prices on spot nodes; 0 for a node without GPUs. */
+double gp_score_node_price(const gp_node *n, const gp_policy *pol);
+
+/* The physical GPUs a node's price covers: whole GPUs plus its MIG slices / 7 rounded up; at
+ * least 1 on a GPU node. */
+int64_t gp_score_node_gpus(const gp_node *n, const gp_policy *pol);
+
 /* What prioritize knows about the cluster's workload besides the nodes: a typical GPU pod per
  * GPU (the stranding component) and the workload mix (the fragmentation component). */
 typedef struct {

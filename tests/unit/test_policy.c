@@ -1131,6 +1131,117 @@ GP_TEST(err_scoring_unknown_fields)
     EXPECT_ERROR("'scoring':{'weights':5}", "scoring.weights: must be an object");
 }
 
+/* advisor: absent, every default of policy.h. */
+GP_TEST(advisor_defaults)
+{
+    gp_policy *p = parse_ok("");
+
+    if (p == NULL)
+        return;
+    GP_CHECK_NEAR(p->advisor.idle_mean_pct, 5, 0);
+    GP_CHECK_NEAR(p->advisor.idle_p95_pct, 10, 0);
+    GP_CHECK_NEAR(p->advisor.mig_headroom, 1.2, 0);
+    GP_CHECK_NEAR(p->advisor.model_max_p95_pct, 50, 0);
+    GP_CHECK_NEAR(p->advisor.runaway_factor, 3, 0);
+    GP_CHECK_INT(p->advisor.runaway_min_runs, 3);
+    GP_CHECK_NEAR(p->advisor.runaway_idle_hours, 6, 0);
+    GP_CHECK_NEAR(p->advisor.idle_node_hours, 24, 0);
+    GP_CHECK_NEAR(p->advisor.min_coverage_hours, 24, 0);
+    GP_CHECK_INT(p->advisor.nmodel_labels, 3);
+    if (p->advisor.nmodel_labels == 3) {
+        GP_CHECK_STR(p->advisor.model_labels[0], "gpupack.io/model");
+        GP_CHECK_STR(p->advisor.model_labels[2], "app.kubernetes.io/name");
+    }
+    GP_CHECK_INT(p->advisor.ncheaper_model_classes, 1);
+    if (p->advisor.ncheaper_model_classes == 1)
+        GP_CHECK_STR(p->advisor.cheaper_model_classes[0], "inference");
+    GP_CHECK_INT(p->advisor.nlabel_namespace, 3);
+    GP_CHECK_INT(p->advisor.nlabel_pod, 3);
+    GP_CHECK_INT(p->advisor.nlabel_container, 3);
+    GP_CHECK_INT(p->advisor.nlabel_host, 2);
+    if (p->advisor.nlabel_host == 2 && p->advisor.nlabel_pod == 3) {
+        GP_CHECK_STR(p->advisor.label_host[0], "Hostname");
+        GP_CHECK_STR(p->advisor.label_pod[0], "exported_pod");
+    }
+    gp_policy_unref(p);
+}
+
+/* advisor: given values replace the defaults; an empty list stays empty; dcgmLabels lists not
+ * given keep theirs. */
+GP_TEST(advisor_overrides)
+{
+    gp_policy *p = parse_ok("'advisor':{'idleMeanPercent':2.5,'idleP95Percent':0,"
+                            "'migHeadroom':1,'cheaperModelMaxP95Percent':100,"
+                            "'runawayFactor':2,'runawayMinRuns':5,'runawayIdleHours':0.5,"
+                            "'idleNodeHours':12,'minCoverageHours':0,'modelLabels':['app'],"
+                            "'cheaperModelClasses':[],'dcgmLabels':{'pod':['pod']}}");
+
+    if (p == NULL)
+        return;
+    GP_CHECK_NEAR(p->advisor.idle_mean_pct, 2.5, 0);
+    GP_CHECK_NEAR(p->advisor.idle_p95_pct, 0, 0);
+    GP_CHECK_NEAR(p->advisor.mig_headroom, 1, 0);
+    GP_CHECK_NEAR(p->advisor.model_max_p95_pct, 100, 0);
+    GP_CHECK_NEAR(p->advisor.runaway_factor, 2, 0);
+    GP_CHECK_INT(p->advisor.runaway_min_runs, 5);
+    GP_CHECK_NEAR(p->advisor.runaway_idle_hours, 0.5, 0);
+    GP_CHECK_NEAR(p->advisor.idle_node_hours, 12, 0);
+    GP_CHECK_NEAR(p->advisor.min_coverage_hours, 0, 0);
+    GP_CHECK_INT(p->advisor.nmodel_labels, 1);
+    GP_CHECK_INT(p->advisor.ncheaper_model_classes, 0);
+    GP_CHECK_INT(p->advisor.nlabel_pod, 1);
+    GP_CHECK_INT(p->advisor.nlabel_namespace, 3);
+    gp_policy_unref(p);
+}
+
+GP_TEST(advisor_gpu_product_memory)
+{
+    gp_policy *p = parse_ok("'scoring':{'prices':{'gpuProducts':{'L4':{'onDemand':'0.8',"
+                            "'memory':'23034Mi'},'T4':{'onDemand':'0.5'}}}}");
+
+    if (p == NULL)
+        return;
+    GP_CHECK_INT(p->scoring.ngpu_prices, 2);
+    if (p->scoring.ngpu_prices == 2) {
+        GP_CHECK(p->scoring.gpu_prices[0].memory.nano == (__int128)23034 * 1048576 * 1000000000);
+        GP_CHECK(p->scoring.gpu_prices[1].memory.nano == 0);
+    }
+    gp_policy_unref(p);
+}
+
+GP_TEST(err_advisor)
+{
+    EXPECT_ERROR("'advisor':{'idleMeanPercent':101}", "advisor.idleMeanPercent: must be 0..100");
+    EXPECT_ERROR("'advisor':{'idleP95Percent':-1}", "advisor.idleP95Percent: must be 0..100");
+    EXPECT_ERROR("'advisor':{'idleP95Percent':'5'}", "advisor.idleP95Percent: must be a number");
+    EXPECT_ERROR("'advisor':{'migHeadroom':0.9}", "advisor.migHeadroom: must be 1..10");
+    EXPECT_ERROR("'advisor':{'migHeadroom':10.5}", "advisor.migHeadroom: must be 1..10");
+    EXPECT_ERROR("'advisor':{'cheaperModelMaxP95Percent':200}",
+                 "advisor.cheaperModelMaxP95Percent: must be 0..100");
+    EXPECT_ERROR("'advisor':{'runawayFactor':0.5}", "advisor.runawayFactor: must be 1..1000");
+    EXPECT_ERROR("'advisor':{'runawayMinRuns':0}", "advisor.runawayMinRuns: must be 1..1000");
+    EXPECT_ERROR("'advisor':{'runawayMinRuns':2.5}", "advisor.runawayMinRuns: must be an integer");
+    EXPECT_ERROR("'advisor':{'runawayIdleHours':-1}", "advisor.runawayIdleHours: must be 0..8760");
+    EXPECT_ERROR("'advisor':{'idleNodeHours':9000}", "advisor.idleNodeHours: must be 0..8760");
+    EXPECT_ERROR("'advisor':{'minCoverageHours':true}",
+                 "advisor.minCoverageHours: must be a number");
+    EXPECT_ERROR("'advisor':{'modelLabels':['bad key!']}", "advisor.modelLabels[0]: must be a label key ([prefix/]name: name of at most 63 "
+                 "letters, digits, '-', '_' and '.', starting and ending with a letter or digit; "
+                 "prefix a DNS subdomain)");
+    EXPECT_ERROR("'advisor':{'cheaperModelClasses':['Big']}", "advisor.cheaperModelClasses[0]: must be a DNS label (lower-case letters, "
+                 "digits and '-', at most 63, starting and ending with a letter or digit)");
+    EXPECT_ERROR("'advisor':{'dcgmLabels':{'pod':[]}}", "advisor.dcgmLabels.pod: must have at least 1 item");
+    EXPECT_ERROR("'advisor':{'dcgmLabels':{'host':['9host']}}",
+                 "advisor.dcgmLabels.host[0]: must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)");
+    EXPECT_ERROR("'advisor':{'dcgmLabels':{'host':['ho-st']}}",
+                 "advisor.dcgmLabels.host[0]: must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)");
+    EXPECT_ERROR("'advisor':{'dcgmLabels':{'node':['x']}}", "advisor.dcgmLabels.node: unknown field");
+    EXPECT_ERROR("'advisor':{'idleFoo':1}", "advisor.idleFoo: unknown field");
+    EXPECT_ERROR("'scoring':{'prices':{'gpuProducts':{'L4':{'onDemand':'1','memory':'lots'}}}}",
+                 "scoring.prices.gpuProducts.L4.memory: must be a quantity such as \"20Gi\" "
+                 "(\"lots\": not a number (no digits before the suffix \"lots\"))");
+}
+
 GP_TEST(err_scoring_weights)
 {
     EXPECT_ERROR("'scoring':{'weights':{'cost':1001}}", "scoring.weights.cost: must be 0..1000");
@@ -1353,4 +1464,6 @@ GP_MAIN(GP_CASE(class_tolerations_parsed_and_checked),
         GP_CASE(err_scoring_unknown_fields), GP_CASE(err_scoring_weights),
         GP_CASE(scoring_spot_filter),
         GP_CASE(err_scoring_price), GP_CASE(err_scoring_price_table),
-        GP_CASE(err_scoring_workload_mix), GP_CASE(err_scoring_typical_pod), GP_CASE(scoring_errors_in_one_pass))
+        GP_CASE(err_scoring_workload_mix), GP_CASE(err_scoring_typical_pod), GP_CASE(scoring_errors_in_one_pass),
+        GP_CASE(advisor_defaults), GP_CASE(advisor_overrides), GP_CASE(advisor_gpu_product_memory),
+        GP_CASE(err_advisor))
