@@ -18,7 +18,7 @@
 #
 # Appends to $OUT/results.jsonl (BENCH_OUT or build/bench), prints one line per measurement.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 BIN=${BIN:-bin}
 BUILD=${BUILD:-build}
