@@ -111,6 +111,10 @@ static gp_status parse_sample(decoder *d, const cJSON *pair, const char *path, g
         return GP_EINVAL;
     }
     out->t = t->valuedouble;
+    if (!isfinite(out->t)) { /* 1e999: a time no caller can place in a window */
+        gp_err_set(d->err, "%s: time is not a finite number", path);
+        return GP_EINVAL;
+    }
     if (!parse_value(v->valuestring, &out->v)) {
         gp_err_set(d->err, "%s: value \"%.40s\" is not a number", path, v->valuestring);
         return GP_EINVAL;
@@ -359,6 +363,12 @@ gp_status gp_promjson_decode(const char *body, size_t len, const gp_prom_limits 
     *out = NULL;
     d.lim.max_series = lim && lim->max_series ? lim->max_series : GP_PROM_DEFAULT_MAX_SERIES;
     d.lim.max_samples = lim && lim->max_samples ? lim->max_samples : GP_PROM_DEFAULT_MAX_SAMPLES;
+    /* cJSON takes a raw NUL inside a string and the copy would stop there: "pod\0x" read as
+     * "pod". A NUL is not in any JSON text (it would be \u0000), so refuse the body. */
+    if (memchr(body, '\0', len) != NULL) {
+        gp_err_set(err, "not a Prometheus API response: a NUL byte in the body");
+        return GP_EINVAL;
+    }
     root = cJSON_ParseWithLengthOpts(body, len + 1, NULL, 1);
     if (root == NULL) {
         gp_err_set(err, "not a Prometheus API response: invalid JSON");

@@ -11,6 +11,8 @@
 #            nodes and PODS pods, and with all NODES full Node objects (nodeCacheCapable false).
 #   memory:  resident set of each daemon idle, under load, and with the large view.
 #   MIG choice: gp_mutate() for a MIG pod against a node view of 2,000 MIG nodes (migpick.c).
+#   advisor: `gpupack-advisor report` over 10,000 GPUs x 7 days from a fake Prometheus, and over
+#            48 GPUs from a real one (tools/bench_advisor.sh).
 #
 # Results: build/bench/results.jsonl (one JSON object a measurement) and a table on stdout.
 # Environment: BENCH_SECONDS (each run, default 10), BENCH_NODES (5000), BENCH_PODS (150000).
@@ -188,6 +190,13 @@ MIGN=2000; MIGD=5000
 while read -r l; do
     record "$(echo "$l" | jq -r .name)" "$(echo "$l" | jq -c 'del(.name)')"
 done < "$OUT/migpick.jsonl"
+
+# ---- the advisor: a report over a 10,000-GPU week from a fake Prometheus (tools/bench_advisor.sh) --
+if [ $SMOKE = 1 ]; then
+    BENCH_OUT="$OUT" BIN="$BIN" BUILD="$BUILD" tools/bench_advisor.sh --smoke || echo "bench: the advisor benchmark failed" >&2
+else
+    BENCH_OUT="$OUT" BIN="$BIN" BUILD="$BUILD" tools/bench_advisor.sh || echo "bench: the advisor benchmark failed" >&2
+fi
 
 # ---- summary -----------------------------------------------------------------------------------------
 jq -r -s '

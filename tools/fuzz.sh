@@ -13,7 +13,7 @@ shift
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 FIXTURES="$ROOT/tests/fixtures"
 export GP_FUZZ_SNAPSHOT="$ROOT/tests/extender"
-names=${*:-"admission extargs policy quantity watch"}
+names=${*:-"admission extargs policy promjson quantity watch"}
 rc=0
 
 # seed NAME DIR: fills the working corpus the first time (libFuzzer keeps adding to it).
@@ -34,6 +34,10 @@ seed() {
     policy)
         cp manifests/base/policy.json "$dir/default.json"
         for f in tests/cases/*/policy.json; do cp "$f" "$dir/$(basename "$(dirname "$f")").json"; done ;;
+    promjson)
+        # Prometheus API bodies: vector, matrix, scalar, series, errors, warnings, NaN/Inf,
+        # deep nesting, huge numbers.
+        cp tests/fuzz/seeds/promjson/* "$dir/" ;;
     quantity)
         cp tests/fuzz/seeds/quantity/* "$dir/" ;;
     watch)

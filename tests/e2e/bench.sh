@@ -23,3 +23,6 @@ for m in extender-prioritize-500-names-one-at-a-time extender-filter-200-full-no
     jq -e -s --arg m "$m" 'any(.[]; .name == $m and .decode_ms > 0 and .decide_ms > 0 and .encode_ms > 0)' "$R" >/dev/null 2>&1 \
         && pass "bench.phases-$m" || fail "bench.phases-$m" "no decode/decide/encode split in results.jsonl"
 done
+# The advisor's report against the fake Prometheus: every query recognised, a report with findings.
+jq -e -s 'any(.[]; .name == "advisor-report-160-gpus-1d" and .wall_s > 0 and .max_rss_kb > 0 and .fake_errors == 0 and .queries > 0 and (.findings | type) == "number")' "$R" >/dev/null 2>&1 \
+    && pass bench.measures-advisor-report || fail bench.measures-advisor-report "missing or failed in results.jsonl: $(grep advisor "$R" | tail -n 1)"

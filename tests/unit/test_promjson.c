@@ -162,6 +162,9 @@ GP_TEST(malformed)
     refuses(V("[{\"metric\":{},\"value\":[1,\"inf\"]}]"), GP_EINVAL, "is not a number");
     refuses(V("[{\"metric\":{},\"value\":[1,\"0x10\"]}]"), GP_EINVAL, "is not a number");
     refuses(V("[{\"metric\":{},\"value\":[1,\"1 \"]}]"), GP_EINVAL, "is not a number");
+    /* cJSON reads 1e999 as +Inf: a time nothing downstream can index a window with */
+    refuses(V("[{\"metric\":{},\"value\":[1e999,\"1\"]}]"), GP_EINVAL,
+            "data.result[0].value: time is not a finite number");
     refuses(M("[{\"metric\":{},\"values\":[[1,\"1\"]]},{\"metric\":{},\"values\":[[1,\"1\"],"
               "[2,\"1\"],[3]]},{},{}]"),
             GP_EINVAL, "data.result[1].values[2]: want [time, \"value\"]");
@@ -172,6 +175,18 @@ GP_TEST(malformed)
     refuses("{\"status\":\"success\",\"data\":[1]}", GP_EINVAL, "data[0]: want an object of labels");
     refuses("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
             GP_EINVAL, "invalid JSON");
+}
+
+/* A raw NUL inside a label: cJSON would keep the string up to it ("na"), so the body is refused. */
+GP_TEST(nul_inside_is_refused)
+{
+    static const char b[] = V("[{\"metric\":{\"na\0me\":\"v\"},\"value\":[1,\"1\"]}]");
+    gp_prom_result *r = (gp_prom_result *)1;
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_promjson_decode(b, sizeof(b) - 1, NULL, &r, &err), GP_EINVAL);
+    GP_CHECK(r == NULL);
+    GP_CHECK(strstr(err.msg, "a NUL byte") != NULL);
 }
 
 GP_TEST(caps)
@@ -208,5 +223,5 @@ GP_TEST(many_warnings_are_capped)
 }
 
 GP_MAIN(GP_CASE(vector), GP_CASE(matrix), GP_CASE(scalar_and_series), GP_CASE(error_body),
-        GP_CASE(warnings_and_infos), GP_CASE(nan_and_inf), GP_CASE(malformed), GP_CASE(caps),
-        GP_CASE(many_warnings_are_capped))
+        GP_CASE(warnings_and_infos), GP_CASE(nan_and_inf), GP_CASE(malformed),
+        GP_CASE(nul_inside_is_refused), GP_CASE(caps), GP_CASE(many_warnings_are_capped))
