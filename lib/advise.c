@@ -472,15 +472,12 @@ static void notes(adv_ctx *c)
 
     for (size_t i = 0; i < c->d->nnotes; i++)
         adv_note(c, adv_strdup(c, c->d->notes[i]));
+    /* The fetch's own notes already say how many DCGM series had no pod label. */
     if (t->pods_without_dcgm > 0)
         adv_note(c, adv_printf(c,
-                               "%d GPU pods had no DCGM series (%.1f GPU-hours): their pod labels "
-                               "are missing in dcgm-exporter's series",
+                               "GPU pods without DCGM series: %d (%.1f GPU-hours): their pod "
+                               "labels are missing in dcgm-exporter's series",
                                t->pods_without_dcgm, t->gpu_hours_without_dcgm));
-    if (c->d->unattributed_gpus > 0)
-        adv_note(c, adv_printf(c,
-                               "%.1f GPUs had DCGM activity without a pod label: unattributed",
-                               c->d->unattributed_gpus));
 }
 
 static int finding_cmp(const void *x, const void *y)

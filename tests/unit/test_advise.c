@@ -241,7 +241,7 @@ GP_TEST(idle_edges_and_no_dcgm)
     GP_CHECK(r.nnotes >= 1);
     if (r.nnotes >= 1)
         GP_CHECK_STR(r.notes[r.nnotes - 1],
-                     "1 GPU pods had no DCGM series (20.0 GPU-hours): their pod labels are "
+                     "GPU pods without DCGM series: 1 (20.0 GPU-hours): their pod labels are "
                      "missing in dcgm-exporter's series");
     done(&d, pol, &r);
 }
