@@ -55,14 +55,8 @@ static void html_header(gp_strbuf *b, const gp_adv_report *r)
     gp_strbuf_puts(b, "<header>\n<h1 id=\"headline\">");
     put_headline(b, r);
     gp_strbuf_puts(b, "</h1>\n<p class=\"window\">Window ");
-    gp_adv_put_time(b, r->start);
-    gp_strbuf_puts(b, " to ");
-    gp_adv_put_time(b, r->end);
-    gp_strbuf_puts(b, " (");
-    gp_adv_put_num(b, r->totals.window_hours, 2);
-    gp_strbuf_puts(b, " h, step ");
-    gp_adv_put_duration(b, r->step);
-    gp_strbuf_puts(b, "), activity from <code>");
+    gp_adv_put_window(b, r);
+    gp_strbuf_puts(b, ", activity from <code>");
     gp_adv_put_html(b, r->activity_metric ? r->activity_metric : "n/a");
     gp_strbuf_puts(b, "</code></p>\n</header>\n");
 }

@@ -931,12 +931,8 @@ static void md_findings(gp_strbuf *b, const gp_adv_report *r, size_t n)
         md_finding(b, &r->findings[i], i + 1);
 }
 
-static void render_markdown(const gp_adv_report *r, size_t n, gp_strbuf *b)
+void gp_adv_put_window(gp_strbuf *b, const gp_adv_report *r)
 {
-    gp_strbuf_puts(b, "## gpupack-advisor: ");
-    gp_adv_put_dollars(b, r->totals.recoverable_monthly);
-    gp_strbuf_puts(b, "/month recoverable\n\n");
-    gp_strbuf_puts(b, "Window ");
     gp_adv_put_time(b, r->start);
     gp_strbuf_puts(b, " to ");
     gp_adv_put_time(b, r->end);
@@ -944,7 +940,17 @@ static void render_markdown(const gp_adv_report *r, size_t n, gp_strbuf *b)
     gp_adv_put_num(b, r->totals.window_hours, 2);
     gp_strbuf_puts(b, " h, step ");
     gp_adv_put_duration(b, r->step);
-    gp_strbuf_puts(b, "), activity from ");
+    gp_strbuf_puts(b, ")");
+}
+
+static void render_markdown(const gp_adv_report *r, size_t n, gp_strbuf *b)
+{
+    gp_strbuf_puts(b, "## gpupack-advisor: ");
+    gp_adv_put_dollars(b, r->totals.recoverable_monthly);
+    gp_strbuf_puts(b, "/month recoverable\n\n");
+    gp_strbuf_puts(b, "Window ");
+    gp_adv_put_window(b, r);
+    gp_strbuf_puts(b, ", activity from ");
     md_code(b, r->activity_metric ? r->activity_metric : "n/a");
     gp_strbuf_puts(b, ".\n\n");
     md_totals(b, r);

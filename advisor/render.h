@@ -60,6 +60,8 @@ void gp_adv_put_time(gp_strbuf *b, double t);
 
 /* A step or a length of time as people write it: "5m", "1h", "90s". */
 void gp_adv_put_duration(gp_strbuf *b, double seconds);
+/* "START to END (H h, step S)": the report's window, as the Markdown and HTML headers say it. */
+void gp_adv_put_window(gp_strbuf *b, const gp_adv_report *r);
 
 /* The kind as the JSON spells it ("idle", "mig", ...), "unknown" out of range. */
 const char *gp_adv_kind_str(gp_adv_kind k);
