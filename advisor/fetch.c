@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Running the advisor's queries and assembling gp_adv_data (fetch.h). The assembly follows the
- * spec's "Derived numbers": requests weighted (a MIG profile <N>g counts N/7) and summed over the
- * steps a pod was Running, nodes' allocation per step, DCGM series keyed by the first label of
- * each preference list a series has (so exported_pod and pod variants of one GPU coalesce). */
+ * spec's "Derived numbers" from what Prometheus reduced: per (pod, resource) sums over the
+ * Running steps weighted here (a MIG profile <N>g counts N/7) and × R/3600, per node step
+ * counts and sums × R/3600, DCGM series keyed by the first label of each preference list a
+ * series has (so exported_pod and pod variants of one GPU coalesce). */
 #include "fetch.h"
 
 #include <math.h>
