@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Running the advisor's queries and assembling gp_adv_data (fetch.h). The assembly follows the
- * spec's "Derived numbers": requests weighted (a MIG profile <N>g counts N/7) and summed over the
- * steps a pod was Running, nodes' allocation per step, DCGM series keyed by the first label of
- * each preference list a series has (so exported_pod and pod variants of one GPU coalesce). */
+ * spec's "Derived numbers" from what Prometheus reduced: per (pod, resource) sums over the
+ * Running steps weighted here (a MIG profile <N>g counts N/7) and × R/3600, per node step
+ * counts and sums × R/3600, DCGM series keyed by the first label of each preference list a
+ * series has (so exported_pod and pod variants of one GPU coalesce). */
 #include "fetch.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -204,8 +206,6 @@ static void smap_free(smap *m)
 
 /* What a pod has besides gp_adv_pod while it is assembled. */
 typedef struct {
-    double *wreq;    /* weighted requests per step */
-    bool *run;       /* Running per step */
     double node_seen; /* when it was last seen on its node */
 } pod_aux;
 
@@ -214,7 +214,7 @@ typedef struct {
     char *ns, *pod, *host, *uuid, *gpu, *model, *profile;
     bool prof;            /* DCGM_FI_PROF_GR_ENGINE_ACTIVE exists for it */
     double sum, count, p95, fb_peak, fb_total;
-    double *hsum, *hn;    /* per hour bucket */
+    bool sliced;          /* shares its whole GPU with another pod in some hour */
     long pod_index;       /* into the data's pods, -1: none */
 } dev_acc;
 
@@ -352,14 +352,9 @@ static long add_pod(asm_ctx *c, const gp_prom_series *s)
     memset(&c->aux[c->d->npods], 0, sizeof(c->aux[0]));
     p->namespace = dup_or_null(c, ns);
     p->name = dup_or_null(c, pod);
-    c->aux[c->d->npods].wreq = calloc(c->w->steps, sizeof(double));
-    c->aux[c->d->npods].run = calloc(c->w->steps, sizeof(bool));
     c->aux[c->d->npods].node_seen = -INFINITY;
-    if (c->aux[c->d->npods].wreq == NULL || c->aux[c->d->npods].run == NULL ||
-        !smap_put(&c->pods, key, c->d->npods)) {
+    if (p->namespace == NULL || p->name == NULL || !smap_put(&c->pods, key, c->d->npods)) {
         c->oom = true;
-        free(c->aux[c->d->npods].wreq);
-        free(c->aux[c->d->npods].run);
         free(p->namespace);
         free(p->name);
         return -1;
@@ -405,57 +400,89 @@ static double resource_weight(const gp_policy *pol, const char *res, char *prof,
 
 /* ---- pods -------------------------------------------------------------------------------- */
 
+/* The value of an instant-vector series (NaN when it has none). */
+static double value_of(const gp_prom_series *s)
+{
+    return s->nsamples > 0 ? s->samples[s->nsamples - 1].v : NAN;
+}
+
+/* pod-requests: the pods, and their peak requests per resource over the window. */
 static void read_requests(asm_ctx *c, const gp_prom_result *r)
 {
     for (size_t i = 0; i < r->nseries && !c->oom; i++) {
         const gp_prom_series *s = &r->series[i];
         const char *res = label(s, "resource");
+        double peak = value_of(s);
         char prof[128];
-        double wgt, peak = 0;
         long p;
 
-        if (res == NULL || (wgt = resource_weight(c->pol, res, prof, sizeof(prof))) <= 0)
+        if (res == NULL || resource_weight(c->pol, res, prof, sizeof(prof)) <= 0)
             continue;
-        if ((p = add_pod(c, s)) < 0)
+        if ((p = add_pod(c, s)) < 0 || !finite_value(c, GP_ADVQ_POD_REQUESTS, peak))
             continue;
-        for (size_t j = 0; j < s->nsamples; j++) {
-            long k = gp_adv_window_step_of(c->w, s->samples[j].t);
-            double v = s->samples[j].v;
-
-            if (!finite_value(c, GP_ADVQ_POD_REQUESTS, v) || k < 0 || v <= 0)
-                continue;
-            c->aux[p].wreq[k] += v * wgt;
-            if (v > peak)
-                peak = v;
-        }
+        if (peak <= 0)
+            continue;
         if (prof[0] == '\0') {
             if (peak > c->d->pods[p].gpus)
                 c->d->pods[p].gpus = peak;
-        } else if (peak > 0) {
+        } else {
             mig_max(c, &c->d->pods[p].mig, &c->d->pods[p].nmig, prof, peak);
         }
     }
 }
 
-static void read_running(asm_ctx *c, const gp_prom_result *r)
+/* A per (pod, resource) result weighted and added into the pods' field at offset off. */
+static void add_weighted(asm_ctx *c, gp_advq_id q, const gp_prom_result *r, double scale,
+                         size_t off)
 {
     for (size_t i = 0; i < r->nseries; i++) {
         const gp_prom_series *s = &r->series[i];
+        const char *res = label(s, "resource");
+        double v = value_of(s), wgt;
+        char prof[128];
         long p = find_pod(c, s);
 
-        for (size_t j = 0; p >= 0 && j < s->nsamples; j++) {
-            long k = gp_adv_window_step_of(c->w, s->samples[j].t);
-
-            if (k >= 0 && finite_value(c, GP_ADVQ_POD_RUNNING, s->samples[j].v))
-                c->aux[p].run[k] = true;
-        }
+        if (p < 0 || res == NULL || !finite_value(c, q, v) || v <= 0 ||
+            (wgt = resource_weight(c->pol, res, prof, sizeof(prof))) <= 0)
+            continue;
+        *(double *)((char *)&c->d->pods[p] + off) += v * wgt * scale;
     }
 }
 
-/* The value of an instant-vector series (NaN when it has none). */
-static double value_of(const gp_prom_series *s)
+/* pod-gpu-steps, pod-run-steps, pod-end and pod-start: the pods' hours and state at the ends. */
+static void pod_totals(asm_ctx *c, const gp_adv_results *res)
 {
-    return s->nsamples > 0 ? s->samples[s->nsamples - 1].v : NAN;
+    double h = c->w->step / 3600.0;
+    const gp_prom_result *r;
+
+    add_weighted(c, GP_ADVQ_POD_GPU_STEPS, res->r[GP_ADVQ_POD_GPU_STEPS], h,
+                 offsetof(gp_adv_pod, gpu_hours));
+    add_weighted(c, GP_ADVQ_POD_END, res->r[GP_ADVQ_POD_END], 1,
+                 offsetof(gp_adv_pod, gpus_at_end));
+    r = res->r[GP_ADVQ_POD_END];
+    for (size_t i = 0; i < r->nseries; i++) {
+        long p = find_pod(c, &r->series[i]);
+
+        if (p >= 0)
+            c->d->pods[p].running_at_end = true;
+    }
+    r = res->r[GP_ADVQ_POD_RUN_STEPS];
+    for (size_t i = 0; i < r->nseries; i++) {
+        long p = find_pod(c, &r->series[i]);
+        double v = value_of(&r->series[i]);
+
+        if (p >= 0 && finite_value(c, GP_ADVQ_POD_RUN_STEPS, v) && v > 0) {
+            c->d->pods[p].run_hours = v * h;
+            c->d->pods[p].started_in_window = true; /* unless Running at t_0, below */
+        }
+    }
+    r = res->r[GP_ADVQ_POD_START];
+    for (size_t i = 0; i < r->nseries; i++) {
+        long p = find_pod(c, &r->series[i]);
+
+        if (p >= 0)
+            c->d->pods[p].started_in_window = false;
+    }
 }
 
 static void read_pod_nodes(asm_ctx *c, const gp_prom_result *r)
@@ -555,30 +582,6 @@ static void read_pod_labels(asm_ctx *c, const gp_prom_result *r)
             nl[pod->nlabels].value = dup_or_null(c, v);
             pod->nlabels++;
         }
-    }
-}
-
-static void pod_totals(asm_ctx *c)
-{
-    double h = c->w->step / 3600.0;
-    size_t last = c->w->steps - 1;
-
-    for (size_t p = 0; p < c->d->npods; p++) {
-        gp_adv_pod *pod = &c->d->pods[p];
-        const pod_aux *a = &c->aux[p];
-        long first = -1;
-
-        for (size_t k = 0; k < c->w->steps; k++) {
-            if (!a->run[k])
-                continue;
-            if (first < 0)
-                first = (long)k;
-            pod->gpu_hours += a->wreq[k] * h;
-            pod->run_hours += h;
-        }
-        pod->running_at_end = a->run[last];
-        pod->gpus_at_end = a->run[last] ? a->wreq[last] : 0;
-        pod->started_in_window = first > 0;
     }
 }
 
@@ -687,82 +690,79 @@ static void read_node_labels(asm_ctx *c, const gp_prom_result *r)
     }
 }
 
-static void node_totals(asm_ctx *c, const gp_prom_result *up_r)
+/* The node of series s of a per-node result and its finite value; -1 when none. */
+static long node_value(asm_ctx *c, gp_advq_id q, const gp_prom_series *s, double *v)
 {
-    size_t steps = c->w->steps, nh = c->w->nhours;
-    double h = c->w->step / 3600.0;
-    bool *up = calloc(steps * (c->d->nnodes ? c->d->nnodes : 1), sizeof(bool));
-    double *alloc = calloc(steps * (c->d->nnodes ? c->d->nnodes : 1), sizeof(double));
-    double *hn = calloc(nh ? nh : 1, sizeof(double));
+    long n = node_index(c->d, label(s, "node"));
 
-    if (up == NULL || alloc == NULL || hn == NULL) {
-        c->oom = true;
-        goto done;
-    }
-    for (size_t i = 0; i < up_r->nseries; i++) {
-        const gp_prom_series *s = &up_r->series[i];
-        long n = node_index(c->d, label(s, "node"));
+    *v = value_of(s);
+    return n >= 0 && finite_value(c, q, *v) ? n : -1;
+}
 
-        for (size_t j = 0; n >= 0 && j < s->nsamples; j++) {
-            long k = gp_adv_window_step_of(c->w, s->samples[j].t);
+/* The per-node step counts and sums (× R/3600), the state at end and the hourly means. */
+static void node_totals(asm_ctx *c, const gp_adv_results *res)
+{
+    static const gp_advq_id q[] = { GP_ADVQ_NODE_UP_STEPS, GP_ADVQ_NODE_EMPTY_STEPS,
+                                    GP_ADVQ_NODE_HALF_STEPS, GP_ADVQ_NODE_HALF_FREE,
+                                    GP_ADVQ_NODE_UP_END, GP_ADVQ_NODE_ALLOC_END };
+    double h = c->w->step / 3600.0, *per = NULL;
+    size_t nh = c->w->nhours;
 
-            if (k >= 0 && finite_value(c, GP_ADVQ_NODE_UP, s->samples[j].v))
-                up[(size_t)n * steps + (size_t)k] = true;
-        }
-    }
-    for (size_t p = 0; p < c->d->npods; p++) {
-        long n = node_index(c->d, c->d->pods[p].node);
+    for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+        const gp_prom_result *r = res->r[q[i]];
 
-        for (size_t k = 0; n >= 0 && k < steps; k++) {
-            if (c->aux[p].run[k])
-                alloc[(size_t)n * steps + k] += c->aux[p].wreq[k];
+        for (size_t j = 0; j < r->nseries; j++) {
+            double v;
+            long n = node_value(c, q[i], &r->series[j], &v);
+            gp_adv_node *node;
+
+            if (n < 0)
+                continue;
+            node = &c->d->nodes[n];
+            switch (q[i]) {
+            case GP_ADVQ_NODE_UP_STEPS: node->up_hours = v * h; break;
+            case GP_ADVQ_NODE_EMPTY_STEPS: node->empty_hours = v * h; break;
+            case GP_ADVQ_NODE_HALF_STEPS: node->half_hours = v * h; break;
+            case GP_ADVQ_NODE_HALF_FREE: node->half_free_gpu_hours = v * h; break;
+            case GP_ADVQ_NODE_UP_END: node->up_at_end = true; break;
+            case GP_ADVQ_NODE_ALLOC_END: node->alloc_at_end = v; break;
+            default: break;
+            }
         }
     }
     for (size_t n = 0; n < c->d->nnodes; n++) {
-        gp_adv_node *node = &c->d->nodes[n];
-        double cap = capacity(c->pol, node);
-
-        memset(hn, 0, (nh ? nh : 1) * sizeof(double));
-        for (size_t k = 0; k < steps; k++) {
-            double a = alloc[n * steps + k];
-            double t = c->w->end - (double)(steps - 1 - k) * c->w->step;
-            long b = gp_adv_window_hour_of(c->w, t);
-
-            if (b >= 0) {
-                node->hourly_alloc[b] += a;
-                hn[b]++;
-            }
-            if (!up[n * steps + k])
-                continue;
-            node->up_hours += h;
-            if (cap > 0 && a <= 0)
-                node->empty_hours += h;
-            else if (a > 0 && a < cap / 2) {
-                node->half_hours += h;
-                node->half_free_gpu_hours += (cap - a) * h;
-            }
-        }
-        for (size_t b = 0; b < nh; b++)
-            node->hourly_alloc[b] = hn[b] > 0 ? node->hourly_alloc[b] / hn[b] : 0;
-        node->up_at_end = up[n * steps + steps - 1];
-        node->alloc_at_end = node->up_at_end ? alloc[n * steps + steps - 1] : 0;
+        if (!c->d->nodes[n].up_at_end)
+            c->d->nodes[n].alloc_at_end = 0;
     }
-done:
-    free(up);
-    free(alloc);
-    free(hn);
+    /* node-hourly: Σ allocation over each bucket's steps; the mean is over the window's
+     * steps in the bucket (a step without allocation counts 0) */
+    per = calloc(nh ? nh : 1, sizeof(double));
+    if (per == NULL) {
+        c->oom = true;
+        return;
+    }
+    for (size_t k = 0; k < c->w->steps; k++) {
+        long b = gp_adv_window_hour_of(c->w, c->w->end - (double)(c->w->steps - 1 - k) *
+                                                            c->w->step);
+        if (b >= 0)
+            per[b]++;
+    }
+    for (size_t i = 0; i < res->r[GP_ADVQ_NODE_HOURLY]->nseries; i++) {
+        const gp_prom_series *s = &res->r[GP_ADVQ_NODE_HOURLY]->series[i];
+        long n = node_index(c->d, label(s, "node"));
+
+        for (size_t j = 0; n >= 0 && j < s->nsamples; j++) {
+            long b = gp_adv_window_hour_of(c->w, s->samples[j].t);
+
+            if (b >= 0 && per[b] > 0 &&
+                finite_value(c, GP_ADVQ_NODE_HOURLY, s->samples[j].v))
+                c->d->nodes[n].hourly_alloc[b] = s->samples[j].v / per[b];
+        }
+    }
+    free(per);
 }
 
 /* ---- DCGM -------------------------------------------------------------------------------- */
-
-static bool set_hourly(asm_ctx *c, dev_acc *a)
-{
-    size_t nh = c->w->nhours ? c->w->nhours : 1;
-
-    a->hsum = calloc(nh, sizeof(double));
-    a->hn = calloc(nh, sizeof(double));
-    return a->hsum != NULL && a->hn != NULL;
-}
 
 /* The device of a DCGM series (added when new); -1 for a series without a pod label (counted
  * as unattributed when count is set) or on failure. */
@@ -815,7 +815,7 @@ static long dev_of(asm_ctx *c, const gp_prom_series *s, bool count_unattributed)
     d->p95 = d->fb_peak = d->fb_total = NAN;
     d->pod_index = -1;
     c->ndevs++;
-    if (c->oom || !set_hourly(c, d) || !smap_put(&c->devmap, key, c->ndevs - 1)) {
+    if (c->oom || !smap_put(&c->devmap, key, c->ndevs - 1)) {
         c->oom = true;
         return -1;
     }
@@ -851,49 +851,29 @@ static void read_dcgm(asm_ctx *c, gp_advq_id q, const gp_prom_result *r)
     }
 }
 
-static void read_hourly(asm_ctx *c, const gp_prom_result *r)
+/* activity-sliced: the (namespace, pod, host, UUID) whole GPUs that shared an hour with another
+ * pod; their devices are time-sliced. */
+static void read_sliced(asm_ctx *c, const gp_prom_result *r)
 {
-    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+    for (size_t i = 0; i < r->nseries; i++) {
         const gp_prom_series *s = &r->series[i];
-        long k = dev_of(c, s, false);
+        const char *ns = label(s, "gp_namespace"), *pod = label(s, "gp_pod");
+        const char *host = label(s, "gp_host"), *uuid = label(s, "UUID");
 
-        for (size_t j = 0; k >= 0 && j < s->nsamples; j++) {
-            long b = gp_adv_window_hour_of(c->w, s->samples[j].t);
-
-            if (b < 0 || !finite_value(c, GP_ADVQ_ACT_HOURLY, s->samples[j].v))
-                continue;
-            c->devs[k].hsum[b] += s->samples[j].v;
-            c->devs[k].hn[b]++;
-        }
-    }
-}
-
-/* Two different pods with activity in the same hour on one whole GPU (host, UUID). */
-static void mark_time_sliced(asm_ctx *c, bool *sliced)
-{
-    for (size_t i = 0; i < c->ndevs; i++) {
-        const dev_acc *a = &c->devs[i];
-
-        if (a->profile != NULL || a->uuid == NULL || a->pod_index < 0)
+        if (pod == NULL || uuid == NULL || s->nsamples == 0)
             continue;
-        for (size_t j = i + 1; j < c->ndevs; j++) {
-            const dev_acc *b = &c->devs[j];
+        for (size_t j = 0; j < c->ndevs; j++) {
+            dev_acc *a = &c->devs[j];
 
-            if (b->profile != NULL || b->uuid == NULL || b->pod_index < 0 ||
-                b->pod_index == a->pod_index || strcmp(a->uuid, b->uuid) != 0 ||
-                strcmp(a->host ? a->host : "", b->host ? b->host : "") != 0)
-                continue;
-            for (size_t h = 0; h < c->w->nhours; h++) {
-                if (a->hn[h] > 0 && b->hn[h] > 0) {
-                    sliced[i] = sliced[j] = true;
-                    break;
-                }
-            }
+            if (a->profile == NULL && a->uuid != NULL && strcmp(a->uuid, uuid) == 0 &&
+                strcmp(a->pod, pod) == 0 && strcmp(a->ns, ns ? ns : "") == 0 &&
+                strcmp(a->host ? a->host : "", host ? host : "") == 0)
+                a->sliced = true;
         }
     }
 }
 
-static void attach_dev(asm_ctx *c, dev_acc *a, bool sliced)
+static void attach_dev(asm_ctx *c, dev_acc *a)
 {
     gp_adv_pod *pod = &c->d->pods[a->pod_index];
     gp_adv_gpu *nv = realloc(pod->devs, (pod->ndevs + 1) * sizeof(*nv)), *g;
@@ -918,13 +898,14 @@ static void attach_dev(asm_ctx *c, dev_acc *a, bool sliced)
     g->samples = a->count;
     g->fb_peak_mib = a->fb_peak;
     g->fb_total_mib = a->fb_total;
-    g->time_sliced = sliced;
+    g->time_sliced = a->sliced;
 }
 
-/* A pod's hourly activity: the mean of its GPUs that have a value in the hour (one pass over
- * the GPUs: pods x hours x GPUs would be slow on a large cluster). */
-static void pod_hourly(asm_ctx *c)
+/* activity-hourly: a pod's hourly activity, the mean over its GPUs (Prometheus averages each
+ * label combination; a pod whose series carry different pod labels gets the mean of those). */
+static void pod_hourly(asm_ctx *c, const gp_prom_result *r)
 {
+    const gp_advisor_policy *a = &c->pol->advisor;
     size_t nh = c->w->nhours ? c->w->nhours : 1;
     double *n = calloc(c->d->npods * nh + 1, sizeof(double));
 
@@ -937,14 +918,25 @@ static void pod_hourly(asm_ctx *c)
         if (c->d->pods[p].hourly == NULL)
             c->oom = true;
     }
-    for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
-        const dev_acc *a = &c->devs[i];
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        const char *ns = first_label(s, a->label_namespace, a->nlabel_namespace);
+        const char *pod = first_label(s, a->label_pod, a->nlabel_pod);
+        char key[640];
+        long p;
 
-        for (size_t b = 0; a->pod_index >= 0 && b < c->w->nhours; b++) {
-            if (a->hn[b] > 0) {
-                c->d->pods[a->pod_index].hourly[b] += a->hsum[b] / a->hn[b];
-                n[(size_t)a->pod_index * nh + b]++;
-            }
+        if (pod == NULL)
+            continue;
+        pod_key(ns ? ns : "", pod, key, sizeof(key));
+        if ((p = smap_get(&c->pods, key)) < 0)
+            continue;
+        for (size_t j = 0; j < s->nsamples; j++) {
+            long b = gp_adv_window_hour_of(c->w, s->samples[j].t);
+
+            if (b < 0 || !finite_value(c, GP_ADVQ_ACT_HOURLY, s->samples[j].v))
+                continue;
+            c->d->pods[p].hourly[b] += s->samples[j].v;
+            n[(size_t)p * nh + (size_t)b]++;
         }
     }
     for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
@@ -980,12 +972,10 @@ static void read_devices(asm_ctx *c, const gp_adv_results *res)
 {
     static const gp_advq_id inst[] = { GP_ADVQ_ACT_COUNT, GP_ADVQ_ACT_SUM, GP_ADVQ_ACT_P95,
                                        GP_ADVQ_FB_PEAK, GP_ADVQ_FB_TOTAL, GP_ADVQ_DCGM_PROF };
-    bool *sliced;
     smap ignored = { 0 };
 
     for (size_t i = 0; i < sizeof(inst) / sizeof(inst[0]); i++)
         read_dcgm(c, inst[i], res->r[inst[i]]);
-    read_hourly(c, res->r[GP_ADVQ_ACT_HOURLY]);
     node_products(c);
     for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
         char key[640];
@@ -999,18 +989,12 @@ static void read_devices(asm_ctx *c, const gp_adv_results *res)
         }
     }
     smap_free(&ignored);
-    sliced = calloc(c->ndevs ? c->ndevs : 1, sizeof(bool));
-    if (sliced == NULL) {
-        c->oom = true;
-        return;
-    }
-    mark_time_sliced(c, sliced);
-    pod_hourly(c);
+    read_sliced(c, res->r[GP_ADVQ_ACT_SLICED]);
+    pod_hourly(c, res->r[GP_ADVQ_ACT_HOURLY]);
     for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
         if (c->devs[i].pod_index >= 0 && (c->devs[i].count > 0 || !isnan(c->devs[i].fb_peak)))
-            attach_dev(c, &c->devs[i], sliced[i]);
+            attach_dev(c, &c->devs[i]);
     }
-    free(sliced);
 }
 
 /* ---- checks and notes -------------------------------------------------------------------- */
@@ -1102,10 +1086,6 @@ static double unattributed_gpus(const asm_ctx *c, const gp_prom_result *count)
 
 static void free_ctx(asm_ctx *c)
 {
-    for (size_t i = 0; i < c->d->npods && c->aux != NULL; i++) {
-        free(c->aux[i].wreq);
-        free(c->aux[i].run);
-    }
     free(c->aux);
     for (size_t i = 0; i < c->ndevs; i++) {
         dev_acc *a = &c->devs[i];
@@ -1117,8 +1097,6 @@ static void free_ctx(asm_ctx *c)
         free(a->gpu);
         free(a->model);
         free(a->profile);
-        free(a->hsum);
-        free(a->hn);
     }
     free(c->devs);
     smap_free(&c->pods);
@@ -1173,15 +1151,14 @@ gp_status gp_adv_assemble(const gp_policy *pol, const gp_advq_set *qs, const gp_
     out->hours = qs->w.window / 3600.0;
     out->nhours = qs->w.nhours;
     read_requests(&c, res->r[GP_ADVQ_POD_REQUESTS]);
-    read_running(&c, res->r[GP_ADVQ_POD_RUNNING]);
     read_pod_nodes(&c, res->r[GP_ADVQ_POD_NODE]);
     read_owners(&c, res->r[GP_ADVQ_POD_OWNER], res->r[GP_ADVQ_OWNER_OWNER]);
     read_pod_labels(&c, res->r[GP_ADVQ_POD_LABELS]);
-    pod_totals(&c);
+    pod_totals(&c, res);
     read_node_alloc(&c, res->r[GP_ADVQ_NODE_ALLOC]);
     read_node_labels(&c, res->r[GP_ADVQ_NODE_LABELS]);
     if (!c.oom)
-        node_totals(&c, res->r[GP_ADVQ_NODE_UP]);
+        node_totals(&c, res);
     if (!c.oom)
         read_devices(&c, res);
     if (!c.oom)

@@ -225,9 +225,159 @@ static void put_gpu_nodes(gp_strbuf *b, const char *W)
                         "kube_node_status_allocatable{" GPU_RES "}[%s])) > 0)", W);
 }
 
-/* One query's text; b is emptied first. */
-static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char *R, gp_strbuf *b)
+/* ---- building blocks ------------------------------------------------------------------ */
+
+/* KSM's resource name of a MIG profile: "2g.20gb" → "nvidia_com_mig_2g_20gb". */
+static void mig_resource(const char *profile, char *buf, size_t n)
 {
+    size_t j = (size_t)snprintf(buf, n, "nvidia_com_mig_");
+
+    for (const char *p = profile; *p != '\0' && j + 1 < n; p++, j++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        buf[j] = ok ? c : '_';
+    }
+    buf[j < n ? j : n - 1] = '\0';
+}
+
+/* A selector's expression once per weight, joined by `or` so the
+ * series (which differ by resource) are kept: whole GPUs × 1, the policy's MIG profiles × their
+ * slices/7, other MIG resources "<N>g_..." × N/7: pre, the matcher, suf each time. */
+static void put_term(gp_strbuf *b, const char *pre, const char *m, const char *suf)
+{
+    gp_strbuf_puts(b, pre);
+    gp_strbuf_puts(b, m);
+    gp_strbuf_puts(b, suf);
+}
+
+static void put_weighted(const gp_policy *pol, gp_strbuf *b, const char *pre, const char *suf)
+{
+    char m[400], res[300];
+
+    gp_strbuf_puts(b, "(");
+    snprintf(m, sizeof(m), "resource=\"nvidia_com_gpu\"");
+    put_term(b, pre, m, suf);
+    for (size_t i = 0; i < pol->nmig_profiles; i++) {
+        mig_resource(pol->mig_profiles[i].name, res, sizeof(res));
+        snprintf(m, sizeof(m), "resource=\"%s\"", res);
+        gp_strbuf_puts(b, " or ");
+        put_term(b, pre, m, suf);
+        gp_strbuf_printf(b, " * (%d/7)", pol->mig_profiles[i].slices);
+    }
+    for (int n = 1; n <= 7; n++) {
+        snprintf(m, sizeof(m), "resource=~\"nvidia_com_mig_%dg_.*\"", n);
+        gp_strbuf_puts(b, " or ");
+        put_term(b, pre, m, suf);
+        gp_strbuf_printf(b, " * (%d/7)", n);
+    }
+    gp_strbuf_puts(b, ")");
+}
+
+/* A pod's GPU requests per resource; max by container first: two kube-state-metrics replicas
+ * (or scrape jobs) export the same container twice; the sum is over the pod's containers. */
+static void put_req(gp_strbuf *b)
+{
+    gp_strbuf_puts(b, "sum by (namespace, pod, resource) (max by (namespace, pod, container, "
+                      "resource) (kube_pod_container_resource_requests{" GPU_RES "}))");
+}
+
+/* The GPU pods Running (value 1), by namespace and pod. */
+static void put_running(gp_strbuf *b)
+{
+    gp_strbuf_puts(b, "(max by (namespace, pod) (kube_pod_status_phase{phase=\"Running\"} "
+                      "== 1) and on (namespace, pod) (sum by (namespace, pod) "
+                      "(kube_pod_container_resource_requests{" GPU_RES "}) > 0))");
+}
+
+/* GPU-equivalents allocated per node: the weighted requests of the pods Running, on the node
+ * their kube_pod_info names (one node per pod: topk keeps the join one-to-one). */
+static void put_alloc(const gp_policy *pol, gp_strbuf *b)
+{
+    gp_strbuf_puts(b, "(sum by (node) ((sum by (namespace, pod) ");
+    put_weighted(pol, b, "max by (namespace, pod, container, resource) "
+                         "(kube_pod_container_resource_requests{", "})");
+    gp_strbuf_puts(b, " and on (namespace, pod) ");
+    put_running(b);
+    gp_strbuf_puts(b, ") * on (namespace, pod) group_left (node) topk by (namespace, pod) (1, "
+                      "max by (namespace, pod, node) (kube_pod_info{node!=\"\"}))))");
+}
+
+/* GPU-equivalents allocatable per node: the max over the window, fixed at end with @. */
+static void put_cap(const gp_policy *pol, gp_strbuf *b, const char *W, double end)
+{
+    char suf[100];
+
+    snprintf(suf, sizeof(suf), "}[%s] @ %.0f))", W, end);
+    gp_strbuf_puts(b, "(sum by (node) ");
+    put_weighted(pol, b, "max by (node, resource) (max_over_time("
+                         "kube_node_status_allocatable{", suf);
+    gp_strbuf_puts(b, ")");
+}
+
+/* The GPU nodes present (kube_node_info) with allocatable GPUs now. */
+static void put_up(gp_strbuf *b)
+{
+    gp_strbuf_puts(b, "(max by (node) (kube_node_info) and on (node) (max by (node) "
+                      "(kube_node_status_allocatable{" GPU_RES "}) > 0))");
+}
+
+/* The steps a node was up with 0 < allocated < capacity / 2, valued by the allocation. */
+static void put_half(const gp_policy *pol, gp_strbuf *b, const char *W, double end)
+{
+    gp_strbuf_puts(b, "(");
+    put_alloc(pol, b);
+    gp_strbuf_puts(b, " > 0 < on (node) (");
+    put_cap(pol, b, W, end);
+    gp_strbuf_puts(b, " / 2) and on (node) ");
+    put_up(b);
+    gp_strbuf_puts(b, ")");
+}
+
+/* label_replace chain: to = the first non-empty label of list (applied last-first). */
+static void chain_open(gp_strbuf *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        gp_strbuf_puts(b, "label_replace(");
+}
+
+static void chain_close(gp_strbuf *b, const char *to, char **list, size_t n)
+{
+    for (size_t i = n; i-- > 0;)
+        gp_strbuf_printf(b, ", \"%s\", \"$1\", \"%s\", \"(.+)\")", to, list[i]);
+}
+
+/* The whole-GPU activity series that name a pod, present in the hour before each step, as
+ * (gp_namespace, gp_pod, gp_host, UUID) by the policy's label preferences. */
+static void put_gpu_pod_hours(const gp_policy *pol, gp_strbuf *b)
+{
+    const gp_advisor_policy *a = &pol->advisor;
+    static const char *const metric[] = { PROF, UTIL };
+
+    gp_strbuf_puts(b, "group by (gp_namespace, gp_pod, gp_host, UUID) (");
+    chain_open(b, a->nlabel_host);
+    chain_open(b, a->nlabel_pod);
+    chain_open(b, a->nlabel_namespace);
+    gp_strbuf_puts(b, "(");
+    for (size_t m = 0; m < 2; m++) {
+        for (size_t i = 0; i < a->nlabel_pod; i++)
+            gp_strbuf_printf(b, "%slast_over_time(%s{GPU_I_PROFILE=\"\", %s!=\"\"}[1h])",
+                             m + i ? " or " : "", metric[m], a->label_pod[i]);
+    }
+    gp_strbuf_puts(b, ")");
+    chain_close(b, "gp_namespace", a->label_namespace, a->nlabel_namespace);
+    chain_close(b, "gp_pod", a->label_pod, a->nlabel_pod);
+    chain_close(b, "gp_host", a->label_host, a->nlabel_host);
+    gp_strbuf_puts(b, ")");
+}
+
+/* One query's text; b is emptied first. W is the window, Wm the window less 1 s (the subquery
+ * range that evaluates at exactly the window's steps), R the step. */
+static void text(const gp_policy *pol, const gp_advq_set *s, gp_advq_id id, const char *W,
+                 const char *Wm, const char *R, gp_strbuf *b)
+{
+    const gp_advisor_policy *a = &pol->advisor;
+    double end = s->w.end;
+
     gp_strbuf_clear(b);
     switch (id) {
     case GP_ADVQ_DCGM_PROF:
@@ -256,9 +406,21 @@ static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char 
                             "0.95, " UTIL "[%s]) / 100)", W, W);
         break;
     case GP_ADVQ_ACT_HOURLY:
+        /* per GPU first, then the mean of the pod's GPUs */
         gp_strbuf_puts(b, "avg by (");
+        put_list(b, a->label_namespace, a->nlabel_namespace);
+        gp_strbuf_puts(b, ", ");
+        put_list(b, a->label_pod, a->nlabel_pod);
+        gp_strbuf_puts(b, ") (avg by (");
         put_list(b, s->dcgm_by, s->ndcgm_by);
-        gp_strbuf_puts(b, ") (avg_over_time(" PROF "[1h]) or avg_over_time(" UTIL "[1h]) / 100)");
+        gp_strbuf_puts(b, ") (avg_over_time(" PROF "[1h]) or avg_over_time(" UTIL "[1h]) / "
+                          "100))");
+        break;
+    case GP_ADVQ_ACT_SLICED:
+        put_gpu_pod_hours(pol, b);
+        gp_strbuf_puts(b, " and on (gp_host, UUID) (count by (gp_host, UUID) (");
+        put_gpu_pod_hours(pol, b);
+        gp_strbuf_puts(b, ") > 1)");
         break;
     case GP_ADVQ_FB_PEAK:
         gp_strbuf_puts(b, "max by (");
@@ -272,20 +434,34 @@ static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char 
                             "[%s:%s]))", W, R);
         break;
     case GP_ADVQ_POD_REQUESTS:
-        /* max by container first: two kube-state-metrics replicas (or scrape jobs) export
-         * the same container twice; the sum is over the pod's containers. */
-        gp_strbuf_puts(b, "sum by (namespace, pod, resource) (max by (namespace, pod, "
-                          "container, resource) (kube_pod_container_resource_requests{" GPU_RES
-                          "}))");
+        gp_strbuf_puts(b, "max_over_time(");
+        put_req(b);
+        gp_strbuf_printf(b, "[%s:%s])", Wm, R);
         break;
-    case GP_ADVQ_POD_RUNNING:
-        gp_strbuf_puts(b, "max by (namespace, pod) (kube_pod_status_phase{phase=\"Running\"} "
-                          "== 1) and on (namespace, pod) (sum by (namespace, pod) "
-                          "(kube_pod_container_resource_requests{" GPU_RES "}) > 0)");
+    case GP_ADVQ_POD_GPU_STEPS:
+        gp_strbuf_puts(b, "sum_over_time((");
+        put_req(b);
+        gp_strbuf_puts(b, " and on (namespace, pod) ");
+        put_running(b);
+        gp_strbuf_printf(b, ")[%s:%s])", Wm, R);
+        break;
+    case GP_ADVQ_POD_RUN_STEPS:
+        gp_strbuf_puts(b, "count_over_time(");
+        put_running(b);
+        gp_strbuf_printf(b, "[%s:%s])", Wm, R);
+        break;
+    case GP_ADVQ_POD_END:
+        put_req(b);
+        gp_strbuf_puts(b, " and on (namespace, pod) ");
+        put_running(b);
+        break;
+    case GP_ADVQ_POD_START:
+        put_running(b);
         break;
     case GP_ADVQ_POD_NODE:
-        gp_strbuf_printf(b, "max by (namespace, pod, node) (max_over_time(timestamp("
-                            "kube_pod_info{node!=\"\"})[%s:%s])) and on (namespace, pod) ", W, R);
+        /* time() rather than timestamp(): the latter is very slow inside a subquery */
+        gp_strbuf_printf(b, "max by (namespace, pod, node) (max_over_time((kube_pod_info{"
+                            "node!=\"\"} * 0 + time())[%s:%s])) and on (namespace, pod) ", Wm, R);
         put_gpu_pods(b, W);
         break;
     case GP_ADVQ_POD_OWNER:
@@ -307,10 +483,6 @@ static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char 
                          W);
         put_gpu_pods(b, W);
         break;
-    case GP_ADVQ_NODE_UP:
-        gp_strbuf_puts(b, "max by (node) (kube_node_info) and on (node) (max by (node) "
-                          "(kube_node_status_allocatable{" GPU_RES "}) > 0)");
-        break;
     case GP_ADVQ_NODE_ALLOC:
         gp_strbuf_printf(b, "max by (node, resource) (max_over_time("
                             "kube_node_status_allocatable{" GPU_RES "}[%s])) > 0", W);
@@ -321,6 +493,43 @@ static void text(const gp_advq_set *s, gp_advq_id id, const char *W, const char 
         gp_strbuf_printf(b, ") (last_over_time(kube_node_labels[%s])) and on (node) ", W);
         put_gpu_nodes(b, W);
         break;
+    case GP_ADVQ_NODE_UP_STEPS:
+        gp_strbuf_puts(b, "count_over_time(");
+        put_up(b);
+        gp_strbuf_printf(b, "[%s:%s])", Wm, R);
+        break;
+    case GP_ADVQ_NODE_EMPTY_STEPS:
+        gp_strbuf_puts(b, "count_over_time((");
+        put_up(b);
+        gp_strbuf_puts(b, " and on (node) ");
+        put_cap(pol, b, W, end);
+        gp_strbuf_puts(b, " > 0 unless on (node) ");
+        put_alloc(pol, b);
+        gp_strbuf_printf(b, " > 0)[%s:%s])", Wm, R);
+        break;
+    case GP_ADVQ_NODE_HALF_STEPS:
+        gp_strbuf_puts(b, "count_over_time(");
+        put_half(pol, b, W, end);
+        gp_strbuf_printf(b, "[%s:%s])", Wm, R);
+        break;
+    case GP_ADVQ_NODE_HALF_FREE:
+        gp_strbuf_puts(b, "sum_over_time((");
+        put_cap(pol, b, W, end);
+        gp_strbuf_puts(b, " - on (node) ");
+        put_half(pol, b, W, end);
+        gp_strbuf_printf(b, ")[%s:%s])", Wm, R);
+        break;
+    case GP_ADVQ_NODE_UP_END:
+        put_up(b);
+        break;
+    case GP_ADVQ_NODE_ALLOC_END:
+        put_alloc(pol, b);
+        break;
+    case GP_ADVQ_NODE_HOURLY:
+        gp_strbuf_puts(b, "sum_over_time(");
+        put_alloc(pol, b);
+        gp_strbuf_printf(b, "[3599s:%s])", R);
+        break;
     case GP_ADVQ_COUNT:
         break;
     }
@@ -330,12 +539,18 @@ static const char *const names[GP_ADVQ_COUNT] = {
     [GP_ADVQ_DCGM_PROF] = "dcgm-prof-series", [GP_ADVQ_DCGM_UTIL] = "dcgm-util-series",
     [GP_ADVQ_ACT_SUM] = "activity-sum", [GP_ADVQ_ACT_COUNT] = "activity-count",
     [GP_ADVQ_ACT_P95] = "activity-p95", [GP_ADVQ_ACT_HOURLY] = "activity-hourly",
+    [GP_ADVQ_ACT_SLICED] = "activity-sliced",
     [GP_ADVQ_FB_PEAK] = "fb-peak", [GP_ADVQ_FB_TOTAL] = "fb-total",
-    [GP_ADVQ_POD_REQUESTS] = "pod-requests", [GP_ADVQ_POD_RUNNING] = "pod-running",
+    [GP_ADVQ_POD_REQUESTS] = "pod-requests", [GP_ADVQ_POD_GPU_STEPS] = "pod-gpu-steps",
+    [GP_ADVQ_POD_RUN_STEPS] = "pod-run-steps", [GP_ADVQ_POD_END] = "pod-end",
+    [GP_ADVQ_POD_START] = "pod-start",
     [GP_ADVQ_POD_NODE] = "pod-node", [GP_ADVQ_POD_OWNER] = "pod-owner",
     [GP_ADVQ_OWNER_OWNER] = "owner-owner", [GP_ADVQ_POD_LABELS] = "pod-labels",
-    [GP_ADVQ_NODE_UP] = "node-up", [GP_ADVQ_NODE_ALLOC] = "node-alloc",
-    [GP_ADVQ_NODE_LABELS] = "node-labels",
+    [GP_ADVQ_NODE_ALLOC] = "node-alloc", [GP_ADVQ_NODE_LABELS] = "node-labels",
+    [GP_ADVQ_NODE_UP_STEPS] = "node-up-steps", [GP_ADVQ_NODE_EMPTY_STEPS] = "node-empty-steps",
+    [GP_ADVQ_NODE_HALF_STEPS] = "node-half-steps", [GP_ADVQ_NODE_HALF_FREE] = "node-half-free",
+    [GP_ADVQ_NODE_UP_END] = "node-up-end", [GP_ADVQ_NODE_ALLOC_END] = "node-alloc-end",
+    [GP_ADVQ_NODE_HOURLY] = "node-hourly",
 };
 
 static void timing(gp_advq *q, gp_advq_id id, const gp_adv_window *w)
@@ -343,11 +558,9 @@ static void timing(gp_advq *q, gp_advq_id id, const gp_adv_window *w)
     q->name = names[id];
     q->time = w->end;
     q->end = w->end;
-    if (id == GP_ADVQ_POD_REQUESTS || id == GP_ADVQ_POD_RUNNING || id == GP_ADVQ_NODE_UP) {
-        q->type = GP_ADVQ_RANGE;
-        q->step = w->step;
-        q->start = w->end - (double)(w->steps - 1) * w->step;
-    } else if (id == GP_ADVQ_ACT_HOURLY) {
+    if (id == GP_ADVQ_POD_START)
+        q->time = w->end - (double)(w->steps - 1) * w->step;
+    if (id == GP_ADVQ_ACT_HOURLY || id == GP_ADVQ_ACT_SLICED || id == GP_ADVQ_NODE_HOURLY) {
         q->type = GP_ADVQ_RANGE;
         q->step = 3600;
         q->start = w->end - (double)(w->nhours - 1) * 3600.0;
@@ -359,7 +572,7 @@ static void timing(gp_advq *q, gp_advq_id id, const gp_adv_window *w)
 gp_status gp_advq_build(const gp_policy *pol, const gp_adv_window *w, gp_advq_set *out,
                         gp_err *err)
 {
-    char W[32], R[32];
+    char W[32], Wm[32], R[32];
     gp_strbuf b;
     gp_status st;
 
@@ -369,13 +582,14 @@ gp_status gp_advq_build(const gp_policy *pol, const gp_adv_window *w, gp_advq_se
     if (st == GP_OK)
         st = kube_labels(pol, out);
     gp_advq_duration(w->window, W, sizeof(W));
+    gp_advq_duration(w->window - 1, Wm, sizeof(Wm));
     gp_advq_duration(w->step, R, sizeof(R));
     gp_strbuf_init(&b, 0);
     for (int i = 0; st == GP_OK && i < GP_ADVQ_COUNT; i++) {
         size_t len;
 
         timing(&out->q[i], (gp_advq_id)i, w);
-        text(out, (gp_advq_id)i, W, R, &b);
+        text(pol, out, (gp_advq_id)i, W, Wm, R, &b);
         st = gp_strbuf_take(&b, &out->q[i].promql, &len);
         gp_strbuf_init(&b, 0);
     }

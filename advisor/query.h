@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The advisor's PromQL: the window (steps of R seconds ending at `end`, /work spec "Window and
  * steps") and the fixed list of queries the report runs, one per concern, each aggregated by
- * Prometheus (sum/max by) so a result holds at most one series per GPU, pod or node; only
- * pod-requests, pod-running and node-up are range queries at step R, and activity-hourly a
- * range query at step 1h. Pure: policy and window in, text out. docs/advisor.md lists them. */
+ * Prometheus so a result holds about one number per GPU, pod or node: per-step sums and counts
+ * are subqueries at the window's steps ([W-1s:R], which evaluates at exactly t_0..t_{steps-1}
+ * whether the engine's windows are open or closed on the left). Only activity-hourly,
+ * activity-sliced and node-hourly are range queries, at step 1h. MIG requests weigh N/7 by
+ * the profile's slices (the policy's migProfiles first, else the <N>g of the name). Pure:
+ * policy and window in, text out. docs/advisor.md lists them. */
 #ifndef GPUPACK_ADVISOR_QUERY_H
 #define GPUPACK_ADVISOR_QUERY_H
 
@@ -41,18 +44,28 @@ typedef enum {
     GP_ADVQ_ACT_SUM,       /* Σ activity samples per GPU */
     GP_ADVQ_ACT_COUNT,     /* number of activity samples per GPU */
     GP_ADVQ_ACT_P95,       /* 95th percentile of activity per GPU */
-    GP_ADVQ_ACT_HOURLY,    /* hourly mean activity per GPU (range, step 1h) */
+    GP_ADVQ_ACT_HOURLY,    /* hourly mean activity per pod (range, step 1h) */
+    GP_ADVQ_ACT_SLICED,    /* pods sharing a whole GPU in an hour (range, step 1h) */
     GP_ADVQ_FB_PEAK,       /* peak framebuffer used per GPU */
     GP_ADVQ_FB_TOTAL,      /* framebuffer size per GPU */
-    GP_ADVQ_POD_REQUESTS,  /* GPU requests per pod and resource (range, step R) */
-    GP_ADVQ_POD_RUNNING,   /* GPU pods Running (range, step R) */
+    GP_ADVQ_POD_REQUESTS,  /* GPU requests per pod and resource (max over the steps) */
+    GP_ADVQ_POD_GPU_STEPS, /* Σ over Running steps of the requests per pod and resource */
+    GP_ADVQ_POD_RUN_STEPS, /* number of steps each GPU pod was Running */
+    GP_ADVQ_POD_END,       /* requests of the pods Running at end */
+    GP_ADVQ_POD_START,     /* GPU pods Running at t_0 (instant at t_0) */
     GP_ADVQ_POD_NODE,      /* each GPU pod's node, valued by when it was last seen there */
     GP_ADVQ_POD_OWNER,     /* each GPU pod's controlling owner */
     GP_ADVQ_OWNER_OWNER,   /* ReplicaSets' and Jobs' owners */
     GP_ADVQ_POD_LABELS,    /* GPU pods' labels that matter */
-    GP_ADVQ_NODE_UP,       /* GPU nodes present (range, step R) */
     GP_ADVQ_NODE_ALLOC,    /* GPU nodes' allocatable GPUs and MIG instances (max over W) */
     GP_ADVQ_NODE_LABELS,   /* GPU nodes' instance type, GPU product and spot labels */
+    GP_ADVQ_NODE_UP_STEPS, /* steps each GPU node was up */
+    GP_ADVQ_NODE_EMPTY_STEPS, /* steps up with nothing allocated */
+    GP_ADVQ_NODE_HALF_STEPS,  /* steps up with 0 < allocated < capacity / 2 */
+    GP_ADVQ_NODE_HALF_FREE,   /* Σ over those steps of capacity - allocated */
+    GP_ADVQ_NODE_UP_END,   /* GPU nodes up at end */
+    GP_ADVQ_NODE_ALLOC_END, /* GPU-equivalents allocated per node at end */
+    GP_ADVQ_NODE_HOURLY,   /* Σ allocated over each hour bucket's steps (range, step 1h) */
     GP_ADVQ_COUNT
 } gp_advq_id;
 
@@ -62,7 +75,7 @@ typedef struct {
     const char *name;  /* short name in messages: "activity-p95" */
     gp_advq_type type;
     char *promql;
-    double time;       /* GP_ADVQ_INSTANT: evaluated at the window's end */
+    double time;       /* GP_ADVQ_INSTANT: evaluated at the window's end (pod-start: t_0) */
     double start, end, step; /* GP_ADVQ_RANGE */
 } gp_advq;
 

@@ -446,6 +446,173 @@ def samples_of(c, p):
     return (p.s1 - p.s0 + 1) * (c.step // 30)
 
 
+# -- the per-pod and per-node reductions (subqueries at the window's steps) ---------------------------
+
+MIG_WEIGHT = {"nvidia_com_gpu": 1.0, "nvidia_com_mig_3g_40gb": 3 / 7, "nvidia_com_mig_2g_20gb": 2 / 7}
+
+
+def starts(prefix):
+    return lambda q: q.startswith(prefix)
+
+
+def node_steps(c):
+    """Per node: (capacity, allocation per step), allocation from the pods Running on it."""
+    out = getattr(c, "_node_steps", None)
+    if out is not None:
+        return out
+    S = c.steps
+    diff = {n.name: [0.0] * (S + 1) for n in c.nodes}
+    for p in c.pods:
+        w = sum(v * MIG_WEIGHT[r] for r, v in p.req.items())
+        d = diff[p.node.name]
+        d[p.s0] += w
+        d[p.s1 + 1] -= w
+    out = {}
+    for n in c.nodes:
+        cap = (8 * 3 + 16 * 2) / 7 if n.mig else 8.0
+        acc, a, d = 0.0, [], diff[n.name]
+        for k in range(S):
+            acc += d[k]
+            a.append(acc if acc > 1e-9 else 0.0)
+        out[n.name] = (cap, a)
+    c._node_steps = out
+    return out
+
+
+def node_rows(c, value):
+    """One row per node: value(node, capacity, allocation per step, up steps) or None."""
+    rows = []
+    for n in c.nodes:
+        cap, a = node_steps(c)[n.name]
+        v = value(n, cap, a, range(n.up0, n.up1 + 1))
+        if v is not None:
+            rows.append(({"node": n.name}, v))
+    return rows
+
+
+@rule("pod-requests", "instant", starts("max_over_time(sum by (namespace, pod, resource)"))
+def q_pod_requests(a, q, prm):
+    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name, "resource": r}, v)
+                               for p in a.c.pods for r, v in p.req.items()])
+
+
+@rule("pod-gpu-steps", "instant", starts("sum_over_time((sum by (namespace, pod, resource)"))
+def q_pod_gpu_steps(a, q, prm):
+    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name, "resource": r}, v * (p.s1 - p.s0 + 1))
+                               for p in a.c.pods for r, v in p.req.items()])
+
+
+@rule("pod-run-steps", "instant", starts("count_over_time((max by (namespace, pod)"))
+def q_pod_run_steps(a, q, prm):
+    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name}, p.s1 - p.s0 + 1) for p in a.c.pods])
+
+
+@rule("pod-end", "instant", starts("sum by (namespace, pod, resource)"))
+def q_pod_end(a, q, prm):
+    S = a.c.steps
+    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name, "resource": r}, v)
+                               for p in a.c.pods if p.s1 == S - 1 for r, v in p.req.items()])
+
+
+@rule("pod-start", "instant", starts("(max by (namespace, pod) (kube_pod_status_phase"))
+def q_pod_start(a, q, prm):
+    if abs(prm["t"] - a.c.t0) > 1e-6:
+        raise ValueError("pod-start must be evaluated at t_0 %g, got %g" % (a.c.t0, prm["t"]))
+    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name}, 1) for p in a.c.pods if p.s0 == 0])
+
+
+@rule("node-empty-steps", "instant", has("unless on (node)"))
+def q_node_empty(a, q, prm):
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: sum(1 for k in up if al[k] == 0) or None))
+
+
+@rule("node-up-steps", "instant", starts("count_over_time((max by (node) (kube_node_info)"))
+def q_node_up_steps(a, q, prm):
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: len(up)))
+
+
+@rule("node-half-steps", "instant", starts("count_over_time(((sum by (node)"))
+def q_node_half(a, q, prm):
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up:
+                                        sum(1 for k in up if 0 < al[k] < cap / 2) or None))
+
+
+@rule("node-half-free", "instant", starts("sum_over_time(((sum by (node)"))
+def q_node_half_free(a, q, prm):
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up:
+                                        sum(cap - al[k] for k in up if 0 < al[k] < cap / 2) or None))
+
+
+@rule("node-hourly", "range", starts("sum_over_time((sum by (node)"))
+def q_node_hourly(a, q, prm):
+    c = a.c
+    start, end, step = prm["start"], prm["end"], prm["step"]
+    if step != 3600:
+        raise ValueError("node-hourly: the fake has hourly values only (step 3600), got %g" % step)
+    rows = []
+    for n in c.nodes:
+        _, al = node_steps(c)[n.name]
+        sums = [0.0] * c.nhours
+        for k, v in enumerate(al):
+            sums[c.nhours - 1 - int((c.steps - 1 - k) * c.step // 3600)] += v
+        pts = [(c.end - (c.nhours - 1 - h) * 3600, v) for h, v in enumerate(sums)
+               if v > 0 and start <= c.end - (c.nhours - 1 - h) * 3600 <= end]
+        rows.append(({"node": n.name}, pts))
+    return a.matrix(rows)
+
+
+@rule("node-up-end", "instant", starts("(max by (node) (kube_node_info)"))
+def q_node_up_end(a, q, prm):
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: 1 if n.up1 == a.c.steps - 1 else None))
+
+
+@rule("node-alloc-end", "instant", starts("(sum by (node) ((sum by (namespace, pod)"))
+def q_node_alloc_end(a, q, prm):
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: al[-1] or None))
+
+
+@rule("activity-sliced", "range", has("group by (gp_namespace"))
+def q_sliced(a, q, prm):
+    c = a.c
+    hours = {}  # (host, uuid) -> hour -> set of pods
+    for p in c.pods:
+        for d in p.devs:
+            if d.profile:
+                continue
+            for h, _ in c.hourly(p, d):
+                hours.setdefault((d.host, d.uuid), {}).setdefault(h, set()).add((p.ns, p.name))
+    rows = {}
+    for (host, uuid), per in hours.items():
+        for h, pods in per.items():
+            if len(pods) < 2:
+                continue
+            for ns, pod in pods:
+                rows.setdefault((ns, pod, host, uuid), []).append((c.end - (c.nhours - 1 - h) * 3600, 1))
+    return a.matrix([({"gp_namespace": k[0], "gp_pod": k[1], "gp_host": k[2], "UUID": k[3]}, sorted(v))
+                     for k, v in rows.items()])
+
+
+@rule("activity-hourly", "range", both(DCGM, has("avg_over_time")))
+def q_hourly(a, q, prm):
+    c = a.c
+    by = by_labels(q)  # the outer avg: the pod's labels
+    start, end, step = prm["start"], prm["end"], prm["step"]
+    if step != 3600:
+        raise ValueError("activity-hourly: the fake has hourly values only (step 3600), got %g" % step)
+    rows = []
+    for p in c.pods:
+        per = {}
+        for d in p.devs:
+            for h, v in c.hourly(p, d):
+                per.setdefault(h, []).append(v)
+        pts = [(c.end - (c.nhours - 1 - h) * 3600, sum(v) / len(v)) for h, v in sorted(per.items())
+               if start <= c.end - (c.nhours - 1 - h) * 3600 <= end]
+        rows.append((project(dcgm_labels(p, p.devs[0]) if p.devs else {"namespace": p.ns, "pod": p.name}, by), pts))
+    free = sorted({h for d in c.free for h in c.hours(d.up0, d.up1)})
+    rows.append(({}, [(c.end - (c.nhours - 1 - h) * 3600, 0.0) for h in free]))
+    return a.matrix(rows)
+
+
 # -- dcgm-exporter, per GPU (the `by` labels of the query) ----------------------------------------------
 
 @rule("node-labels", "instant", has("kube_node_labels"))
@@ -458,11 +625,6 @@ def q_node_labels(a, q, prm):
               "label_karpenter_sh_capacity_type": "spot" if n.spot else "on-demand"}
         rows.append(({k: v for k, v in lb.items() if k in by}, 1))
     return a.vector(prm["t"], rows)
-
-
-@rule("node-up", "range", has("kube_node_info"))
-def q_node_up(a, q, prm):
-    return a.steps_matrix(((project({"node": n.name}, by_labels(q)), n.up0, n.up1, 1) for n in a.c.nodes), prm)
 
 
 @rule("node-alloc", "instant", has("kube_node_status_allocatable"))
@@ -512,22 +674,9 @@ def q_pod_owner(a, q, prm):
 def q_pod_node(a, q, prm):
     by = by_labels(q)
     c = a.c
-    # timestamp(): the time of the pod's last scrape at or before its last step
+    # max_over_time((kube_pod_info * 0 + time())[W-1s:R]): the pod's last step on its node
     return a.vector(prm["t"], [(project({"namespace": p.ns, "pod": p.name, "node": p.node.name}, by),
-                                c.step_time(p.s1) - 13.5) for p in c.pods])
-
-
-@rule("pod-running", "range", has("kube_pod_status_phase"))
-def q_pod_running(a, q, prm):
-    by = by_labels(q)
-    return a.steps_matrix(((project({"namespace": p.ns, "pod": p.name}, by), p.s0, p.s1, 1) for p in a.c.pods), prm)
-
-
-@rule("pod-requests", "range", both(has("kube_pod_container_resource_requests"), hasnt("kube_pod_status_phase")))
-def q_pod_requests(a, q, prm):
-    by = by_labels(q)
-    return a.steps_matrix(((project({"namespace": p.ns, "pod": p.name, "resource": r}, by), p.s0, p.s1, v)
-                           for p in a.c.pods for r, v in p.req.items()), prm)
+                                c.step_time(p.s1)) for p in c.pods])
 
 
 @rule("fb-total", "instant", has("DCGM_FI_DEV_FB_FREE"))
@@ -556,25 +705,6 @@ def q_count(a, q, prm):
 def q_sum(a, q, prm):
     c = a.c
     return a.per_dev(q, prm, lambda p, d: d.mean * samples_of(c, p), free=lambda d: 0.0)
-
-
-@rule("activity-hourly", "range", both(DCGM, has("avg_over_time")))
-def q_hourly(a, q, prm):
-    c = a.c
-    by = by_labels(q)
-    start, end, step = prm["start"], prm["end"], prm["step"]
-    if step != 3600:
-        raise ValueError("activity-hourly: the fake has hourly values only (step 3600), got %g" % step)
-    h0 = c.nhours - 1 - round((c.end - start) / 3600)  # hour index of start
-    rows = []
-    for p in c.pods:
-        for d in p.devs:
-            pts = [(start + (h - h0) * 3600, v) for h, v in c.hourly(p, d) if start <= start + (h - h0) * 3600 <= end]
-            rows.append((project(dcgm_labels(p, d), by), pts))
-    for d in c.free:
-        pts = [(start + (h - h0) * 3600, 0.0) for h in c.hours(d.up0, d.up1) if start <= start + (h - h0) * 3600 <= end]
-        rows.append((project({"Hostname": d.host, "UUID": d.uuid, "gpu": d.gpu, "modelName": d.model}, by), pts))
-    return a.matrix(rows)
 
 
 @rule("dcgm-prof-series", "instant", both(has(PROF), hasnt(UTIL), lambda q: "last_over_time" in q or "count" in q))

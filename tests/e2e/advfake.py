@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import threading
+import re
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
@@ -26,15 +27,40 @@ A = {"exported_namespace": "ml", "exported_pod": "a", "namespace": "monitoring",
      "modelName": "NVIDIA A100-SXM4-80GB"}
 
 
+PREFIXES = [("max_over_time(sum by (namespace, pod, resource)", "pod-requests"),
+            ("sum_over_time((sum by (namespace, pod, resource)", "pod-gpu-steps"),
+            ("count_over_time((max by (namespace, pod)", "pod-run-steps"),
+            ("sum by (namespace, pod, resource)", "pod-end"),
+            ("(max by (namespace, pod) (kube_pod_status_phase", "pod-start"),
+            ("count_over_time((max by (node) (kube_node_info)", "node-up-steps"),
+            ("count_over_time(((sum by (node)", "node-half-steps"),
+            ("sum_over_time(((sum by (node)", "node-half-free"),
+            ("sum_over_time((sum by (node)", "node-hourly"),
+            ("(max by (node) (kube_node_info)", "node-up-end"),
+            ("(sum by (node) ((sum by (namespace, pod)", "node-alloc-end"),
+            ("group by (gp_namespace", "act-sliced")]
+
+
+def steps_of(q):
+    """The number of steps of a query's [W-1s:Rs] subquery (0 when none)."""
+    m = re.search(r"\[(\d+)s:(\d+)s\]", q)
+    return (int(m.group(1)) + 1) // int(m.group(2)) if m else 0
+
+
 def kind_of(q):
     """The advisor query a PromQL text is (see advisor/query.c)."""
+    if "unless on (node)" in q:
+        return "node-empty-steps"
+    for prefix, k in PREFIXES:
+        if q.startswith(prefix):
+            return k
     table = [("last_over_time(DCGM_FI_PROF", "dcgm-prof"), ("last_over_time(DCGM_FI_DEV", "dcgm-util"),
              ("sum_over_time(DCGM", "act-sum"), ("count_over_time(DCGM", "act-count"),
              ("quantile_over_time", "act-p95"), ("avg_over_time(DCGM", "act-hourly"),
              ("DCGM_FI_DEV_FB_FREE", "fb-total"), ("DCGM_FI_DEV_FB_USED", "fb-peak"),
              ("kube_pod_status_phase", "pod-running"), ("kube_pod_info", "pod-node"),
              ("kube_pod_owner", "pod-owner"), ("kube_replicaset_owner", "owner-owner"),
-             ("kube_pod_labels", "pod-labels"), ("kube_node_info", "node-up"),
+             ("kube_pod_labels", "pod-labels"),
              ("kube_node_labels", "node-labels"), ("kube_node_status_allocatable", "node-alloc"),
              ("kube_pod_container_resource_requests", "pod-requests")]
     for needle, k in table:
@@ -43,7 +69,7 @@ def kind_of(q):
     return "unknown"
 
 
-def instant(mode, k, t):
+def instant(mode, k, t, q=""):
     dcgm = {"dcgm-prof": "1", "dcgm-util": "1", "act-sum": "40", "act-count": "2000",
             "act-p95": "0.04", "fb-peak": "2000", "fb-total": "81920"}
     if k in dcgm:
@@ -64,6 +90,16 @@ def instant(mode, k, t):
         "node-alloc": ({"node": "n1", "resource": "nvidia_com_gpu"}, "2"),
         "node-labels": ({"node": "n1", "label_nvidia_com_gpu_product": "NVIDIA-A100-SXM4-80GB"}, "1"),
     }
+    pod, n1 = {"namespace": "ml", "pod": "a"}, {"node": "n1"}
+    req = dict(pod, resource="nvidia_com_gpu")
+    kube = {  # pod a on n1 (2 GPUs) requests 1 GPU and runs every step
+        "pod-requests": (req, "1"), "pod-gpu-steps": (req, str(steps_of(q))),
+        "pod-run-steps": (pod, str(steps_of(q))), "pod-end": (req, "1"), "pod-start": (pod, "1"),
+        "node-up-steps": (n1, str(steps_of(q))), "node-up-end": (n1, "1"),
+        "node-alloc-end": (n1, "1"),
+    }
+    if k in kube and not (mode == "noksm" and k.startswith("pod-")):
+        return [{"metric": kube[k][0], "value": [t, kube[k][1]]}]
     if k in other:
         return [{"metric": other[k][0], "value": [t, other[k][1]]}]
     return []
@@ -76,15 +112,13 @@ def matrix(mode, k, start, end, step):
         ts.append(t)
         t += step
     metric = {
-        "pod-requests": {"namespace": "ml", "pod": "a", "resource": "nvidia_com_gpu"},
-        "pod-running": {"namespace": "ml", "pod": "a"},
-        "node-up": {"node": "n1"},
+        "node-hourly": {"node": "n1"},
         "act-hourly": A,
     }.get(k)
     if metric is None or (mode == "noksm" and k.startswith("pod-")) or \
             (mode == "nodcgm" and k == "act-hourly"):
         return []
-    v = "0.02" if k == "act-hourly" else "1"
+    v = "0.02" if k == "act-hourly" else "12"
     return [{"metric": metric, "values": [[x, v] for x in ts]}]
 
 
@@ -137,7 +171,8 @@ class Handler(BaseHTTPRequestHandler):
                     "result": matrix(mode, k, float(form["start"]), float(form["end"]),
                                      float(form["step"]))}
         else:
-            data = {"resultType": "vector", "result": instant(mode, k, float(form["time"]))}
+            data = {"resultType": "vector", "result": instant(mode, k, float(form["time"]),
+                                                                   form.get("query", ""))}
         out = {"status": "success", "data": data}
         if mode == "warn":
             out["warnings"] = ["fake warning: partial response for " + k]

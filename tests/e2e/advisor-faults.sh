@@ -34,10 +34,10 @@ out_jq() { if jq -e "$2" "$OUT" >/dev/null 2>&1; then pass "advisor-faults.$1"; 
 fake ok
 report 0 ok --show-queries
 out_jq ok-json '.totals.pods == 1 and (.totals.gpu_hours > 23.9 and .totals.gpu_hours < 24.1)'
-err_has ok-progress "query 17/17 node-labels:"
-err_has ok-show-queries "query 3/17 activity-sum (instant at"
-check advisor-faults.ok-17-queries test "$(wc -l < "$LOG")" -eq 17
-check advisor-faults.ok-range-step sh -c "grep '/query_range' '$LOG' | jq -e 'select(.form.query | startswith(\"sum by (namespace, pod, resource)\")) | (.form.step | tonumber) == 300 and ((.form.end | tonumber) % 300) == 0 and ((.form.end | tonumber) - (.form.start | tonumber)) == 287 * 300' | grep -qx true"
+err_has ok-progress "query 27/27 node-hourly:"
+err_has ok-show-queries "query 3/27 activity-sum (instant at"
+check advisor-faults.ok-27-queries test "$(wc -l < "$LOG")" -eq 27
+check advisor-faults.ok-hourly-range-step sh -c "grep '/query_range' '$LOG' | jq -e 'select(.form.query | startswith(\"sum_over_time((sum by (node)\")) | (.form.step | tonumber) == 3600 and ((.form.end | tonumber) % 300) == 0 and ((.form.end | tonumber) - (.form.start | tonumber)) == 23 * 3600' | grep -qx true"
 report 0 ok-quiet --quiet
 check advisor-faults.quiet-no-progress sh -c "! grep -q '^query ' '$ERR'"
 report 0 ok-log-level-warn --log-level warn
@@ -72,7 +72,7 @@ stop
 
 fake 503once
 report 0 retried-503 --quiet
-check advisor-faults.503-retried test "$(wc -l < "$LOG")" -eq 18
+check advisor-faults.503-retried test "$(wc -l < "$LOG")" -eq 28
 stop
 
 fake 429once
@@ -98,7 +98,7 @@ stop
 fake warn
 report 0 warnings --quiet
 err_has warning-on-stderr "warning: activity-p95: Prometheus: fake warning: partial response for act-p95"
-out_jq warning-in-notes '[.notes[] | select(contains("fake warning"))] | length >= 17'
+out_jq warning-in-notes '[.notes[] | select(contains("fake warning"))] | length >= 27'
 stop
 
 fake nodcgm
@@ -116,7 +116,7 @@ stop
 
 fake noksm
 report 1 no-ksm --quiet
-err_has no-ksm-names-query "pod-requests: sum by (namespace, pod, resource)"
+err_has no-ksm-names-query "pod-requests: max_over_time(sum by (namespace, pod, resource)"
 err_has no-ksm-what-to-enable "kube_pod_container_resource_requests has no GPU requests in the window: is kube-state-metrics scraped?"
 stop
 
@@ -126,7 +126,7 @@ err_has nan-noted "activity-p95: 2 NaN or infinite samples ignored"
 out_jq nan-in-notes '[.notes[] | select(contains("NaN or infinite"))] | length == 1'
 stop
 
-# A real, empty Prometheus (Debian's package) when installed: every one of the 17 queries must
+# A real, empty Prometheus (Debian's package) when installed: every one of the 27 queries must
 # parse and run there (the fetch sends all of them before looking at the answers), and the
 # empty answers end in the DCGM message.
 if command -v prometheus >/dev/null 2>&1; then
@@ -138,7 +138,7 @@ if command -v prometheus >/dev/null 2>&1; then
     PROM="http://127.0.0.1:$PORT"
     i=0; while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do sleep 0.1; i=$((i+1)); done
     report 1 real-prometheus-runs-every-query
-    err_has real-prometheus-17-queries "query 17/17 node-labels: "
+    err_has real-prometheus-27-queries "query 27/27 node-hourly: "
     err_has real-prometheus-no-dcgm "activity-count: sum by ("
 else
     pass advisor-faults.real-prometheus-skipped
@@ -212,7 +212,7 @@ PY
     # GPU with both fields is read from the PROF ratio (0.02), not GPU_UTIL (50%).
     $ADV report --prometheus "$PROM" --format json --since 1d --until "$END" --show-queries --quiet > /dev/null 2> "$ERR"
     for q in activity-sum activity-count; do
-        grep -A1 "^query [0-9]*/17 $q " "$ERR" | tail -n 1 | sed 's/^  //' > "$E2E_TMP/$q.promql"
+        grep -A1 "^query [0-9]*/27 $q " "$ERR" | tail -n 1 | sed 's/^  //' > "$E2E_TMP/$q.promql"
         curl -s --data-urlencode "query@$E2E_TMP/$q.promql" --data-urlencode "time=$END" "$PROM/api/v1/query" > "$E2E_TMP/$q.json"
     done
     check advisor-faults.backfilled-prof-preferred sh -c "jq -n --slurpfile s '$E2E_TMP/activity-sum.json' --slurpfile c '$E2E_TMP/activity-count.json' '([\$s[0].data.result[] | select(.metric.UUID == \"GPU-1\") | .value[1] | tonumber] | add) / ([\$c[0].data.result[] | select(.metric.UUID == \"GPU-1\") | .value[1] | tonumber] | add) | (. - 0.02 | fabs) < 1e-9' | grep -qx true"

@@ -62,26 +62,23 @@ static void vec(fixture *f, gp_advq_id q, const char *labels, const char *value)
                      f->b[q].len ? "," : "", labels, END, value);
 }
 
-/* One range series: {labels} value at steps k0..k1. */
-static void mat(fixture *f, gp_advq_id q, const char *labels, int k0, int k1, const char *value)
+/* One hourly series of query q: values at the ends of bucket 0 (32400) and 1 (36000), NULL:
+ * none. */
+static void hourly_of(fixture *f, gp_advq_id q, const char *labels, const char *v0,
+                      const char *v1)
 {
     gp_strbuf_printf(&f->b[q], "%s{\"metric\":{%s},\"values\":[", f->b[q].len ? "," : "",
                      labels);
-    for (int k = k0; k <= k1; k++)
-        gp_strbuf_printf(&f->b[q], "%s[%.0f,\"%s\"]", k > k0 ? "," : "", T(k), value);
+    if (v0 != NULL)
+        gp_strbuf_printf(&f->b[q], "[32400,\"%s\"]%s", v0, v1 ? "," : "");
+    if (v1 != NULL)
+        gp_strbuf_printf(&f->b[q], "[36000,\"%s\"]", v1);
     gp_strbuf_puts(&f->b[q], "]}");
 }
 
-/* One hourly series: values at the ends of bucket 0 (32400) and 1 (36000), NULL: none. */
 static void hourly(fixture *f, const char *labels, const char *v0, const char *v1)
 {
-    gp_strbuf_printf(&f->b[GP_ADVQ_ACT_HOURLY], "%s{\"metric\":{%s},\"values\":[",
-                     f->b[GP_ADVQ_ACT_HOURLY].len ? "," : "", labels);
-    if (v0 != NULL)
-        gp_strbuf_printf(&f->b[GP_ADVQ_ACT_HOURLY], "[32400,\"%s\"]%s", v0, v1 ? "," : "");
-    if (v1 != NULL)
-        gp_strbuf_printf(&f->b[GP_ADVQ_ACT_HOURLY], "[36000,\"%s\"]", v1);
-    gp_strbuf_puts(&f->b[GP_ADVQ_ACT_HOURLY], "]}");
+    hourly_of(f, GP_ADVQ_ACT_HOURLY, labels, v0, v1);
 }
 
 /* Decodes every query's answer (warning: a Prometheus warning on pod-requests; on every query
@@ -129,12 +126,19 @@ static void finish(fixture *f)
  * 2g.20gb instances) runs b (2 instances) the second hour. */
 static void cluster(fixture *f)
 {
-    mat(f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", 0, 23, "1");
-    mat(f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"c\",\"resource\":\"nvidia_com_gpu\"", 0, 11, "1");
-    mat(f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"b\",\"resource\":\"nvidia_com_mig_2g_20gb\"", 0, 23, "2");
-    mat(f, GP_ADVQ_POD_RUNNING, "\"namespace\":\"ml\",\"pod\":\"a\"", 0, 11, "1");
-    mat(f, GP_ADVQ_POD_RUNNING, "\"namespace\":\"ml\",\"pod\":\"c\"", 0, 11, "1");
-    mat(f, GP_ADVQ_POD_RUNNING, "\"namespace\":\"ml\",\"pod\":\"b\"", 12, 23, "1");
+    /* a and c request 1 GPU, Running steps 0..11; b 2 x 2g.20gb, Running steps 12..23 */
+    vec(f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"c\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"b\",\"resource\":\"nvidia_com_mig_2g_20gb\"", "2");
+    vec(f, GP_ADVQ_POD_GPU_STEPS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "12");
+    vec(f, GP_ADVQ_POD_GPU_STEPS, "\"namespace\":\"ml\",\"pod\":\"c\",\"resource\":\"nvidia_com_gpu\"", "12");
+    vec(f, GP_ADVQ_POD_GPU_STEPS, "\"namespace\":\"ml\",\"pod\":\"b\",\"resource\":\"nvidia_com_mig_2g_20gb\"", "24");
+    vec(f, GP_ADVQ_POD_RUN_STEPS, "\"namespace\":\"ml\",\"pod\":\"a\"", "12");
+    vec(f, GP_ADVQ_POD_RUN_STEPS, "\"namespace\":\"ml\",\"pod\":\"c\"", "12");
+    vec(f, GP_ADVQ_POD_RUN_STEPS, "\"namespace\":\"ml\",\"pod\":\"b\"", "12");
+    vec(f, GP_ADVQ_POD_START, "\"namespace\":\"ml\",\"pod\":\"a\"", "1");
+    vec(f, GP_ADVQ_POD_START, "\"namespace\":\"ml\",\"pod\":\"c\"", "1");
+    vec(f, GP_ADVQ_POD_END, "\"namespace\":\"ml\",\"pod\":\"b\",\"resource\":\"nvidia_com_mig_2g_20gb\"", "2");
     vec(f, GP_ADVQ_POD_NODE, "\"namespace\":\"ml\",\"pod\":\"a\",\"node\":\"n9\"", "20000");
     vec(f, GP_ADVQ_POD_NODE, "\"namespace\":\"ml\",\"pod\":\"a\",\"node\":\"n1\"", "32400");
     vec(f, GP_ADVQ_POD_NODE, "\"namespace\":\"ml\",\"pod\":\"c\",\"node\":\"n1\"", "32400");
@@ -143,8 +147,21 @@ static void cluster(fixture *f)
     vec(f, GP_ADVQ_POD_OWNER, "\"namespace\":\"ml\",\"pod\":\"b\",\"owner_kind\":\"<none>\",\"owner_name\":\"<none>\"", "1");
     vec(f, GP_ADVQ_OWNER_OWNER, "\"namespace\":\"ml\",\"replicaset\":\"a-7d9\",\"owner_kind\":\"Deployment\",\"owner_name\":\"a\"", "1");
     vec(f, GP_ADVQ_POD_LABELS, "\"namespace\":\"ml\",\"pod\":\"a\",\"label_gpupack_io_class\":\"inference\",\"label_component\":\"\"", "1");
-    mat(f, GP_ADVQ_NODE_UP, "\"node\":\"n1\"", 0, 23, "1");
-    mat(f, GP_ADVQ_NODE_UP, "\"node\":\"n2\"", 0, 23, "1");
+    /* n1: 2 of 8 allocated the first hour, none the second; n2: 4/7 of 6/7 the second */
+    vec(f, GP_ADVQ_NODE_UP_STEPS, "\"node\":\"n1\"", "24");
+    vec(f, GP_ADVQ_NODE_UP_STEPS, "\"node\":\"n2\"", "24");
+    vec(f, GP_ADVQ_NODE_EMPTY_STEPS, "\"node\":\"n1\"", "12");
+    vec(f, GP_ADVQ_NODE_EMPTY_STEPS, "\"node\":\"n2\"", "12");
+    vec(f, GP_ADVQ_NODE_HALF_STEPS, "\"node\":\"n1\"", "12");
+    vec(f, GP_ADVQ_NODE_HALF_FREE, "\"node\":\"n1\"", "72");
+    vec(f, GP_ADVQ_NODE_UP_END, "\"node\":\"n1\"", "1");
+    vec(f, GP_ADVQ_NODE_UP_END, "\"node\":\"n2\"", "1");
+    vec(f, GP_ADVQ_NODE_ALLOC_END, "\"node\":\"n2\"", "0.5714285714285714");
+    hourly_of(f, GP_ADVQ_NODE_HOURLY, "\"node\":\"n1\"", "24", NULL);
+    hourly_of(f, GP_ADVQ_NODE_HOURLY, "\"node\":\"n2\"", NULL, "6.857142857142857");
+    /* a and c shared GPU-1 in the first hour */
+    hourly_of(f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"ml\",\"gp_pod\":\"a\",\"gp_host\":\"n1\",\"UUID\":\"GPU-1\"", "1", NULL);
+    hourly_of(f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"ml\",\"gp_pod\":\"c\",\"gp_host\":\"n1\",\"UUID\":\"GPU-1\"", "1", NULL);
     vec(f, GP_ADVQ_NODE_ALLOC, "\"node\":\"n1\",\"resource\":\"nvidia_com_gpu\"", "8");
     vec(f, GP_ADVQ_NODE_ALLOC, "\"node\":\"n2\",\"resource\":\"nvidia_com_mig_2g_20gb\"", "3");
     vec(f, GP_ADVQ_NODE_LABELS, "\"node\":\"n1\",\"label_node_kubernetes_io_instance_type\":\"p4d.24xlarge\"", "1");
@@ -377,7 +394,7 @@ GP_TEST(prof_absent_util_present_is_a_note)
     gp_adv_data d;
 
     start(&f);
-    mat(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", 0, 23, "1");
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "1");
     vec(&f, GP_ADVQ_DCGM_UTIL, C_LABELS, "1");
     vec(&f, GP_ADVQ_ACT_COUNT, "\"namespace\":\"ml\",\"pod\":\"a\",\"Hostname\":\"n1\",\"UUID\":\"GPU-1\"", "10");
     decode(&f, NULL);
@@ -399,7 +416,7 @@ GP_TEST(no_dcgm_is_an_error_naming_the_query)
     gp_err err = { "" };
 
     start(&f);
-    mat(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", 0, 23, "1");
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "1");
     decode(&f, NULL);
     GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, &err) == GP_ENOTFOUND);
     GP_CHECK(strncmp(err.msg, "activity-count: sum by (", 24) == 0);
@@ -419,7 +436,7 @@ GP_TEST(no_ksm_requests_is_an_error)
     vec(&f, GP_ADVQ_ACT_COUNT, A_LABELS, "10");
     decode(&f, NULL);
     GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, &err) == GP_ENOTFOUND);
-    GP_CHECK(strncmp(err.msg, "pod-requests: sum by (namespace, pod, resource)", 47) == 0);
+    GP_CHECK(strncmp(err.msg, "pod-requests: max_over_time(sum by (namespace, pod, resource)", 61) == 0);
     GP_CHECK(strstr(err.msg, "kube_pod_container_resource_requests has no GPU requests in the "
                              "window: is kube-state-metrics scraped?") != NULL);
     finish(&f);
@@ -431,10 +448,11 @@ GP_TEST(series_with_missing_labels_are_skipped)
     gp_adv_data d;
 
     start(&f);
-    mat(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", 0, 23, "1");
-    mat(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"resource\":\"nvidia_com_gpu\"", 0, 23, "1");
-    mat(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"z\"", 0, 23, "1");
-    mat(&f, GP_ADVQ_POD_RUNNING, "\"pod\":\"a\"", 0, 23, "1");
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"z\"", "1");
+    vec(&f, GP_ADVQ_POD_RUN_STEPS, "\"pod\":\"a\"", "24");
+    vec(&f, GP_ADVQ_POD_GPU_STEPS, "\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "24");
     vec(&f, GP_ADVQ_NODE_ALLOC, "\"resource\":\"nvidia_com_gpu\"", "8");
     vec(&f, GP_ADVQ_ACT_COUNT, "\"namespace\":\"ml\",\"pod\":\"a\"", "10");
     decode(&f, NULL);

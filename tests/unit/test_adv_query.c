@@ -119,12 +119,23 @@ GP_TEST(kube_state_metrics_queries)
     gp_advq_set s = built(&p);
 
     GP_CHECK_STR(s.q[GP_ADVQ_POD_REQUESTS].promql,
-                 "sum by (namespace, pod, resource) (max by (namespace, pod, container, "
-                 "resource) (kube_pod_container_resource_requests{resource=~\"nvidia_com_gpu|"
-                 "nvidia_com_mig_.*\"}))");
-    HAS(GP_ADVQ_POD_RUNNING, "kube_pod_status_phase{phase=\"Running\"} == 1");
-    HAS(GP_ADVQ_POD_NODE, "kube_pod_info{node!=\"\"}");
-    HAS(GP_ADVQ_POD_NODE, "[604800s:300s]");
+                 "max_over_time(sum by (namespace, pod, resource) (max by (namespace, pod, "
+                 "container, resource) (kube_pod_container_resource_requests{resource=~\""
+                 "nvidia_com_gpu|nvidia_com_mig_.*\"}))[604799s:300s])");
+    GP_CHECK_STR(s.q[GP_ADVQ_POD_RUN_STEPS].promql,
+                 "count_over_time((max by (namespace, pod) (kube_pod_status_phase{phase=\""
+                 "Running\"} == 1) and on (namespace, pod) (sum by (namespace, pod) "
+                 "(kube_pod_container_resource_requests{resource=~\"nvidia_com_gpu|"
+                 "nvidia_com_mig_.*\"}) > 0))[604799s:300s])");
+    HAS(GP_ADVQ_POD_GPU_STEPS, "sum_over_time((sum by (namespace, pod, resource) (");
+    HAS(GP_ADVQ_POD_GPU_STEPS, ") and on (namespace, pod) (max by (namespace, pod) "
+                               "(kube_pod_status_phase{phase=\"Running\"} == 1)");
+    HAS(GP_ADVQ_POD_GPU_STEPS, "[604799s:300s])");
+    HAS(GP_ADVQ_POD_END, "and on (namespace, pod) (max by (namespace, pod) (kube_pod_status");
+    HAS(GP_ADVQ_POD_START, "kube_pod_status_phase{phase=\"Running\"} == 1");
+    GP_CHECK_NEAR(s.q[GP_ADVQ_POD_START].time, 1764864000.0 - 2015 * 300.0, 1e-6);
+    HAS(GP_ADVQ_POD_NODE, "max_over_time((kube_pod_info{node!=\"\"} * 0 + time())"
+                          "[604799s:300s])");
     HAS(GP_ADVQ_POD_OWNER, "kube_pod_owner{owner_is_controller=\"true\"}[604800s]");
     HAS(GP_ADVQ_OWNER_OWNER, "kube_replicaset_owner");
     HAS(GP_ADVQ_OWNER_OWNER, "kube_job_owner");
@@ -137,7 +148,27 @@ GP_TEST(kube_state_metrics_queries)
     HAS(GP_ADVQ_POD_LABELS, "label_leaderworkerset_sigs_k8s_io_name");
     HAS(GP_ADVQ_POD_LABELS, "label_jobset_sigs_k8s_io_jobset_name");
     HAS(GP_ADVQ_POD_LABELS, "label_ray_io_cluster");
-    HAS(GP_ADVQ_NODE_UP, "max by (node) (kube_node_info)");
+    HAS(GP_ADVQ_NODE_UP_STEPS, "count_over_time((max by (node) (kube_node_info) and on (node) "
+                               "(max by (node) (kube_node_status_allocatable{");
+    HAS(GP_ADVQ_NODE_UP_END, "max by (node) (kube_node_info)");
+    /* the weighted allocation: whole GPUs, the policy's profiles, then <N>g × N/7 */
+    HAS(GP_ADVQ_NODE_ALLOC_END, "(sum by (node) ((sum by (namespace, pod) (max by (namespace, "
+                                "pod, container, resource) (kube_pod_container_resource_"
+                                "requests{resource=\"nvidia_com_gpu\"}) or ");
+    HAS(GP_ADVQ_NODE_ALLOC_END, " or max by (namespace, pod, container, resource) (kube_pod_"
+                                "container_resource_requests{resource=~\"nvidia_com_mig_3g_"
+                                ".*\"}) * (3/7) or ");
+    HAS(GP_ADVQ_NODE_ALLOC_END, "* on (namespace, pod) group_left (node) topk by (namespace, "
+                                "pod) (1, max by (namespace, pod, node) (kube_pod_info{node!="
+                                "\"\"}))))");
+    HAS(GP_ADVQ_NODE_EMPTY_STEPS, "kube_node_status_allocatable{resource=\"nvidia_com_gpu\"}"
+                                  "[604800s] @ 1764864000)");
+    HAS(GP_ADVQ_NODE_EMPTY_STEPS, " > 0 unless on (node) (sum by (node) ");
+    HAS(GP_ADVQ_NODE_HALF_STEPS, " > 0 < on (node) ((sum by (node) ");
+    HAS(GP_ADVQ_NODE_HALF_STEPS, " / 2) and on (node) (max by (node) (kube_node_info)");
+    HAS(GP_ADVQ_NODE_HALF_FREE, "sum_over_time(((sum by (node) ");
+    HAS(GP_ADVQ_NODE_HALF_FREE, " - on (node) ((sum by (node) ");
+    HAS(GP_ADVQ_NODE_HOURLY, "[3599s:300s])");
     HAS(GP_ADVQ_NODE_ALLOC, "max_over_time(kube_node_status_allocatable{resource=~");
     HAS(GP_ADVQ_NODE_LABELS, "label_node_kubernetes_io_instance_type, "
                              "label_nvidia_com_gpu_product, label_karpenter_sh_capacity_type");
@@ -155,23 +186,20 @@ GP_TEST(range_queries_use_the_window_steps)
 
         GP_CHECK(q->name != NULL && q->promql != NULL && q->promql[0] != '\0');
         if (q->type == GP_ADVQ_INSTANT) {
-            GP_CHECK_NEAR(q->time, 1764864000.0, 1e-6);
+            if (i != GP_ADVQ_POD_START)
+                GP_CHECK_NEAR(q->time, 1764864000.0, 1e-6);
             continue;
         }
         ranges++;
         GP_CHECK_NEAR(q->end, 1764864000.0, 1e-6);
-        if (i == GP_ADVQ_ACT_HOURLY) {
-            GP_CHECK_NEAR(q->step, 3600, 1e-9);
-            GP_CHECK_NEAR(q->start, 1764864000.0 - 167 * 3600.0, 1e-6);
-        } else {
-            GP_CHECK_NEAR(q->step, 300, 1e-9);
-            GP_CHECK_NEAR(q->start, 1764864000.0 - 2015 * 300.0, 1e-6);
-        }
+        GP_CHECK_NEAR(q->step, 3600, 1e-9);
+        GP_CHECK_NEAR(q->start, 1764864000.0 - 167 * 3600.0, 1e-6);
     }
-    GP_CHECK_INT(ranges, 4);
-    GP_CHECK(s.q[GP_ADVQ_POD_REQUESTS].type == GP_ADVQ_RANGE);
-    GP_CHECK(s.q[GP_ADVQ_POD_RUNNING].type == GP_ADVQ_RANGE);
-    GP_CHECK(s.q[GP_ADVQ_NODE_UP].type == GP_ADVQ_RANGE);
+    /* only the hourly ones: nothing returns a sample per step */
+    GP_CHECK_INT(ranges, 3);
+    GP_CHECK(s.q[GP_ADVQ_ACT_HOURLY].type == GP_ADVQ_RANGE);
+    GP_CHECK(s.q[GP_ADVQ_ACT_SLICED].type == GP_ADVQ_RANGE);
+    GP_CHECK(s.q[GP_ADVQ_NODE_HOURLY].type == GP_ADVQ_RANGE);
     gp_advq_set_free(&s);
 }
 
