@@ -2,7 +2,8 @@
 /* Decodes one Prometheus response body from a file with gp_promjson_decode, caps raised so that
  * any body fits, and prints the series, samples, decode time and peak RSS (with and without the
  * body itself). What docs/benchmarks.md's decoder figures are measured with; nothing ships it.
- * Usage: bench-promdecode FILE */
+ * Usage: bench-promdecode FILE [default-caps] (the second: the decoder's own caps, to time a
+ * refusal) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -37,8 +38,8 @@ int main(int argc, char **argv)
     char *body;
     FILE *f;
 
-    if (argc != 2 || (f = fopen(argv[1], "rb")) == NULL) {
-        fprintf(stderr, "usage: bench-promdecode FILE\n");
+    if (argc < 2 || argc > 3 || (f = fopen(argv[1], "rb")) == NULL) {
+        fprintf(stderr, "usage: bench-promdecode FILE [default-caps]\n");
         return 2;
     }
     fseek(f, 0, SEEK_END);
@@ -52,8 +53,11 @@ int main(int argc, char **argv)
     body[len] = '\0';
     before = max_rss_kb();
     t0 = now();
-    if (gp_promjson_decode(body, len, &lim, &r, &err) != GP_OK) {
-        fprintf(stderr, "bench-promdecode: %s\n", err.msg);
+    if (gp_promjson_decode(body, len, argc == 3 ? NULL : &lim, &r, &err) != GP_OK) {
+        fprintf(stderr,
+                "bench-promdecode: %s after %.3f s, peak RSS %.1f MiB (%.1f MiB above the body)\n",
+                err.msg, now() - t0, (double)max_rss_kb() / 1024,
+                (double)(max_rss_kb() - before) / 1024);
         return 1;
     }
     t1 = now();
