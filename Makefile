@@ -224,6 +224,9 @@ $(BUILD)/bench/floor: $(BUILD)/tests/bench/floor.o $(LIBA)
 $(BUILD)/bench/migpick: $(BUILD)/tests/bench/migpick.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/bench/promdecode: $(BUILD)/tests/bench/promdecode.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 bench: DEPS_SET = test
 bench: all $(BUILD)/bench/floor $(BUILD)/bench/migpick
 	@BUILD=$(BUILD) BIN=$(BIN) tools/bench.sh

@@ -1,33 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Prometheus HTTP API bodies -> gp_prom_result (the contract is in gpupack/promjson.h).
  *
- * The body is parsed with cJSON (its own nesting limit bounds the depth), then walked once; every
- * string is copied, so the tree is freed before returning. Sample values arrive as strings
- * ("0.05", "NaN", "+Inf") and timestamps as JSON numbers with a fractional part. */
+ * The body is parsed with yajl as a stream of events that fill the result directly (no tree:
+ * memory is the result, 16 bytes a sample, plus yajl's small stacks). Sample values arrive as
+ * strings ("0.05", "NaN", "+Inf") and timestamps as JSON numbers with a fractional part. */
 #include "gpupack/promjson.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
+#include <yajl/yajl_parse.h>
 
-typedef struct {
-    gp_prom_limits lim;
-    size_t samples; /* so far, over all series */
-    gp_err *err;
-} decoder;
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p != NULL)
-        memcpy(p, s, n);
-    return p;
-}
+#include "gpupack/grow.h"
 
 static void series_free(gp_prom_series *s)
 {
@@ -75,12 +62,6 @@ const char *gp_prom_label_get(const gp_prom_series *s, const char *name)
     return NULL;
 }
 
-static gp_status oom(decoder *d)
-{
-    gp_err_set(d->err, "out of memory decoding the Prometheus response");
-    return GP_ENOMEM;
-}
-
 /* A sample value as Prometheus formats it (Go's strconv.FormatFloat, 'f', -1, or NaN/+Inf/-Inf). */
 static bool parse_value(const char *s, double *v)
 {
@@ -100,290 +81,772 @@ static bool parse_value(const char *s, double *v)
     return end != NULL && *end == '\0' && isfinite(*v);
 }
 
-/* [time, "value"] at path into *out. */
-static gp_status parse_sample(decoder *d, const cJSON *pair, const char *path, gp_prom_sample *out)
-{
-    const cJSON *t = cJSON_GetArrayItem(pair, 0), *v = cJSON_GetArrayItem(pair, 1);
+/* ---- streaming decode ------------------------------------------------------------------------
+ *
+ * yajl reports the body as events; a small stack of frames (the containers that mean something:
+ * root, data, the series list, a series, its labels, its values, a [t, "v"] pair, warnings or
+ * infos) says what each event is. Everything else (unknown members; a repeated member, of which
+ * the first counts as a lookup by name found it) is skipped with a counter of open containers.
+ * Series go straight into the result: one growing array of 16-byte samples per series, cut to
+ * size when the series ends, and labels copied once.
+ *
+ * Members come in any order. Two orders need care:
+ *   - "data" before "status": data is decoded, but its first error (a cap included) is only
+ *     remembered, data dropped and the rest of it skipped; that error is the answer if status
+ *     says "success", and data is dropped if status says "error" (an error body's data is never
+ *     looked at);
+ *   - "result" before "resultType": the result's bytes are skipped (checked as JSON only) and,
+ *     once the type is known at the end of data, decoded from the same bytes by a second parser.
+ * An error stops the parse at once (a cap before anything more is allocated), with the path of
+ * the first thing wrong in the body's order. A document that is not an object is refused at the
+ * end, so that text which is not JSON at all is reported as such. */
 
-    if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(t) ||
-        !cJSON_IsString(v)) {
-        gp_err_set(d->err, "%s: want [time, \"value\"]", path);
-        return GP_EINVAL;
-    }
-    out->t = t->valuedouble;
-    if (!isfinite(out->t)) { /* 1e999: a time no caller can place in a window */
-        gp_err_set(d->err, "%s: time is not a finite number", path);
-        return GP_EINVAL;
-    }
-    if (!parse_value(v->valuestring, &out->v)) {
-        gp_err_set(d->err, "%s: value \"%.40s\" is not a number", path, v->valuestring);
-        return GP_EINVAL;
-    }
-    return GP_OK;
+#define MAX_DEPTH 1000 /* open containers, as cJSON's nesting limit */
+#define MAX_FRAMES 8   /* root, data, list, series, labels or values, pair */
+
+typedef enum { F_ROOT, F_DATA, F_LIST, F_ITEM, F_LABELS, F_VALUES, F_PAIR, F_MSGS } fkind;
+
+/* Members that mean something; a bit each in decoder.seen / item_seen. */
+enum { K_NONE, K_STATUS, K_DATA, K_WARNINGS, K_INFOS, K_ERRTYPE, K_ERROR, K_TYPE, K_RESULT,
+       K_METRIC, K_VALUE, K_VALUES, K_LABEL };
+
+typedef struct {
+    fkind k;
+    int key;  /* K_*: the member whose value comes next (objects) */
+    int msgs; /* K_WARNINGS or K_INFOS (F_MSGS) */
+    size_t n; /* elements seen (arrays) */
+} frame;
+
+typedef enum { S_UNKNOWN, S_SUCCESS, S_ERROR } body_status;
+
+typedef struct {
+    gp_prom_limits lim;
+    size_t samples; /* so far, over all series */
+    gp_err *err;
+    gp_status st; /* why the parse was stopped; GP_OK while it goes on */
+    gp_prom_result *r;
+    const char *body;
+    yajl_handle h;
+    frame stack[MAX_FRAMES];
+    int sp;        /* frames in use */
+    int opening;   /* the event: +1 opens a container, -1 closes one, 0 neither */
+    size_t skip;   /* open containers inside a skipped value */
+    size_t depth;  /* open containers in all */
+    body_status status;
+    unsigned seen;      /* root and data members met */
+    unsigned item_seen; /* members of the current series met */
+    bool root_bad;      /* the document is not an object */
+    bool in_data;       /* the event is inside the value of "data" */
+    gp_status dst;      /* data's first error while status was unknown */
+    gp_err derr;
+    bool reparse;       /* decoding a result that came before resultType */
+    bool res_skipping, res_prim; /* that result: being skipped; not a container */
+    size_t res_off, res_end;
+    size_t scap, lcap, samp_cap, mcap[2]; /* capacities of the growing arrays */
+    gp_prom_sample pair;
+    char *label_name; /* the label waiting for its value */
+} decoder;
+
+/* s (l bytes) equals lit as a C string would (a \u0000 inside ends it). */
+static bool str_is(const unsigned char *s, size_t l, const char *lit)
+{
+    const unsigned char *nul = memchr(s, '\0', l);
+
+    if (nul != NULL)
+        l = (size_t)(nul - s);
+    return l == strlen(lit) && memcmp(s, lit, l) == 0;
 }
 
-static gp_status take_samples(decoder *d, size_t n, const char *path)
+static char *dup_mem(const void *s, size_t l)
 {
-    if (n > d->lim.max_samples - d->samples) {
-        gp_err_set(d->err, "%s: more than %zu samples in the response", path, d->lim.max_samples);
-        return GP_ETOOBIG;
+    char *p = malloc(l + 1);
+
+    if (p != NULL) {
+        memcpy(p, s, l);
+        p[l] = '\0';
     }
-    d->samples += n;
-    return GP_OK;
+    return p;
 }
 
-/* A labels object ({"name": "value", ...}) at path into s. */
-static gp_status parse_labels(decoder *d, const cJSON *obj, const char *path, gp_prom_series *s)
+/* The path of the current series (pair false) or of its pair being decoded (pair true). */
+static void where(const decoder *d, char *buf, size_t n, bool pair)
 {
-    const cJSON *l;
-    size_t n = 0;
+    const gp_prom_result *r = d->r;
+    size_t i = r->nseries > 0 ? r->nseries - 1 : 0;
 
-    if (!cJSON_IsObject(obj)) {
-        gp_err_set(d->err, "%s: want an object of labels", path);
-        return GP_EINVAL;
-    }
-    cJSON_ArrayForEach(l, obj) n++;
-    if (n > 0 && (s->labels = calloc(n, sizeof(*s->labels))) == NULL)
-        return oom(d);
-    cJSON_ArrayForEach(l, obj) {
-        gp_prom_label *lb = &s->labels[s->nlabels];
+    if (r->kind == GP_PROM_SCALAR)
+        snprintf(buf, n, "data.result");
+    else if (r->kind == GP_PROM_SERIES)
+        snprintf(buf, n, "data[%zu]", i);
+    else if (!pair)
+        snprintf(buf, n, "data.result[%zu]", i);
+    else if (r->kind == GP_PROM_VECTOR)
+        snprintf(buf, n, "data.result[%zu].value", i);
+    else
+        snprintf(buf, n, "data.result[%zu].values[%zu]", i, r->series[i].nsamples);
+}
 
-        if (!cJSON_IsString(l)) {
-            gp_err_set(d->err, "%s.%.64s: want a string", path, l->string);
-            return GP_EINVAL;
+static void drop_data(decoder *d)
+{
+    gp_prom_result *r = d->r;
+
+    for (size_t i = 0; i < r->nseries; i++)
+        series_free(&r->series[i]);
+    free(r->series);
+    r->series = NULL;
+    r->nseries = 0;
+    r->kind = GP_PROM_NONE;
+    d->scap = 0;
+}
+
+/* An error: the parse stops (false for the caller). One inside data while status is unknown is
+ * remembered instead, data dropped and the rest of it skipped. */
+static bool fail(decoder *d, gp_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool fail(decoder *d, gp_status st, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[GP_ERR_MAX];
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (d->in_data && d->status == S_UNKNOWN) {
+        d->dst = st;
+        gp_err_set(&d->derr, "%s", msg);
+        drop_data(d);
+        free(d->label_name);
+        d->label_name = NULL;
+        d->in_data = false;
+        if (!d->reparse) { /* (a second pass stops: its bytes were skipped already) */
+            d->skip += (size_t)(d->sp - 1 + d->opening); /* every open container of data */
+            d->sp = 1;
         }
-        lb->name = dup_str(l->string);
-        lb->value = dup_str(l->valuestring);
-        s->nlabels++;
-        if (lb->name == NULL || lb->value == NULL)
-            return oom(d);
+        return false;
     }
-    return GP_OK;
+    d->st = st;
+    gp_err_set(d->err, "%s", msg);
+    return false;
 }
 
-/* "values": [[t, "v"], ...] of a matrix series. */
-static gp_status parse_values(decoder *d, const cJSON *vals, const char *path, gp_prom_series *s)
+static bool oom(decoder *d)
 {
-    char p[160];
-    size_t n = (size_t)cJSON_GetArraySize(vals), i = 0;
-    const cJSON *pair;
-    gp_status st;
-
-    if (!cJSON_IsArray(vals)) {
-        gp_err_set(d->err, "%s.values: want an array", path);
-        return GP_EINVAL;
-    }
-    if ((st = take_samples(d, n, path)) != GP_OK)
-        return st;
-    if (n > 0 && (s->samples = calloc(n, sizeof(*s->samples))) == NULL)
-        return oom(d);
-    cJSON_ArrayForEach(pair, vals) {
-        snprintf(p, sizeof(p), "%s.values[%zu]", path, i);
-        if ((st = parse_sample(d, pair, p, &s->samples[i])) != GP_OK)
-            return st;
-        s->nsamples = ++i;
-    }
-    return GP_OK;
+    d->st = GP_ENOMEM;
+    gp_err_set(d->err, "out of memory decoding the Prometheus response");
+    return false;
 }
 
-/* "value": [t, "v"] of a vector series, or a scalar's result. */
-static gp_status parse_one(decoder *d, const cJSON *pair, const char *path, gp_prom_series *s)
+/* What yajl is told after an event: go on unless stopped (a second pass stops at data's error). */
+static int go_on(const decoder *d)
 {
-    gp_status st;
-
-    if ((st = take_samples(d, 1, path)) != GP_OK)
-        return st;
-    if ((s->samples = calloc(1, sizeof(*s->samples))) == NULL)
-        return oom(d);
-    if ((st = parse_sample(d, pair, path, s->samples)) != GP_OK)
-        return st;
-    s->nsamples = 1;
-    return GP_OK;
+    return d->st == GP_OK && !(d->reparse && d->dst != GP_OK);
 }
 
-static gp_status parse_series(decoder *d, gp_prom_kind kind, const cJSON *item, const char *path,
-                              gp_prom_series *s)
+static bool push(decoder *d, fkind k, int msgs)
 {
-    char p[160];
-    gp_status st;
-
-    if (kind == GP_PROM_SERIES)
-        return parse_labels(d, item, path, s);
-    if (!cJSON_IsObject(item)) {
-        gp_err_set(d->err, "%s: want an object with \"metric\"", path);
-        return GP_EINVAL;
-    }
-    snprintf(p, sizeof(p), "%s.metric", path);
-    if ((st = parse_labels(d, cJSON_GetObjectItemCaseSensitive(item, "metric"), p, s)) != GP_OK)
-        return st;
-    if (kind == GP_PROM_MATRIX)
-        return parse_values(d, cJSON_GetObjectItemCaseSensitive(item, "values"), path, s);
-    snprintf(p, sizeof(p), "%s.value", path);
-    return parse_one(d, cJSON_GetObjectItemCaseSensitive(item, "value"), p, s);
+    d->stack[d->sp] = (frame){ .k = k, .key = K_NONE, .msgs = msgs, .n = 0 };
+    d->sp++;
+    return true;
 }
 
-/* An array of series (data.result, or data for /api/v1/series) into r. */
-static gp_status parse_series_list(decoder *d, const cJSON *arr, const char *path,
-                                   gp_prom_result *r)
+static bool take_samples(decoder *d, size_t n)
 {
     char p[96];
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    const cJSON *item;
-    gp_status st;
 
-    if (!cJSON_IsArray(arr)) {
-        gp_err_set(d->err, "%s: want an array", path);
-        return GP_EINVAL;
+    if (n > d->lim.max_samples - d->samples) {
+        where(d, p, sizeof(p), false);
+        return fail(d, GP_ETOOBIG, "%s: more than %zu samples in the response", p,
+                    d->lim.max_samples);
     }
-    if (n > d->lim.max_series) {
-        gp_err_set(d->err, "%s: more than %zu series in the response", path, d->lim.max_series);
-        return GP_ETOOBIG;
-    }
-    if (n > 0 && (r->series = calloc(n, sizeof(*r->series))) == NULL)
-        return oom(d);
-    cJSON_ArrayForEach(item, arr) {
-        snprintf(p, sizeof(p), "%s[%zu]", path, r->nseries);
-        st = parse_series(d, r->kind, item, p, &r->series[r->nseries]);
-        r->nseries++; /* freed with the result even when half-filled */
-        if (st != GP_OK)
-            return st;
-    }
-    return GP_OK;
+    d->samples += n;
+    return true;
 }
 
-static gp_prom_kind kind_of(const char *s)
+/* A new empty series at the end of r->series, within the series cap. */
+static bool new_series(decoder *d, const char *list)
 {
-    for (int k = GP_PROM_VECTOR; k <= GP_PROM_SCALAR; k++)
-        if (strcmp(s, gp_prom_kind_str((gp_prom_kind)k)) == 0)
-            return (gp_prom_kind)k;
-    return GP_PROM_NONE;
+    gp_prom_result *r = d->r;
+    gp_prom_series *s;
+
+    if (r->nseries >= d->lim.max_series)
+        return fail(d, GP_ETOOBIG, "%s: more than %zu series in the response", list,
+                    d->lim.max_series);
+    if ((s = gp_grow(r->series, &d->scap, r->nseries + 1, sizeof(*s))) == NULL)
+        return oom(d);
+    r->series = s;
+    memset(&s[r->nseries], 0, sizeof(*s));
+    r->nseries++;
+    d->lcap = d->samp_cap = 0;
+    d->item_seen = 0;
+    return true;
 }
 
-/* "data" of a success: {"resultType": ..., "result": ...}, or an array of label sets. */
-static gp_status parse_data(decoder *d, const cJSON *data, gp_prom_result *r)
+/* The current series is complete: its arrays cut to their size. */
+static void series_fit(decoder *d)
 {
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(data, "resultType");
-    const cJSON *res = cJSON_GetObjectItemCaseSensitive(data, "result");
+    gp_prom_series *s = &d->r->series[d->r->nseries - 1];
+    void *p;
 
-    if (cJSON_IsArray(data)) {
-        r->kind = GP_PROM_SERIES;
-        return parse_series_list(d, data, "data", r);
-    }
-    if (!cJSON_IsObject(data)) {
-        gp_err_set(d->err, "data: want an object or an array");
-        return GP_EINVAL;
-    }
-    if (!cJSON_IsString(type) || (r->kind = kind_of(type->valuestring)) == GP_PROM_NONE) {
-        gp_err_set(d->err, "data.resultType: want \"vector\", \"matrix\" or \"scalar\"");
-        return GP_EINVAL;
-    }
-    if (r->kind != GP_PROM_SCALAR)
-        return parse_series_list(d, res, "data.result", r);
-    if ((r->series = calloc(1, sizeof(*r->series))) == NULL)
-        return oom(d);
-    r->nseries = 1;
-    return parse_one(d, res, "data.result", r->series);
+    if (s->nsamples > 0 && (p = realloc(s->samples, s->nsamples * sizeof(*s->samples))) != NULL)
+        s->samples = p;
+    if (s->nlabels > 0 && (p = realloc(s->labels, s->nlabels * sizeof(*s->labels))) != NULL)
+        s->labels = p;
 }
 
-/* "warnings" or "infos": an optional array of strings, at most GP_PROM_MAX_MESSAGES kept. */
-static gp_status parse_messages(decoder *d, const cJSON *root, const char *name, char ***out,
-                                size_t *n)
+/* A [t, "v"] pair opens for the current series: room for its sample, counted against the cap. */
+static bool open_pair(decoder *d)
 {
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, name), *m;
-    size_t want = (size_t)cJSON_GetArraySize(arr);
+    gp_prom_series *s = &d->r->series[d->r->nseries - 1];
+    gp_prom_sample *p;
 
-    if (arr == NULL || cJSON_IsNull(arr))
-        return GP_OK;
-    if (!cJSON_IsArray(arr)) {
-        gp_err_set(d->err, "%s: want an array of strings", name);
-        return GP_EINVAL;
-    }
-    want = want < GP_PROM_MAX_MESSAGES ? want : GP_PROM_MAX_MESSAGES;
-    if (want > 0 && (*out = calloc(want, sizeof(**out))) == NULL)
+    if (!take_samples(d, 1))
+        return false;
+    if ((p = gp_grow(s->samples, &d->samp_cap, s->nsamples + 1, sizeof(*p))) == NULL)
         return oom(d);
-    cJSON_ArrayForEach(m, arr) {
-        if (!cJSON_IsString(m)) {
-            gp_err_set(d->err, "%s[%zu]: want a string", name, *n);
-            return GP_EINVAL;
+    s->samples = p;
+    return push(d, F_PAIR, 0);
+}
+
+static bool bad_pair(decoder *d)
+{
+    char p[96];
+
+    where(d, p, sizeof(p), true);
+    return fail(d, GP_EINVAL, "%s: want [time, \"value\"]", p);
+}
+
+/* ---- a value arrives: what it means depends on the frame it is in ---------------------------- */
+
+typedef enum { V_NULL, V_BOOL, V_NUM, V_STR, V_MAP, V_ARR } vtype;
+
+static bool skip_value(decoder *d, vtype t)
+{
+    if (t == V_MAP || t == V_ARR)
+        d->skip = 1;
+    return true;
+}
+
+static bool status_value(decoder *d, vtype t, const unsigned char *s, size_t l)
+{
+    if (t != V_STR || (!str_is(s, l, "success") && !str_is(s, l, "error")))
+        return fail(d, GP_EINVAL, "status: want \"success\" or \"error\"");
+    d->status = str_is(s, l, "success") ? S_SUCCESS : S_ERROR;
+    d->r->success = d->status == S_SUCCESS;
+    if (d->status == S_SUCCESS && d->dst != GP_OK) { /* data was wrong: that is the answer */
+        d->st = d->dst;
+        gp_err_set(d->err, "%s", d->derr.msg);
+        return false;
+    }
+    if (d->status == S_ERROR)
+        drop_data(d);
+    return true;
+}
+
+static bool root_value(decoder *d, int key, vtype t, const unsigned char *s, size_t l)
+{
+    gp_prom_result *r = d->r;
+    char **str;
+
+    switch (key) {
+    case K_STATUS: return status_value(d, t, s, l);
+    case K_DATA:
+        if (d->status == S_ERROR)
+            return skip_value(d, t);
+        d->in_data = true;
+        if (t == V_ARR) {
+            r->kind = GP_PROM_SERIES;
+            return push(d, F_LIST, 0);
         }
-        if (*n == want)
-            continue;
-        if (((*out)[*n] = dup_str(m->valuestring)) == NULL)
-            return oom(d);
-        (*n)++;
+        if (t == V_MAP)
+            return push(d, F_DATA, 0);
+        return fail(d, GP_EINVAL, "data: want an object or an array");
+    case K_WARNINGS:
+    case K_INFOS:
+        if (t == V_NULL)
+            return true;
+        if (t != V_ARR)
+            return fail(d, GP_EINVAL, "%s: want an array of strings",
+                        key == K_WARNINGS ? "warnings" : "infos");
+        return push(d, F_MSGS, key);
+    case K_ERRTYPE:
+    case K_ERROR:
+        if (t != V_STR)
+            return skip_value(d, t);
+        str = key == K_ERROR ? &r->error : &r->error_type;
+        return (*str = dup_mem(s, l)) != NULL || oom(d);
+    default: return skip_value(d, t);
     }
-    return GP_OK;
 }
 
-static gp_status copy_opt(decoder *d, const cJSON *root, const char *name, char **out)
+static bool result_value(decoder *d, vtype t)
 {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, name);
+    gp_prom_result *r = d->r;
 
-    if (!cJSON_IsString(s))
-        return GP_OK;
-    return (*out = dup_str(s->valuestring)) != NULL ? GP_OK : oom(d);
+    if (r->kind == GP_PROM_NONE) { /* resultType still to come: skip now, decode at the end */
+        if (t != V_MAP && t != V_ARR) {
+            d->res_prim = true;
+            return true;
+        }
+        d->res_off = yajl_get_bytes_consumed(d->h) - 1;
+        d->res_skipping = true;
+        return skip_value(d, t);
+    }
+    if (r->kind == GP_PROM_SCALAR) {
+        if (t != V_ARR)
+            return take_samples(d, 1) && fail(d, GP_EINVAL, "data.result: want [time, \"value\"]");
+        return new_series(d, "data.result") && open_pair(d);
+    }
+    if (t != V_ARR)
+        return fail(d, GP_EINVAL, "data.result: want an array");
+    return push(d, F_LIST, 0);
 }
 
-static gp_status parse_root(decoder *d, const cJSON *root, gp_prom_result *r)
+static bool data_value(decoder *d, int key, vtype t, const unsigned char *s, size_t l)
 {
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
-    gp_status st;
+    gp_prom_kind k = GP_PROM_NONE;
 
-    if (!cJSON_IsObject(root)) {
+    if (key == K_RESULT)
+        return result_value(d, t);
+    if (key != K_TYPE)
+        return skip_value(d, t);
+    for (int i = GP_PROM_VECTOR; i <= GP_PROM_SCALAR && t == V_STR; i++)
+        if (str_is(s, l, gp_prom_kind_str((gp_prom_kind)i)))
+            k = (gp_prom_kind)i;
+    if (k == GP_PROM_NONE)
+        return fail(d, GP_EINVAL, "data.resultType: want \"vector\", \"matrix\" or \"scalar\"");
+    d->r->kind = k;
+    return true;
+}
+
+static bool list_value(decoder *d, vtype t)
+{
+    gp_prom_result *r = d->r;
+    bool labels = r->kind == GP_PROM_SERIES;
+
+    if (!new_series(d, labels ? "data" : "data.result"))
+        return false;
+    if (t != V_MAP)
+        return labels ? fail(d, GP_EINVAL, "data[%zu]: want an object of labels", r->nseries - 1)
+                      : fail(d, GP_EINVAL, "data.result[%zu]: want an object with \"metric\"",
+                             r->nseries - 1);
+    return push(d, labels ? F_LABELS : F_ITEM, 0);
+}
+
+static bool item_value(decoder *d, int key, vtype t)
+{
+    size_t i = d->r->nseries - 1;
+
+    switch (key) {
+    case K_METRIC:
+        if (t != V_MAP)
+            return fail(d, GP_EINVAL, "data.result[%zu].metric: want an object of labels", i);
+        return push(d, F_LABELS, 0);
+    case K_VALUES:
+        if (t != V_ARR)
+            return fail(d, GP_EINVAL, "data.result[%zu].values: want an array", i);
+        return push(d, F_VALUES, 0);
+    case K_VALUE: return t == V_ARR ? open_pair(d) : take_samples(d, 1) && bad_pair(d);
+    default: return skip_value(d, t);
+    }
+}
+
+static bool label_value(decoder *d, vtype t, const unsigned char *s, size_t l)
+{
+    gp_prom_series *sr = &d->r->series[d->r->nseries - 1];
+    gp_prom_label *lb;
+
+    if (t != V_STR) {
+        if (d->r->kind == GP_PROM_SERIES)
+            return fail(d, GP_EINVAL, "data[%zu].%.64s: want a string", d->r->nseries - 1,
+                        d->label_name);
+        return fail(d, GP_EINVAL, "data.result[%zu].metric.%.64s: want a string",
+                    d->r->nseries - 1, d->label_name);
+    }
+    if ((lb = gp_grow(sr->labels, &d->lcap, sr->nlabels + 1, sizeof(*lb))) == NULL)
+        return oom(d);
+    sr->labels = lb;
+    lb += sr->nlabels;
+    if ((lb->value = dup_mem(s, l)) == NULL)
+        return oom(d);
+    lb->name = d->label_name;
+    d->label_name = NULL;
+    sr->nlabels++;
+    return true;
+}
+
+static bool pair_value(decoder *d, frame *f, vtype t, const unsigned char *s, size_t l)
+{
+    char buf[64], p[96], *tok;
+    bool ok;
+
+    if (f->n >= 2 || (f->n == 0 && t != V_NUM) || (f->n == 1 && t != V_STR))
+        return bad_pair(d);
+    /* a NUL-terminated copy: a number or value string is short, a longer one is allocated */
+    tok = l < sizeof(buf) ? memcpy(buf, s, l) : malloc(l + 1);
+    if (tok == NULL)
+        return oom(d);
+    if (tok != buf)
+        memcpy(tok, s, l);
+    tok[l] = '\0';
+    if (f->n++ == 0) {
+        d->pair.t = strtod(tok, NULL);
+        if (!(ok = isfinite(d->pair.t))) { /* 1e999: a time no caller can place in a window */
+            where(d, p, sizeof(p), true);
+            fail(d, GP_EINVAL, "%s: time is not a finite number", p);
+        }
+    } else if (!(ok = parse_value(tok, &d->pair.v))) {
+        where(d, p, sizeof(p), true);
+        fail(d, GP_EINVAL, "%s: value \"%.40s\" is not a number", p, tok);
+    }
+    if (tok != buf)
+        free(tok);
+    return ok;
+}
+
+static bool msg_value(decoder *d, frame *f, vtype t, const unsigned char *s, size_t l)
+{
+    bool w = f->msgs == K_WARNINGS;
+    char ***v = w ? &d->r->warnings : &d->r->infos;
+    size_t *n = w ? &d->r->nwarnings : &d->r->ninfos, *cap = &d->mcap[w ? 0 : 1];
+    char **grown;
+
+    if (t != V_STR)
+        return fail(d, GP_EINVAL, "%s[%zu]: want a string", w ? "warnings" : "infos", f->n);
+    f->n++;
+    if (*n == GP_PROM_MAX_MESSAGES)
+        return true;
+    if ((grown = gp_grow(*v, cap, *n + 1, sizeof(**v))) == NULL)
+        return oom(d);
+    *v = grown;
+    if ((grown[*n] = dup_mem(s, l)) == NULL)
+        return oom(d);
+    (*n)++;
+    return true;
+}
+
+static void value(decoder *d, vtype t, const unsigned char *s, size_t l)
+{
+    frame *f;
+    int key;
+
+    d->opening = t == V_MAP || t == V_ARR;
+    if (d->opening && ++d->depth > MAX_DEPTH) {
+        d->st = GP_EINVAL;
+        gp_err_set(d->err, "not a Prometheus API response: invalid JSON (nested deeper than %d)",
+                   MAX_DEPTH);
+        return;
+    }
+    if (d->skip > 0) {
+        d->skip += (size_t)d->opening;
+        return;
+    }
+    if (d->sp == 0) { /* the document itself */
+        if (t != V_MAP) {
+            d->root_bad = true;
+            skip_value(d, t);
+            return;
+        }
+        push(d, F_ROOT, 0);
+        return;
+    }
+    f = &d->stack[d->sp - 1];
+    key = f->key;
+    f->key = K_NONE;
+    switch (f->k) {
+    case F_ROOT: root_value(d, key, t, s, l); break;
+    case F_DATA: data_value(d, key, t, s, l); break;
+    case F_LIST: list_value(d, t); break;
+    case F_ITEM: item_value(d, key, t); break;
+    case F_LABELS: label_value(d, t, s, l); break;
+    case F_VALUES: (void)(t == V_ARR ? open_pair(d) : take_samples(d, 1) && bad_pair(d)); break;
+    case F_PAIR: pair_value(d, f, t, s, l); break;
+    case F_MSGS: msg_value(d, f, t, s, l); break;
+    }
+}
+
+static int on_null(void *ctx)
+{
+    value(ctx, V_NULL, NULL, 0);
+    return go_on(ctx);
+}
+
+static int on_bool(void *ctx, int b)
+{
+    (void)b;
+    value(ctx, V_BOOL, NULL, 0);
+    return go_on(ctx);
+}
+
+static int on_number(void *ctx, const char *s, size_t l)
+{
+    value(ctx, V_NUM, (const unsigned char *)s, l);
+    return go_on(ctx);
+}
+
+static int on_string(void *ctx, const unsigned char *s, size_t l)
+{
+    value(ctx, V_STR, s, l);
+    return go_on(ctx);
+}
+
+static int on_start_map(void *ctx)
+{
+    value(ctx, V_MAP, NULL, 0);
+    return go_on(ctx);
+}
+
+static int on_start_array(void *ctx)
+{
+    value(ctx, V_ARR, NULL, 0);
+    return go_on(ctx);
+}
+
+/* A member name: which member it is, in the frame's object. */
+static int on_key(void *ctx, const unsigned char *s, size_t l)
+{
+    static const struct {
+        fkind k;
+        int key;
+        const char *name;
+    } names[] = {
+        { F_ROOT, K_STATUS, "status" },      { F_ROOT, K_DATA, "data" },
+        { F_ROOT, K_WARNINGS, "warnings" },  { F_ROOT, K_INFOS, "infos" },
+        { F_ROOT, K_ERRTYPE, "errorType" },  { F_ROOT, K_ERROR, "error" },
+        { F_DATA, K_TYPE, "resultType" },    { F_DATA, K_RESULT, "result" },
+        { F_ITEM, K_METRIC, "metric" },      { F_ITEM, K_VALUE, "value" },
+        { F_ITEM, K_VALUES, "values" },
+    };
+    decoder *d = ctx;
+    frame *f;
+
+    if (d->skip > 0)
+        return 1;
+    f = &d->stack[d->sp - 1];
+    if (f->k == F_LABELS) {
+        free(d->label_name);
+        if ((d->label_name = dup_mem(s, l)) == NULL) {
+            oom(d);
+            return 0;
+        }
+        f->key = K_LABEL;
+        return 1;
+    }
+    f->key = K_NONE;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        unsigned *seen = f->k == F_ITEM ? &d->item_seen : &d->seen;
+
+        if (names[i].k != f->k || !str_is(s, l, names[i].name) || (*seen & (1u << names[i].key)))
+            continue;
+        if ((names[i].key == K_VALUE && d->r->kind != GP_PROM_VECTOR) ||
+            (names[i].key == K_VALUES && d->r->kind != GP_PROM_MATRIX))
+            break; /* the other kind's member: not looked at */
+        *seen |= 1u << names[i].key;
+        f->key = names[i].key;
+        break;
+    }
+    return 1;
+}
+
+static int on_end(void *ctx);
+
+static const yajl_callbacks sax_callbacks = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_bool,
+    .yajl_number = on_number,
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
+/* The second pass over a result that came before resultType (r->kind is known now). */
+static bool decode_result_again(decoder *d)
+{
+    yajl_handle outer = d->h;
+    size_t depth = d->depth;
+    yajl_status ys;
+
+    d->h = yajl_alloc(&sax_callbacks, NULL, d);
+    if (d->h == NULL) {
+        d->h = outer;
+        return oom(d);
+    }
+    yajl_config(d->h, yajl_dont_validate_strings, 1);
+    d->reparse = true;
+    d->stack[d->sp - 1].key = K_RESULT;
+    ys = yajl_parse(d->h, (const unsigned char *)d->body + d->res_off, d->res_end - d->res_off);
+    if (ys == yajl_status_ok)
+        ys = yajl_complete_parse(d->h);
+    yajl_free(d->h);
+    d->h = outer;
+    d->reparse = false;
+    d->depth = depth;
+    if (d->st != GP_OK)
+        return false;
+    if (d->dst != GP_OK) { /* remembered: data is gone, the first pass goes on after it */
+        d->sp = 1;
+        d->skip = 0;
+        return false;
+    }
+    return ys == yajl_status_ok;
+}
+
+/* data's object ends: the result type must be known and the result there. */
+static bool end_data(decoder *d)
+{
+    gp_prom_kind k = d->r->kind;
+
+    if (k == GP_PROM_NONE)
+        return fail(d, GP_EINVAL, "data.resultType: want \"vector\", \"matrix\" or \"scalar\"");
+    if (d->res_end > d->res_off)
+        return decode_result_again(d);
+    if (d->res_prim || !(d->seen & (1u << K_RESULT))) {
+        if (k == GP_PROM_SCALAR)
+            return take_samples(d, 1) && fail(d, GP_EINVAL, "data.result: want [time, \"value\"]");
+        return fail(d, GP_EINVAL, "data.result: want an array");
+    }
+    return true;
+}
+
+static bool end_item(decoder *d)
+{
+    size_t i = d->r->nseries - 1;
+
+    if (!(d->item_seen & (1u << K_METRIC)))
+        return fail(d, GP_EINVAL, "data.result[%zu].metric: want an object of labels", i);
+    if (d->r->kind == GP_PROM_MATRIX && !(d->item_seen & (1u << K_VALUES)))
+        return fail(d, GP_EINVAL, "data.result[%zu].values: want an array", i);
+    if (d->r->kind == GP_PROM_VECTOR && !(d->item_seen & (1u << K_VALUE)))
+        return take_samples(d, 1) && bad_pair(d);
+    series_fit(d);
+    return true;
+}
+
+static bool end_pair(decoder *d, const frame *f)
+{
+    gp_prom_series *s = &d->r->series[d->r->nseries - 1];
+
+    if (f->n != 2)
+        return bad_pair(d);
+    s->samples[s->nsamples++] = d->pair;
+    return true;
+}
+
+static int on_end(void *ctx)
+{
+    decoder *d = ctx;
+    int sp = d->sp;
+    frame *f;
+    bool ok = true;
+
+    d->depth--;
+    d->opening = -1;
+    if (d->skip > 0) {
+        if (--d->skip == 0 && d->res_skipping) {
+            d->res_end = yajl_get_bytes_consumed(d->h);
+            d->res_skipping = false;
+        }
+        return 1;
+    }
+    f = &d->stack[sp - 1];
+    switch (f->k) {
+    case F_DATA: ok = end_data(d); break;
+    case F_ITEM: ok = end_item(d); break;
+    case F_LABELS:
+        if (d->r->kind == GP_PROM_SERIES)
+            series_fit(d);
+        break;
+    case F_PAIR: ok = end_pair(d, f); break;
+    default: break;
+    }
+    (void)ok;
+    if (d->sp == sp) { /* (an error remembered has closed data already) */
+        d->sp--;
+        if (d->sp == 1)
+            d->in_data = false;
+    }
+    return go_on(d);
+}
+
+/* The end of the body: what was missing, or the status that decides about data. */
+static gp_status finish(decoder *d)
+{
+    gp_prom_result *r = d->r;
+
+    if (d->root_bad) {
         gp_err_set(d->err, "not a Prometheus API response: want a JSON object");
         return GP_EINVAL;
     }
-    if (!cJSON_IsString(status) || (strcmp(status->valuestring, "success") != 0 &&
-                                    strcmp(status->valuestring, "error") != 0)) {
+    if (d->status == S_UNKNOWN) {
         gp_err_set(d->err, "status: want \"success\" or \"error\"");
         return GP_EINVAL;
     }
-    r->success = strcmp(status->valuestring, "success") == 0;
-    if ((st = parse_messages(d, root, "warnings", &r->warnings, &r->nwarnings)) != GP_OK ||
-        (st = parse_messages(d, root, "infos", &r->infos, &r->ninfos)) != GP_OK)
-        return st;
-    if (r->success)
-        return parse_data(d, cJSON_GetObjectItemCaseSensitive(root, "data"), r);
-    if ((st = copy_opt(d, root, "errorType", &r->error_type)) != GP_OK ||
-        (st = copy_opt(d, root, "error", &r->error)) != GP_OK)
-        return st;
-    if (r->error == NULL && (r->error = dup_str("(no error message)")) == NULL)
-        return oom(d);
+    if (d->status == S_ERROR) {
+        if (r->error == NULL && (r->error = dup_mem("(no error message)", 18)) == NULL) {
+            oom(d);
+            return GP_ENOMEM;
+        }
+        return GP_OK;
+    }
+    free(r->error_type);
+    free(r->error);
+    r->error_type = r->error = NULL;
+    if (!(d->seen & (1u << K_DATA))) {
+        gp_err_set(d->err, "data: want an object or an array");
+        return GP_EINVAL;
+    }
     return GP_OK;
 }
 
 gp_status gp_promjson_decode(const char *body, size_t len, const gp_prom_limits *lim,
                              gp_prom_result **out, gp_err *err)
 {
-    decoder d = { .err = err };
-    gp_prom_result *r;
-    cJSON *root;
+    decoder d = { .err = err, .body = body };
+    yajl_status ys;
     gp_status st;
 
     *out = NULL;
     d.lim.max_series = lim && lim->max_series ? lim->max_series : GP_PROM_DEFAULT_MAX_SERIES;
     d.lim.max_samples = lim && lim->max_samples ? lim->max_samples : GP_PROM_DEFAULT_MAX_SAMPLES;
-    /* cJSON takes a raw NUL inside a string and the copy would stop there: "pod\0x" read as
-     * "pod". A NUL is not in any JSON text (it would be \u0000), so refuse the body. */
+    /* A NUL is not in any JSON text (it would be \u0000), and a string copied up to it would
+     * read "pod\0x" as "pod": refuse the body. */
     if (memchr(body, '\0', len) != NULL) {
         gp_err_set(err, "not a Prometheus API response: a NUL byte in the body");
         return GP_EINVAL;
     }
-    root = cJSON_ParseWithLengthOpts(body, len + 1, NULL, 1);
-    if (root == NULL) {
-        gp_err_set(err, "not a Prometheus API response: invalid JSON");
-        return GP_EINVAL;
+    if (len >= 3 && memcmp(body, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 BOM, as cJSON skipped */
+        body += 3;
+        len -= 3;
+        d.body = body;
     }
-    if ((r = calloc(1, sizeof(*r))) == NULL) {
-        cJSON_Delete(root);
-        return oom(&d);
+    if ((d.r = calloc(1, sizeof(*d.r))) == NULL ||
+        (d.h = yajl_alloc(&sax_callbacks, NULL, &d)) == NULL) {
+        free(d.r);
+        oom(&d);
+        return GP_ENOMEM;
     }
-    st = parse_root(&d, root, r);
-    cJSON_Delete(root);
+    /* as strict as cJSON was: no comments, no trailing text, one value; bytes in strings as sent */
+    yajl_config(d.h, yajl_dont_validate_strings, 1);
+    ys = yajl_parse(d.h, (const unsigned char *)body, len);
+    if (ys == yajl_status_ok)
+        ys = yajl_complete_parse(d.h);
+    if (d.st != GP_OK) {
+        st = d.st;
+    } else if (ys != yajl_status_ok) {
+        gp_err_set(err, "not a Prometheus API response: invalid JSON (near byte %zu)",
+                   yajl_get_bytes_consumed(d.h));
+        st = GP_EINVAL;
+    } else {
+        st = finish(&d);
+    }
+    yajl_free(d.h);
+    free(d.label_name);
     if (st != GP_OK) {
-        gp_prom_result_free(r);
+        gp_prom_result_free(d.r);
         return st;
     }
-    *out = r;
+    *out = d.r;
     return GP_OK;
 }

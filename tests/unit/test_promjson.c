@@ -207,6 +207,125 @@ GP_TEST(caps)
     gp_prom_result_free(r);
 }
 
+/* Members in any order, as other servers (and proxies re-encoding the JSON) may send them. */
+GP_TEST(key_orders)
+{
+    gp_prom_result *r;
+    gp_err err;
+
+    /* data before status, resultType after result, value before metric */
+    GP_CHECK_INT(dec("{\"data\":{\"result\":[{\"values\":[[1,\"2\"],[3,\"4\"]],\"metric\":{\"a\":\"b\"}}],"
+                     "\"resultType\":\"matrix\"},\"warnings\":[\"w\"],\"status\":\"success\"}",
+                     NULL, &r, &err), GP_OK);
+    GP_CHECK(r->success);
+    GP_CHECK_INT(r->kind, GP_PROM_MATRIX);
+    GP_CHECK_INT(r->nseries, 1);
+    GP_CHECK_INT(r->series[0].nsamples, 2);
+    GP_CHECK_NEAR(r->series[0].samples[1].t, 3, 0);
+    GP_CHECK_NEAR(r->series[0].samples[1].v, 4, 0);
+    GP_CHECK_STR(gp_prom_label_get(&r->series[0], "a"), "b");
+    GP_CHECK_INT(r->nwarnings, 1);
+    gp_prom_result_free(r);
+    /* a vector and a scalar whose type comes last */
+    GP_CHECK_INT(dec("{\"status\":\"success\",\"data\":{\"result\":[{\"metric\":{},\"value\":[5,\"6\"],"
+                     "\"values\":\"ignored for a vector\"}],\"resultType\":\"vector\"}}",
+                     NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->kind, GP_PROM_VECTOR);
+    GP_CHECK_INT(r->nseries, 1);
+    GP_CHECK_NEAR(r->series[0].samples[0].v, 6, 0);
+    gp_prom_result_free(r);
+    GP_CHECK_INT(dec("{\"data\":{\"result\":[7,\"8\"],\"resultType\":\"scalar\"},\"status\":\"success\"}",
+                     NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->kind, GP_PROM_SCALAR);
+    GP_CHECK_NEAR(r->series[0].samples[0].t, 7, 0);
+    gp_prom_result_free(r);
+    /* an error body whose data came first: data is not looked at, even when it is wrong */
+    GP_CHECK_INT(dec("{\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,1]}]},"
+                     "\"error\":\"boom\",\"status\":\"error\"}", NULL, &r, &err), GP_OK);
+    GP_CHECK(!r->success);
+    GP_CHECK_STR(r->error, "boom");
+    GP_CHECK_INT(r->kind, GP_PROM_NONE);
+    GP_CHECK(r->nseries == 0 && r->series == NULL);
+    gp_prom_result_free(r);
+    /* the same data with status success: its error, with its path */
+    refuses("{\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,1]}]},"
+            "\"status\":\"success\"}", GP_EINVAL, "data.result[0].value: want [time, \"value\"]");
+    refuses("{\"data\":{\"result\":[{\"metric\":{},\"values\":[[1,\"1\"],[2]]}],\"resultType\":\"matrix\"},"
+            "\"status\":\"success\"}", GP_EINVAL, "data.result[0].values[1]: want [time, \"value\"]");
+    refuses("{\"data\":{\"result\":[]},\"status\":\"success\"}", GP_EINVAL, "data.resultType");
+    /* a success body whose error members are not kept */
+    GP_CHECK_INT(dec("{\"error\":\"x\",\"errorType\":\"y\",\"status\":\"success\",\"data\":[]}", NULL, &r,
+                     &err), GP_OK);
+    GP_CHECK(r->error == NULL && r->error_type == NULL);
+    gp_prom_result_free(r);
+}
+
+/* A member sent twice: the first one counts; labels sent twice are both kept, in order. */
+GP_TEST(repeated_members)
+{
+    gp_prom_result *r;
+    gp_err err;
+
+    GP_CHECK_INT(dec("{\"status\":\"success\",\"status\":\"error\",\"data\":{\"resultType\":\"vector\","
+                     "\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"a\":\"1\",\"a\":\"2\"},"
+                     "\"value\":[1,\"1\"],\"value\":[2,\"x\"],\"metric\":5}],\"result\":7},\"data\":8}",
+                     NULL, &r, &err), GP_OK);
+    GP_CHECK(r->success);
+    GP_CHECK_INT(r->kind, GP_PROM_VECTOR);
+    GP_CHECK_INT(r->nseries, 1);
+    GP_CHECK_INT(r->series[0].nlabels, 2);
+    GP_CHECK_STR(r->series[0].labels[1].value, "2");
+    GP_CHECK_NEAR(r->series[0].samples[0].t, 1, 0);
+    gp_prom_result_free(r);
+}
+
+/* A cap stops the decoding where it is passed: what follows is not even read (here it is not
+ * JSON, which would otherwise be the answer). */
+GP_TEST(caps_stop_early)
+{
+    gp_prom_result *r = (gp_prom_result *)1;
+    gp_err err;
+    gp_prom_limits two_series = { .max_series = 2 }, three_samples = { .max_samples = 3 };
+
+    GP_CHECK_INT(dec(M("[{\"metric\":{},\"values\":[[1,\"1\"],[2,\"1\"],[3,\"1\"],[4,\"1\"],%%%"),
+                     &three_samples, &r, &err), GP_ETOOBIG);
+    GP_CHECK(r == NULL);
+    GP_CHECK(strstr(err.msg, "data.result[0]: more than 3 samples") != NULL);
+    GP_CHECK_INT(dec(V("[{\"metric\":{},\"value\":[1,\"1\"]},{\"metric\":{},\"value\":[1,\"1\"]},{%%%"),
+                     &two_series, &r, &err), GP_ETOOBIG);
+    GP_CHECK(strstr(err.msg, "data.result: more than 2 series") != NULL);
+    GP_CHECK_INT(dec("{\"status\":\"success\",\"data\":[{},{},{},", &two_series, &r, &err), GP_ETOOBIG);
+    GP_CHECK(strstr(err.msg, "data: more than 2 series") != NULL);
+    /* over the cap in an error body's data: not looked at, so no cap either */
+    GP_CHECK_INT(dec("{\"data\":[{},{},{}],\"status\":\"error\"}", &two_series, &r, &err), GP_OK);
+    GP_CHECK(!r->success && r->nseries == 0);
+    gp_prom_result_free(r);
+}
+
+/* Nesting is bounded in skipped members too (the parser keeps no stack of its own for them). */
+GP_TEST(deep_unknown_members)
+{
+    char body[4200];
+    gp_prom_result *r;
+    gp_err err;
+    size_t n = 0;
+
+    n += (size_t)snprintf(body, sizeof(body), "{\"status\":\"success\",\"data\":[],\"x\":");
+    for (int i = 0; i < 900; i++)
+        body[n++] = '[';
+    for (int i = 0; i < 900; i++)
+        body[n++] = ']';
+    snprintf(body + n, sizeof(body) - n, "}");
+    GP_CHECK_INT(dec(body, NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->kind, GP_PROM_SERIES);
+    gp_prom_result_free(r);
+    n = (size_t)snprintf(body, sizeof(body), "{\"status\":\"success\",\"data\":[],\"x\":");
+    for (int i = 0; i < 1100; i++)
+        body[n++] = '[';
+    body[n] = '\0';
+    refuses(body, GP_EINVAL, "nested deeper than 1000");
+}
+
 GP_TEST(many_warnings_are_capped)
 {
     char body[4096] = "{\"status\":\"success\",\"data\":[],\"warnings\":[";
@@ -224,4 +343,6 @@ GP_TEST(many_warnings_are_capped)
 
 GP_MAIN(GP_CASE(vector), GP_CASE(matrix), GP_CASE(scalar_and_series), GP_CASE(error_body),
         GP_CASE(warnings_and_infos), GP_CASE(nan_and_inf), GP_CASE(malformed),
-        GP_CASE(nul_inside_is_refused), GP_CASE(caps), GP_CASE(many_warnings_are_capped))
+        GP_CASE(nul_inside_is_refused), GP_CASE(caps), GP_CASE(many_warnings_are_capped),
+        GP_CASE(key_orders), GP_CASE(repeated_members), GP_CASE(caps_stop_early),
+        GP_CASE(deep_unknown_members))
