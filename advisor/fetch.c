@@ -431,9 +431,10 @@ static void read_requests(asm_ctx *c, const gp_prom_result *r)
     }
 }
 
-/* A per (pod, resource) result weighted and added into the pods' field at offset off. */
+/* A per (pod, resource) result weighted and added into the pods' gpus_at_end (at_end) or
+ * gpu_hours. */
 static void add_weighted(asm_ctx *c, gp_advq_id q, const gp_prom_result *r, double scale,
-                         size_t off)
+                         bool at_end)
 {
     for (size_t i = 0; i < r->nseries; i++) {
         const gp_prom_series *s = &r->series[i];
@@ -445,7 +446,10 @@ static void add_weighted(asm_ctx *c, gp_advq_id q, const gp_prom_result *r, doub
         if (p < 0 || res == NULL || !finite_value(c, q, v) || v <= 0 ||
             (wgt = resource_weight(c->pol, res, prof, sizeof(prof))) <= 0)
             continue;
-        *(double *)((char *)&c->d->pods[p] + off) += v * wgt * scale;
+        if (at_end)
+            c->d->pods[p].gpus_at_end += v * wgt * scale;
+        else
+            c->d->pods[p].gpu_hours += v * wgt * scale;
     }
 }
 
@@ -455,10 +459,8 @@ static void pod_totals(asm_ctx *c, const gp_adv_results *res)
     double h = c->w->step / 3600.0;
     const gp_prom_result *r;
 
-    add_weighted(c, GP_ADVQ_POD_GPU_STEPS, res->r[GP_ADVQ_POD_GPU_STEPS], h,
-                 offsetof(gp_adv_pod, gpu_hours));
-    add_weighted(c, GP_ADVQ_POD_END, res->r[GP_ADVQ_POD_END], 1,
-                 offsetof(gp_adv_pod, gpus_at_end));
+    add_weighted(c, GP_ADVQ_POD_GPU_STEPS, res->r[GP_ADVQ_POD_GPU_STEPS], h, false);
+    add_weighted(c, GP_ADVQ_POD_END, res->r[GP_ADVQ_POD_END], 1, true);
     r = res->r[GP_ADVQ_POD_END];
     for (size_t i = 0; i < r->nseries; i++) {
         long p = find_pod(c, &r->series[i]);

@@ -45,8 +45,11 @@ int main(int argc, char **argv)
     fseek(f, 0, SEEK_END);
     len = (size_t)ftell(f);
     rewind(f);
-    if ((body = malloc(len + 1)) == NULL || fread(body, 1, len, f) != len) {
+    body = malloc(len + 1);
+    if (body == NULL || fread(body, 1, len, f) != len) {
         fprintf(stderr, "bench-promdecode: cannot read %s\n", argv[1]);
+        free(body);
+        fclose(f);
         return 1;
     }
     fclose(f);
