@@ -8,26 +8,12 @@
 #include "fetch.h"
 #include "gpupack/strbuf.h"
 #include "gptest.h"
+#include "advtest.h"
 
-static char *ns_l[] = { "exported_namespace", "namespace", "pod_namespace" };
-static char *pod_l[] = { "exported_pod", "pod", "pod_name" };
-static char *ctr_l[] = { "exported_container", "container", "container_name" };
-static char *host_l[] = { "Hostname", "hostname" };
-static gp_label spot_l[] = { { "karpenter.sh/capacity-type", "spot" } };
-
+/* A policy with only what the assembly reads (advtest.h). */
 static void policy(gp_policy *p)
 {
-    memset(p, 0, sizeof(*p));
-    p->advisor.label_namespace = ns_l;
-    p->advisor.nlabel_namespace = 3;
-    p->advisor.label_pod = pod_l;
-    p->advisor.nlabel_pod = 3;
-    p->advisor.label_container = ctr_l;
-    p->advisor.nlabel_container = 3;
-    p->advisor.label_host = host_l;
-    p->advisor.nlabel_host = 2;
-    p->spot.node_labels = spot_l;
-    p->spot.nnode_labels = 1;
+    advtest_policy(p, false);
 }
 
 /* The window: end 36000, step 300, 2 hours: 24 steps t_k = 36000 - (23 - k) x 300, 2 hour

@@ -4,32 +4,14 @@
 #include <string.h>
 
 #include "gptest.h"
+#include "advtest.h"
 #include "query.h"
 #include "report.h"
 
-static char *ns_l[] = { "exported_namespace", "namespace", "pod_namespace" };
-static char *pod_l[] = { "exported_pod", "pod", "pod_name" };
-static char *ctr_l[] = { "exported_container", "container", "container_name" };
-static char *host_l[] = { "Hostname", "hostname" };
-static char *models[] = { "gpupack.io/model" };
-static gp_label spot_l[] = { { "karpenter.sh/capacity-type", "spot" } };
-
-/* A policy with only what the queries read. */
+/* A policy with only what the queries reads (advtest.h). */
 static void policy(gp_policy *p)
 {
-    memset(p, 0, sizeof(*p));
-    p->advisor.label_namespace = ns_l;
-    p->advisor.nlabel_namespace = 3;
-    p->advisor.label_pod = pod_l;
-    p->advisor.nlabel_pod = 3;
-    p->advisor.label_container = ctr_l;
-    p->advisor.nlabel_container = 3;
-    p->advisor.label_host = host_l;
-    p->advisor.nlabel_host = 2;
-    p->advisor.model_labels = models;
-    p->advisor.nmodel_labels = 1;
-    p->spot.node_labels = spot_l;
-    p->spot.nnode_labels = 1;
+    advtest_policy(p, true);
 }
 
 GP_TEST(window_default_week)
