@@ -14,6 +14,7 @@
 #include "fetch.h"
 #include "kubefill.h"
 #include "gpupack/advise.h"
+#include "gpupack/arena.h"
 #include "gpupack/strbuf.h"
 #include "query.h"
 
@@ -213,7 +214,9 @@ static int fill_in(const gp_adv_report_opts *o, gp_adv_data *d)
     return 0;
 }
 
-static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, const gp_adv_results *res)
+/* Assembles the answers (freed once assembled: the analysis needs only the data), analyses and
+ * writes the report. */
+static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, gp_adv_results *res)
 {
     gp_adv_data d;
     gp_adv_report rep;
@@ -221,6 +224,8 @@ static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, const gp_
     gp_status st = gp_adv_assemble(o->pol, qs, res, &d, &err);
     int rc;
 
+    gp_adv_results_free(res);
+    gp_heap_trim();
     if (st != GP_OK)
         return fail(o, 1, err.msg);
     if ((rc = fill_in(o, &d)) != 0) {

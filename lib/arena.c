@@ -55,8 +55,13 @@ static gp_arena_block *arena_new_block(gp_arena *a, size_t need)
         return NULL;
     b->used = 0;
     b->cap = cap;
-    b->next = a->head;
-    a->head = b;
+    if (need > min && a->head != NULL) { /* a block for one allocation: the head keeps filling */
+        b->next = a->head->next;
+        a->head->next = b;
+    } else {
+        b->next = a->head;
+        a->head = b;
+    }
     a->total += cap;
     return b;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gpupack/arena.h"
 #include "gpupack/status.h"
 
 typedef enum {
@@ -24,7 +25,7 @@ typedef enum {
 } gp_prom_kind;
 
 typedef struct {
-    char *name, *value;
+    char *name, *value; /* in the result's store: read-only, shared between series */
 } gp_prom_label;
 
 typedef struct {
@@ -48,6 +49,7 @@ typedef struct {
     gp_prom_kind kind;
     gp_prom_series *series;
     size_t nseries;
+    gp_arena store;         /* the series' labels, samples and strings (the decoder's) */
 } gp_prom_result;
 
 /* Caps per decoded body: a body over either is GP_ETOOBIG (0: the defaults below). */

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "gpupack/promjson.h"
+#include "gpupack/strbuf.h"
 
 static gp_status dec(const char *body, const gp_prom_limits *lim, gp_prom_result **r, gp_err *err)
 {
@@ -341,8 +342,55 @@ GP_TEST(many_warnings_are_capped)
     gp_prom_result_free(NULL);
 }
 
+/* Many series, long and short, sharing some label values and not others: every label and
+ * sample reads back as sent, across the decoder's storage blocks (a series of 20,000 samples is
+ * larger than one), and a value cut by \u0000 reads as the C string before it. */
+GP_TEST(many_series_read_back)
+{
+    gp_strbuf b;
+    gp_prom_result *r;
+    gp_err err;
+    const size_t nser = 60;
+    bool ok = true;
+
+    gp_strbuf_init(&b, 0);
+    gp_strbuf_puts(&b, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[");
+    for (size_t i = 0; i < nser; i++) {
+        size_t n = i == 7 ? 20000 : 1 + i * 97 % 3000;
+
+        gp_strbuf_printf(&b, "%s{\"metric\":{\"namespace\":\"ns-%zu\",\"pod\":\"pod-%zu\","
+                         "\"x\":\"a\\u0000b\"},\"values\":[", i ? "," : "", i % 3, i);
+        for (size_t k = 0; k < n; k++)
+            gp_strbuf_printf(&b, "%s[%zu,\"%zu.5\"]", k ? "," : "", 1700000000 + k, i * 100000 + k);
+        gp_strbuf_puts(&b, "]}");
+    }
+    gp_strbuf_puts(&b, "]}}");
+    GP_CHECK(!b.failed);
+    GP_CHECK_INT(gp_promjson_decode(b.p, b.len, NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(r->nseries, nser);
+    for (size_t i = 0; i < nser && ok; i++) {
+        const gp_prom_series *s = &r->series[i];
+        size_t n = i == 7 ? 20000 : 1 + i * 97 % 3000;
+        char want[32];
+
+        snprintf(want, sizeof(want), "ns-%zu", i % 3);
+        ok = strcmp(gp_prom_label_get(s, "namespace"), want) == 0;
+        snprintf(want, sizeof(want), "pod-%zu", i);
+        ok = ok && strcmp(gp_prom_label_get(s, "pod"), want) == 0 &&
+             strcmp(gp_prom_label_get(s, "x"), "a") == 0 && s->nsamples == n;
+        for (size_t k = 0; k < s->nsamples && ok; k++)
+            ok = s->samples[k].t == 1700000000.0 + (double)k &&
+                 s->samples[k].v == (double)(i * 100000 + k) + 0.5;
+        if (!ok)
+            printf("  series %zu does not read back as sent\n", i);
+    }
+    GP_CHECK(ok);
+    gp_prom_result_free(r);
+    gp_strbuf_free(&b);
+}
+
 GP_MAIN(GP_CASE(vector), GP_CASE(matrix), GP_CASE(scalar_and_series), GP_CASE(error_body),
         GP_CASE(warnings_and_infos), GP_CASE(nan_and_inf), GP_CASE(malformed),
         GP_CASE(nul_inside_is_refused), GP_CASE(caps), GP_CASE(many_warnings_are_capped),
         GP_CASE(key_orders), GP_CASE(repeated_members), GP_CASE(caps_stop_early),
-        GP_CASE(deep_unknown_members))
+        GP_CASE(deep_unknown_members), GP_CASE(many_series_read_back))
