@@ -389,6 +389,13 @@ static int share_cmp(const void *x, const void *y)
     return strcmp(a->key, b->key);
 }
 
+/* (qsort's array must not be NULL, even when empty) */
+static void sort_shares(gp_adv_share *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof(*v), share_cmp);
+}
+
 static double pod_weight(const gp_adv_pod *p, const gp_policy *pol)
 {
     double w = p->gpus;
@@ -457,10 +464,10 @@ static void totals(adv_ctx *c)
             t->idle_gpu_hours += f->hours;
     }
     t->idle_pct = t->gpu_hours > 0 ? t->idle_gpu_hours / t->gpu_hours * 100 : 0;
-    qsort(t->by_namespace, t->nby_namespace, sizeof(gp_adv_share), share_cmp);
-    qsort(t->by_class, t->nby_class, sizeof(gp_adv_share), share_cmp);
-    qsort(t->by_model, t->nby_model, sizeof(gp_adv_share), share_cmp);
-    qsort(t->by_gpu_model, t->nby_gpu_model, sizeof(gp_adv_share), share_cmp);
+    sort_shares(t->by_namespace, t->nby_namespace);
+    sort_shares(t->by_class, t->nby_class);
+    sort_shares(t->by_model, t->nby_model);
+    sort_shares(t->by_gpu_model, t->nby_gpu_model);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -541,7 +548,7 @@ gp_status gp_advise(const gp_adv_data *d, const gp_policy *pol, gp_adv_report *o
         totals(&c);
     if (!c.oom)
         notes(&c);
-    if (!c.oom)
+    if (!c.oom && out->nfindings > 1)
         qsort(out->findings, out->nfindings, sizeof(gp_adv_finding), finding_cmp);
     free(c.pods);
     gp_arena_free(&c.arena);
