@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Offline checks of what `kubectl kustomize` renders from manifests/: every object against the
-// Kubernetes OpenAPI schemas (kubernetes-models, cert-manager's CRD schemas), the settings
+// Kubernetes OpenAPI schemas (kubernetes-models, cert-manager's and the Prometheus Operator's CRD
+// schemas), the settings
 // docs/install.md promises, the webhook's CEL match condition evaluated on real pods, and the
 // rendered command lines run against the real binaries.
 // Usage: node check.mjs   (from anywhere; env ROOT = repository, BIN = binaries, TMP = scratch)
@@ -65,7 +66,9 @@ async function modelFor(o) {
   const [group, version] = o.apiVersion.includes("/") ? o.apiVersion.split("/") : ["", o.apiVersion];
   const mod = group === "cert-manager.io"
     ? `@kubernetes-models/cert-manager/${group}/${version}/${o.kind}`
-    : `kubernetes-models/${group ? group + "/" : ""}${version}/${o.kind}`;
+    : group === "monitoring.coreos.com"
+      ? `@kubernetes-models/prometheus-operator/${group}/${version}/${o.kind}`
+      : `kubernetes-models/${group ? group + "/" : ""}${version}/${o.kind}`;
   return (await import(mod))[o.kind];
 }
 async function validate(o) {
@@ -90,7 +93,8 @@ const renders = {};
 for (const [name, dir] of [["root", "manifests"], ["base", "manifests/base"],
   ["scheduler", "manifests/scheduler"], ["cert-manager", "manifests/overlays/cert-manager"],
   ["self-signed", "manifests/overlays/self-signed"],
-  ["custom-policy-example", "manifests/overlays/custom-policy-example"]]) {
+  ["custom-policy-example", "manifests/overlays/custom-policy-example"],
+  ["prometheus-operator", "manifests/overlays/prometheus-operator"]]) {
   check(`render-${name}`, () => {
     renders[name] = render(dir);
     expect(renders[name].length > 0, "rendered nothing");
@@ -348,7 +352,7 @@ function mountedPath(s, c, file) {
   const m = c.volumeMounts.find((vm) => file.startsWith(vm.mountPath + "/"));
   return m && { mount: m, volume: s.volumes.find((v) => v.name === m.name) };
 }
-const argOf = (c, flag) => (c.args.find((a) => a.startsWith(`--${flag}=`)) || "").slice(flag.length + 3) || null;
+const argOf = (c, flag) => ((c.args || []).find((a) => a.startsWith(`--${flag}=`)) || "").slice(flag.length + 3) || null;
 check("webhook-deployment-mounts", () => {
   const s = whDep.spec.template.spec, c = s.containers[0];
   const cert = mountedPath(s, c, argOf(c, "tls-cert")), key = mountedPath(s, c, argOf(c, "tls-key"));
@@ -397,6 +401,74 @@ check("rbac-extender-reads-nodes-and-pods", () => {
   const r = cr.rules.find((x) => x.resources.includes("nodes") && x.resources.includes("pods"));
   expect(r && JSON.stringify(r.verbs) === '["get","list","watch"]', "get/list/watch nodes and pods");
   expect(grantsFor(R, "gpupack-scheduler").some((g) => g.binding.roleRef.name === "gpupack-extender"), "bound to the scheduler SA");
+});
+
+check("rbac-advisor-least-privilege", () => {
+  const bad = [];
+  const seen = [];
+  for (const { binding, rules } of grantsFor(R, "gpupack-advisor")) {
+    if (!rules) { bad.push(`${binding.roleRef.name}: not ours`); continue; }
+    for (const r of rules) {
+      if (r.resources.includes("*") || r.apiGroups.includes("*") || r.verbs.includes("*")) bad.push("wildcard");
+      for (const res of r.resources) seen.push(`${binding.kind}:${r.apiGroups.join(",")}/${res}:${[...r.verbs].sort().join(",")}:${(r.resourceNames || []).join(",")}`);
+      // Writes: only ConfigMaps, in gpupack's namespace (a RoleBinding), update only by name.
+      const writes = r.verbs.filter((v) => WRITE.includes(v));
+      if (!writes.length) continue;
+      if (binding.kind !== "RoleBinding" || JSON.stringify(r.resources) !== '["configmaps"]') bad.push(`${binding.kind} writes ${r.resources}`);
+      for (const v of writes) {
+        if (v === "create") continue; // cannot be limited by name (docs/monitoring.md)
+        if (v !== "update" || JSON.stringify(r.resourceNames) !== '["gpupack-recommendations"]') bad.push(`${v} on ${r.resources} ${r.resourceNames || "any name"}`);
+      }
+    }
+  }
+  const want = ["RoleBinding:/configmaps:get,update:gpupack-recommendations", "RoleBinding:/configmaps:create:",
+    "ClusterRoleBinding:/pods:get,list:", "ClusterRoleBinding:/nodes:get,list:",
+    "ClusterRoleBinding:apps/replicasets:get,list:", "ClusterRoleBinding:batch/jobs:get,list:"];
+  for (const w of want) if (!seen.includes(w)) bad.push(`missing ${w}`);
+  for (const s of seen) if (!want.includes(s)) bad.push(`more than needed: ${s}`);
+  return bad.length ? bad.join("; ") : true;
+});
+
+// ---- the advisor ---------------------------------------------------------------------------
+const advDep = find(R, "Deployment", "gpupack-advisor");
+const advSvc = find(R, "Service", "gpupack-advisor");
+const portOf = (addr) => Number(String(addr).split(":").pop());
+check("advisor-deployment", () => {
+  expect(advDep, "no Deployment gpupack-advisor");
+  const s = advDep.spec.template.spec, c = s.containers[0];
+  expect(advDep.spec.replicas === 1, `replicas ${advDep.spec.replicas}`);
+  expect(s.serviceAccountName === "gpupack-advisor" && s.automountServiceAccountToken !== false, "its ServiceAccount and token");
+  expect(c.args[0] === "serve", `args[0] ${c.args[0]}`);
+  expect(argOf(c, "prometheus") === "http://kube-prometheus-stack-prometheus.monitoring.svc:9090", `--prometheus ${argOf(c, "prometheus")}`);
+  const pol = mountedPath(s, c, argOf(c, "policy"));
+  expect(pol?.volume?.configMap?.name === "gpupack-policy" && !pol.mount.subPath, "--policy from the policy ConfigMap, no subPath");
+  // The ConfigMap it writes: its own namespace (kubelet expands $(POD_NAMESPACE)), the name the
+  // webhook mounts and the Role names.
+  const cm = argOf(c, "configmap");
+  expect(cm === "$(POD_NAMESPACE)/gpupack-recommendations", `--configmap ${cm}`);
+  expect(c.env?.some((e) => e.name === "POD_NAMESPACE" && e.valueFrom?.fieldRef?.fieldPath === "metadata.namespace"), "POD_NAMESPACE from the downward API");
+  const port = c.ports.find((p) => p.name === "metrics");
+  expect(port && port.containerPort === 8090 && portOf(argOf(c, "listen")) === 8090, "--listen on the metrics port 8090");
+  expect(c.readinessProbe.httpGet.path === "/readyz" && c.livenessProbe.httpGet.path === "/healthz", "probes /readyz and /healthz");
+  for (const pr of [c.readinessProbe, c.livenessProbe]) expect([port.name, port.containerPort].includes(pr.httpGet.port), "probe port");
+  expect(advSvc && advSvc.spec.ports.length === 1 && advSvc.spec.ports[0].name === "metrics" && advSvc.spec.ports[0].port === 8090 &&
+    advSvc.spec.ports[0].targetPort === "metrics", "Service port 8090 named metrics");
+  for (const [k, v] of Object.entries(advSvc.spec.selector)) expect(advDep.spec.template.metadata.labels[k] === v, `Service selector ${k}`);
+  expect(advSvc.spec.publishNotReadyAddresses === true, "an advisor that never reached Prometheus is still scraped");
+  expect(!find(R, "ConfigMap", "gpupack-recommendations"), "no ConfigMap gpupack-recommendations is shipped (the advisor creates it)");
+});
+check("webhook-mounts-the-recommendations", () => {
+  const s = whDep.spec.template.spec, c = s.containers[0];
+  const f = argOf(c, "recommendations");
+  expect(f === "/etc/gpupack/recommendations/recommendations.json", `--recommendations ${f}`);
+  const m = mountedPath(s, c, f);
+  expect(m?.volume?.configMap?.name === "gpupack-recommendations", "mounted from the ConfigMap gpupack-recommendations");
+  expect(m.volume.configMap.optional === true, "optional: the webhook starts before the advisor's first write");
+  expect(!m.mount.subPath && m.mount.readOnly === true, "a read-only directory mount (no subPath: live reloads)");
+  const adv = advDep.spec.template.spec.containers[0];
+  expect(argOf(adv, "configmap").endsWith(`/${m.volume.configMap.name}`), "the advisor writes the ConfigMap the webhook mounts");
+  const role = find(R, "Role", "gpupack-advisor");
+  expect(role.rules.some((r) => r.resourceNames?.includes(m.volume.configMap.name) && r.verbs.includes("update")), "the advisor may update it");
 });
 
 // ---- PriorityClasses -----------------------------------------------------------------------
@@ -636,7 +708,8 @@ check("custom-policy-site-overlay", () => {
   const img = (o) => { for (const [, s] of podSpecs([o])) for (const c of s.containers) c.image = c.image.replace("registry.example.com/gpupack:0.1.0-site", `ghcr.io/gpupack/gpupack:${VERSION}`); return withoutPolicyData(o); };
   const diff = objectDiff(got, renders["cert-manager"], img);
   expect(diff.length === 0, `other objects differ from overlays/cert-manager: ${diff.join(", ")}`);
-  expect(podSpecs(got).filter(([, s]) => s.containers.some((c) => c.image === "registry.example.com/gpupack:0.1.0-site")).length === 2, "images: override");
+  // The webhook, the scheduler's extender and the advisor.
+  expect(podSpecs(got).filter(([, s]) => s.containers.some((c) => c.image === "registry.example.com/gpupack:0.1.0-site")).length === 3, "images: override");
   // The daemons take the user's policy: the webhook routes the pod to the named scheduler.
   const r = reviewWith(cm.data["policy.json"]);
   const patch = JSON.parse(Buffer.from(r.patch, "base64").toString());
@@ -659,6 +732,76 @@ check("self-signed-refuses-a-cert-manager-overlay", () => {
   try { selfSignedIn(path.join(TMP, "site-certs"), {}, "--overlay", path.join(ROOT, "manifests/overlays/custom-policy-example")); }
   catch (e) { why = String(e.stderr); }
   return why.includes("renders cert-manager objects") ? true : `not refused (${why.slice(0, 200)})`;
+});
+
+// ---- the prometheus-operator overlay ---------------------------------------------------------
+// A site overlay as docs/monitoring.md has the user write it: a certificate overlay plus the
+// monitoring overlay, side by side.
+let monSite;
+check("monitoring-overlay-with-cert-manager", () => {
+  const dir = siteOverlay("monitoring", (rel) => ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization",
+    "resources:", `  - ${rel("manifests/overlays/cert-manager")}`, `  - ${rel("manifests/overlays/prometheus-operator")}`]);
+  monSite = renderAbs(dir);
+  const diff = objectDiff(monSite.filter((o) => !renders["prometheus-operator"].some((m) => objKey(m) === objKey(o))), renders["cert-manager"]);
+  expect(diff.length === 0, `the certificate overlay's objects changed: ${diff.join(", ")}`);
+  expect(monSite.length === renders["cert-manager"].length + renders["prometheus-operator"].length, "object count");
+});
+if (monSite) await validateAll("monitoring-overlay-with-cert-manager", monSite);
+await checkAsync("schema-validator-rejects-bad-monitoring-objects", async () => {
+  const sm = structuredClone(find(renders["prometheus-operator"], "ServiceMonitor", "gpupack-webhook"));
+  sm.spec.endpoints = "http-metrics";
+  const pr = structuredClone(find(renders["prometheus-operator"], "PrometheusRule", "gpupack"));
+  pr.spec.groups[0].rules[0].for = "five minutes";
+  const threw = [];
+  for (const o of [sm, pr]) { try { await validate(o); threw.push(false); } catch { threw.push(true); } }
+  return threw.every(Boolean) ? true : `accepted: endpoints as a string ${!threw[0]}, for: "five minutes" ${!threw[1]}`;
+});
+check("monitoring-servicemonitors-reach-the-daemons", () => {
+  const S = monSite || [];
+  const bad = [];
+  const jobs = {};
+  for (const sm of all(S, "ServiceMonitor")) {
+    const n = sm.metadata.name;
+    if (sm.metadata.labels?.release !== "kube-prometheus-stack") bad.push(`${n}: no release label`);
+    const svcs = all(S, "Service").filter((v) => v.metadata.namespace === sm.metadata.namespace &&
+      Object.entries(sm.spec.selector.matchLabels).every(([k, x]) => v.metadata.labels?.[k] === x));
+    if (svcs.length !== 1) { bad.push(`${n} selects ${svcs.length} Services`); continue; }
+    const svc = svcs[0];
+    jobs[n] = svc.metadata.labels[sm.spec.jobLabel];
+    if (!jobs[n]) bad.push(`${n}: the Service has no ${sm.spec.jobLabel} label (the job name)`);
+    const pods = podSpecs(S).filter(([o]) => o.kind === "Deployment" &&
+      Object.entries(svc.spec.selector).every(([k, x]) => o.spec.template.metadata.labels[k] === x));
+    if (pods.length !== 1) { bad.push(`${svc.metadata.name} selects ${pods.length} workloads`); continue; }
+    for (const ep of sm.spec.endpoints) {
+      const sp = svc.spec.ports.find((p) => p.name === ep.port);
+      if (!sp) { bad.push(`${n}: the Service has no port ${ep.port}`); continue; }
+      if (ep.scheme !== "http" || ep.path !== "/metrics") bad.push(`${n}: ${ep.scheme} ${ep.path}`);
+      // The target port is a container port whose daemon listens there over plain HTTP.
+      const cs = pods[0][1].containers.filter((c) => (c.ports || []).some((p) => p.name === sp.targetPort || p.containerPort === sp.targetPort));
+      if (cs.length !== 1) { bad.push(`${n}: ${cs.length} containers have port ${sp.targetPort}`); continue; }
+      const cp = cs[0].ports.find((p) => p.name === sp.targetPort || p.containerPort === sp.targetPort);
+      const addr = argOf(cs[0], "health-listen") || argOf(cs[0], "listen");
+      if (portOf(addr) !== cp.containerPort) bad.push(`${n}: ${cs[0].name} serves metrics on ${addr}, not ${cp.containerPort}`);
+      if (addr.startsWith("127.")) bad.push(`${n}: ${cs[0].name} serves metrics on loopback`);
+      if (pods[0][0].metadata.name === "gpupack-advisor" && ep.honorLabels !== true) bad.push(`${n}: honorLabels (the cost series' namespace label)`);
+    }
+  }
+  const want = { "gpupack-webhook": "gpupack-webhook", "gpupack-extender": "gpupack-extender", "gpupack-advisor": "gpupack-advisor" };
+  const sorted = (o) => JSON.stringify(Object.entries(o).sort());
+  if (sorted(jobs) !== sorted(want)) bad.push(`jobs ${JSON.stringify(jobs)}, want ${JSON.stringify(want)}`);
+  // The alerts and the dashboard select those jobs and no other.
+  const rule = find(S, "PrometheusRule", "gpupack");
+  const text = JSON.stringify(rule?.spec) + fs.readFileSync(path.join(ROOT, "manifests/overlays/prometheus-operator/dashboards/gpupack.json"), "utf8");
+  const used = new Set([...text.matchAll(/job=\\?"([^"\\]+)\\?"/g)].map((m) => m[1]));
+  for (const j of used) if (j !== "apiserver" && !Object.values(want).includes(j)) bad.push(`job ${j} is selected but not scraped`);
+  if (rule?.metadata.labels?.release !== "kube-prometheus-stack") bad.push("PrometheusRule: no release label");
+  return bad.length ? bad.join("; ") : true;
+});
+check("monitoring-dashboard-configmap", () => {
+  const cm = find(renders["prometheus-operator"], "ConfigMap", "gpupack-grafana-dashboard");
+  expect(cm?.metadata.labels?.grafana_dashboard === "1", 'label grafana_dashboard: "1"');
+  expect(cm.data["gpupack.json"] === fs.readFileSync(path.join(ROOT, "manifests/overlays/prometheus-operator/dashboards/gpupack.json"), "utf8"), "holds dashboards/gpupack.json");
+  JSON.parse(cm.data["gpupack.json"]);
 });
 
 // ---- self-signed in another namespace -------------------------------------------------------
@@ -777,6 +920,35 @@ await checkAsync("extender-sidecar-runs-as-rendered", async () => {
     const st = execFileSync("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
       "--data-binary", `@${body}`, `http://127.0.0.1:${hport}${u.pathname}/${e.filterVerb}`], { encoding: "utf8" });
     expect(st === "404", `the health port scores (${st})`);
+  } finally { p.kill("SIGTERM"); }
+});
+
+// The advisor as rendered, against a Prometheus that is not there: it serves its routes on the
+// metrics port, /readyz says why it is not ready, and /metrics reports Prometheus down. The
+// ConfigMap is replaced by --recommendations-file (no cluster here); kubelet's $(VAR) expansion
+// is done as kubelet would.
+await checkAsync("advisor-container-runs-as-rendered", async () => {
+  const c = advDep.spec.template.spec.containers[0];
+  const etc = path.join(TMP, "etc-advisor");
+  fs.mkdirSync(path.join(etc, "policy"), { recursive: true });
+  fs.writeFileSync(path.join(etc, "policy/policy.json"), find(R, "ConfigMap", "gpupack-policy").data["policy.json"]);
+  const env = { POD_NAMESPACE: advDep.metadata.namespace };
+  const dead = await freePort(), port = await freePort();
+  const rendered = { ...c, args: c.args.map((a) => a.replace(/\$\(([A-Z_]+)\)/g, (m, v) => env[v] ?? m)
+    .replace(/^--prometheus=.*/, `--prometheus=http://127.0.0.1:${dead}`))
+    .concat([`--recommendations-file=${path.join(TMP, "recommendations.json")}`]) };
+  const p = startContainer(rendered, { "/etc/gpupack": etc }, { listen: port });
+  try {
+    const health = await waitHttp(`http://127.0.0.1:${port}/healthz`, [], 10);
+    const log = () => fs.readFileSync(path.join(TMP, "gpupack-advisor.log"), "utf8").slice(0, 300);
+    expect(health === "ok\n", `/healthz: ${health}: ${log()}`);
+    const code = execFileSync("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", `http://127.0.0.1:${port}/readyz`], { encoding: "utf8" });
+    expect(code === "503", `/readyz ${code} before any analysis succeeded`);
+    let metrics = "";
+    for (let i = 0; i < 100 && !/^gpupack_advisor_prometheus_up(\{[^}]*\})? 0$/m.test(metrics); i++) {
+      metrics = (await waitHttp(`http://127.0.0.1:${port}/metrics`)) || ""; await sleep(100);
+    }
+    expect(/^gpupack_advisor_prometheus_up(\{[^}]*\})? 0$/m.test(metrics), `no gpupack_advisor_prometheus_up 0 in /metrics: ${log()}`);
   } finally { p.kill("SIGTERM"); }
 });
 
