@@ -139,6 +139,11 @@ def extract(objs_file, raw_file, docs_file, out):
         exprs.append({"panel": f"variable {v['name']}", "refId": "-",
                       "expr": f"count by ({m.group(2)}) ({m.group(1)})"})
     result("dashboard-panels", "; ".join(bad) if bad else None)
+    # The PromQL examples of docs/monitoring.md (fenced blocks that read kube_pod_labels).
+    docs = open(docs_file).read()
+    for n, (lang, block) in enumerate(re.findall(r"^```(\w*)\n(.*?)^```", docs, re.S | re.M)):
+        if lang in ("", "promql") and "kube_pod_labels" in block:
+            exprs.append({"panel": f"docs/monitoring.md example {n}", "refId": "-", "expr": block})
     json.dump(exprs, open(os.path.join(out, "dashboard.json"), "w"), indent=1)
     print(f"monitoring: {len(alerts)} alert rules, {len(exprs)} dashboard queries")
 
@@ -194,6 +199,9 @@ def data(bad_t, good_t):
             add("gpupack_admission_reviews_total", {**wh, "outcome": outcome}, lambda i, t, p=per: i * p, end)
         hist("gpupack_http_request_duration_seconds", {**wh, "server": "webhook", "route": "/mutate"}, end, 25, 0.001)
         add("gpupack_recommendations_loaded", wh, lambda i, t: 42, end)
+        for res in ("ok", "error"):
+            add("gpupack_recommendations_reloads_total", {**wh, "result": res},
+                lambda i, t, r=res: i // 120 if r == "ok" else 0, end)
         for action in ("recommend", "apply", "expired", "opted-out", "user-set"):
             add("gpupack_rightsizing_total", {**wh, "action": action}, lambda i, t: i, end)
         # Extender: the bad one fails a third of its calls, answers some without a view, its
@@ -218,6 +226,14 @@ def data(bad_t, good_t):
                 lambda i, t, s=silent: 500 if s else 500 + i * 3, end)
         add("gpupack_cache_nodes", ex, lambda i, t: 120, end)
         add("gpupack_cache_pods", ex, lambda i, t: 3400, end)
+        # kube-state-metrics with the cost labels allowlisted (docs/monitoring.md's example).
+        ksm = {"job": "kube-state-metrics", "instance": "10.0.1.9:8080"}
+        for ns, pod, wl, gpus in (("ml", "ranker-7d9f8-x2x9z", "deployment.ranker", 2),
+                                  ("research", "alice-0", "notebook.alice", 1)):
+            add("kube_pod_container_resource_requests", {**ksm, "namespace": ns, "pod": pod, "container": "main",
+                "resource": "nvidia_com_gpu", "unit": "integer", "node": "gpu-1"}, lambda i, t, g=gpus: g, end)
+            add("kube_pod_labels", {**ksm, "namespace": ns, "pod": pod, "label_gpupack_io_workload": wl,
+                "label_gpupack_io_class": "inference"}, lambda i, t: 1, end)
         # Advisor: the bad one cannot reach Prometheus and last succeeded 8 hours ago, and idle
         # GPUs cost $80/h; the good one is current, with $10/h idle.
         add("gpupack_advisor_prometheus_up", ad, lambda i, t: 0 if bad else 1, end)

@@ -747,6 +747,14 @@ check("monitoring-overlay-with-cert-manager", () => {
   expect(monSite.length === renders["cert-manager"].length + renders["prometheus-operator"].length, "object count");
 });
 if (monSite) await validateAll("monitoring-overlay-with-cert-manager", monSite);
+check("monitoring-overlay-with-self-signed", () => {
+  const dir = siteOverlay("monitoring-self-signed", (rel) => ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization",
+    "resources:", `  - ${rel("manifests/overlays/self-signed")}`, `  - ${rel("manifests/overlays/prometheus-operator")}`]);
+  const got = selfSignedIn(path.join(TMP, "site-certs"), {}, "--overlay", dir);
+  const plain = selfSignedIn(path.join(TMP, "site-certs"), {});
+  const diff = objectDiff(got, plain.concat(renders["prometheus-operator"]));
+  expect(diff.length === 0, `differs from the script's output plus the monitoring objects: ${diff.join(", ")}`);
+});
 await checkAsync("schema-validator-rejects-bad-monitoring-objects", async () => {
   const sm = structuredClone(find(renders["prometheus-operator"], "ServiceMonitor", "gpupack-webhook"));
   sm.spec.endpoints = "http-metrics";
