@@ -81,6 +81,14 @@ def extract(objs_file, raw_file, docs_file, out):
     if missing:
         bad.append(f"missing alerts {sorted(missing)}")
     result("alerts-annotated", "; ".join(bad) if bad else None)
+    # docs/monitoring.md's threshold patch names the idle spend rule by its position.
+    m = re.search(r"path: /spec/groups/(\d+)/rules/(\d+)/expr\n\s*value: (.*)", open(docs_file).read())
+    try:
+        r = groups[int(m.group(1))]["rules"][int(m.group(2))]
+        why = None if r.get("alert") == "GpupackIdleGpuSpendHigh" and "finding=\"idle\"" in m.group(3) else f"names {r.get('alert')}"
+    except (AttributeError, IndexError) as e:
+        why = f"no such rule ({e})"
+    result("docs-threshold-patch-path", why)
     json.dump(alerts, open(os.path.join(out, "alerts.json"), "w"), indent=1)
 
     # The dashboard: the ConfigMap for Grafana's sidecar holds the raw file, and it is a

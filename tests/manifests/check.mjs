@@ -439,6 +439,8 @@ check("advisor-deployment", () => {
   expect(advDep.spec.replicas === 1, `replicas ${advDep.spec.replicas}`);
   expect(s.serviceAccountName === "gpupack-advisor" && s.automountServiceAccountToken !== false, "its ServiceAccount and token");
   expect(c.args[0] === "serve", `args[0] ${c.args[0]}`);
+  // docs/monitoring.md replaces args/1 to point the advisor at another Prometheus.
+  expect(c.args[1].startsWith("--prometheus="), "args[1] is --prometheus (docs/monitoring.md patches it by index)");
   expect(argOf(c, "prometheus") === "http://kube-prometheus-stack-prometheus.monitoring.svc:9090", `--prometheus ${argOf(c, "prometheus")}`);
   const pol = mountedPath(s, c, argOf(c, "policy"));
   expect(pol?.volume?.configMap?.name === "gpupack-policy" && !pol.mount.subPath, "--policy from the policy ConfigMap, no subPath");
@@ -754,6 +756,24 @@ check("monitoring-overlay-with-self-signed", () => {
   const plain = selfSignedIn(path.join(TMP, "site-certs"), {});
   const diff = objectDiff(got, plain.concat(renders["prometheus-operator"]));
   expect(diff.length === 0, `differs from the script's output plus the monitoring objects: ${diff.join(", ")}`);
+});
+// The patches docs/monitoring.md shows (release label, a threshold, the advisor's Prometheus), all
+// in one site overlay, do what it says.
+check("monitoring-docs-patches", () => {
+  const docs = fs.readFileSync(path.join(ROOT, "docs/monitoring.md"), "utf8");
+  const patches = [...docs.matchAll(/^```yaml\n(.*?)^```/gms)].map((m) => YAML.parse(m[1])).filter((y) => y?.patches).flatMap((y) => y.patches);
+  expect(patches.length === 3, `${patches.length} patches in docs/monitoring.md, want 3`);
+  const dir = siteOverlay("monitoring-patched", (rel) => ["apiVersion: kustomize.config.k8s.io/v1beta1", "kind: Kustomization",
+    "resources:", `  - ${rel("manifests/overlays/cert-manager")}`, `  - ${rel("manifests/overlays/prometheus-operator")}`,
+    ...YAML.stringify({ patches }).trimEnd().split("\n")]);
+  const got = renderAbs(dir);
+  for (const o of [...all(got, "ServiceMonitor"), ...all(got, "PrometheusRule")])
+    expect(o.metadata.labels.release === "my-prometheus", `${o.kind}/${o.metadata.name}: release ${o.metadata.labels.release}`);
+  const idle = find(got, "PrometheusRule", "gpupack").spec.groups.flatMap((g) => g.rules).find((r) => r.alert === "GpupackIdleGpuSpendHigh");
+  expect(/> 200$/.test(idle.expr.trim()), `idle spend threshold: ${idle.expr}`);
+  const args = find(got, "Deployment", "gpupack-advisor").spec.template.spec.containers[0].args;
+  expect(args[1] === "--prometheus=http://prometheus-operated.monitoring.svc:9090" && args.at(-1) === "--prometheus-header=X-Scope-OrgID: team-a" &&
+    args.filter((a) => a.startsWith("--prometheus=")).length === 1, `advisor args ${JSON.stringify(args)}`);
 });
 await checkAsync("schema-validator-rejects-bad-monitoring-objects", async () => {
   const sm = structuredClone(find(renders["prometheus-operator"], "ServiceMonitor", "gpupack-webhook"));
