@@ -222,8 +222,9 @@ def data(bad_t, good_t):
             hist("gpupack_extender_decision_duration_seconds", {**ex, "verb": verb}, end, 10, 0.0005)
         for inf in ("nodes", "pods"):
             silent = bad and inf == "nodes"
-            add("gpupack_kube_watch_restarts_total", {**ex, "informer": inf},
-                lambda i, t, s=silent: 7 if s else i // 10, end)
+            # The silent informer's first watch never ended: no watch_restarts series at all.
+            if not silent:
+                add("gpupack_kube_watch_restarts_total", {**ex, "informer": inf}, lambda i, t: i // 10, end)
             add("gpupack_kube_lists_total", {**ex, "informer": inf},
                 lambda i, t, f=(bad and inf == "pods"): 1 + (i // 4 if f else 0), end)
             add("gpupack_kube_relists_total", {**ex, "informer": inf, "reason": "error"},
