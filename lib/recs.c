@@ -99,17 +99,19 @@ gp_status gp_recs_from_report(const gp_adv_report *rep, double now, double ttl, 
 
 /* ---- encoding ----------------------------------------------------------------------------- */
 
-/* t as RFC 3339 UTC ("2026-12-04T18:00:00Z") into buf. */
+#define LAST_TIME 253402300799.0 /* 9999-12-31T23:59:59Z */
+
+/* t as RFC 3339 UTC ("2026-12-04T18:00:00Z"), within 1970 and 9999 (a time outside is
+ * written as the nearest end). */
 static void put_time(gp_strbuf *b, double t)
 {
-    time_t s = (time_t)floor(t);
+    time_t s = (time_t)(isfinite(t) ? fmin(fmax(floor(t), 0), LAST_TIME) : 0);
     struct tm tm;
-    char buf[32];
 
-    if (!isfinite(t) || gmtime_r(&s, &tm) == NULL ||
-        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(buf, sizeof(buf), "1970-01-01T00:00:00Z");
-    gp_strbuf_printf(b, "\"%s\"", buf);
+    if (gmtime_r(&s, &tm) == NULL)
+        memset(&tm, 0, sizeof(tm));
+    gp_strbuf_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 /* A number as JSON: null when not finite. */
@@ -236,8 +238,9 @@ static gp_status time_of(const cJSON *o, const char *key, bool need, double *t, 
 
     if (v == NULL && !need)
         return GP_OK;
-    if (!cJSON_IsString(v) || gp_rfc3339_parse(v->valuestring, &s) != GP_OK)
-        return bad(err, "%s%s: want an RFC 3339 time", path, key);
+    if (!cJSON_IsString(v) || gp_rfc3339_parse(v->valuestring, &s) != GP_OK || s < 0 ||
+        (double)s > LAST_TIME)
+        return bad(err, "%s%s: want an RFC 3339 time from 1970 to 9999", path, key);
     *t = (double)s;
     return GP_OK;
 }
@@ -317,6 +320,12 @@ static gp_status rec_decode(const cJSON *o, size_t i, gp_rec *r, gp_err *err)
     return time_of(o, "expires", true, &r->expires, path, err);
 }
 
+/* A count as written (a negative, fractional or absurd one: 0). */
+static size_t count_of(double v)
+{
+    return v >= 0 && v <= 1e15 && v == floor(v) ? (size_t)v : 0;
+}
+
 static gp_status head_decode(const cJSON *doc, gp_recs *out, gp_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "apiVersion");
@@ -337,8 +346,8 @@ static gp_status head_decode(const cJSON *doc, gp_recs *out, gp_err *err)
     if ((st = num_of(doc, "total", &total, "", err)) != GP_OK ||
         (st = num_of(doc, "dropped", &dropped, "", err)) != GP_OK)
         return st;
-    out->total = isfinite(total) && total >= 0 ? (size_t)total : 0;
-    out->dropped = isfinite(dropped) && dropped >= 0 ? (size_t)dropped : 0;
+    out->total = count_of(total);
+    out->dropped = count_of(dropped);
     return GP_OK;
 }
 
