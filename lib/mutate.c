@@ -999,8 +999,12 @@ static gp_status decide_rightsizing(mctx *m)
         m->d->rightsizing = GP_RS_USER_SET;
     else if (gp_rec_expired(rec, m->opts->now))
         m->d->rightsizing = GP_RS_EXPIRED;
-    if (m->d->rightsizing != GP_RS_NONE)
+    if (m->d->rightsizing != GP_RS_NONE) {
+        /* A pod that has been through the webhook already (a reinvocation) is not counted twice. */
+        if (gp_pod_annotation(m->pod, GP_ANN_MUTATED) != NULL)
+            m->d->rightsizing = GP_RS_NONE;
         return GP_OK;
+    }
     ref = gp_arena_strdup(m->a, gp_workload_ref(&w, buf, sizeof(buf)));
     if (ref == NULL)
         return GP_ENOMEM;

@@ -396,6 +396,11 @@ GP_TEST(opt_out_label)
         GP_CHECK_STR(value_of(&f.d, GP_CH_SET_LABEL, GP_LABEL_WORKLOAD), "deployment.ranker");
     }
     fx_free(&f);
+    /* A reinvocation (the pod carries gpupack.io/mutated) is not counted a second time. */
+    if (run(&f, pol, &o, RANKER(",'gpupack.io/rightsizing':'off'",
+                                ",'annotations':{'gpupack.io/mutated':'class inference'}")))
+        GP_CHECK_INT(f.d.rightsizing, GP_RS_NONE);
+    fx_free(&f);
     /* Only "off" opts out. */
     if (run(&f, pol, &o, RANKER(",'gpupack.io/rightsizing':'on'", "")))
         GP_CHECK_INT(f.d.rightsizing, GP_RS_APPLY);
