@@ -106,7 +106,10 @@ typedef struct {
                                 no class */
     size_t nwarnings;
     const char *summary;     /* for gpupack.io/mutated; NULL when nothing changes */
-    gp_rs_action rightsizing; /* what became of the advisor's recommendation for the pod */
+    /* What became of the advisor's recommendation for the pod; GP_RS_NONE when there is none,
+     * and for expired / opted-out / user-set on a pod that already carries gpupack.io/mutated
+     * (a reinvocation: counted on the first call). */
+    gp_rs_action rightsizing;
 } gp_decision;
 
 /* Picks the pod's class: label gpupack.io/class when it names a policy class, else the first
