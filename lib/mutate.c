@@ -3,14 +3,17 @@
  * lacks what the policy asks for, so a second pass over the mutated pod adds nothing. */
 #include "gpupack/mutate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
 #include "gpupack/nodematch.h"
 #include "gpupack/nodeview.h"
+#include "gpupack/workload.h"
 
 typedef struct {
     const gp_pod *pod;
@@ -22,6 +25,10 @@ typedef struct {
     size_t cap;
     const char *no_class; /* why the GPU pod has no class (summary and warning); NULL: it has */
     bool pool_conflict;   /* the class's required pool contradicts the pod's own node selection */
+    const gp_mutate_opts *opts; /* never NULL here */
+    const gp_rec *applying;     /* the recommendation the MIG rewrite applies; NULL: the user's */
+    const char *workload_ref;   /* "deployment/ranker" while applying */
+    const char *warn_prefix;    /* put before every warning; NULL: none */
 } mctx;
 
 #define MUTATION_LABEL(id, label) [id] = label,
@@ -31,6 +38,15 @@ static const char *const mutation_labels[GP_MK_COUNT] = {GP_MUTATION_KINDS(MUTAT
 const char *gp_mutation_kind_label(gp_mutation_kind k)
 {
     return k < GP_MK_COUNT ? mutation_labels[k] : NULL;
+}
+
+#define RS_LABEL(id, label) [id] = label,
+static const char *const rs_labels[GP_RS_COUNT] = {[GP_RS_NONE] = NULL, GP_RS_ACTIONS(RS_LABEL)};
+#undef RS_LABEL
+
+const char *gp_rs_action_label(gp_rs_action a)
+{
+    return a > GP_RS_NONE && a < GP_RS_COUNT ? rs_labels[a] : NULL;
 }
 
 static gp_change *add_change(mctx *m, gp_change_kind kind, gp_mutation_kind metric,
@@ -61,6 +77,8 @@ static gp_status add_warning(mctx *m, const char *w)
 {
     const char **nw;
 
+    if (w != NULL && m->warn_prefix != NULL)
+        w = gp_arena_printf(m->a, "%s%s", m->warn_prefix, w);
     if (w == NULL)
         return GP_ENOMEM;
     if (m->d->nwarnings >= GP_MAX_WARNINGS)
@@ -527,6 +545,48 @@ static bool record_original(cJSON *root, const gp_container *k)
     return true;
 }
 
+/* "2026-12-04T18:00:00Z" for t seconds since the epoch, into buf (at least 32 bytes). */
+static const char *rfc3339(double t, char *buf, size_t n)
+{
+    struct tm tm;
+    time_t s = (time_t)t;
+
+    if (!isfinite(t) || gmtime_r(&s, &tm) == NULL ||
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, n, "unknown");
+    return buf;
+}
+
+static bool add_number(cJSON *o, const char *key, double v)
+{
+    return !isfinite(v) || cJSON_AddNumberToObject(o, key, v) != NULL;
+}
+
+static bool add_time(cJSON *o, const char *key, double t)
+{
+    char buf[32];
+
+    return cJSON_AddStringToObject(o, key, rfc3339(t, buf, sizeof(buf))) != NULL;
+}
+
+/* The recommendation a rewrite applied, in gpupack.io/original-resources: which workload, what,
+ * on which evidence, made and applied when. */
+static bool record_applied(cJSON *root, const mctx *m)
+{
+    const gp_rec *r = m->applying;
+    cJSON *o = cJSON_AddObjectToObject(root, "rightsizing"), *e;
+    bool ok = o != NULL && cJSON_AddStringToObject(o, "workload", m->workload_ref) &&
+              cJSON_AddStringToObject(o, "gpuMemory", r->gpu_memory) &&
+              (*r->mig_profile == '\0' || cJSON_AddStringToObject(o, "migProfile", r->mig_profile));
+
+    e = ok ? cJSON_AddObjectToObject(o, "evidence") : NULL;
+    ok = e != NULL && add_number(e, "windowHours", r->window_hours) &&
+         add_number(e, "fbPeakMiB", r->fb_peak_mib) && add_number(e, "p95Activity", r->p95) &&
+         add_number(e, "meanActivity", r->mean) && add_number(e, "samples", r->samples);
+    return ok && add_time(o, "created", r->created) && add_time(o, "expires", r->expires) &&
+           add_time(o, "applied", m->opts->now);
+}
+
 static gp_status original_json(mctx *m, const gp_container *const *cs, size_t n)
 {
     cJSON *root;
@@ -540,6 +600,8 @@ static gp_status original_json(mctx *m, const gp_container *const *cs, size_t n)
     ok = root != NULL;
     for (size_t i = 0; ok && i < n; i++)
         ok = record_original(root, cs[i]);
+    if (ok && m->applying != NULL)
+        ok = record_applied(root, m);
     if (ok)
         json = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -570,7 +632,7 @@ static gp_status rewrite_containers(mctx *m, const gp_mig_profile *prof, const c
         label = container_label(m->a, k);
         if (label == NULL)
             return GP_ENOMEM;
-        c = add_change(m, GP_CH_REPLACE_RESOURCE, GP_MK_MIG,
+        c = add_change(m, GP_CH_REPLACE_RESOURCE, m->applying ? GP_MK_RIGHTSIZING : GP_MK_MIG,
                        gp_arena_printf(m->a, "%s: " GP_RES_GPU " 1 -> %s (needs %s)", label, res,
                                        hint));
         if (c == NULL || c->reason == NULL)
@@ -655,9 +717,11 @@ static int32_t slices_needed(const gp_pod *pod)
     return u.gpu;
 }
 
-static gp_status decide_mig(mctx *m)
+/* The MIG rewrite for a pod needing `need` memory per GPU (hint: how warnings name it; why:
+ * what the rewrite's reason says it needs): every container asking for one whole GPU gets the
+ * smallest slice a node it may use offers, or nothing changes and a warning says why. */
+static gp_status mig_rewrite(mctx *m, gp_qty need, const char *hint, const char *why)
 {
-    const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
     const gp_pool *pool = &m->cls->pool;
     /* The webhook's own required pool narrows where the pod may land (it is not added to a pod
      * bound by spec.nodeName, see decide_pool). */
@@ -667,21 +731,13 @@ static gp_status decide_mig(mctx *m)
                            .nrequired = req_pool ? pool->nlabels : 0 };
     const gp_container *odd;
     const gp_mig_profile *prof;
-    gp_err qerr = { { 0 } };
-    gp_qty need;
 
-    if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
-        return GP_OK;
     if ((odd = odd_gpu_container(m->pod, m->pol)) != NULL)
         return warn_mixed(m, odd);
     where.count = slices_needed(m->pod); /* only for pods the rewrite may touch */
-    if (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0)
-        return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
-                                              "is not a positive quantity; no MIG rewrite",
-                                              hint));
     prof = gp_mig_pick(m->pol, m->view, &where, need, m->a);
     if (prof != NULL)
-        return rewrite_containers(m, prof, hint);
+        return rewrite_containers(m, prof, why);
     /* Say which it is: no view of what nodes offer, no node offers any slice, nothing anywhere
      * fits, or only nodes the pod cannot use offer a fit. */
     if ((m->view == NULL || !m->view->has_nodes) && !m->pol->mig_profiles_authoritative)
@@ -697,6 +753,266 @@ static gp_status decide_mig(mctx *m)
                               "keeps " GP_RES_GPU, hint));
     return add_warning(m, gp_arena_printf(m->a, "no MIG profile offers %.40s; keeps "
                                           GP_RES_GPU, hint));
+}
+
+static gp_status decide_mig(mctx *m)
+{
+    const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
+    gp_err qerr = { { 0 } };
+    gp_qty need = { 0 };
+
+    if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
+        return GP_OK;
+    if (odd_gpu_container(m->pod, m->pol) == NULL &&
+        (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0))
+        return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
+                                              "is not a positive quantity; no MIG rewrite",
+                                              hint));
+    return mig_rewrite(m, need, hint, hint);
+}
+
+/* --- rightsizing: the advisor's recommendations ------------------------------------------- */
+
+/* "peak 9216 MiB, p95 12%, 168 h to 2026-12-04T18:00:00Z": the evidence known, or "". */
+static const char *evidence_text(const gp_rec *r, gp_arena *a)
+{
+    char when[32];
+    const char *s = "";
+
+    if (isfinite(r->fb_peak_mib))
+        s = gp_arena_printf(a, "peak %.0f MiB", r->fb_peak_mib);
+    if (s != NULL && isfinite(r->p95))
+        s = gp_arena_printf(a, "%s%sp95 %.3g%%", s, *s ? ", " : "", r->p95 * 100);
+    if (s != NULL && isfinite(r->window_hours))
+        s = gp_arena_printf(a, "%s%s%.0f h to %s", s, *s ? ", " : "", r->window_hours,
+                            rfc3339(r->created, when, sizeof(when)));
+    return s;
+}
+
+const char *gp_rec_text(const gp_rec *rec, gp_arena *a)
+{
+    const char *ev = evidence_text(rec, a);
+    char exp[32];
+
+    if (ev == NULL)
+        return NULL;
+    return gp_arena_printf(a, "%s (%s%s%s%s%sexpires %s)", rec->gpu_memory,
+                           *rec->mig_profile ? "mig " : "", rec->mig_profile,
+                           *rec->mig_profile ? "; " : "", ev, *ev ? ", " : "",
+                           rfc3339(rec->expires, exp, sizeof(exp)));
+}
+
+static bool label_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '-';
+}
+
+static bool alnum(char c)
+{
+    return label_char(c) && c != '.' && c != '_' && c != '-';
+}
+
+static uint32_t fnv1a(const char *s)
+{
+    uint32_t h = 2166136261u;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+const char *gp_label_safe(const char *s, gp_arena *a)
+{
+    size_t n = strlen(s), start = 0, end;
+    char *t = gp_arena_strdup(a, s);
+
+    if (t == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!label_char(t[i]))
+            t[i] = '-';
+    while (start < n && !alnum(t[start]))
+        start++;
+    end = n;
+    while (end > start && !alnum(t[end - 1]))
+        end--;
+    if (end == start)
+        return NULL;
+    if (end - start <= GP_LABEL_VALUE_MAX) {
+        t[end] = '\0';
+        return t + start;
+    }
+    end = start + GP_LABEL_VALUE_MAX - 9; /* room for "-" and 8 hex digits */
+    while (end > start && !alnum(t[end - 1]))
+        end--;
+    return gp_arena_printf(a, "%.*s-%08x", (int)(end - start), t + start, (unsigned)fnv1a(s));
+}
+
+/* The pod's workload, by the advisor's own rule. */
+static void pod_workload(const gp_pod *pod, gp_workload *w)
+{
+    gp_workload_in in = { .namespace = pod->namespace,
+                          .pod = pod->name ? pod->name : pod->generate_name,
+                          .labels = pod->labels, .nlabels = pod->nlabels,
+                          .owner_kind = pod->owner_kind, .owner_name = pod->owner_name };
+
+    gp_workload_of(&in, w);
+}
+
+static gp_status set_label(mctx *m, const char *key, const char *value)
+{
+    gp_change *c = add_change(m, GP_CH_SET_LABEL, GP_MK_COST_LABELS, NULL);
+
+    if (c == NULL)
+        return GP_ENOMEM;
+    c->key = key;
+    c->value = value;
+    return GP_OK;
+}
+
+/* The pod's model: the value of the first of the policy's modelLabels it carries. */
+static const char *pod_model(const mctx *m)
+{
+    const gp_advisor_policy *adv = &m->pol->advisor;
+
+    for (size_t i = 0; i < adv->nmodel_labels; i++) {
+        const char *v = gp_pod_label(m->pod, adv->model_labels[i]);
+
+        if (v != NULL && *v != '\0')
+            return v;
+    }
+    return NULL;
+}
+
+/* gpupack.io/workload and gpupack.io/model for cost attribution, each only when absent. */
+static gp_status decide_cost_labels(mctx *m)
+{
+    size_t first = m->d->nchanges;
+    const char *model, *wl = NULL, *md = NULL;
+    gp_status st = GP_OK;
+    gp_workload w;
+    char ref[GP_WORKLOAD_KIND_MAX + GP_WORKLOAD_NAME_MAX + 2];
+
+    if (!m->opts->cost_labels)
+        return GP_OK;
+    if (gp_pod_label(m->pod, GP_LABEL_WORKLOAD) == NULL) {
+        pod_workload(m->pod, &w);
+        gp_workload_ref(&w, ref, sizeof(ref));
+        ref[strcspn(ref, "/")] = '.';
+        wl = gp_label_safe(ref, m->a);
+        if (wl != NULL)
+            st = set_label(m, GP_LABEL_WORKLOAD, wl);
+    }
+    model = gp_pod_label(m->pod, GP_LABEL_MODEL) == NULL ? pod_model(m) : NULL;
+    if (st == GP_OK && model != NULL && (md = gp_label_safe(model, m->a)) != NULL)
+        st = set_label(m, GP_LABEL_MODEL, md);
+    if (st != GP_OK || m->d->nchanges == first)
+        return st;
+    m->d->changes[first].reason = gp_arena_printf(m->a, "cost labels%s%s%s%s",
+                                                  wl ? " workload=" : "", wl ? wl : "",
+                                                  md ? " model=" : "", md ? md : "");
+    return m->d->changes[first].reason ? GP_OK : GP_ENOMEM;
+}
+
+/* recommend: the annotation (once: a reinvocation finds it) and a warning. */
+static gp_status recommend(mctx *m, const gp_rec *rec, const char *ref, const char *why)
+{
+    const char *text;
+    gp_change *c;
+
+    if (gp_pod_annotation(m->pod, GP_ANN_RECOMMENDED) != NULL)
+        return GP_OK;
+    text = gp_rec_text(rec, m->a);
+    c = text ? add_change(m, GP_CH_SET_ANNOTATION, GP_MK_RIGHTSIZING,
+                          gp_arena_printf(m->a, "rightsizing: the advisor recommends "
+                                          GP_ANN_GPU_MEMORY " %.40s for %.120s%s%.40s%s; %s",
+                                          rec->gpu_memory, ref, *rec->mig_profile ? " (mig " : "",
+                                          rec->mig_profile, *rec->mig_profile ? ")" : "", why))
+             : NULL;
+    if (c == NULL || c->reason == NULL)
+        return GP_ENOMEM;
+    c->key = GP_ANN_RECOMMENDED;
+    c->value = text;
+    m->d->rightsizing = GP_RS_RECOMMEND;
+    return GP_OK;
+}
+
+static size_t count_rewrites(const mctx *m)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < m->d->nchanges; i++)
+        n += m->d->changes[i].kind == GP_CH_REPLACE_RESOURCE;
+    return n;
+}
+
+/* apply: the MIG rewrite with the recommendation as the need. A pod with no whole GPU to rewrite
+ * (a reinvocation after the rewrite, a pod on a slice already) is left alone; one the rewrite
+ * cannot serve (no view, no fit) gets the recommendation instead, with the reason as warning. */
+static gp_status apply(mctx *m, const gp_rec *rec, const char *ref)
+{
+    char now[32];
+    const char *ev = evidence_text(rec, m->a), *hint;
+    size_t before = count_rewrites(m);
+    gp_status st;
+
+    if (!any_one_gpu(m->pod))
+        return GP_OK;
+    hint = ev ? gp_arena_printf(m->a, "%s: advisor, %s%s%s; applied %s", rec->gpu_memory, ref,
+                                *ev ? ", " : "", ev, rfc3339(m->opts->now, now, sizeof(now)))
+              : NULL;
+    if (hint == NULL)
+        return GP_ENOMEM;
+    m->applying = rec;
+    m->workload_ref = ref;
+    m->warn_prefix = "rightsizing: ";
+    st = mig_rewrite(m, rec->gpu_memory_bytes, rec->gpu_memory, hint);
+    m->applying = NULL;
+    m->warn_prefix = NULL;
+    if (st != GP_OK)
+        return st;
+    if (count_rewrites(m) > before) {
+        m->d->rightsizing = GP_RS_APPLY;
+        return GP_OK;
+    }
+    return recommend(m, rec, ref, "could not apply it (see the warning)");
+}
+
+static gp_status decide_rightsizing(mctx *m)
+{
+    const gp_recs *recs = m->opts->recs;
+    const char *off = gp_pod_label(m->pod, GP_LABEL_RIGHTSIZING), *ref;
+    const gp_rec *rec;
+    gp_workload w;
+    char buf[GP_WORKLOAD_KIND_MAX + GP_WORKLOAD_NAME_MAX + 2];
+
+    if (recs == NULL || m->cls->rightsizing == GP_RIGHTSIZE_OFF)
+        return GP_OK;
+    pod_workload(m->pod, &w);
+    rec = gp_recs_find(recs, m->pod->namespace, w.kind, w.name);
+    if (rec == NULL)
+        return GP_OK;
+    if (off != NULL && strcmp(off, "off") == 0)
+        m->d->rightsizing = GP_RS_OPTED_OUT;
+    else if (gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY) != NULL)
+        m->d->rightsizing = GP_RS_USER_SET;
+    else if (gp_rec_expired(rec, m->opts->now))
+        m->d->rightsizing = GP_RS_EXPIRED;
+    if (m->d->rightsizing != GP_RS_NONE) {
+        /* A pod that has been through the webhook already (a reinvocation) is not counted twice. */
+        if (gp_pod_annotation(m->pod, GP_ANN_MUTATED) != NULL)
+            m->d->rightsizing = GP_RS_NONE;
+        return GP_OK;
+    }
+    ref = gp_arena_strdup(m->a, gp_workload_ref(&w, buf, sizeof(buf)));
+    if (ref == NULL)
+        return GP_ENOMEM;
+    if (m->cls->rightsizing == GP_RIGHTSIZE_APPLY && m->cls->mig_allowed)
+        return apply(m, rec, ref);
+    return recommend(m, rec, ref, m->cls->rightsizing == GP_RIGHTSIZE_APPLY
+                     ? gp_arena_printf(m->a, "class %s does not allow MIG", m->cls->name)
+                     : "set " GP_ANN_GPU_MEMORY " to use it");
 }
 
 /* Kinds whose controllers run pods to completion and carry a deadline of their own for the whole
@@ -826,8 +1142,8 @@ static gp_status summarise(mctx *m)
 
 /* A class's decisions, in the order their changes are listed (and patched). */
 static gp_status (*const class_steps[])(mctx *) = {
-    decide_class_label, decide_priority,    decide_pool, decide_class_tolerations,
-    decide_mig,         decide_runtime_cap, decide_spot,
+    decide_class_label, decide_priority,    decide_pool,        decide_class_tolerations,
+    decide_mig,         decide_rightsizing, decide_runtime_cap, decide_spot,
 };
 
 static gp_status decide_class(mctx *m)
@@ -888,10 +1204,12 @@ static gp_status explain_no_class(mctx *m)
     return add_warning(m, m->no_class);
 }
 
-gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view, gp_arena *a,
-                    gp_decision *out)
+gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *view,
+                    const gp_mutate_opts *opts, gp_arena *a, gp_decision *out)
 {
-    mctx m = { .pod = pod, .pol = pol, .view = view, .a = a, .d = out };
+    static const gp_mutate_opts none = { 0 };
+    mctx m = { .pod = pod, .pol = pol, .view = view, .a = a, .d = out,
+               .opts = opts ? opts : &none };
     gp_status st;
 
     memset(out, 0, sizeof(*out));
@@ -904,6 +1222,8 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
     st = add_tolerations(&m, pol->tolerations, pol->ntolerations, GP_MK_TOLERATION, "GPU pod");
     if (st == GP_OK)
         st = decide_scheduler(&m);
+    if (st == GP_OK)
+        st = decide_cost_labels(&m);
     if (st == GP_OK && out->class_name == NULL && out->class_why != NULL)
         st = add_warning(&m, gp_arena_printf(a, "label " GP_LABEL_CLASS " \"%.40s\" names no "
                                              "class of the policy; class changes skipped",

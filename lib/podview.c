@@ -340,23 +340,30 @@ static gp_status decode_affinity(const cJSON *spec, gp_arena *a, gp_pod *p, gp_e
     return st;
 }
 
-static const char *controller_kind(const cJSON *meta)
+/* The controlling owner reference (the first owner when none says controller): its kind, and
+ * its name into *name (NULL when it has none). */
+static const char *controller_kind(const cJSON *meta, const char **name)
 {
     const cJSON *owners = json_arr(meta, "ownerReferences");
-    const char *first = NULL;
+    const cJSON *first = NULL;
 
+    *name = NULL;
     for (const cJSON *o = owners ? owners->child : NULL; o != NULL; o = o->next) {
         const cJSON *ctl = cJSON_GetObjectItemCaseSensitive(o, "controller");
-        const char *kind = json_str(o, "kind");
 
-        if (kind == NULL)
+        if (json_str(o, "kind") == NULL)
             continue;
-        if (cJSON_IsTrue(ctl))
-            return kind;
+        if (cJSON_IsTrue(ctl)) {
+            first = o;
+            break;
+        }
         if (first == NULL)
-            first = kind;
+            first = o;
     }
-    return first;
+    if (first == NULL)
+        return NULL;
+    *name = json_str(first, "name");
+    return json_str(first, "kind");
 }
 
 static gp_status decode_metadata(const cJSON *meta, const char *ns_fallback, gp_arena *a,
@@ -369,7 +376,7 @@ static gp_status decode_metadata(const cJSON *meta, const char *ns_fallback, gp_
         p->namespace = ns_fallback ? ns_fallback : "";
     p->name = json_str(meta, "name");
     p->generate_name = json_str(meta, "generateName");
-    p->owner_kind = controller_kind(meta);
+    p->owner_kind = controller_kind(meta, &p->owner_name);
     st = decode_string_map(json_obj(meta, "labels"), a, &p->labels, &p->nlabels,
                            "metadata.labels", err);
     if (st != GP_OK)

@@ -333,6 +333,10 @@ static const choice placements[] = {
 static const choice spot_filters[] = {
     {"hard", GP_SPOT_FILTER_HARD}, {"soft", GP_SPOT_FILTER_SOFT}, {NULL, 0}};
 _Static_assert(sizeof(gp_spot_filter) == sizeof(int), "enum fields are written as int");
+static const choice rightsizings[] = {{"off", GP_RIGHTSIZE_OFF},
+                                      {"recommend", GP_RIGHTSIZE_RECOMMEND},
+                                      {"apply", GP_RIGHTSIZE_APPLY}, {NULL, 0}};
+_Static_assert(sizeof(gp_rightsizing) == sizeof(int), "enum fields are written as int");
 static const choice modes[] = {{"enforce", GP_MODE_ENFORCE}, {"audit", GP_MODE_AUDIT}, {NULL, 0}};
 static const choice api_versions[] = {{"gpupack.io/v1alpha1", 0}, {NULL, 0}};
 static const choice kinds[] = {{"Policy", 0}, {NULL, 0}};
@@ -480,6 +484,8 @@ static const vfield class_fields[] = {
     {.name = "runtimeCapSeconds", .kind = FK_I64, AT(gp_class, runtime_cap_seconds), .min = 1,
      .max = INT32_MAX},
     {.name = "pool", .kind = FK_OBJECT, AT(gp_class, pool), .spec = &pool_spec},
+    {.name = "rightsizing", .kind = FK_ENUM, AT(gp_class, rightsizing), .choices = rightsizings,
+     .def = GP_RIGHTSIZE_OFF},
 };
 static const objspec class_spec = SPEC(class_fields, NULL);
 static const vfield class_value = {.kind = FK_OBJECT, .spec = &class_spec};

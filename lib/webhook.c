@@ -2,13 +2,16 @@
 /* The webhook service: review in, response out (see webhook.h). */
 #include "gpupack/webhook.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "gpupack/admission.h"
 #include "gpupack/arena.h"
+#include "gpupack/fileio.h"
 #include "gpupack/jsonpool.h"
 #include "gpupack/mutate.h"
 #include "gpupack/patch.h"
@@ -20,6 +23,7 @@ typedef struct {
     gp_webhook *w;
     gp_policy *pol;
     gp_cluster *view;
+    gp_recs_shared *recs;
     gp_arena arena;
     cJSON *root;
     gp_admission_request req;
@@ -40,6 +44,13 @@ typedef struct {
 #define M_MUTATIONS_HELP "Pods changed (or, in audit mode, that would be), by kind of change."
 
 #define M_REVIEWS_HELP "AdmissionReviews answered, by outcome."
+#define M_RIGHTSIZING "gpupack_rightsizing_total"
+#define M_RIGHTSIZING_HELP "GPU pods with an advisor recommendation, by what became of it " \
+    "(enforce mode only)."
+#define M_RECS_RELOADS "gpupack_recommendations_reloads_total"
+#define M_RECS_RELOADS_HELP "Live reloads of the --recommendations file, by result."
+#define M_RECS_LOADED "gpupack_recommendations_loaded"
+#define M_RECS_LOADED_HELP "Recommendations in the table in force (0: none, or no file)."
 #define M_FAIL_OPEN_HELP "Reviews answered allowed-unchanged because of an internal error."
 
 /* Every label value the webhook's counters take, at zero, so dashboards and alerts find the
@@ -65,6 +76,13 @@ static void preregister(gp_metrics *m)
         snprintf(labels, sizeof(labels), "reason=\"%s\"", reasons[i]);
         gp_metrics_add(m, "gpupack_webhook_fail_open_total", M_FAIL_OPEN_HELP, labels, 0);
     }
+    for (int k = GP_RS_NONE + 1; k < GP_RS_COUNT; k++) {
+        snprintf(labels, sizeof(labels), "action=\"%s\"", gp_rs_action_label((gp_rs_action)k));
+        gp_metrics_add(m, M_RIGHTSIZING, M_RIGHTSIZING_HELP, labels, 0);
+    }
+    gp_metrics_add(m, M_RECS_RELOADS, M_RECS_RELOADS_HELP, "result=\"ok\"", 0);
+    gp_metrics_add(m, M_RECS_RELOADS, M_RECS_RELOADS_HELP, "result=\"error\"", 0);
+    gp_metrics_set(m, M_RECS_LOADED, M_RECS_LOADED_HELP, "", 0);
 }
 
 /* The slot's typed reference counting. */
@@ -79,17 +97,70 @@ void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluste
     w->metrics = metrics;
     w->log = log;
     gp_snapshot_init(&w->cluster, cluster, cluster_ref, cluster_unref);
+    gp_snapshot_init(&w->recs, NULL, gp_recs_shared_ref, gp_recs_shared_unref);
     preregister(metrics);
 }
 
 void gp_webhook_destroy(gp_webhook *w)
 {
     gp_snapshot_destroy(&w->cluster);
+    gp_snapshot_destroy(&w->recs);
 }
 
 void gp_webhook_set_cluster(gp_webhook *w, gp_cluster *cluster)
 {
     gp_snapshot_set(&w->cluster, cluster);
+}
+
+void gp_webhook_set_recs(gp_webhook *w, gp_recs_shared *recs)
+{
+    const gp_recs *t = recs ? gp_recs_shared_table(recs) : NULL;
+
+    gp_metrics_set(w->metrics, M_RECS_LOADED, M_RECS_LOADED_HELP, "", t ? (double)t->n : 0);
+    gp_snapshot_set(&w->recs, recs);
+}
+
+gp_status gp_webhook_load_recs(const char *path, gp_recs_shared **out, gp_err *err)
+{
+    gp_recs recs = { 0 };
+    struct stat sb;
+    char *buf = NULL;
+    size_t len = 0;
+    gp_status st = GP_OK;
+
+    *out = NULL;
+    if (stat(path, &sb) != 0 && errno == ENOENT)
+        goto share; /* not written yet: no recommendations */
+    st = gp_file_read(path, GP_RECS_CONFIGMAP_MAX, &buf, &len, err);
+    if (st == GP_OK) {
+        st = gp_recs_decode(buf, len, &recs, err);
+        if (st != GP_OK)
+            gp_err_prefix(err, path);
+    }
+    free(buf);
+    if (st != GP_OK)
+        return st;
+share:
+    *out = gp_recs_shared_new(&recs);
+    return *out ? GP_OK : GP_ENOMEM;
+}
+
+void gp_webhook_reload_recs(gp_webhook *w, const char *path)
+{
+    gp_err err = { { 0 } };
+    gp_recs_shared *next = NULL;
+    gp_status st = gp_webhook_load_recs(path, &next, &err);
+
+    if (st != GP_OK) {
+        gp_metrics_add(w->metrics, M_RECS_RELOADS, M_RECS_RELOADS_HELP, "result=\"error\"", 1);
+        GP_LOG(w->log, GP_LOG_ERROR, "recommendations reload failed; keeping the last good table",
+               GP_LS("file", path), GP_LS("error", err.msg[0] ? err.msg : gp_status_str(st)));
+        return;
+    }
+    GP_LOG(w->log, GP_LOG_INFO, "recommendations reloaded", GP_LS("file", path),
+           GP_LI("entries", (long long)gp_recs_shared_table(next)->n));
+    gp_webhook_set_recs(w, next);
+    gp_metrics_add(w->metrics, M_RECS_RELOADS, M_RECS_RELOADS_HELP, "result=\"ok\"", 1);
 }
 
 static void warn(review *r, const char *s)
@@ -191,8 +262,31 @@ static void decide_changes(review *r)
     count_changes(r, "gpupack_mutations_total");
 }
 
+/* gpupack_rightsizing_total: what became of the pod's recommendation, counted in enforce mode
+ * (audit mode counts its would-be changes in gpupack_audit_would_mutate_total). */
+static void count_rightsizing(review *r)
+{
+    const char *action = gp_rs_action_label(r->d.rightsizing);
+    char labels[64];
+
+    if (action == NULL || r->pol->mode == GP_MODE_AUDIT || strcmp(r->outcome, "fail-open") == 0)
+        return;
+    snprintf(labels, sizeof(labels), "action=\"%s\"", action);
+    gp_metrics_add(r->w->metrics, M_RIGHTSIZING, M_RIGHTSIZING_HELP, labels, 1);
+}
+
+/* Now, as the recommendations' times are: seconds since the epoch. */
+static double wall_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void decide(review *r)
 {
+    gp_mutate_opts opts = { .now = wall_seconds(), .cost_labels = true };
     gp_status st;
 
     if (!is_pod_create(&r->req)) {
@@ -205,7 +299,9 @@ static void decide(review *r)
         return;
     }
     r->view = gp_snapshot_get(&r->w->cluster);
-    st = gp_mutate(&r->pod, r->pol, r->view, &r->arena, &r->d);
+    r->recs = gp_snapshot_get(&r->w->recs);
+    opts.recs = r->recs ? gp_recs_shared_table(r->recs) : NULL;
+    st = gp_mutate(&r->pod, r->pol, r->view, &opts, &r->arena, &r->d);
     if (st != GP_OK) {
         gp_err_set(&r->err, "%s", gp_status_str(st));
         fail_open(r, "internal", "deciding");
@@ -216,6 +312,7 @@ static void decide(review *r)
         return;
     }
     decide_changes(r);
+    count_rightsizing(r);
 }
 
 static void reply_json_error(gp_http_response *resp, int status, const char *msg)
@@ -319,6 +416,8 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     record(&r, started);
     cJSON_free(r.patch);
     gp_cluster_unref(r.view);
+    if (r.recs != NULL)
+        gp_recs_shared_unref(r.recs);
     gp_policy_unref(r.pol);
     cJSON_Delete(r.root);
     gp_json_pool_end(&pool);

@@ -40,6 +40,9 @@ seed() {
         cp tests/fuzz/seeds/promjson/* "$dir/" ;;
     quantity)
         cp tests/fuzz/seeds/quantity/* "$dir/" ;;
+    recs)
+        # Recommendations documents as gpupack-advisor serve writes them, and edited by hand.
+        cp tests/fuzz/seeds/recs/* "$dir/" ;;
     watch)
         # Watch streams as the API server sends them: one event per line, for pods ('\x02': pod
         # events, 2-byte chunks) and nodes ('\x03': node events).

@@ -29,6 +29,7 @@ typedef struct {
     gp_daemon_opts d;
     bool review;
     const char *snap_nodes, *snap_pcs;
+    const char *recs; /* --recommendations FILE; NULL: rightsizing inactive */
 } options;
 
 typedef struct {
@@ -36,6 +37,7 @@ typedef struct {
     gp_daemon_rt rt;
     gp_webhook hook;
     gp_watch *snap_watch;
+    gp_watch *recs_watch;
     gp_cluster_live *live;
     gp_informer *nodes_inf, *pcs_inf;
 } app;
@@ -50,6 +52,7 @@ static int parse_options(options *o, int argc, char **argv, gp_log_level *level)
         { .name = "review", .kind = GP_FLAG_BOOL, .dest = &o->review, .help = "read one AdmissionReview on stdin, write the response on stdout" },
         { .name = "snapshot-nodes", .kind = GP_FLAG_STRING, .dest = &o->snap_nodes, .arg = "FILE", .help = "cluster view: `kubectl get nodes -o json` output (MIG profiles offered)" },
         { .name = "snapshot-priorityclasses", .kind = GP_FLAG_STRING, .dest = &o->snap_pcs, .arg = "FILE", .help = "cluster view: `kubectl get priorityclasses -o json` output" },
+        { .name = "recommendations", .kind = GP_FLAG_STRING, .dest = &o->recs, .arg = "FILE", .help = "the advisor's recommendations.json (missing: none yet), reloaded on change" },
     };
     const gp_daemon_cli cli = { "gpupack-webhook", summary,
                                 "address to serve HTTPS on (default 0.0.0.0:8443)",
@@ -146,6 +149,32 @@ static void on_snapshot_change(void *ctx)
     }
     gp_webhook_set_cluster(&a->hook, c);
     GP_LOG(&a->rt.log, GP_LOG_INFO, "cluster snapshot reloaded");
+}
+
+static void on_recs_change(void *ctx)
+{
+    app *a = ctx;
+
+    gp_webhook_reload_recs(&a->hook, a->opt.recs);
+}
+
+/* The recommendations at start: a missing file is an empty table, an unreadable or invalid one
+ * a configuration error (exit 2). */
+static int load_recs(app *a)
+{
+    gp_err err = { { 0 } };
+    gp_recs_shared *r = NULL;
+
+    if (a->opt.recs == NULL)
+        return 0;
+    if (gp_webhook_load_recs(a->opt.recs, &r, &err) != GP_OK) {
+        fprintf(stderr, "gpupack-webhook: --recommendations: %s\n", err.msg);
+        return 2;
+    }
+    gp_webhook_set_recs(&a->hook, r);
+    GP_LOG(&a->rt.log, GP_LOG_INFO, "recommendations loaded", GP_LS("file", a->opt.recs),
+           GP_LI("entries", (long long)gp_recs_shared_table(r)->n));
+    return 0;
 }
 
 static int run_review(app *a)
@@ -265,6 +294,9 @@ static gp_status start_watchers(app *a, gp_err *err)
     if (st == GP_OK && n > 0)
         st = gp_watch_start(snaps, n, a->opt.d.reload_ms, on_snapshot_change, a, &a->snap_watch,
                             err);
+    if (st == GP_OK && a->opt.recs != NULL)
+        st = gp_watch_start(&a->opt.recs, 1, a->opt.d.reload_ms, on_recs_change, a,
+                            &a->recs_watch, err);
     return st;
 }
 
@@ -290,6 +322,7 @@ static void stop_all(app *a)
     gp_informer_stop(a->pcs_inf);
     gp_watch_stop(a->rt.policy_watch);
     gp_watch_stop(a->snap_watch);
+    gp_watch_stop(a->recs_watch);
 }
 
 static int serve(app *a)
@@ -343,7 +376,9 @@ int main(int argc, char **argv)
     }
     gp_daemon_rt_start(&a.rt, a.opt.d.policy, level);
     gp_webhook_init(&a.hook, &a.rt.policy, cluster, a.rt.metrics, &a.rt.log);
-    rc = a.opt.review ? run_review(&a) : serve(&a);
+    rc = load_recs(&a);
+    if (rc == 0)
+        rc = a.opt.review ? run_review(&a) : serve(&a);
     gp_webhook_destroy(&a.hook);
     gp_cluster_live_free(a.live);
     gp_daemon_rt_free(&a.rt);

@@ -61,6 +61,7 @@ typedef struct {
     gp_label *annotations;
     size_t nannotations;
     const char *owner_kind; /* the controlling owner's kind (or the first owner's); NULL: none */
+    const char *owner_name; /* the same owner's name; NULL when it has none */
     gp_container *containers;
     size_t ncontainers;
     gp_toleration *tolerations;

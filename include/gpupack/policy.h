@@ -46,6 +46,14 @@ typedef struct {
     size_t nlabels;
 } gp_pool;
 
+/* What the webhook does with the advisor's recommendation for a class's pods (policy field
+ * "rightsizing", docs/policy.md#rightsizing). */
+typedef enum {
+    GP_RIGHTSIZE_OFF = 0,       /* nothing (the default for a class that does not say) */
+    GP_RIGHTSIZE_RECOMMEND = 1, /* a warning and annotation gpupack.io/recommended-gpu-memory */
+    GP_RIGHTSIZE_APPLY = 2      /* as if the pod were annotated gpupack.io/gpu-memory */
+} gp_rightsizing;
+
 typedef struct {
     char *name;
     char **gpu_models;          /* globs over nvidia.com/gpu.product a pod may use; empty: any */
@@ -62,6 +70,7 @@ typedef struct {
     bool spot_allowed;
     int64_t runtime_cap_seconds; /* 0 when the class has no cap */
     gp_pool pool;
+    gp_rightsizing rightsizing;  /* GP_RIGHTSIZE_OFF when the class does not say */
 } gp_class;
 
 /* One classification rule. Every criterion given must hold (AND); within a list any entry may

@@ -18,6 +18,7 @@
 #include "gpupack/log.h"
 #include "gpupack/metrics.h"
 #include "gpupack/policy.h"
+#include "gpupack/recs.h"
 #include "gpupack/server.h"
 
 #define GP_WEBHOOK_ARENA_LIMIT (8u * 1024 * 1024) /* per-request decision memory */
@@ -28,6 +29,7 @@ typedef struct {
     gp_metrics *metrics;      /* may be NULL; not owned */
     gp_log *log;              /* may be NULL; not owned */
     gp_snapshot cluster;      /* the gp_cluster view; empty when nothing is known */
+    gp_snapshot recs;         /* the gp_recs_shared table; empty: rightsizing inactive */
 } gp_webhook;
 
 /* cluster may be NULL; the webhook takes over the caller's reference. */
@@ -37,6 +39,22 @@ void gp_webhook_destroy(gp_webhook *w);
 
 /* Replaces the cluster view (taking the caller's reference). */
 void gp_webhook_set_cluster(gp_webhook *w, gp_cluster *cluster);
+
+/* Replaces the advisor's recommendations (taking the caller's reference; NULL: none, the
+ * feature inactive) and sets gpupack_recommendations_loaded to its entries. Requests in flight
+ * keep the table they took. */
+void gp_webhook_set_recs(gp_webhook *w, gp_recs_shared *recs);
+
+/* Reads a recommendations document (recs.h) from path into a shared table. A file that does not
+ * exist is an empty table (the ConfigMap the advisor writes may not exist yet; its volume is
+ * optional). GP_EINVAL / GP_ETOOBIG / GP_EIO with err naming the file and, for a bad document,
+ * the JSON path; GP_ENOMEM. */
+gp_status gp_webhook_load_recs(const char *path, gp_recs_shared **out, gp_err *err) GP_WUR;
+
+/* A live reload of path: a good file replaces the table in force ("recommendations reloaded",
+ * entries), a bad one is logged and the last good table stays; counted in
+ * gpupack_recommendations_reloads_total{result="ok|error"}. */
+void gp_webhook_reload_recs(gp_webhook *w, const char *path);
 
 /* Answers one review body (NUL-terminated, len bytes): resp->status is 200 or 400 and resp->body
  * a malloc'd JSON text. On allocation failure for the reply itself, resp->status is 500. */

@@ -82,7 +82,7 @@ static double time_pod(const char *text, const gp_policy *pol, const gp_cluster 
 
         gp_arena_init(&a, 4u * 1024 * 1024);
         ok = gp_pod_from_json(j, "ml", &a, &pod, &err) == GP_OK &&
-             gp_mutate(&pod, pol, view, &a, &d) == GP_OK;
+             gp_mutate(&pod, pol, view, NULL, &a, &d) == GP_OK;
         gp_arena_free(&a);
         if (!ok) {
             cJSON_Delete(j);

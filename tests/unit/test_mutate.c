@@ -198,7 +198,7 @@ static bool mfx_run(mfx *f, const gp_policy *pol, const gp_cluster *view, const 
         free(s);
         return false;
     }
-    f->st = gp_mutate(&f->pod, pol, view, &f->a, &f->d);
+    f->st = gp_mutate(&f->pod, pol, view, NULL, &f->a, &f->d);
     if (f->st != GP_OK) {
         printf("  gp_mutate: status %d (%s)\n    pod: %s\n", f->st, gp_status_str(f->st), s);
         gp_test_failed = 1;
@@ -266,7 +266,8 @@ GP_TEST(mutation_kind_table)
 {
     static const char *const published[] = {"toleration", "class-label", "priority-class",
                                             "placement", "mig", "runtime-cap", "spot",
-                                            "annotation", "scheduler-name"};
+                                            "annotation", "scheduler-name",
+                                            "rightsizing", "cost-labels"};
 
     GP_CHECK_INT(GP_MK_COUNT, (int)(sizeof(published) / sizeof(published[0])));
     for (int k = 0; k < GP_MK_COUNT; k++) {
@@ -419,7 +420,7 @@ GP_TEST(excluded_namespace_from_fallback)
 
     gp_arena_init(&a, 0);
     GP_CHECK_INT(gp_pod_from_json(json, "kube-system", &a, &pod, NULL), GP_OK);
-    GP_CHECK_INT(gp_mutate(&pod, pol, NULL, &a, &d), GP_OK);
+    GP_CHECK_INT(gp_mutate(&pod, pol, NULL, NULL, &a, &d), GP_OK);
     GP_CHECK(d.skipped);
     GP_CHECK_INT(d.nchanges, 0);
     gp_arena_free(&a);
@@ -1806,7 +1807,7 @@ GP_TEST(arena_exhaustion_is_enomem)
         gp_arena_init(&pa, 0);
         gp_arena_init(&ma, 1); /* nothing fits */
         GP_CHECK_INT(gp_pod_from_json(json, "default", &pa, &pod, NULL), GP_OK);
-        GP_CHECK_INT(gp_mutate(&pod, pol, NULL, &ma, &d), GP_ENOMEM);
+        GP_CHECK_INT(gp_mutate(&pod, pol, NULL, NULL, &ma, &d), GP_ENOMEM);
         gp_arena_free(&ma);
         gp_arena_free(&pa);
         cJSON_Delete(json);
@@ -1835,7 +1836,7 @@ static void check_exhaustion(const gp_policy *pol, const char *pod_text, int lin
         gp_arena_init(&ma, 8192);
         (void)gp_arena_alloc(&ma, pad);
         GP_CHECK_INT(gp_pod_from_json(json, "default", &pa, &p, NULL), GP_OK);
-        st = gp_mutate(&p, pol, NULL, &ma, &d);
+        st = gp_mutate(&p, pol, NULL, NULL, &ma, &d);
         GP_CHECK(st == GP_OK || st == GP_ENOMEM);
         for (size_t i = 0; st == GP_OK && i < d.nchanges; i++) {
             const gp_change *c = &d.changes[i];
@@ -1968,7 +1969,7 @@ static void check_idempotent(const gp_policy *pol, const gp_cluster *view, const
     gp_arena_init(&f2.a, 0);
     f2.json = cJSON_Parse(after);
     if (gp_pod_from_json(f2.json, "default", &f2.a, &f2.pod, NULL) != GP_OK ||
-        gp_mutate(&f2.pod, pol, view, &f2.a, &f2.d) != GP_OK) {
+        gp_mutate(&f2.pod, pol, view, NULL, &f2.a, &f2.d) != GP_OK) {
         printf("  %s:%d: patched pod does not decode or decide:\n    %s\n", __FILE__, line, after);
         gp_test_failed = 1;
     } else if (f2.d.nchanges != 0) {

@@ -504,7 +504,7 @@ GP_TEST(patch_for_a_real_decision)
     if (pol != NULL) /* no node view here: the policy's list stands for what nodes offer */
         pol->mig_profiles_authoritative = true;
     GP_CHECK_INT(gp_pod_from_json(pod, "default", &a, &view, NULL), GP_OK);
-    GP_CHECK_INT(gp_mutate(&view, pol, NULL, &a, &d), GP_OK);
+    GP_CHECK_INT(gp_mutate(&view, pol, NULL, NULL, &a, &d), GP_OK);
     GP_CHECK_INT(gp_patch_build(pod, &d, &out, &len), GP_OK);
     GP_CHECK_STR(out, want);
     cJSON_free(out);

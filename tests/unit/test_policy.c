@@ -173,7 +173,9 @@ GP_TEST(default_policy_matches_contract)
     GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-inference") == 0);
     GP_CHECK(c != NULL && c->mig_allowed && !c->spot_allowed && c->runtime_cap_seconds == 0);
     GP_CHECK(c != NULL && c->pool.placement == GP_PLACE_NONE);
+    GP_CHECK(c != NULL && c->rightsizing == GP_RIGHTSIZE_RECOMMEND);
     c = gp_policy_class(p, "training");
+    GP_CHECK(c != NULL && c->rightsizing == GP_RIGHTSIZE_OFF);
     GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-training") == 0);
     GP_CHECK(c != NULL && !c->mig_allowed && c->spot_allowed && c->runtime_cap_seconds == 0);
     GP_CHECK(c != NULL && strcmp(c->checkpointing_priority_class, "gpu-training-preemptible") == 0);
@@ -182,6 +184,7 @@ GP_TEST(default_policy_matches_contract)
     GP_CHECK(c != NULL && strcmp(c->priority_class, "gpu-interactive") == 0);
     GP_CHECK(c != NULL && c->mig_allowed && !c->spot_allowed);
     GP_CHECK(c != NULL && c->runtime_cap_seconds == 43200);
+    GP_CHECK(c != NULL && c->rightsizing == GP_RIGHTSIZE_RECOMMEND);
     GP_CHECK(c != NULL && strcmp(c->checkpointing_priority_class, "") == 0);
     GP_CHECK(gp_policy_class(p, "batch") == NULL);
     GP_CHECK(!p->mig_profiles_authoritative);
@@ -304,6 +307,7 @@ GP_TEST(nested_defaults)
         GP_CHECK_INT(c->ntolerations, 0);
         GP_CHECK(!c->mig_allowed && !c->spot_allowed);
         GP_CHECK_INT(c->runtime_cap_seconds, 0);
+        GP_CHECK_INT(c->rightsizing, GP_RIGHTSIZE_OFF); /* absent: off */
         GP_CHECK_INT(c->pool.placement, GP_PLACE_PREFERRED);
         GP_CHECK_INT(c->pool.weight, 50);
         GP_CHECK_INT(c->pool.nlabels, 1);
@@ -601,6 +605,13 @@ GP_TEST(err_bad_placement)
 {
     EXPECT_ERROR("'classes':{'c':{'pool':{'nodeLabels':{'a':'b'},'placement':'Required'}}}",
                  "classes.c.pool.placement: must be one of \"preferred\", \"required\"");
+}
+
+GP_TEST(err_bad_rightsizing)
+{
+    EXPECT_ERROR("'classes':{'c':{'rightsizing':'on'}}",
+                 "classes.c.rightsizing: must be one of \"off\", \"recommend\", \"apply\"");
+    EXPECT_ERROR("'classes':{'c':{'rightsizing':true}}", "classes.c.rightsizing: must be a string");
 }
 
 GP_TEST(err_pool_needs_labels)
@@ -1472,7 +1483,7 @@ GP_MAIN(GP_CASE(class_tolerations_parsed_and_checked),
         GP_CASE(err_selector_exists_with_values), GP_CASE(err_selector_label_value),
         GP_CASE(err_mig_memory_quantity), GP_CASE(err_mig_duplicate),
         GP_CASE(err_mig_slices_zero), GP_CASE(err_mig_name), GP_CASE(err_weight_0),
-        GP_CASE(err_weight_101), GP_CASE(err_bad_placement), GP_CASE(err_pool_needs_labels),
+        GP_CASE(err_weight_101), GP_CASE(err_bad_placement), GP_CASE(err_bad_rightsizing), GP_CASE(err_pool_needs_labels),
         GP_CASE(err_dotted_key_in_path), GP_CASE(err_class_name_invalid), GP_CASE(scheduler_name), GP_CASE(priority_override_global_default),
         GP_CASE(err_priority_class_name), GP_CASE(err_gpu_resource_star),
         GP_CASE(err_too_many_items), GP_CASE(err_string_too_long), GP_CASE(err_syntax_position),

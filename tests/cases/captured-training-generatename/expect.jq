@@ -2,8 +2,10 @@
 # Labelled training, checkpointing: spot tolerations and spot preferences; the user's GPU
 # toleration is kept and not duplicated; the class label is already right; checkpointing, so
 # the lower gpu-training-preemptible PriorityClass (preemption takes it before non-checkpointing
-# training).
-([.patch[] | select(.path | startswith("/metadata/labels"))] | length) == 0
+# training). Only the cost label is added (a bare pod: its workload is the pod).
+([.patch[] | select(.path | startswith("/metadata/labels"))] | map(.path))
+  == ["/metadata/labels/gpupack.io~1workload"]
+and .pod.metadata.labels["gpupack.io/workload"] == "pod.trainer"
 and ([.pod.spec.tolerations[] | select(.key == "nvidia.com/gpu")] | length) == 1
 and ([.pod.spec.tolerations[] | select(.key == "cloud.google.com/gke-spot")] | length) == 1
 and ([.pod.spec.tolerations[] | select(.key == "karpenter.sh/capacity-type" and .value == "spot")] | length) == 1
