@@ -44,6 +44,19 @@ fi
 python3 "$HELPER" extract "$E2E_TMP/objects.json" "$OVERLAY/dashboards/gpupack.json" \
     "$ROOT/docs/monitoring.md" "$E2E_TMP"
 
+# Every gpupack_* series the alerts and the dashboard read is one the daemons' sources export
+# (a string literal in lib/, webhook/, extender/, advisor/ or include/; histograms by their
+# family name). A renamed metric fails here rather than in a silent dashboard.
+missing=""
+for m in $(cat "$E2E_TMP/rules.json" "$E2E_TMP/dashboard.json" | grep -oE '[A-Za-z0-9_]*gpupack_[a-z0-9_]*' | grep '^gpupack_' | sort -u); do
+    fam=$(printf '%s\n' "$m" | sed 's/_\(bucket\|sum\|count\)$//')
+    grep -rqF "\"$m\"" "$ROOT/lib" "$ROOT/webhook" "$ROOT/extender" "$ROOT/advisor" "$ROOT/include" 2>/dev/null ||
+        grep -rqF "\"$fam\"" "$ROOT/lib" "$ROOT/webhook" "$ROOT/extender" "$ROOT/advisor" "$ROOT/include" 2>/dev/null ||
+        missing="$missing $m"
+done
+if [ -z "$missing" ]; then pass monitoring.metric-names-exported
+else fail monitoring.metric-names-exported "not in the sources:$missing"; fi
+
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
     fail monitoring.prometheus-installed "prometheus and promtool (Debian package prometheus) are missing"
     exit 0
