@@ -967,9 +967,9 @@ await checkAsync("advisor-container-runs-as-rendered", async () => {
     .concat([`--recommendations-file=${path.join(TMP, "recommendations.json")}`]) };
   const p = startContainer(rendered, { "/etc/gpupack": etc }, { listen: port });
   try {
-    const health = await waitHttp(`http://127.0.0.1:${port}/healthz`, [], 10);
+    const health = await waitHttp(`http://127.0.0.1:${port}/healthz`, ["-o", "/dev/null", "-w", "%{http_code}"], 10);
     const log = () => fs.readFileSync(path.join(TMP, "gpupack-advisor.log"), "utf8").slice(0, 300);
-    expect(health === "ok\n", `/healthz: ${health}: ${log()}`);
+    expect(health === "200", `/healthz: ${health}: ${log()}`);
     const code = execFileSync("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", `http://127.0.0.1:${port}/readyz`], { encoding: "utf8" });
     expect(code === "503", `/readyz ${code} before any analysis succeeded`);
     let metrics = "";
