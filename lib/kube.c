@@ -395,6 +395,15 @@ fail:
     return st;
 }
 
+/* Makes r a method request (POST, PUT) with body send (not copied: it must outlive r). */
+static void set_method(kube_req *r, const char *method, const char *send)
+{
+    curl_easy_setopt(r->easy, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(r->easy, CURLOPT_POSTFIELDS, send != NULL ? send : "");
+    curl_easy_setopt(r->easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                     (curl_off_t)(send != NULL ? strlen(send) : 0));
+}
+
 /* The message of a Kubernetes Status body ("nodes is forbidden: ..."), or the start of the body. */
 static void status_message(const char *body, size_t len, char *out, size_t outsz)
 {
@@ -427,8 +436,10 @@ static void transfer_error(gp_err *err, const char *what, CURLcode res, const ku
     }
 }
 
-static gp_status kube_get_once(const gp_kube_config *cfg, const char *path, size_t max,
-                               char **body, size_t *len, long *http_status, gp_err *err)
+/* One request: GET when method is NULL, else method with send (JSON) as its body. */
+static gp_status kube_get_once(const gp_kube_config *cfg, const char *method, const char *send,
+                               const char *path, size_t max, char **body, size_t *len,
+                               long *http_status, gp_err *err)
 {
     kube_req r;
     gp_curl_body b = { .max = max };
@@ -445,6 +456,13 @@ static gp_status kube_get_once(const gp_kube_config *cfg, const char *path, size
     wipe_free(token);
     if (st != GP_OK)
         return st;
+    if (method != NULL) {
+        if (add_header(&r, "Content-Type: application/json") != GP_OK) {
+            req_free(&r);
+            return GP_ENOMEM;
+        }
+        set_method(&r, method, send);
+    }
     curl_easy_setopt(r.easy, CURLOPT_TIMEOUT, (long)GP_KUBE_LIST_TIMEOUT_S);
     curl_easy_setopt(r.easy, CURLOPT_WRITEFUNCTION, gp_curl_body_write);
     curl_easy_setopt(r.easy, CURLOPT_WRITEDATA, &b);
@@ -460,16 +478,23 @@ static gp_status kube_get_once(const gp_kube_config *cfg, const char *path, size
     return gp_strbuf_take(&b.s, body, len);
 }
 
-gp_status gp_kube_get(const gp_kube_config *cfg, const char *path, size_t max, char **body,
-                      size_t *len, long *http_status, gp_err *err)
+gp_status gp_kube_request(const gp_kube_config *cfg, const char *method, const char *send,
+                          const char *path, size_t max, char **body, size_t *len,
+                          long *http_status, gp_err *err)
 {
-    gp_status st = kube_get_once(cfg, path, max, body, len, http_status, err);
+    gp_status st = kube_get_once(cfg, method, send, path, max, body, len, http_status, err);
 
     if (st == GP_EIO && *http_status == 401 && cfg->exec_cache != NULL) {
         unauthorized(cfg, *http_status); /* a fresh credential from the plugin, then once more */
-        st = kube_get_once(cfg, path, max, body, len, http_status, err);
+        st = kube_get_once(cfg, method, send, path, max, body, len, http_status, err);
     }
     return st;
+}
+
+gp_status gp_kube_get(const gp_kube_config *cfg, const char *path, size_t max, char **body,
+                      size_t *len, long *http_status, gp_err *err)
+{
+    return gp_kube_request(cfg, NULL, NULL, path, max, body, len, http_status, err);
 }
 
 /* ---- the informer -------------------------------------------------------------------------- */

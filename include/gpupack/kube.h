@@ -38,6 +38,13 @@
 gp_status gp_kube_get(const gp_kube_config *cfg, const char *path, size_t max, char **body,
                       size_t *len, long *http_status, gp_err *err) GP_WUR;
 
+/* The same as gp_kube_get() with another method ("POST", "PUT"; NULL: GET) and a JSON body
+ * (send, NUL-terminated; NULL: none). A non-2xx answer is GP_EIO with its status in
+ * *http_status (409 for a conflicting update) and the server's message in err. */
+gp_status gp_kube_request(const gp_kube_config *cfg, const char *method, const char *send,
+                          const char *path, size_t max, char **body, size_t *len,
+                          long *http_status, gp_err *err) GP_WUR;
+
 /* The handlers of one informer. Every list attempt that gets a first page calls list_begin, then
  * list_item for each item of each page in order, then list_end when the last page is in. A list
  * that fails midway (an error, or 410 on a continue token) is retried from the start, calling
