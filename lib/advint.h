@@ -34,7 +34,7 @@ typedef struct {
     gp_adv_report *out;
     adv_pod *pods;
     gp_arena arena;
-    size_t findings_cap, notes_cap, share_cap[4];
+    size_t findings_cap, notes_cap, share_cap[5];
     bool oom;
 } adv_ctx;
 

@@ -116,6 +116,7 @@ void gp_adv_report_free(gp_adv_report *r)
     free_shares(t->by_namespace, t->nby_namespace);
     free_shares(t->by_class, t->nby_class);
     free_shares(t->by_model, t->nby_model);
+    free_shares(t->by_cell, t->nby_cell);
     free_shares(t->by_gpu_model, t->nby_gpu_model);
     free(t->idle_hourly);
     free(t->alloc_hourly);
@@ -368,8 +369,10 @@ static gp_adv_share *share_of(adv_ctx *c, gp_adv_share **v, size_t *n, size_t *c
 static void add_share(adv_ctx *c, int which, const char *key, const adv_pod *a)
 {
     gp_adv_totals *t = &c->out->totals;
-    gp_adv_share **v[] = {&t->by_namespace, &t->by_class, &t->by_model, &t->by_gpu_model};
-    size_t *n[] = {&t->nby_namespace, &t->nby_class, &t->nby_model, &t->nby_gpu_model};
+    gp_adv_share **v[] = {&t->by_namespace, &t->by_class, &t->by_model, &t->by_gpu_model,
+                          &t->by_cell};
+    size_t *n[] = {&t->nby_namespace, &t->nby_class, &t->nby_model, &t->nby_gpu_model,
+                   &t->nby_cell};
     gp_adv_share *s = share_of(c, v[which], n[which], &c->share_cap[which], key);
 
     if (s == NULL)
@@ -378,6 +381,18 @@ static void add_share(adv_ctx *c, int which, const char *key, const adv_pod *a)
     s->dollars += a->pod->gpu_hours * a->price;
     s->idle_gpu_hours += a->idle_hours;
     s->waste_dollars += a->waste;
+    s->dollars_per_hour_at_end += a->pod->gpus_at_end * a->price;
+}
+
+/* The pod's (namespace, class, model) cell. */
+static void add_cell(adv_ctx *c, const adv_pod *a)
+{
+    char key[768];
+
+    snprintf(key, sizeof(key), "%s%c%s%c%s", a->pod->namespace, GP_ADV_CELL_SEP,
+             a->cls != NULL ? a->cls : "", GP_ADV_CELL_SEP,
+             a->model_key != NULL ? a->model_key : "");
+    add_share(c, 4, key, a);
 }
 
 static int share_cmp(const void *x, const void *y)
@@ -430,6 +445,7 @@ static void pod_totals(adv_ctx *c, const adv_pod *a)
     add_share(c, 1, a->cls, a);
     add_share(c, 2, a->model_key, a);
     add_share(c, 3, a->gpu_model, a);
+    add_cell(c, a);
 }
 
 static void totals(adv_ctx *c)
@@ -468,6 +484,7 @@ static void totals(adv_ctx *c)
     sort_shares(t->by_class, t->nby_class);
     sort_shares(t->by_model, t->nby_model);
     sort_shares(t->by_gpu_model, t->nby_gpu_model);
+    sort_shares(t->by_cell, t->nby_cell);
 }
 
 /* ---------------------------------------------------------------------------------------------

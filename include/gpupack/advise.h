@@ -29,7 +29,8 @@
 #include "gpupack/workload.h"
 
 #define GP_ADV_HOURS_PER_MONTH 730.0
-#define GP_ADV_HIST_BUCKETS 10 /* utilization histogram: [0,10%), [10,20%), ... [90,100%] */
+#define GP_ADV_HIST_BUCKETS 10
+#define GP_ADV_CELL_SEP '\x1f' /* between the parts of a by_cell key */ /* utilization histogram: [0,10%), [10,20%), ... [90,100%] */
 
 /* ---------------------------------------------------------------------------------------------
  * Input: what the fetch gathered. Strings are owned by the data (gp_adv_data_free()). */
@@ -170,6 +171,8 @@ typedef struct {
 typedef struct {
     char *key;            /* "" for none */
     double gpu_hours, dollars, idle_gpu_hours, waste_dollars;
+    double dollars_per_hour_at_end; /* what the GPUs allocated at the window's last step cost an
+                                     * hour */
 } gp_adv_share;
 
 typedef struct {
@@ -186,6 +189,9 @@ typedef struct {
     double gpu_hours_without_dcgm;
     gp_adv_share *by_namespace, *by_class, *by_model, *by_gpu_model;
     size_t nby_namespace, nby_class, nby_model, nby_gpu_model; /* sorted by dollars, descending */
+    gp_adv_share *by_cell;    /* by namespace, class and model together: key "ns\x1fclass\x1fmodel"
+                               * (GP_ADV_CELL_SEP between); for the advisor's metrics */
+    size_t nby_cell;
     double hist[GP_ADV_HIST_BUCKETS]; /* GPU-hours by mean activity bucket */
     double *idle_hourly;      /* idle GPU-equivalents per hour bucket (nhours) */
     double *alloc_hourly;     /* allocated GPU-equivalents per hour bucket (nhours) */

@@ -58,8 +58,8 @@ static void build(fixture *x)
     x->r.end = 1764864000;
     x->r.step = 300;
     x->r.activity_metric = "DCGM_FI_PROF_GR_ENGINE_ACTIVE";
-    x->ns[0] = (gp_adv_share){ "ml", 100, 410.5, 20, 82.1 };
-    x->ns[1] = (gp_adv_share){ "research", 50, 200, 0, 0 };
+    x->ns[0] = (gp_adv_share){ "ml", 100, 410.5, 20, 82.1, 0 };
+    x->ns[1] = (gp_adv_share){ "research", 50, 200, 0, 0, 0 };
     x->r.totals = (gp_adv_totals){ .window_hours = 168, .gpu_hours = 9800.004,
                                    .active_gpu_hours = 3000, .idle_gpu_hours = 2150.5,
                                    .idle_pct = 21.94, .dollars = 51234.567,
@@ -542,7 +542,7 @@ GP_TEST(html_groups_many_namespaces)
     build(&x);
     for (size_t i = 0; i < 14; i++) {
         snprintf(names[i], sizeof names[i], "ns-%zu", i);
-        ns[i] = (gp_adv_share){ names[i], 10, 100.0 - (double)i, 1, 5 };
+        ns[i] = (gp_adv_share){ names[i], 10, 100.0 - (double)i, 1, 5, 0 };
     }
     x.r.totals.by_namespace = ns;
     x.r.totals.nby_namespace = 14;
