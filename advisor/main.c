@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-advisor: flags and wiring. `report` reads what GPUs did from Prometheus
  * (dcgm-exporter and kube-state-metrics series) and prints the findings ranked by dollars;
- * advisor/report.c runs it.
+ * advisor/report.c runs it. `serve` runs the same analysis on a schedule and writes the
+ * recommendations for the webhook; advisor/serve.c runs it.
  *
  * Exit status: 0 a report, 1 Prometheus could not answer (the message names the query), 2 a bad
  * command line or file (the message names the flag). */
@@ -21,6 +22,7 @@
 #include "gpupack/prom.h"
 #include "render.h"
 #include "report.h"
+#include "serve.h"
 
 #ifndef GP_VERSION
 #define GP_VERSION "0.0.0"
@@ -38,6 +40,10 @@ typedef struct {
     gp_flag_list headers;
     unsigned top;
     bool show_queries, quiet, help, version;
+    /* serve */
+    const char *interval, *listen, *configmap, *recs_file, *ttl;
+    unsigned top_workloads, max_bytes;
+    bool once;
 } opts;
 
 static const char *const formats[] = { "table", "json", "markdown", "html", NULL };
@@ -76,11 +82,45 @@ static size_t flag_table(opts *o, gp_flag *f)
     return sizeof(t) / sizeof(t[0]);
 }
 
+/* The report flags serve does not take. */
+static bool report_only(const char *name)
+{
+    static const char *const names[] = { "until", "format", "output", "top", "show-queries",
+                                         "quiet", NULL };
+
+    for (size_t i = 0; names[i] != NULL; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static size_t serve_flag_table(opts *o, gp_flag *f)
+{
+    const gp_flag t[] = {
+        { .name = "interval", .kind = GP_FLAG_STRING, .dest = &o->interval, .arg = "D", .help = "time between analyses (default 1h)", .once = true },
+        { .name = "listen", .kind = GP_FLAG_STRING, .dest = &o->listen, .arg = "HOST:PORT", .help = "serve /healthz, /readyz and /metrics here over plain HTTP (default 0.0.0.0:8090)", .once = true },
+        { .name = "configmap", .kind = GP_FLAG_STRING, .dest = &o->configmap, .arg = "NS/NAME", .help = "the ConfigMap the recommendations go to, key recommendations.json (default gpupack-system/gpupack-recommendations); needs --kubeconfig or in-cluster", .once = true },
+        { .name = "recommendations-file", .kind = GP_FLAG_STRING, .dest = &o->recs_file, .arg = "FILE", .help = "write the recommendations to FILE (atomically) instead of the ConfigMap", .once = true },
+        { .name = "ttl", .kind = GP_FLAG_STRING, .dest = &o->ttl, .arg = "D", .help = "how long a recommendation stays valid after it is made (default 72h)", .once = true },
+        { .name = "top-workloads", .kind = GP_FLAG_UINT, .dest = &o->top_workloads, .min = 1, .max = 500, .arg = "N", .help = "workloads with their own waste series in /metrics; the rest are \"other\" (default 50)", .once = true },
+        { .name = "max-bytes", .kind = GP_FLAG_UINT, .dest = &o->max_bytes, .min = 256, .max = 1000000, .arg = "N", .help = "the recommendations document's bound; the workloads worth most are kept (default 921600)", .once = true },
+        { .name = "once", .kind = GP_FLAG_BOOL, .dest = &o->once, .help = "one analysis and write, then exit (0 done, 1 failed)" },
+    };
+    gp_flag all[GP_FLAGS_MAX];
+    size_t n = flag_table(o, all), k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (!report_only(all[i].name))
+            f[k++] = all[i];
+    memcpy(f + k, t, sizeof(t));
+    return k + sizeof(t) / sizeof(t[0]);
+}
+
 static const char *summary =
     "\n"
     "Reads dcgm-exporter and kube-state-metrics series through the Prometheus HTTP API at\n"
     "--prometheus URL and prints what GPUs did over the window and the findings (idle, mig,\n"
-    "gpus, model, node, runaway) ranked by dollars. Subcommands: report.\n"
+    "gpus, model, node, runaway) ranked by dollars. Subcommands: report, serve.\n"
     "\n"
     "Exit status: 0 a report, 1 Prometheus could not answer (the message names the query),\n"
     "2 bad command line or file.";
@@ -203,6 +243,20 @@ static int load_kube(opts *o, gp_adv_report_opts *r, gp_kube_config **kube)
     return 0;
 }
 
+/* The Prometheus access flags as a client configuration. */
+static void prom_config(const opts *o, unsigned timeout_ms, gp_prom_config *pc)
+{
+    memset(pc, 0, sizeof(*pc));
+    pc->url = o->prometheus;
+    pc->token_file = o->token_file;
+    pc->ca_file = o->ca;
+    pc->cert_file = o->cert;
+    pc->key_file = o->key;
+    pc->headers = o->headers.v;
+    pc->nheaders = o->headers.n;
+    pc->timeout_ms = timeout_ms;
+}
+
 static int report(int argc, char **argv)
 {
     opts o = { .format = { formats, GP_ADV_FMT_TABLE }, .top = 20 };
@@ -230,15 +284,7 @@ static int report(int argc, char **argv)
         return EXIT_USAGE;
     if (load_policy(o.policy, &pol, &err) != GP_OK)
         return usage_error("--policy", err.msg, NULL);
-    memset(&pc, 0, sizeof(pc));
-    pc.url = o.prometheus;
-    pc.token_file = o.token_file;
-    pc.ca_file = o.ca;
-    pc.cert_file = o.cert;
-    pc.key_file = o.key;
-    pc.headers = o.headers.v;
-    pc.nheaders = o.headers.n;
-    pc.timeout_ms = (unsigned)ms;
+    prom_config(&o, (unsigned)ms, &pc);
     r.prom = &pc;
     r.pol = pol;
     r.format = (gp_adv_format)o.format.index;
@@ -258,6 +304,110 @@ static int report(int argc, char **argv)
     return rc;
 }
 
+static const char *serve_summary =
+    "\n"
+    "Runs the report's analysis every --interval over --since, writes the recommendations\n"
+    "(gpupack.io/gpu-memory per workload, from the MIG findings) to --configmap or\n"
+    "--recommendations-file for the webhook, and serves /healthz, /readyz and /metrics (the\n"
+    "cost metrics) on --listen. When Prometheus fails it keeps the last good result: /readyz\n"
+    "says stale and gpupack_advisor_prometheus_up is 0.\n"
+    "\n"
+    "Exit status: 0 stopped by SIGTERM (or --once done), 1 --once failed, 2 bad command line.";
+
+/* The ConfigMap's "NS/NAME" into its parts; false when it is not that shape. */
+static bool split_configmap(const char *s, char *ns, size_t nsz, char *name, size_t namesz)
+{
+    const char *slash = strchr(s, '/');
+
+    if (slash == NULL || slash == s || slash[1] == '\0' || strchr(slash + 1, '/') != NULL ||
+        (size_t)(slash - s) >= nsz || strlen(slash + 1) >= namesz)
+        return false;
+    snprintf(ns, nsz, "%.*s", (int)(slash - s), s);
+    snprintf(name, namesz, "%s", slash + 1);
+    return true;
+}
+
+/* serve's own values into v; 2 after the message when one is bad. */
+static int serve_values(const opts *o, gp_adv_serve_opts *v, char *ns, char *name)
+{
+    if (o->interval != NULL && (gp_adv_parse_duration(o->interval, &v->interval) != GP_OK ||
+                                v->interval < 1))
+        return usage_error("--interval", "want a duration like 10m or 1h, got", o->interval);
+    if (o->ttl != NULL && (gp_adv_parse_duration(o->ttl, &v->ttl) != GP_OK || v->ttl < 60))
+        return usage_error("--ttl", "want a duration of a minute or more like 72h, got", o->ttl);
+    if (!split_configmap(o->configmap ? o->configmap : "gpupack-system/gpupack-recommendations",
+                         ns, 64, name, 254))
+        return usage_error("--configmap", "want NAMESPACE/NAME, got", o->configmap);
+    if (o->recs_file != NULL && !output_dir_writable(o->recs_file))
+        return usage_error("--recommendations-file", strerror(errno), o->recs_file);
+    if (o->listen != NULL) {
+        char host[256];
+        int port;
+
+        if (gp_split_hostport(o->listen, host, sizeof(host), &port, NULL) != GP_OK)
+            return usage_error("--listen", "want HOST:PORT, got", o->listen);
+    }
+    return 0;
+}
+
+static int serve(int argc, char **argv)
+{
+    opts o = { .format = { formats, GP_ADV_FMT_JSON }, .top = 0, .top_workloads = 50,
+               .max_bytes = 921600 };
+    gp_flag flags[GP_FLAGS_MAX];
+    size_t n = serve_flag_table(&o, flags);
+    gp_adv_serve_opts v = { .interval = 3600, .ttl = 72 * 3600.0, .listen = "0.0.0.0:8090" };
+    gp_adv_report_opts *r = &v.report;
+    gp_prom_config pc;
+    gp_policy *pol = NULL;
+    gp_kube_config *kube = NULL;
+    gp_err err = { "" };
+    char ns[64], name[254];
+    int ms, rc;
+
+    if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
+        return gp_flags_fail(stderr, PROG, err.msg);
+    if (o.help) {
+        gp_flags_usage(stdout, PROG " serve", serve_summary, flags, n);
+        return 0;
+    }
+    if (o.version) {
+        printf(PROG " " GP_VERSION "\n");
+        return 0;
+    }
+    *r = (gp_adv_report_opts){ .since = 7 * 86400.0, .step = 300, .log = stderr };
+    if ((ms = check_values(&o, r)) == EXIT_USAGE || serve_values(&o, &v, ns, name) != 0)
+        return EXIT_USAGE;
+    if (load_policy(o.policy, &pol, &err) != GP_OK)
+        return usage_error("--policy", err.msg, NULL);
+    prom_config(&o, (unsigned)ms, &pc);
+    r->prom = &pc;
+    r->pol = pol;
+    if (load_kube(&o, r, &kube) != 0) {
+        gp_policy_unref(pol);
+        return EXIT_USAGE;
+    }
+    if (o.recs_file == NULL && kube == NULL) {
+        gp_policy_unref(pol);
+        return usage_error("--configmap", "writing the ConfigMap needs --kubeconfig or the "
+                           "in-cluster configuration; or give --recommendations-file", NULL);
+    }
+    v.cm_namespace = ns;
+    v.cm_name = name;
+    v.file = o.recs_file;
+    v.kube = kube;
+    v.top_workloads = o.top_workloads;
+    v.max_bytes = o.max_bytes;
+    v.once = o.once;
+    v.log_level = o.log_level;
+    if (o.listen != NULL)
+        v.listen = o.listen;
+    rc = gp_adv_serve_run(&v);
+    gp_kube_config_free(kube);
+    gp_policy_unref(pol);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     opts o = { .format = { formats, 0 } };
@@ -266,6 +416,8 @@ int main(int argc, char **argv)
 
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return report(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0)
+        return serve(argc - 1, argv + 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         gp_flags_usage(stdout, PROG " report", summary, flags, n);
         return 0;
@@ -275,12 +427,12 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc < 2) {
-        fprintf(stderr, PROG ": a subcommand is required: report\n");
+        fprintf(stderr, PROG ": a subcommand is required: report or serve\n");
     } else if (argv[1][0] == '-') {
         fprintf(stderr, PROG ": %s: give the subcommand first: " PROG " report %s ...\n", argv[1],
                 argv[1]);
     } else {
-        fprintf(stderr, PROG ": unknown subcommand \"%s\"; the subcommands are: report\n",
+        fprintf(stderr, PROG ": unknown subcommand \"%s\"; the subcommands are: report, serve\n",
                 argv[1]);
     }
     fprintf(stderr, "see " PROG " --help\n");

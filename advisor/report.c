@@ -214,12 +214,12 @@ static int fill_in(const gp_adv_report_opts *o, gp_adv_data *d)
     return 0;
 }
 
-/* Assembles the answers (freed once assembled: the analysis needs only the data), analyses and
- * writes the report. */
-static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, gp_adv_results *res)
+/* Assembles the answers (freed once assembled: the analysis needs only the data) and analyses
+ * them into *rep. */
+static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, gp_adv_results *res,
+                   gp_adv_report *rep)
 {
     gp_adv_data d;
-    gp_adv_report rep;
     gp_err err = { "" };
     gp_status st = gp_adv_assemble(o->pol, qs, res, &d, &err);
     int rc;
@@ -236,17 +236,17 @@ static int analyse(const gp_adv_report_opts *o, const gp_advq_set *qs, gp_adv_re
         if (strncmp(d.notes[i], "Prometheus warning", 18) != 0) /* already shown */
             fprintf(o->log, PROG ": note: %s\n", d.notes[i]);
     }
-    memset(&rep, 0, sizeof(rep));
-    st = gp_advise(&d, o->pol, &rep, &err);
+    st = gp_advise(&d, o->pol, rep, &err);
     gp_adv_data_free(&d);
-    if (st != GP_OK)
+    if (st != GP_OK) {
+        gp_adv_report_free(rep);
+        memset(rep, 0, sizeof(*rep));
         return fail(o, 1, err.msg[0] ? err.msg : gp_status_str(st));
-    rc = output(o, &rep);
-    gp_adv_report_free(&rep);
-    return rc;
+    }
+    return 0;
 }
 
-int gp_adv_report_run(const gp_adv_report_opts *o)
+int gp_adv_analyse(const gp_adv_report_opts *o, gp_adv_report *rep)
 {
     gp_adv_window w;
     gp_advq_set qs;
@@ -256,6 +256,7 @@ int gp_adv_report_run(const gp_adv_report_opts *o)
     gp_adv_fetch_opts fo = { .out = o->log, .show_queries = o->show_queries, .quiet = o->quiet };
     int rc;
 
+    memset(rep, 0, sizeof(*rep));
     if (gp_adv_window_make(o->until, o->since, o->step, &w, &err) != GP_OK) {
         fprintf(o->log, PROG ": %s\nsee " PROG " --help\n", err.msg);
         return 2;
@@ -272,9 +273,20 @@ int gp_adv_report_run(const gp_adv_report_opts *o)
     if (gp_adv_fetch(p, &qs, &fo, &res, &err) != GP_OK)
         rc = fail(o, 1, err.msg);
     else
-        rc = analyse(o, &qs, &res);
+        rc = analyse(o, &qs, &res, rep);
     gp_adv_results_free(&res);
     gp_prom_free(p);
     gp_advq_set_free(&qs);
+    return rc;
+}
+
+int gp_adv_report_run(const gp_adv_report_opts *o)
+{
+    gp_adv_report rep;
+    int rc = gp_adv_analyse(o, &rep);
+
+    if (rc == 0)
+        rc = output(o, &rep);
+    gp_adv_report_free(&rep);
     return rc;
 }

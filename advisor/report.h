@@ -37,6 +37,11 @@ typedef struct {
     const gp_kube_config *kube;
 } gp_adv_report_opts;
 
+/* One analysis (the window ending at o->until, the queries, the assembly, the fill-in,
+ * gp_advise()) into *rep, which the caller frees with gp_adv_report_free() whatever the result.
+ * Returns 0, or an exit status as gp_adv_report_run() does after its message on o->log. */
+int gp_adv_analyse(const gp_adv_report_opts *o, gp_adv_report *rep);
+
 /* Runs a report; returns the exit status: 0 written, 1 Prometheus could not answer (or the
  * analysis or the output failed), 2 a bad window (the message names --since/--step). Every
  * failure is one line "gpupack-advisor: ..." on o->log. */

@@ -13,40 +13,11 @@ T0=$(date +%s)
 ADV="$VG $BIN/gpupack-advisor"
 TOOLS="$ROOT/tests/tools"
 UNTIL=2026-11-30T00:00:00Z
-if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
-    fail advisor.prometheus-installed \
-        "prometheus and promtool (Debian package prometheus) are missing"
-    exit 0
-fi
 [ -x "$BIN/gpupack-advisor" ] || { fail advisor.built "$BIN/gpupack-advisor is missing"; exit 0; }
-
-# The data: ~1.5 M samples. One block for the whole range (--max-block-duration): promtool
-# otherwise reads the file again for every 2-hour block, a hundred times slower.
-python3 "$TOOLS/gen_advisor_data.py" > "$E2E_TMP/data.om" 2> "$E2E_TMP/gen.err" \
-    || fail advisor.generate "$(tail -n 3 "$E2E_TMP/gen.err")"
+. "$(dirname "$0")/advprom.sh"
 python3 "$TOOLS/advisor_expect.py" > "$E2E_TMP/expected.json" 2> "$E2E_TMP/expect.err" \
     || fail advisor.expect "$(tail -n 3 "$E2E_TMP/expect.err")"
-python3 "$TOOLS/advisor_expect.py" --write-policy "$E2E_TMP/policy.json"
-mkdir -p "$E2E_TMP/tsdb"
-if promtool tsdb create-blocks-from openmetrics --max-block-duration=192h "$E2E_TMP/data.om" \
-    "$E2E_TMP/tsdb" > "$E2E_TMP/promtool.log" 2>&1; then
-    pass advisor.backfill
-else
-    fail advisor.backfill "$(tail -n 3 "$E2E_TMP/promtool.log" | tr '\n' ' ')"
-fi
-rm -f "$E2E_TMP/data.om"
-printf 'global:\n  scrape_interval: 1m\n' > "$E2E_TMP/prometheus.yml"
-PORT=$(free_port)
-prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
-    --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=3650d \
-    > "$E2E_TMP/prometheus.log" 2>&1 &
-E2E_PIDS="$E2E_PIDS $!"
-PROM="http://127.0.0.1:$PORT"
-i=0
-while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do
-    sleep 0.1; i=$((i+1))
-done
-check advisor.prometheus-ready curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"
+adv_prom_start advisor || exit 0
 T1=$(date +%s)
 
 # report FORMAT [more flags]: the advisor on the week, stdout in $E2E_TMP/report.FORMAT.

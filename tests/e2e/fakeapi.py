@@ -34,6 +34,12 @@ API (what a client sees)
         stream ends. RV "" or "0": live changes only. With a fieldSelector, an object that stops
         matching is sent as DELETED and one that starts matching as ADDED, as the API server
         does. The stream ends cleanly after timeoutSeconds (default 1800).
+    GET /api/v1/namespaces/NS/configmaps/NAME, POST /api/v1/namespaces/NS/configmaps,
+    PUT /api/v1/namespaces/NS/configmaps/NAME
+        ConfigMaps as the API server keeps them (no list or watch): a POST of an existing one is
+        409 AlreadyExists; a PUT must carry the stored metadata.resourceVersion (409 Conflict
+        otherwise), gets a new one and keeps uid and creationTimestamp; a missing one is 404.
+        Every ConfigMap request counts in stats "configmaps" (method and path, in order).
     Other paths: 404 with a Status body.
 
 Control API (no authentication; JSON in, JSON out)
@@ -58,6 +64,11 @@ Control API (no authentication; JSON in, JSON out)
                                  watches that allowed bookmarks
         compact                  forget the history and the list snapshots: older
                                  resourceVersions and continue tokens get 410
+        configmap-conflicts count=N   the next N ConfigMap PUTs find the object changed just
+                                 before them (another writer: data key "edited-by" set and a new
+                                 resourceVersion), so they get 409 as the API server would
+        configmap-fail count=N status=S   the next N ConfigMap requests get HTTP S (default 500)
+    GET /_control/configmap/NS/NAME  the stored ConfigMap (404 when none), unaffected by faults
         garbage                  send a line that is not JSON on open watches
         error-in-stream code=C   send an ERROR Status event with code C (default 500) on
                                  open watches and end them
@@ -205,11 +216,56 @@ class State:
         self.bad_json_lists = 0
         self.slow_ms = 0
         self.token = None
-        self.stats = {"lists": {k: 0 for k in KINDS}, "list_pages": {k: 0 for k in KINDS},
+        self.configmaps = {}  # "ns/name" -> object
+        self.cm_conflicts = 0
+        self.cm_fail = 0
+        self.cm_fail_status = 500
+        self.stats = {"configmaps": [], "lists": {k: 0 for k in KINDS}, "list_pages": {k: 0 for k in KINDS},
                       "watches": {k: 0 for k in KINDS}, "unauthorized": 0,
                       "gone_http_sent": 0, "failed_lists_sent": 0, "last_request": {}}
 
     # All methods below run with self.cond held.
+
+    def configmap(self, method, ns, name, body):
+        key = "%s/%s" % (ns, name)
+        if method == "GET":
+            obj = self.configmaps.get(key)
+            if obj is None:
+                return 404, status_body(404, "NotFound",
+                                        'configmaps "%s" not found' % name)
+            return 200, obj
+        if not isinstance(body, dict) or body.get("kind") != "ConfigMap":
+            return 400, status_body(400, "BadRequest", "want a ConfigMap")
+        md = body.get("metadata") or {}
+        if method == "POST":
+            name = md.get("name")
+            key = "%s/%s" % (ns, name)
+            if key in self.configmaps:
+                return 409, status_body(409, "AlreadyExists",
+                                        'configmaps "%s" already exists' % name)
+            self.rv += 1
+            md = dict(md, namespace=ns, resourceVersion=str(self.rv), uid="uid-%d" % self.rv,
+                      creationTimestamp="2026-12-04T00:00:00Z")
+            self.configmaps[key] = dict(body, metadata=md)
+            return 201, self.configmaps[key]
+        cur = self.configmaps.get(key)
+        if cur is None:
+            return 404, status_body(404, "NotFound", 'configmaps "%s" not found' % name)
+        if self.cm_conflicts > 0:  # another writer got there first
+            self.cm_conflicts -= 1
+            self.rv += 1
+            cur["data"] = dict(cur.get("data") or {}, **{"edited-by": "someone-else"})
+            cur["metadata"]["resourceVersion"] = str(self.rv)
+        if md.get("resourceVersion") != cur["metadata"]["resourceVersion"]:
+            return 409, status_body(409, "Conflict",
+                                    'Operation cannot be fulfilled on configmaps "%s": the '
+                                    'object has been modified; please apply your changes to '
+                                    'the latest version and try again' % name)
+        self.rv += 1
+        md = dict(md, resourceVersion=str(self.rv), uid=cur["metadata"].get("uid"),
+                  creationTimestamp=cur["metadata"].get("creationTimestamp"))
+        self.configmaps[key] = dict(body, metadata=md)
+        return 200, self.configmaps[key]
 
     def apply(self, kind, etype, obj):
         if kind not in KINDS:
@@ -261,6 +317,13 @@ class State:
 
     def fault(self, req):
         name = req.get("fault")
+        if name == "configmap-conflicts":
+            self.cm_conflicts = int(req.get("count", 1))
+            return 200, {"fault": name}
+        if name == "configmap-fail":
+            self.cm_fail = int(req.get("count", 1))
+            self.cm_fail_status = int(req.get("status", 500))
+            return 200, {"fault": name}
         kind = req.get("kind")
         if name == "drop-watches":
             for w in self.open_watches(kind):
@@ -375,8 +438,42 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- routes ----
 
+    def configmap(self, method, path):
+        """ConfigMap GET/POST/PUT under /api/v1/namespaces/NS/configmaps; False if not one."""
+        parts = path.strip("/").split("/")
+        if not (len(parts) in (5, 6) and parts[:3] == ["api", "v1", "namespaces"]
+                and parts[4] == "configmaps"):
+            return False
+        if not self.authorized():
+            return True
+        ns, name = parts[3], parts[5] if len(parts) == 6 else None
+        body = None
+        if method in ("POST", "PUT"):
+            try:
+                body = self.read_json()
+            except (ValueError, json.JSONDecodeError) as e:
+                self.send_json(400, status_body(400, "BadRequest", "bad JSON: %s" % e))
+                return True
+        with STATE.cond:
+            STATE.stats["configmaps"].append({"method": method, "path": path})
+            if STATE.cm_fail > 0:
+                STATE.cm_fail -= 1
+                code = STATE.cm_fail_status
+                self.send_json(code, status_body(code, "InternalError", "injected failure"))
+                return True
+            code, out = STATE.configmap(method, ns, name, body)
+        self.send_json(code, out)
+        return True
+
+    def do_PUT(self):
+        path = urlsplit(self.path).path
+        if not self.configmap("PUT", path):
+            self.send_json(404, status_body(404, "NotFound", "no such route"))
+
     def do_POST(self):
         path = urlsplit(self.path).path
+        if self.configmap("POST", path):
+            return
         try:
             req = self.read_json()
         except (ValueError, json.JSONDecodeError) as e:
@@ -406,6 +503,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         url = urlsplit(self.path)
+        if url.path.startswith("/_control/configmap/"):
+            with STATE.cond:
+                obj = STATE.configmaps.get(url.path[len("/_control/configmap/"):])
+            self.send_json(200 if obj else 404, obj or {"error": "no such configmap"})
+            return
+        if self.configmap("GET", url.path):
+            return
         if url.path == "/_control/stats":
             with STATE.cond:
                 body = STATE.stats_json()

@@ -14,10 +14,13 @@ Every interval is (start, end] in seconds since the epoch, aligned to hours; a s
 END (2026-11-30T00:00:00Z); series start STARTS before the window (END - 7d) where the scenario
 says "all week".
 """
+import os
 import random
 import sys
 
-END = 1795996800          # 2026-11-30T00:00:00Z
+# The window's end: 2026-11-30T00:00:00Z, or GP_ADV_END (unix seconds, a multiple of 300) for a
+# test that needs the week to end now (gpupack-advisor serve analyses up to the present).
+END = int(os.environ.get("GP_ADV_END", "1795996800"))
 H = 3600
 WEEK = 7 * 24 * H
 D0 = END - WEEK - 2 * H   # where "all week" series start (before the window)

@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# gpupack-advisor serve end to end: a real Prometheus holding a week that ends now (the
+# synthetic cluster of tests/tools/gen_advisor_data.py, backfilled with promtool) and the fake
+# API server (tests/e2e/fakeapi.py) for the recommendations ConfigMap.
+#   - --once --recommendations-file: the document names the workloads the report's MIG findings
+#     name, with the same gpu-memory; a small --max-bytes keeps the most valuable and counts the
+#     rest as dropped;
+#   - serving: /readyz 200 after the first run, the ConfigMap created with the same document,
+#     /metrics with the cost series, the waste series bounded by --top-workloads ("other");
+#   - a write that meets conflicting updates is retried on the new resourceVersion and keeps
+#     the other writer's key; API errors are counted and the process keeps serving;
+#   - Prometheus stopped: readiness stays 200 and says stale, prometheus_up 0, errors counted,
+#     the ConfigMap keeps the last good document; SIGTERM ends it with status 0;
+#   - bad command lines exit 2 naming the flag.
+. "$(dirname "$0")/lib.sh"
+ADV="$VG $BIN/gpupack-advisor"
+[ -x "$BIN/gpupack-advisor" ] || { fail advisor-serve.built "$BIN/gpupack-advisor is missing"; exit 0; }
+. "$(dirname "$0")/advprom.sh"
+NOW=$(date +%s)
+GP_ADV_END=$((NOW - NOW % 300)); export GP_ADV_END
+adv_prom_start advisor-serve || exit 0
+POL="$E2E_TMP/policy.json"
+CM=gpupack-system/gpupack-recommendations
+
+# ---- once, into a file ------------------------------------------------------------------------
+$ADV serve --once --prometheus "$PROM" --policy "$POL" --recommendations-file "$E2E_TMP/recs.json" \
+    > "$E2E_TMP/once.out" 2> "$E2E_TMP/once.err"; rc=$?
+check advisor-serve.once-exit-0 [ $rc -eq 0 ]
+check advisor-serve.once-document jq -e '.apiVersion == "gpupack.io/recommendations/v1" and
+    (.recommendations | length) >= 1 and .dropped == 0 and .total == (.recommendations | length)' \
+    "$E2E_TMP/recs.json"
+check advisor-serve.once-ranker jq -e '.recommendations[] | select(.namespace == "ml" and
+    .kind == "Deployment" and .name == "ranker") | .migProfile == "2g.20gb" and
+    (.evidence.fbPeakMiB | . > 9000) and (.expires > .created)' "$E2E_TMP/recs.json"
+# The report over the same window: its MIG findings are the document's recommendations.
+END=$(jq -r .window.end "$E2E_TMP/recs.json")
+$ADV report --prometheus "$PROM" --policy "$POL" --until "$END" --since 7d --format json --top 0 \
+    > "$E2E_TMP/report.json" 2> "$E2E_TMP/report.err"
+jq -c '[.findings[] | select(.kind == "mig") | [.namespace, .workload_kind, .workload_name,
+    .evidence.gpu_memory]] | sort' "$E2E_TMP/report.json" > "$E2E_TMP/want.txt" 2>/dev/null
+jq -c '[.recommendations[] | [.namespace, .kind, .name, .gpuMemory]] | sort' \
+    "$E2E_TMP/recs.json" > "$E2E_TMP/got.txt"
+if [ -s "$E2E_TMP/want.txt" ] && [ "$(cat "$E2E_TMP/want.txt")" != "[]" ] &&
+    cmp -s "$E2E_TMP/want.txt" "$E2E_TMP/got.txt"; then
+    pass advisor-serve.once-equals-report-mig-findings
+else
+    fail advisor-serve.once-equals-report-mig-findings \
+        "report $(head -c 300 "$E2E_TMP/want.txt"), document $(head -c 300 "$E2E_TMP/got.txt")"
+fi
+$ADV serve --once --prometheus "$PROM" --policy "$POL" --max-bytes 256 \
+    --recommendations-file "$E2E_TMP/small.json" > /dev/null 2>&1; rc=$?
+check advisor-serve.small-exit-0 [ $rc -eq 0 ]
+check advisor-serve.small-within-bound [ "$(wc -c < "$E2E_TMP/small.json")" -le 256 ]
+check advisor-serve.small-counts-dropped jq -e --slurpfile all "$E2E_TMP/recs.json" '
+    .dropped > 0 and .dropped + (.recommendations | length) == .total and
+    .total == ($all[0].recommendations | length)' "$E2E_TMP/small.json"
+
+# ---- bad command lines ------------------------------------------------------------------------
+out=$($ADV serve --prometheus "$PROM" 2>&1 < /dev/null); rc=$?
+check advisor-serve.configmap-needs-api sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q -- '--configmap'"
+out=$($ADV serve --prometheus "$PROM" --interval soon --recommendations-file "$E2E_TMP/x" 2>&1); rc=$?
+check advisor-serve.bad-interval sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q -- '--interval'"
+out=$($ADV serve --prometheus "$PROM" --configmap nosuch --recommendations-file "$E2E_TMP/x" 2>&1); rc=$?
+check advisor-serve.bad-configmap sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q -- '--configmap'"
+out=$($ADV serve --prometheus "$PROM" --format json --recommendations-file "$E2E_TMP/x" 2>&1); rc=$?
+check advisor-serve.report-flag-refused sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q -- '--format'"
+
+# ---- serving, against the fake API ------------------------------------------------------------
+start_fakeapi s3cret
+fake_kubeconfig "$E2E_TMP/kubeconfig" '{token: s3cret}'
+PORT=$(free_port)
+$ADV serve --prometheus "$PROM" --policy "$POL" --kubeconfig "$E2E_TMP/kubeconfig" \
+    --listen "127.0.0.1:$PORT" --interval 2s --top-workloads 2 > "$E2E_TMP/serve.out" \
+    2> "$E2E_TMP/serve.log" &
+SPID=$!
+E2E_PIDS="$E2E_PIDS $SPID"
+URL="http://127.0.0.1:$PORT"
+# until_ok SECONDS CMD...: retries CMD every 0.2 s.
+until_ok() {
+    lim=$(( $1 * 5 )); shift; i=0
+    while [ $i -lt $lim ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; i=$((i + 1)); done
+    return 1
+}
+cm() { curl -sf --max-time 2 "$API/_control/configmap/$CM"; }
+metric() { curl -sf --max-time 2 "$URL/metrics" | awk -v n="$1" 'index($0, n) == 1 { s += $NF } END { print s + 0 }'; }
+check advisor-serve.ready until_ok 60 curl -sf --max-time 2 "$URL/readyz"
+check advisor-serve.healthz curl -sf --max-time 2 "$URL/healthz"
+cm > "$E2E_TMP/cm1.json"
+check advisor-serve.configmap-created jq -e '.metadata.labels["app.kubernetes.io/name"] == "gpupack"
+    and (.data["recommendations.json"] | fromjson | .apiVersion == "gpupack.io/recommendations/v1")' \
+    "$E2E_TMP/cm1.json"
+jq -c '.data["recommendations.json"] | fromjson | [.recommendations[] | [.namespace, .kind,
+    .name, .gpuMemory]] | sort' "$E2E_TMP/cm1.json" > "$E2E_TMP/cm-got.txt" 2>/dev/null
+check advisor-serve.configmap-same-recommendations cmp -s "$E2E_TMP/got.txt" "$E2E_TMP/cm-got.txt"
+curl -sf --max-time 2 "$URL/metrics" > "$E2E_TMP/metrics.txt"
+check advisor-serve.metric-cost grep -qE '^gpupack_advisor_gpu_cost_dollars_per_hour\{namespace="ml",class="[a-z]*",model="[^"]*"\} [0-9.e+]+$' "$E2E_TMP/metrics.txt"
+check advisor-serve.metric-idle grep -qE '^gpupack_advisor_idle_gpus\{namespace="team-a",class="interactive"\} [1-9]' "$E2E_TMP/metrics.txt"
+check advisor-serve.metric-recommendations grep -qE '^gpupack_advisor_recommendations\{state="written"\} [1-9]' "$E2E_TMP/metrics.txt"
+check advisor-serve.metric-prometheus-up grep -qx 'gpupack_advisor_prometheus_up 1' "$E2E_TMP/metrics.txt"
+check advisor-serve.metric-duration grep -q '^gpupack_advisor_analysis_duration_seconds_count [1-9]' "$E2E_TMP/metrics.txt"
+NW=$(grep '^gpupack_advisor_waste_dollars_per_hour{' "$E2E_TMP/metrics.txt" \
+    | sed 's/.*workload="\([^"]*\)".*/\1/' | grep -v '^other$' | sort -u | wc -l)
+check advisor-serve.waste-top-workloads-bounded [ "$NW" -ge 1 ] && [ "$NW" -le 2 ]
+check advisor-serve.waste-rest-is-other grep -q 'workload="other"' "$E2E_TMP/metrics.txt"
+
+# Another writer edits the ConfigMap between our read and our update, twice: retried, and its
+# key kept.
+curl -sf -X POST --max-time 2 -d '{"fault":"configmap-conflicts","count":2}' "$API/_control/fault" > /dev/null
+check advisor-serve.conflict-retried until_ok 30 sh -c "[ \$(curl -sf '$URL/metrics' | awk '/^gpupack_advisor_configmap_writes_total\{result=\"conflict\"\}/ {print \$2}') -ge 2 ]"
+check advisor-serve.conflict-then-written until_ok 30 sh -c "curl -sf '$API/_control/configmap/$CM' | jq -e '.data[\"edited-by\"] == \"someone-else\" and (.data[\"recommendations.json\"] | fromjson | .recommendations | length) >= 1' > /dev/null"
+# The API failing: counted, still serving, still ready.
+E0=$(metric 'gpupack_advisor_configmap_writes_total{result="error"}')
+curl -sf -X POST --max-time 2 -d '{"fault":"configmap-fail","count":1000,"status":503}' "$API/_control/fault" > /dev/null
+check advisor-serve.api-errors-counted until_ok 30 sh -c "[ \$(curl -sf '$URL/metrics' | awk '/^gpupack_advisor_configmap_writes_total\{result=\"error\"\}/ {print \$2}') -gt $E0 ]"
+check advisor-serve.api-errors-still-ready curl -sf --max-time 2 "$URL/readyz"
+curl -sf -X POST --max-time 2 -d '{"fault":"configmap-fail","count":0}' "$API/_control/fault" > /dev/null
+check advisor-serve.api-back-not-stale until_ok 30 sh -c "curl -sf '$URL/readyz' | grep -qx ok"
+
+# Prometheus goes away: the last good result stays.
+RV=$(cm | jq -r .metadata.resourceVersion)
+kill "$ADV_PROM_PID"; wait "$ADV_PROM_PID" 2>/dev/null
+check advisor-serve.prometheus-down-up-0 until_ok 30 sh -c "curl -sf '$URL/metrics' | grep -qx 'gpupack_advisor_prometheus_up 0'"
+check advisor-serve.prometheus-down-stale sh -c "curl -sf '$URL/readyz' | grep -q 'ok, stale: .*127.0.0.1'"
+curl -sf --max-time 2 "$URL/metrics" > "$E2E_TMP/metrics2.txt"
+check advisor-serve.prometheus-down-errors grep -qE '^gpupack_advisor_prometheus_errors_total [1-9]' "$E2E_TMP/metrics2.txt"
+check advisor-serve.prometheus-down-keeps-cost grep -q '^gpupack_advisor_gpu_cost_dollars_per_hour{' "$E2E_TMP/metrics2.txt"
+sleep 2.5
+check advisor-serve.prometheus-down-configmap-kept [ "$(cm | jq -r .metadata.resourceVersion)" = "$RV" ]
+check advisor-serve.log-says-why grep -q 'keeping the last good result' "$E2E_TMP/serve.log"
+
+kill -TERM "$SPID"
+i=0; while [ $i -lt 50 ] && kill -0 "$SPID" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+wait "$SPID" 2>/dev/null; rc=$?
+check advisor-serve.sigterm-exit-0 [ $rc -eq 0 ]
