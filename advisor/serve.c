@@ -468,17 +468,6 @@ static bool wait_for_stop(double seconds)
     return sigtimedwait(&set, NULL, &ts) > 0;
 }
 
-static void block_signals(void)
-{
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
 int gp_adv_serve_run(const gp_adv_serve_opts *o)
 {
     serve_state s = { .o = o };
@@ -495,7 +484,7 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
     s.metrics = gp_metrics_new();
     pthread_mutex_init(&s.mu, NULL);
     first_metrics(s.metrics);
-    block_signals();
+    gp_daemon_block_signals();
     if (!o->once && start_server(&s, &srv, &err) != GP_OK) {
         fprintf(stderr, PROG ": --listen: %s\n", err.msg);
         rc = 2;

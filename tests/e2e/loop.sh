@@ -60,19 +60,8 @@ project "$E2E_TMP/cm.json"
 i=0; while [ $i -lt 50 ] && [ "$(loaded)" = 0 ]; do sleep 0.1; i=$((i + 1)); done
 check loop.webhook-reloads-configmap [ "$(loaded)" -ge 1 ]
 
-# post NAME < pod: reviews it; NAME.pod is the pod with the patch applied by kubectl.
-post() {
-    review > "$E2E_TMP/$1.review"
-    c -H 'Content-Type: application/json' --data-binary @"$E2E_TMP/$1.review" "$URL/mutate" \
-        > "$E2E_TMP/$1.resp"
-    jq '.request.object' "$E2E_TMP/$1.review" > "$E2E_TMP/$1.orig"
-    if jq -e '.response.patch' "$E2E_TMP/$1.resp" >/dev/null; then
-        kubectl patch --local -f "$E2E_TMP/$1.orig" --type=json \
-            -p "$(jq -r .response.patch "$E2E_TMP/$1.resp" | base64 -d)" -o json > "$E2E_TMP/$1.pod"
-    else
-        cp "$E2E_TMP/$1.orig" "$E2E_TMP/$1.pod"
-    fi
-}
+# post NAME < pod: reviews it (lib.sh webhook_post).
+post() { webhook_post "$URL" "$CERTS/ca.crt" "$1"; }
 ranker_pod() {
     template deployment ranker registry.example/ranker:1.4 | pod_from_template ReplicaSet ranker-5b8c7d6f9 ml \
         | jq '.metadata.labels["pod-template-hash"] = "5b8c7d6f9"' | set_limits 0 '{"nvidia.com/gpu":"1"}'
