@@ -27,8 +27,9 @@ run 0 report-version report --version
 
 run 2 no-subcommand
 err_has no-subcommand-says "a subcommand is required: report"
-run 2 unknown-subcommand serve --prometheus "$U"
-err_has unknown-subcommand-says 'unknown subcommand "serve"; the subcommands are: report'
+run 2 unknown-subcommand analyse --prometheus "$U"
+err_has unknown-subcommand-says 'unknown subcommand "analyse"; the subcommands are: report, serve'
+run 0 serve-help serve --help
 run 2 flag-before-subcommand --prometheus "$U"
 err_has flag-before-subcommand-says "give the subcommand first"
 

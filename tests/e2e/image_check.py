@@ -113,7 +113,7 @@ text = open(os.path.join(ROOT, "Dockerfile")).read()
 st = stages(text)
 runtime_base, runtime = st[-1]
 pkgs = apt_packages(runtime)
-binaries = [os.path.join(BIN, n) for n in ("gpupack-webhook", "gpupack-extender", "gpupack-certs")]
+binaries = [os.path.join(BIN, n) for n in ("gpupack-webhook", "gpupack-extender", "gpupack-certs", "gpupack-advisor")]
 owners = linked_packages(binaries)
 base = required_packages()
 
