@@ -275,8 +275,10 @@ static gp_status publish(serve_state *s, const gp_adv_report *rep, double now, s
     return st;
 }
 
-/* The new cost metrics rendered, swapped in with the run's state. */
-static void keep_good(serve_state *s, const gp_adv_report *rep, size_t written, size_t dropped)
+/* The new cost metrics rendered, swapped in with the run's state: fresh, or stale because of
+ * stale_why (the write failed). */
+static void keep_good(serve_state *s, const gp_adv_report *rep, size_t written, size_t dropped,
+                      const char *stale_why)
 {
     gp_metrics *m = gp_metrics_new();
     size_t len = 0;
@@ -294,8 +296,8 @@ static void keep_good(serve_state *s, const gp_adv_report *rep, size_t written, 
         s->cost_len = len;
     }
     s->good = true;
-    s->stale = false;
-    s->why[0] = '\0';
+    s->stale = stale_why != NULL;
+    snprintf(s->why, sizeof(s->why), "%s", stale_why != NULL ? stale_why : "");
     s->last_good = now_s();
     pthread_mutex_unlock(&s->mu);
 }
@@ -322,7 +324,9 @@ static void last_line(FILE *f, char *buf, size_t n)
     }
 }
 
-/* One analysis and write. Returns 0, or 1 when either failed (the last good result kept). */
+/* One analysis and write. Returns 0, or 1 when either failed. A failed analysis keeps the last
+ * good result; a good analysis whose write failed replaces the cost metrics (they are right) and
+ * is served as stale, with the write's error, until a write succeeds. */
 static int run_once(serve_state *s)
 {
     gp_adv_report_opts ro = s->o->report;
@@ -333,6 +337,7 @@ static int run_once(serve_state *s)
     gp_err err = { "" };
     char why[GP_ERR_MAX] = "";
     int rc;
+    bool wrote = false;
 
     ro.until = t0;
     ro.log = log != NULL ? log : stderr;
@@ -343,33 +348,38 @@ static int run_once(serve_state *s)
                        "How long one analysis took (queries, assembly, decisions)", NULL, now - t0);
     if (log != NULL)
         last_line(log, why, sizeof(why));
-    if (rc == 0 && publish(s, &rep, now, &written, &dropped, &err) != GP_OK) {
-        snprintf(why, sizeof(why), "writing the recommendations: %s", err.msg);
-        rc = 1;
-    } else if (rc != 0) {
+    if (rc != 0 && rc != GP_ADV_RC_KUBE)
         gp_metrics_add(s->metrics, "gpupack_advisor_prometheus_errors_total", NULL, NULL, 1);
-    }
+    else if (publish(s, &rep, now, &written, &dropped, &err) == GP_OK)
+        wrote = true;
+    else
+        snprintf(why, sizeof(why), "writing the recommendations: %s", err.msg);
     gp_metrics_set(s->metrics, "gpupack_advisor_prometheus_up",
                    "1 when the last analysis got every answer from Prometheus", NULL,
-                   rc == 0 || strstr(why, "writing the recommendations") != NULL);
+                   rc == 0 || rc == GP_ADV_RC_KUBE);
     gp_metrics_add(s->metrics, "gpupack_advisor_analyses_total", NULL,
-                   rc == 0 ? "result=\"ok\"" : "result=\"error\"", 1);
-    if (rc == 0) {
-        keep_good(s, &rep, written, dropped);
+                   wrote ? "result=\"ok\"" : "result=\"error\"", 1);
+    if (rc == 0)
+        keep_good(s, &rep, written, dropped, wrote ? NULL : why);
+    if (wrote) {
         gp_metrics_set(s->metrics, "gpupack_advisor_last_success_timestamp_seconds",
-                       "When the last successful analysis ended (unix seconds)", NULL, now);
+                       "When the last successful analysis and write ended (unix seconds)", NULL,
+                       now);
         GP_LOG(s->log, GP_LOG_INFO, "analysis done", GP_LF("seconds", now - t0),
                GP_LI("findings", rep.nfindings), GP_LI("recommendations", written),
                GP_LI("dropped", dropped));
     } else {
-        mark_stale(s, why[0] ? why : "the analysis failed");
-        GP_LOG(s->log, GP_LOG_WARN, "analysis failed; keeping the last good result",
+        if (rc != 0)
+            mark_stale(s, why[0] ? why : "the analysis failed");
+        GP_LOG(s->log, GP_LOG_WARN, rc != 0 ? "analysis failed; keeping the last good result"
+                                            : "writing the recommendations failed; the last "
+                                              "written document stays",
                GP_LS("error", why));
     }
     gp_adv_report_free(&rep);
     if (log != NULL)
         fclose(log);
-    return rc == 0 ? 0 : 1;
+    return wrote ? 0 : 1;
 }
 
 /* ---- routes ------------------------------------------------------------------------------- */

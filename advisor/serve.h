@@ -6,7 +6,9 @@
  *
  * A failed analysis (Prometheus down, a query refused) keeps the last good result: its metrics
  * stay, the ConfigMap is left as it is, readiness stays 200 once anything succeeded (its body
- * says "stale" and why) and gpupack_advisor_prometheus_up turns 0. Before the first success
+ * says "stale" and why) and gpupack_advisor_prometheus_up turns 0. A good analysis whose write
+ * failed (the API down, RBAC) updates the metrics but is stale too, with the write's error, and
+ * counts as an error in gpupack_advisor_analyses_total. Before the first good analysis
  * readiness is 503 with the reason. */
 #ifndef GPUPACK_ADVISOR_SERVE_H
 #define GPUPACK_ADVISOR_SERVE_H
