@@ -127,6 +127,10 @@ GP_TEST(cost_metrics_bound_the_waste_series_and_sum_the_rest_as_other)
     gp_adv_cost_metrics(&rep, 2, 3, 1, m);
     text = gp_metrics_render(m, &len);
     GP_CHECK(text != NULL);
+    if (text == NULL) {
+        gp_metrics_free(m);
+        return;
+    }
     GP_CHECK(strstr(text, "gpupack_advisor_waste_dollars_per_hour{namespace=\"ml\",workload="
                           "\"deployment/big\",finding=\"idle\"} 5") != NULL);
     GP_CHECK(strstr(text, "workload=\"deployment/mid\",finding=\"idle\"} 0.25") != NULL);
@@ -156,6 +160,10 @@ GP_TEST(cost_metrics_of_an_empty_report)
     gp_adv_cost_metrics(&rep, 50, 0, 0, m);
     text = gp_metrics_render(m, &len);
     GP_CHECK(text != NULL);
+    if (text == NULL) {
+        gp_metrics_free(m);
+        return;
+    }
     GP_CHECK(strstr(text, "gpupack_advisor_waste_dollars_per_hour{") == NULL);
     GP_CHECK(strstr(text, "gpupack_advisor_recommendations{state=\"written\"} 0") != NULL);
     free(text);
