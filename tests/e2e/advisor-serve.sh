@@ -175,6 +175,14 @@ sleep 2.5
 check advisor-serve.prometheus-down-configmap-kept [ "$(cm | jq -r .metadata.resourceVersion)" = "$RV" ]
 check advisor-serve.log-says-why grep -q 'keeping the last good result' "$E2E_TMP/serve.log"
 
+# Only the one ConfigMap, only GET/PUT on it and POST (create) on its collection; never PATCH.
+curl -sf --max-time 2 "$API/_control/stats" > "$E2E_TMP/stats.json"
+check advisor-serve.only-its-configmap jq -e --arg one "/api/v1/namespaces/${CM%/*}/configmaps/${CM#*/}" '
+    (.configmaps | length) > 3 and (.other_writes | length) == 0 and
+    all(.configmaps[]; (.path == $one and (.method == "GET" or .method == "PUT")) or
+        (.path == ($one | sub("/[^/]*$"; "")) and .method == "POST")) and
+    ([.configmaps[] | select(.method == "POST")] | length) == 1' "$E2E_TMP/stats.json"
+
 kill -TERM "$SPID"
 i=0; while [ $i -lt 50 ] && kill -0 "$SPID" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 wait "$SPID" 2>/dev/null; rc=$?
