@@ -37,7 +37,8 @@ typedef struct {
 
 /* Runs serve until SIGTERM or SIGINT (then exits 0), or one run with once (0 when the analysis
  * and the write succeeded, else 1). 2 when the server cannot start (the message names
- * --listen). */
+ * --listen). A signal ends the wait between runs at once; a run under way gets 10 s to finish,
+ * then the process exits without it (_exit: 0, or 1 with once). */
 int gp_adv_serve_run(const gp_adv_serve_opts *o);
 
 /* The cost metrics of a report into m (pure apart from m): cost per (namespace, class, model),

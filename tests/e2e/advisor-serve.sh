@@ -88,6 +88,36 @@ check advisor-serve.never-good-no-file [ ! -e "$E2E_TMP/never.json" ]
 kill -TERM "$NPID"; wait "$NPID" 2>/dev/null; rc=$?
 check advisor-serve.never-good-sigterm-exit-0 [ $rc -eq 0 ]
 
+# ---- SIGTERM while Prometheus never answers: the process ends within the grace (10 s) -------
+HOLE=$(free_port)
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16); time.sleep(60)' "$HOLE" &
+HPID=$!
+E2E_PIDS="$E2E_PIDS $HPID"
+i=0
+while [ $i -lt 50 ] && ! python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$HOLE" 2>/dev/null; do
+    sleep 0.1; i=$((i + 1))
+done
+PORT2=$(free_port)
+$ADV serve --prometheus "http://127.0.0.1:$HOLE" --prometheus-timeout 60s --policy "$POL" \
+    --listen "127.0.0.1:$PORT2" --recommendations-file "$E2E_TMP/hole.json" > /dev/null \
+    2> "$E2E_TMP/hole.log" &
+GPID=$!
+E2E_PIDS="$E2E_PIDS $GPID"
+wait_http "http://127.0.0.1:$PORT2/healthz" 10
+sleep 1
+T0=$(date +%s)
+kill -TERM "$GPID"
+i=0; while [ $i -lt 150 ] && kill -0 "$GPID" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+wait "$GPID" 2>/dev/null; rc=$?
+T1=$(date +%s)
+check advisor-serve.sigterm-mid-analysis-exit-0 [ $rc -eq 0 ]
+check advisor-serve.sigterm-mid-analysis-within-grace [ $((T1 - T0)) -le 12 ]
+check advisor-serve.sigterm-mid-analysis-says grep -q 'stopping during an analysis' "$E2E_TMP/hole.log"
+kill "$HPID" 2>/dev/null; wait "$HPID" 2>/dev/null
+
 # ---- the API unreachable from the start: the fill-in fails, not Prometheus; still serving ----
 PORT1=$(free_port)
 API="http://127.0.0.1:$DEAD" fake_kubeconfig "$E2E_TMP/deadkube" '{token: x}'
