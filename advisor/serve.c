@@ -536,17 +536,6 @@ static void *signal_thread(void *arg)
     return NULL;
 }
 
-static void block_signals(void)
-{
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
 int gp_adv_serve_run(const gp_adv_serve_opts *o)
 {
     serve_state s = { .o = o };
@@ -566,7 +555,7 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     first_metrics(s.metrics);
-    block_signals();
+    gp_daemon_block_signals();
     have_sigthr = pthread_create(&sigthr, NULL, signal_thread, &s) == 0;
     if (!o->once && start_server(&s, &srv, &err) != GP_OK) {
         fprintf(stderr, PROG ": --listen: %s\n", err.msg);

@@ -42,9 +42,7 @@ void gp_route_metrics(void *ctx, const gp_http_request *req, gp_http_response *r
     resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
-/* Blocks SIGTERM and SIGINT (gp_wait_for_signal_and_drain takes them) and ignores SIGPIPE,
- * before the server starts any thread. */
-static void block_stop_signals(void)
+void gp_daemon_block_signals(void)
 {
     sigset_t set;
 
@@ -359,7 +357,7 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                              .log = log, .name = name };
     gp_status st;
 
-    block_stop_signals();
+    gp_daemon_block_signals();
     st = start_one("--listen", o->listen, &cfg, out, err);
     *health = NULL;
     if (st != GP_OK || o->health_listen == NULL)

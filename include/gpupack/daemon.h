@@ -141,6 +141,11 @@ void gp_daemon_rt_free(gp_daemon_rt *rt);
  * last good policy stays (gpupack_policy_reloads_total{result}). */
 void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log);
 
+/* Blocks SIGTERM and SIGINT in the calling thread and the threads it starts later (for
+ * gp_wait_for_signal_and_drain() or a sigtimedwait() loop) and ignores SIGPIPE. Call it before
+ * any server thread starts. */
+void gp_daemon_block_signals(void);
+
 /* Sets resp to a text/plain reply (body copied). */
 void gp_reply_text(gp_http_response *resp, int status, const char *text);
 

@@ -75,3 +75,19 @@ serving_port() {
     i=0; while [ $i -lt 100 ] && ! grep -q '"msg":"serving"' "$1" 2>/dev/null; do sleep 0.1; i=$((i+1)); done
     grep '"msg":"serving"' "$1" 2>/dev/null | head -n 1 | jq -r .port
 }
+
+# webhook_post URL CACERT NAME < pod: the pod, wrapped by review (tests/cases/lib.sh), posted to
+# the webhook's URL/mutate; $E2E_TMP/NAME.resp is the answer and NAME.pod the pod with its patch
+# applied by kubectl's own JSON Patch (NAME.orig without one).
+webhook_post() {
+    review > "$E2E_TMP/$3.review"
+    curl -s --max-time 10 --cacert "$2" -H 'Content-Type: application/json' \
+        --data-binary @"$E2E_TMP/$3.review" "$1/mutate" > "$E2E_TMP/$3.resp"
+    jq '.request.object' "$E2E_TMP/$3.review" > "$E2E_TMP/$3.orig"
+    if jq -e '.response.patch' "$E2E_TMP/$3.resp" >/dev/null; then
+        kubectl patch --local -f "$E2E_TMP/$3.orig" --type=json \
+            -p "$(jq -r .response.patch "$E2E_TMP/$3.resp" | base64 -d)" -o json > "$E2E_TMP/$3.pod"
+    else
+        cp "$E2E_TMP/$3.orig" "$E2E_TMP/$3.pod"
+    fi
+}

@@ -59,19 +59,8 @@ pass rightsizing.start
 c() { curl -s --max-time 10 --cacert "$CERTS/ca.crt" "$@"; }
 metric() { c "$URL/metrics" | awk -v k="$1" '$1 == k {print $2}'; }
 
-# post NAME < pod: reviews the pod; $E2E_TMP/NAME.resp, NAME.pod (patched with kubectl).
-post() {
-    review > "$E2E_TMP/$1.review"
-    c -H 'Content-Type: application/json' --data-binary @"$E2E_TMP/$1.review" "$URL/mutate" \
-        > "$E2E_TMP/$1.resp"
-    jq '.request.object' "$E2E_TMP/$1.review" > "$E2E_TMP/$1.orig"
-    if jq -e '.response.patch' "$E2E_TMP/$1.resp" >/dev/null; then
-        kubectl patch --local -f "$E2E_TMP/$1.orig" --type=json \
-            -p "$(jq -r .response.patch "$E2E_TMP/$1.resp" | base64 -d)" -o json > "$E2E_TMP/$1.pod"
-    else
-        cp "$E2E_TMP/$1.orig" "$E2E_TMP/$1.pod"
-    fi
-}
+# post NAME < pod: reviews it (lib.sh webhook_post).
+post() { webhook_post "$URL" "$CERTS/ca.crt" "$1"; }
 
 # again NAME: the patched pod reviewed again gets no patch.
 again() {

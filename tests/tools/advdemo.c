@@ -109,18 +109,19 @@ static void demo_shares(demo_store *s)
 
     for (size_t i = 0; i < NNS; i++)
         s->ns[i] = (gp_adv_share){ (char *)ns[i], ns_dollars[i] / 4.10, ns_dollars[i],
-                                   ns_waste[i] / 4.10, ns_waste[i] };
+                                   ns_waste[i] / 4.10, ns_waste[i], 0 };
     for (size_t i = 0; i < 3; i++)
         s->cls[i] = (gp_adv_share){ (char *)cls[i], 4000.0 / (double)(i + 1),
                                     30000.0 / (double)(i + 1), 900.0 / (double)(i + 1),
-                                    5000.0 / (double)(i + 1) };
+                                    5000.0 / (double)(i + 1), 0 };
     for (size_t i = 0; i < 5; i++)
         s->model[i] = (gp_adv_share){ (char *)model[i], 2500.0 - 400.0 * (double)i,
                                       15000.0 - 2500.0 * (double)i, 300,
-                                      1500.0 - 200.0 * (double)i };
+                                      1500.0 - 200.0 * (double)i, 0 };
     for (size_t i = 0; i < 3; i++)
         s->gpu[i] = (gp_adv_share){ (char *)gpu[i], 5000.0 / (double)(i + 1),
-                                    28000.0 / (double)(i * i + 1), 700, 4000.0 / (double)(i + 1) };
+                                    28000.0 / (double)(i * i + 1), 700, 4000.0 / (double)(i + 1),
+                                    0 };
 }
 
 /* A week of hourly GPUs: a daily cycle of inference load over a floor of training jobs. */
