@@ -207,7 +207,7 @@ static int fill_in(const gp_adv_report_opts *o, gp_adv_data *d)
         if (gp_adv_fill_file(d, o->pol, o->snapshots[i], &st, &err) != GP_OK)
             return fail(o, 2, err.msg);
     if (o->kube != NULL && gp_adv_fill_from_api(d, o->pol, o->kube, &st, &err) != GP_OK)
-        return fail(o, 1, err.msg);
+        return fail(o, GP_ADV_RC_KUBE, err.msg);
     if ((o->nsnapshots > 0 || o->kube != NULL) && !o->quiet)
         fprintf(o->log, PROG ": from Kubernetes objects: %zu pod labels, %zu owners, %zu nodes "
                 "filled in\n", st.pod_labels, st.owners, st.nodes);
@@ -285,6 +285,8 @@ int gp_adv_report_run(const gp_adv_report_opts *o)
     gp_adv_report rep;
     int rc = gp_adv_analyse(o, &rep);
 
+    if (rc == GP_ADV_RC_KUBE)
+        rc = 1;
     if (rc == 0)
         rc = output(o, &rep);
     gp_adv_report_free(&rep);

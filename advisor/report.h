@@ -37,9 +37,14 @@ typedef struct {
     const gp_kube_config *kube;
 } gp_adv_report_opts;
 
+/* gp_adv_analyse()'s status when Prometheus answered but the Kubernetes API (o->kube) failed
+ * while filling in (gp_adv_report_run() exits 1 for it). */
+#define GP_ADV_RC_KUBE 3
+
 /* One analysis (the window ending at o->until, the queries, the assembly, the fill-in,
  * gp_advise()) into *rep, which the caller frees with gp_adv_report_free() whatever the result.
- * Returns 0, or an exit status as gp_adv_report_run() does after its message on o->log. */
+ * Returns 0, GP_ADV_RC_KUBE, or an exit status as gp_adv_report_run() does after its message on
+ * o->log. */
 int gp_adv_analyse(const gp_adv_report_opts *o, gp_adv_report *rep);
 
 /* Runs a report; returns the exit status: 0 written, 1 Prometheus could not answer (or the

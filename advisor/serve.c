@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-advisor serve (the contract is in serve.h). The main thread runs the analyses and
- * waits between them in sigtimedwait() for SIGTERM or SIGINT; the server's threads answer the
- * routes from what the last run left, under one mutex. */
+ * waits between them on a condition variable; a signal thread takes SIGTERM and SIGINT (blocked
+ * everywhere else) and ends the wait, or the process when a run outlasts STOP_GRACE_S; the
+ * server's threads answer the routes from what the last run left, under one mutex. */
 #include "serve.h"
 
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmwrite.h"
 #include "gpupack/daemon.h"
@@ -34,7 +36,13 @@ typedef struct {
     bool stale;             /* the last run failed */
     char why[GP_ERR_MAX];   /* why it failed */
     double last_good;       /* when the last good run ended */
+    pthread_cond_t cv;      /* stop or busy changed */
+    bool stop;              /* SIGTERM or SIGINT came */
+    bool busy;              /* a run is under way */
 } serve_state;
+
+/* How long a run under way may go on after SIGTERM before the process exits without it. */
+#define STOP_GRACE_S 10
 
 static double now_s(void)
 {
@@ -275,8 +283,10 @@ static gp_status publish(serve_state *s, const gp_adv_report *rep, double now, s
     return st;
 }
 
-/* The new cost metrics rendered, swapped in with the run's state. */
-static void keep_good(serve_state *s, const gp_adv_report *rep, size_t written, size_t dropped)
+/* The new cost metrics rendered, swapped in with the run's state: fresh, or stale because of
+ * stale_why (the write failed). */
+static void keep_good(serve_state *s, const gp_adv_report *rep, size_t written, size_t dropped,
+                      const char *stale_why)
 {
     gp_metrics *m = gp_metrics_new();
     size_t len = 0;
@@ -294,8 +304,8 @@ static void keep_good(serve_state *s, const gp_adv_report *rep, size_t written, 
         s->cost_len = len;
     }
     s->good = true;
-    s->stale = false;
-    s->why[0] = '\0';
+    s->stale = stale_why != NULL;
+    snprintf(s->why, sizeof(s->why), "%s", stale_why != NULL ? stale_why : "");
     s->last_good = now_s();
     pthread_mutex_unlock(&s->mu);
 }
@@ -322,7 +332,9 @@ static void last_line(FILE *f, char *buf, size_t n)
     }
 }
 
-/* One analysis and write. Returns 0, or 1 when either failed (the last good result kept). */
+/* One analysis and write. Returns 0, or 1 when either failed. A failed analysis keeps the last
+ * good result; a good analysis whose write failed replaces the cost metrics (they are right) and
+ * is served as stale, with the write's error, until a write succeeds. */
 static int run_once(serve_state *s)
 {
     gp_adv_report_opts ro = s->o->report;
@@ -333,6 +345,7 @@ static int run_once(serve_state *s)
     gp_err err = { "" };
     char why[GP_ERR_MAX] = "";
     int rc;
+    bool wrote = false;
 
     ro.until = t0;
     ro.log = log != NULL ? log : stderr;
@@ -343,33 +356,40 @@ static int run_once(serve_state *s)
                        "How long one analysis took (queries, assembly, decisions)", NULL, now - t0);
     if (log != NULL)
         last_line(log, why, sizeof(why));
-    if (rc == 0 && publish(s, &rep, now, &written, &dropped, &err) != GP_OK) {
+    if (rc != 0) { /* nothing to publish: the last written document stays */
+        if (rc != GP_ADV_RC_KUBE)
+            gp_metrics_add(s->metrics, "gpupack_advisor_prometheus_errors_total", NULL, NULL, 1);
+    } else if (publish(s, &rep, now, &written, &dropped, &err) == GP_OK) {
+        wrote = true;
+    } else {
         snprintf(why, sizeof(why), "writing the recommendations: %s", err.msg);
-        rc = 1;
-    } else if (rc != 0) {
-        gp_metrics_add(s->metrics, "gpupack_advisor_prometheus_errors_total", NULL, NULL, 1);
     }
     gp_metrics_set(s->metrics, "gpupack_advisor_prometheus_up",
                    "1 when the last analysis got every answer from Prometheus", NULL,
-                   rc == 0 || strstr(why, "writing the recommendations") != NULL);
+                   rc == 0 || rc == GP_ADV_RC_KUBE);
     gp_metrics_add(s->metrics, "gpupack_advisor_analyses_total", NULL,
-                   rc == 0 ? "result=\"ok\"" : "result=\"error\"", 1);
-    if (rc == 0) {
-        keep_good(s, &rep, written, dropped);
+                   wrote ? "result=\"ok\"" : "result=\"error\"", 1);
+    if (rc == 0)
+        keep_good(s, &rep, written, dropped, wrote ? NULL : why);
+    if (wrote) {
         gp_metrics_set(s->metrics, "gpupack_advisor_last_success_timestamp_seconds",
-                       "When the last successful analysis ended (unix seconds)", NULL, now);
+                       "When the last successful analysis and write ended (unix seconds)", NULL,
+                       now);
         GP_LOG(s->log, GP_LOG_INFO, "analysis done", GP_LF("seconds", now - t0),
                GP_LI("findings", rep.nfindings), GP_LI("recommendations", written),
                GP_LI("dropped", dropped));
     } else {
-        mark_stale(s, why[0] ? why : "the analysis failed");
-        GP_LOG(s->log, GP_LOG_WARN, "analysis failed; keeping the last good result",
+        if (rc != 0)
+            mark_stale(s, why[0] ? why : "the analysis failed");
+        GP_LOG(s->log, GP_LOG_WARN, rc != 0 ? "analysis failed; keeping the last good result"
+                                            : "writing the recommendations failed; the last "
+                                              "written document stays",
                GP_LS("error", why));
     }
     gp_adv_report_free(&rep);
     if (log != NULL)
         fclose(log);
-    return rc == 0 ? 0 : 1;
+    return wrote ? 0 : 1;
 }
 
 /* ---- routes ------------------------------------------------------------------------------- */
@@ -456,16 +476,66 @@ static void first_metrics(gp_metrics *m)
     gp_metrics_add(m, "gpupack_advisor_configmap_writes_total", NULL, "result=\"error\"", 0);
 }
 
-/* Waits up to seconds for SIGTERM or SIGINT (blocked in every thread); true when one came. */
-static bool wait_for_stop(double seconds)
+/* Waits up to seconds for a stop; true when one came. */
+static bool wait_for_stop(serve_state *s, double seconds)
 {
+    struct timespec ts;
+    bool stop;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)seconds;
+    ts.tv_nsec += (long)((seconds - floor(seconds)) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->mu);
+    while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu, &ts) == 0)
+        ;
+    stop = s->stop;
+    pthread_mutex_unlock(&s->mu);
+    return stop;
+}
+
+static void set_busy(serve_state *s, bool busy)
+{
+    pthread_mutex_lock(&s->mu);
+    s->busy = busy;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* The signal thread: waits for SIGTERM or SIGINT (blocked in every thread), says stop, and when
+ * a run is still under way STOP_GRACE_S later (a Prometheus that does not answer), exits the
+ * process without it: 0, or 1 with --once (the run did not finish). */
+static void *signal_thread(void *arg)
+{
+    serve_state *s = arg;
     sigset_t set;
-    struct timespec ts = { (time_t)seconds, (long)((seconds - floor(seconds)) * 1e9) };
+    struct timespec ts;
+    int sig = 0;
+    bool busy;
 
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
-    return sigtimedwait(&set, NULL, &ts) > 0;
+    if (sigwait(&set, &sig) != 0)
+        return NULL;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += STOP_GRACE_S;
+    pthread_mutex_lock(&s->mu);
+    s->stop = true;
+    pthread_cond_broadcast(&s->cv);
+    while (s->busy && pthread_cond_timedwait(&s->cv, &s->mu, &ts) == 0)
+        ;
+    busy = s->busy;
+    pthread_mutex_unlock(&s->mu);
+    if (busy) {
+        GP_LOG(s->log, GP_LOG_WARN, "stopping during an analysis; its result is dropped",
+               GP_LI("grace_seconds", STOP_GRACE_S));
+        _exit(s->o->once ? 1 : 0);
+    }
+    return NULL;
 }
 
 int gp_adv_serve_run(const gp_adv_serve_opts *o)
@@ -475,6 +545,8 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
     gp_log_level lvl = GP_LOG_INFO;
     gp_server *srv = NULL;
     gp_err err = { "" };
+    pthread_t sigthr;
+    bool have_sigthr, stopped;
     int rc = 0;
 
     if (o->log_level != NULL && gp_log_level_parse(o->log_level, &lvl) != GP_OK)
@@ -483,8 +555,10 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
     s.log = &log;
     s.metrics = gp_metrics_new();
     pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.cv, NULL);
     first_metrics(s.metrics);
     gp_daemon_block_signals();
+    have_sigthr = pthread_create(&sigthr, NULL, signal_thread, &s) == 0;
     if (!o->once && start_server(&s, &srv, &err) != GP_OK) {
         fprintf(stderr, PROG ": --listen: %s\n", err.msg);
         rc = 2;
@@ -493,13 +567,24 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
             GP_LOG(&log, GP_LOG_INFO, "serving", GP_LS("listen", o->listen),
                    GP_LI("port", gp_server_port(srv)));
         do {
+            set_busy(&s, true);
             rc = run_once(&s);
-        } while (!o->once && !wait_for_stop(o->interval));
+            set_busy(&s, false);
+        } while (!o->once && !wait_for_stop(&s, o->interval));
         if (!o->once)
             rc = 0;
     }
     gp_server_stop(srv);
+    if (have_sigthr) {
+        pthread_mutex_lock(&s.mu);
+        stopped = s.stop;
+        pthread_mutex_unlock(&s.mu);
+        if (!stopped)
+            pthread_kill(sigthr, SIGTERM); /* its own sigwait() takes it: the thread ends */
+        pthread_join(sigthr, NULL);
+    }
     free(s.cost);
+    pthread_cond_destroy(&s.cv);
     pthread_mutex_destroy(&s.mu);
     gp_metrics_free(s.metrics);
     gp_log_destroy(&log);

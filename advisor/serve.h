@@ -6,7 +6,9 @@
  *
  * A failed analysis (Prometheus down, a query refused) keeps the last good result: its metrics
  * stay, the ConfigMap is left as it is, readiness stays 200 once anything succeeded (its body
- * says "stale" and why) and gpupack_advisor_prometheus_up turns 0. Before the first success
+ * says "stale" and why) and gpupack_advisor_prometheus_up turns 0. A good analysis whose write
+ * failed (the API down, RBAC) updates the metrics but is stale too, with the write's error, and
+ * counts as an error in gpupack_advisor_analyses_total. Before the first good analysis
  * readiness is 503 with the reason. */
 #ifndef GPUPACK_ADVISOR_SERVE_H
 #define GPUPACK_ADVISOR_SERVE_H
@@ -35,7 +37,8 @@ typedef struct {
 
 /* Runs serve until SIGTERM or SIGINT (then exits 0), or one run with once (0 when the analysis
  * and the write succeeded, else 1). 2 when the server cannot start (the message names
- * --listen). */
+ * --listen). A signal ends the wait between runs at once; a run under way gets 10 s to finish,
+ * then the process exits without it (_exit: 0, or 1 with once). */
 int gp_adv_serve_run(const gp_adv_serve_opts *o);
 
 /* The cost metrics of a report into m (pure apart from m): cost per (namespace, class, model),

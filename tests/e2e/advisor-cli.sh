@@ -26,10 +26,9 @@ check advisor-cli.version-line grep -qE '^gpupack-advisor [0-9]+\.[0-9]+' "$OUT"
 run 0 report-version report --version
 
 run 2 no-subcommand
-err_has no-subcommand-says "a subcommand is required: report"
-run 2 unknown-subcommand analyse --prometheus "$U"
-err_has unknown-subcommand-says 'unknown subcommand "analyse"; the subcommands are: report, serve'
-run 0 serve-help serve --help
+err_has no-subcommand-says "a subcommand is required: report or serve"
+run 2 unknown-subcommand optimise --prometheus "$U"
+err_has unknown-subcommand-says 'unknown subcommand "optimise"; the subcommands are: report, serve'
 run 2 flag-before-subcommand --prometheus "$U"
 err_has flag-before-subcommand-says "give the subcommand first"
 

@@ -66,6 +66,81 @@ check advisor-serve.bad-configmap sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q 
 out=$($ADV serve --prometheus "$PROM" --format json --recommendations-file "$E2E_TMP/x" 2>&1); rc=$?
 check advisor-serve.report-flag-refused sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q -- '--format'"
 
+# ---- never a good analysis: not ready, and why ------------------------------------------------
+DEAD=$(free_port)
+PORT0=$(free_port)
+$ADV serve --prometheus "http://127.0.0.1:$DEAD" --policy "$POL" --listen "127.0.0.1:$PORT0" \
+    --interval 1s --recommendations-file "$E2E_TMP/never.json" > /dev/null 2> "$E2E_TMP/never.log" &
+NPID=$!
+E2E_PIDS="$E2E_PIDS $NPID"
+i=0
+while [ $i -lt 100 ]; do
+    curl -sf --max-time 2 "http://127.0.0.1:$PORT0/metrics" 2>/dev/null \
+        | grep -q '^gpupack_advisor_analyses_total{result="error"} [1-9]' && break
+    sleep 0.2; i=$((i + 1))
+done
+code=$(curl -s -o "$E2E_TMP/never-ready.txt" -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT0/readyz")
+check advisor-serve.never-good-not-ready [ "$code" = 503 ]
+check advisor-serve.never-good-says-why grep -q "not ready: .*127.0.0.1.*$DEAD" "$E2E_TMP/never-ready.txt"
+check advisor-serve.never-good-healthz curl -sf --max-time 2 "http://127.0.0.1:$PORT0/healthz"
+check advisor-serve.never-good-up-0 sh -c "curl -sf 'http://127.0.0.1:$PORT0/metrics' | grep -qx 'gpupack_advisor_prometheus_up 0'"
+check advisor-serve.never-good-no-file [ ! -e "$E2E_TMP/never.json" ]
+kill -TERM "$NPID"; wait "$NPID" 2>/dev/null; rc=$?
+check advisor-serve.never-good-sigterm-exit-0 [ $rc -eq 0 ]
+
+# ---- SIGTERM while Prometheus never answers: the process ends within the grace (10 s) -------
+HOLE=$(free_port)
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16); time.sleep(60)' "$HOLE" &
+HPID=$!
+E2E_PIDS="$E2E_PIDS $HPID"
+i=0
+while [ $i -lt 50 ] && ! python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$HOLE" 2>/dev/null; do
+    sleep 0.1; i=$((i + 1))
+done
+PORT2=$(free_port)
+$ADV serve --prometheus "http://127.0.0.1:$HOLE" --prometheus-timeout 60s --policy "$POL" \
+    --listen "127.0.0.1:$PORT2" --recommendations-file "$E2E_TMP/hole.json" > /dev/null \
+    2> "$E2E_TMP/hole.log" &
+GPID=$!
+E2E_PIDS="$E2E_PIDS $GPID"
+wait_http "http://127.0.0.1:$PORT2/healthz" 10
+sleep 1
+T0=$(date +%s)
+kill -TERM "$GPID"
+i=0; while [ $i -lt 150 ] && kill -0 "$GPID" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+wait "$GPID" 2>/dev/null; rc=$?
+T1=$(date +%s)
+check advisor-serve.sigterm-mid-analysis-exit-0 [ $rc -eq 0 ]
+check advisor-serve.sigterm-mid-analysis-within-grace [ $((T1 - T0)) -le 12 ]
+check advisor-serve.sigterm-mid-analysis-says grep -q 'stopping during an analysis' "$E2E_TMP/hole.log"
+kill "$HPID" 2>/dev/null; wait "$HPID" 2>/dev/null
+
+# ---- the API unreachable from the start: the fill-in fails, not Prometheus; still serving ----
+PORT1=$(free_port)
+API="http://127.0.0.1:$DEAD" fake_kubeconfig "$E2E_TMP/deadkube" '{token: x}'
+$ADV serve --prometheus "$PROM" --policy "$POL" --kubeconfig "$E2E_TMP/deadkube" \
+    --listen "127.0.0.1:$PORT1" --interval 1s > /dev/null 2> "$E2E_TMP/deadapi.log" &
+DPID=$!
+E2E_PIDS="$E2E_PIDS $DPID"
+i=0
+while [ $i -lt 150 ]; do
+    curl -sf --max-time 2 "http://127.0.0.1:$PORT1/metrics" 2>/dev/null \
+        | grep -q '^gpupack_advisor_analyses_total{result="error"} [1-9]' && break
+    sleep 0.2; i=$((i + 1))
+done
+curl -sf --max-time 2 "http://127.0.0.1:$PORT1/metrics" > "$E2E_TMP/deadapi-metrics.txt"
+check advisor-serve.api-down-error-counted grep -qE '^gpupack_advisor_analyses_total\{result="error"\} [1-9]' "$E2E_TMP/deadapi-metrics.txt"
+check advisor-serve.api-down-not-prometheus grep -qx 'gpupack_advisor_prometheus_errors_total 0' "$E2E_TMP/deadapi-metrics.txt"
+check advisor-serve.api-down-prometheus-up grep -qx 'gpupack_advisor_prometheus_up 1' "$E2E_TMP/deadapi-metrics.txt"
+code=$(curl -s -o "$E2E_TMP/deadapi-ready.txt" -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT1/readyz")
+check advisor-serve.api-down-not-ready-says-why sh -c "[ $code = 503 ] && grep -q 'not ready: .*/api/v1/' '$E2E_TMP/deadapi-ready.txt'"
+check advisor-serve.api-down-still-serving kill -0 "$DPID"
+kill -TERM "$DPID"; wait "$DPID" 2>/dev/null; rc=$?
+check advisor-serve.api-down-sigterm-exit-0 [ $rc -eq 0 ]
+
 # ---- serving, against the fake API ------------------------------------------------------------
 start_fakeapi s3cret
 fake_kubeconfig "$E2E_TMP/kubeconfig" '{token: s3cret}'
@@ -113,7 +188,8 @@ check advisor-serve.conflict-then-written until_ok 30 sh -c "curl -sf '$API/_con
 E0=$(metric 'gpupack_advisor_configmap_writes_total{result="error"}')
 curl -sf -X POST --max-time 2 -d '{"fault":"configmap-fail","count":1000,"status":503}' "$API/_control/fault" > /dev/null
 check advisor-serve.api-errors-counted until_ok 30 sh -c "[ \$(curl -sf '$URL/metrics' | awk '/^gpupack_advisor_configmap_writes_total\{result=\"error\"\}/ {print \$2}') -gt $E0 ]"
-check advisor-serve.api-errors-still-ready curl -sf --max-time 2 "$URL/readyz"
+check advisor-serve.api-errors-still-ready sh -c "curl -sf --max-time 2 '$URL/readyz' | grep -q 'ok, stale: writing the recommendations'"
+check advisor-serve.api-errors-prometheus-up sh -c "curl -sf --max-time 2 '$URL/metrics' | grep -qx 'gpupack_advisor_prometheus_up 1'"
 curl -sf -X POST --max-time 2 -d '{"fault":"configmap-fail","count":0}' "$API/_control/fault" > /dev/null
 check advisor-serve.api-back-not-stale until_ok 30 sh -c "curl -sf '$URL/readyz' | grep -qx ok"
 
@@ -128,6 +204,14 @@ check advisor-serve.prometheus-down-keeps-cost grep -q '^gpupack_advisor_gpu_cos
 sleep 2.5
 check advisor-serve.prometheus-down-configmap-kept [ "$(cm | jq -r .metadata.resourceVersion)" = "$RV" ]
 check advisor-serve.log-says-why grep -q 'keeping the last good result' "$E2E_TMP/serve.log"
+
+# Only the one ConfigMap, only GET/PUT on it and POST (create) on its collection; never PATCH.
+curl -sf --max-time 2 "$API/_control/stats" > "$E2E_TMP/stats.json"
+check advisor-serve.only-its-configmap jq -e --arg one "/api/v1/namespaces/${CM%/*}/configmaps/${CM#*/}" '
+    (.configmaps | length) > 3 and (.other_writes | length) == 0 and
+    all(.configmaps[]; (.path == $one and (.method == "GET" or .method == "PUT")) or
+        (.path == ($one | sub("/[^/]*$"; "")) and .method == "POST")) and
+    ([.configmaps[] | select(.method == "POST")] | length) == 1' "$E2E_TMP/stats.json"
 
 kill -TERM "$SPID"
 i=0; while [ $i -lt 50 ] && kill -0 "$SPID" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done

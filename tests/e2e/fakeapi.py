@@ -40,6 +40,7 @@ API (what a client sees)
         409 AlreadyExists; a PUT must carry the stored metadata.resourceVersion (409 Conflict
         otherwise), gets a new one and keeps uid and creationTimestamp; a missing one is 404.
         Every ConfigMap request counts in stats "configmaps" (method and path, in order).
+        PATCH and DELETE (anywhere) are refused with 405 and recorded in stats "other_writes".
     Other paths: 404 with a Status body.
 
 Control API (no authentication; JSON in, JSON out)
@@ -220,7 +221,7 @@ class State:
         self.cm_conflicts = 0
         self.cm_fail = 0
         self.cm_fail_status = 500
-        self.stats = {"configmaps": [], "lists": {k: 0 for k in KINDS}, "list_pages": {k: 0 for k in KINDS},
+        self.stats = {"configmaps": [], "other_writes": [], "lists": {k: 0 for k in KINDS}, "list_pages": {k: 0 for k in KINDS},
                       "watches": {k: 0 for k in KINDS}, "unauthorized": 0,
                       "gone_http_sent": 0, "failed_lists_sent": 0, "last_request": {}}
 
@@ -464,6 +465,20 @@ class Handler(BaseHTTPRequestHandler):
             code, out = STATE.configmap(method, ns, name, body)
         self.send_json(code, out)
         return True
+
+    def refuse(self, method):
+        """PATCH and DELETE: recorded in the stats' "other_writes" and refused (405)."""
+        with STATE.cond:
+            STATE.stats["other_writes"].append({"method": method,
+                                                "path": urlsplit(self.path).path})
+        self.send_json(405, status_body(405, "MethodNotAllowed",
+                                        "the fake API does not serve %s" % method))
+
+    def do_PATCH(self):
+        self.refuse("PATCH")
+
+    def do_DELETE(self):
+        self.refuse("DELETE")
 
     def do_PUT(self):
         path = urlsplit(self.path).path
