@@ -362,7 +362,7 @@ static int run_once(serve_state *s)
     } else if (publish(s, &rep, now, &written, &dropped, &err) == GP_OK) {
         wrote = true;
     } else {
-        snprintf(why, sizeof(why), "writing the recommendations: %s", err.msg);
+        snprintf(why, sizeof(why), "writing the recommendations: %.470s", err.msg);
     }
     gp_metrics_set(s->metrics, "gpupack_advisor_prometheus_up",
                    "1 when the last analysis got every answer from Prometheus", NULL,
