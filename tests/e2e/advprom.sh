@@ -18,25 +18,7 @@ adv_prom_start() {
     python3 "$ADV_TOOLS/gen_advisor_data.py" > "$E2E_TMP/data.om" 2> "$E2E_TMP/gen.err" \
         || fail "$1.generate" "$(tail -n 3 "$E2E_TMP/gen.err")"
     python3 "$ADV_TOOLS/advisor_expect.py" --write-policy "$E2E_TMP/policy.json"
-    mkdir -p "$E2E_TMP/tsdb"
-    if promtool tsdb create-blocks-from openmetrics --max-block-duration=192h "$E2E_TMP/data.om" \
-        "$E2E_TMP/tsdb" > "$E2E_TMP/promtool.log" 2>&1; then
-        pass "$1.backfill"
-    else
-        fail "$1.backfill" "$(tail -n 3 "$E2E_TMP/promtool.log" | tr '\n' ' ')"
-    fi
+    prom_backfill_start "$1" --max-block-duration=192h || return 0
     rm -f "$E2E_TMP/data.om"
-    printf 'global:\n  scrape_interval: 1m\n' > "$E2E_TMP/prometheus.yml"
-    ADV_PROM_PORT=$(free_port)
-    prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
-        --web.listen-address="127.0.0.1:$ADV_PROM_PORT" --storage.tsdb.retention.time=3650d \
-        > "$E2E_TMP/prometheus.log" 2>&1 &
-    ADV_PROM_PID=$!
-    E2E_PIDS="$E2E_PIDS $ADV_PROM_PID"
-    PROM="http://127.0.0.1:$ADV_PROM_PORT"
-    i=0
-    while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do
-        sleep 0.1; i=$((i+1))
-    done
-    check "$1.prometheus-ready" curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"
+    ADV_PROM_PID=$PROM_PID
 }

@@ -91,3 +91,36 @@ webhook_post() {
         cp "$E2E_TMP/$3.orig" "$E2E_TMP/$3.pod"
     fi
 }
+
+# prom_backfill_start PREFIX [promtool flags]: backfills $E2E_TMP/data.om (OpenMetrics) into
+# $E2E_TMP/tsdb with promtool and starts Debian's prometheus on it on a free loopback port;
+# sets PROM (its URL) and PROM_PID, and checks PREFIX.backfill and PREFIX.prometheus-ready
+# (false when it did not become ready).
+prom_backfill_start() {
+    p=$1; shift
+    mkdir -p "$E2E_TMP/tsdb"
+    if promtool tsdb create-blocks-from openmetrics "$@" "$E2E_TMP/data.om" "$E2E_TMP/tsdb" \
+        > "$E2E_TMP/promtool.log" 2>&1; then
+        pass "$p.backfill"
+    else
+        fail "$p.backfill" "$(tail -n 3 "$E2E_TMP/promtool.log" | tr '\n' ' ')"
+    fi
+    printf 'global:\n  scrape_interval: 1m\n' > "$E2E_TMP/prometheus.yml"
+    PORT=$(free_port)
+    prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
+        --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=3650d \
+        > "$E2E_TMP/prometheus.log" 2>&1 &
+    PROM_PID=$!
+    E2E_PIDS="$E2E_PIDS $PROM_PID"
+    PROM="http://127.0.0.1:$PORT"
+    i=0
+    while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do
+        sleep 0.1; i=$((i + 1))
+    done
+    if curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; then
+        pass "$p.prometheus-ready"
+    else
+        fail "$p.prometheus-ready" "$(tail -n 3 "$E2E_TMP/prometheus.log" | tr '\n' ' ')"
+        return 1
+    fi
+}

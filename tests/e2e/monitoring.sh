@@ -76,29 +76,7 @@ GOOD=$(( $(date +%s) / 60 * 60 - 3600 ))
 BAD=$(( GOOD - 3 * 3600 ))
 python3 "$HELPER" data "$BAD" "$GOOD" > "$E2E_TMP/data.om" 2> "$E2E_TMP/data.err" \
     || fail monitoring.generate "$(tail -n 3 "$E2E_TMP/data.err")"
-mkdir -p "$E2E_TMP/tsdb"
-if promtool tsdb create-blocks-from openmetrics "$E2E_TMP/data.om" "$E2E_TMP/tsdb" \
-    > "$E2E_TMP/promtool.log" 2>&1; then
-    pass monitoring.backfill
-else
-    fail monitoring.backfill "$(tail -n 3 "$E2E_TMP/promtool.log" | tr '\n' ' ')"
-fi
-printf 'global:\n  scrape_interval: 1m\n' > "$E2E_TMP/prometheus.yml"
-PORT=$(free_port)
-prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
-    --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=30d \
-    > "$E2E_TMP/prometheus.log" 2>&1 &
-E2E_PIDS="$E2E_PIDS $!"
-PROM="http://127.0.0.1:$PORT"
-i=0
-while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do
-    sleep 0.1; i=$((i+1))
-done
-if curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; then
-    pass monitoring.prometheus-ready
-else
-    fail monitoring.prometheus-ready "$(tail -n 3 "$E2E_TMP/prometheus.log" | tr '\n' ' ')"; exit 0
-fi
+prom_backfill_start monitoring || exit 0
 python3 "$HELPER" evaluate "$PROM" "$BAD" "$GOOD" "$E2E_TMP"
 
 # The alerts' `for:` and templates, by promtool's own rule tests on the same rules: the idle

@@ -29,21 +29,7 @@ for gpu, val in (("0", lambda i: (i % 10) / 100), ("1", lambda i: 0.5)):
         w("%s{%s} %s %d\n" % (name, labels, repr(val(i)), end - (n - 1 - i) * 60))
 w("# EOF\n")
 PY
-mkdir -p "$E2E_TMP/tsdb"
-if promtool tsdb create-blocks-from openmetrics "$E2E_TMP/data.om" "$E2E_TMP/tsdb" > "$E2E_TMP/promtool.log" 2>&1; then
-    pass prometheus.backfill
-else
-    fail prometheus.backfill "$(tail -n 3 "$E2E_TMP/promtool.log" | tr '\n' ' ')"
-fi
-printf 'global:\n  scrape_interval: 1m\n' > "$E2E_TMP/prometheus.yml"
-PORT=$(free_port)
-prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
-    --web.listen-address="127.0.0.1:$PORT" --storage.tsdb.retention.time=30d \
-    > "$E2E_TMP/prometheus.log" 2>&1 &
-E2E_PIDS="$E2E_PIDS $!"
-PROM="http://127.0.0.1:$PORT"
-i=0; while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do sleep 0.1; i=$((i+1)); done
-check prometheus.ready curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"
+prom_backfill_start prometheus
 
 # jq over promq's first line (the summary) or its series lines.
 head_is() { head -n 1 "$1" | jq -e "$2" >/dev/null 2>&1; }
