@@ -3,8 +3,7 @@
  * data/alibaba-gpu-v2023/README.md and docs/simulation.md. */
 #include "run.h"
 
-#include "extsim.h"
-#include "plan.h"
+#include "placer.h"
 #include "rng.h"
 
 #include <math.h>
@@ -91,36 +90,6 @@ static size_t *workload(const sim_cfg *cfg, int64_t cap, sim_rng *rng, size_t *n
     return w;
 }
 
-/* The best node for task t: the highest score; ties go to the earlier node in the (permuted)
- * order, or to a uniformly random one of them when cfg->ties_random. Returns -1 when none fits. */
-static long best_node(const sim_cfg *cfg, const sim_ctx *ctx, const gp_frag_node *nodes,
-                      const gp_frag_task *t, sim_rng *rng, gp_frag_pick *pick, uint64_t *scored)
-{
-    double best = GP_FRAG_INFEASIBLE;
-    long bi = -1;
-    uint64_t ties = 0;
-
-    for (size_t i = 0; i < cfg->n_nodes; i++) {
-        gp_frag_pick p;
-        if (!gp_frag_fits(&nodes[i], t))
-            continue;
-        double s = cfg->scorer->score(ctx, &nodes[i], t, &p);
-        if (s <= GP_FRAG_INFEASIBLE)
-            continue;
-        (*scored)++;
-        if (bi < 0 || s > best) {
-            best = s;
-            bi = (long)i;
-            *pick = p;
-            ties = 1;
-        } else if (s == best && cfg->ties_random && sim_rng_below(rng, ++ties) == 0) {
-            bi = (long)i;
-            *pick = p;
-        }
-    }
-    return bi;
-}
-
 static double unalloc_pct(int64_t alloc, int64_t cap)
 {
     return 100.0 - 100.0 * (double)alloc / (double)cap;
@@ -196,134 +165,14 @@ static void observe(const sim_cfg *cfg, const gp_frag_node *nodes, const progres
     }
 }
 
-/* The mix learned from the tasks placed so far, as the extender learns it from its pod watch
- * (docs/scoring.md): the most common shapes covering 95%, at most LEARNED_MAX_SHAPES. */
-#define LEARNED_POPULARITY 95
-#define LEARNED_MAX_SHAPES 32
-
-typedef struct {
-    gp_frag_tally tally;
-    gp_frag_shape *store, *scratch;
-    gp_frag_shape fallback;
-    gp_frag_mix mix;
-    uint64_t built; /* tally version the mix was built from */
-    uint64_t pressure_built; /* tally version the model pressure was computed for */
-    bool daemon_view;        /* count as gpupack-extender's cache does (the extender scorer) */
-} learner;
-
-/* Counts task t placed on node n (NULL: a bound pod whose node is not at hand). */
-static void learner_add(learner *l, const gp_frag_task *t, const gp_frag_node *n)
-{
-    gp_frag_bound b = { .next_to_gpus = !n || n->ngpu > 0 };
-    gp_frag_task d;
-
-    if (!l->daemon_view)
-        gp_frag_tally_add(&l->tally, t, 1);
-    else if (gp_frag_mix_counts(t, &b, &d))
-        gp_frag_tally_add(&l->tally, &d, 1);
-}
-
-static bool learner_init(learner *l, const sim_cfg *cfg)
-{
-    size_t cap = cfg->n_tasks + cfg->n_seen + 1;
-
-    memset(l, 0, sizeof(*l));
-    l->store = malloc(cap * sizeof(*l->store));
-    l->scratch = malloc(cap * sizeof(*l->scratch));
-    if (!l->store || !l->scratch)
-        return false;
-    gp_frag_tally_init(&l->tally, l->store, cap);
-    l->daemon_view = cfg->scorer->score == NULL;
-    for (size_t i = 0; i < cfg->n_seen; i++)
-        learner_add(l, &cfg->seen[i], NULL);
-    l->fallback = gp_frag_default_shape(cfg->fallback_cpu);
-    l->built = UINT64_MAX;
-    l->pressure_built = UINT64_MAX;
-    return true;
-}
-
-static void learner_free(learner *l)
-{
-    free(l->store);
-    free(l->scratch);
-}
-
-static const gp_frag_mix *learner_mix(learner *l)
-{
-    if (l->built != l->tally.version) {
-        l->mix.n = gp_frag_tally_mix(&l->tally, l->scratch, LEARNED_POPULARITY, LEARNED_MAX_SHAPES);
-        l->mix.shapes = l->scratch;
-        l->built = l->tally.version;
-        if (l->mix.n == 0) {
-            l->mix.n = 1;
-            l->mix.shapes = &l->fallback;
-        }
-    }
-    return &l->mix;
-}
-
-/* The mix as gpupack-extender sees it (the extender scorer): its whole-GPU shapes without model
- * constraints, renormalised, into buf (room for in->n); the fallback shape when none is left. */
-static gp_frag_mix daemon_mix(const gp_frag_mix *in, gp_frag_shape *buf, gp_frag_shape *fallback)
-{
-    gp_frag_mix m = { 0, buf };
-    gp_frag_bound next_to_gpus = { .next_to_gpus = true };
-    double total = 0;
-
-    for (size_t i = 0; i < in->n; i++) {
-        if (!gp_frag_mix_counts(&in->shapes[i].shape, &next_to_gpus, &buf[m.n].shape))
-            continue;
-        buf[m.n].freq = in->shapes[i].freq;
-        total += buf[m.n++].freq;
-    }
-    for (size_t i = 0; i < m.n; i++)
-        buf[i].freq /= total;
-    if (m.n == 0) {
-        m.n = 1;
-        m.shapes = fallback;
-    }
-    return m;
-}
-
 /* Places the workload w[0..n) on nodes. */
 static void place_all(const sim_cfg *cfg, gp_frag_node *nodes, const size_t *perm, const size_t *w,
-                      size_t n, progress *p, sim_rng *rng, learner *l, sim_ext *ext,
-                      const gp_frag_mix *ext_mix, sim_result *res)
+                      size_t n, progress *p, sim_rng *rng, sim_placer *pl, sim_result *res)
 {
-    int64_t model_gpus[GP_FRAG_MAX_MODELS] = { 0 };
-    double pressure[GP_FRAG_MAX_MODELS];
-
-    for (size_t i = 0; i < cfg->n_nodes; i++)
-        if (nodes[i].model >= 0 && nodes[i].model < GP_FRAG_MAX_MODELS)
-            model_gpus[nodes[i].model] += nodes[i].ngpu;
-    sim_plan plan;
-    sim_ctx ctx = { .frag = { .mix = ext_mix ? ext_mix : cfg->score_mix ? cfg->score_mix : cfg->mix,
-                              .model_pressure = pressure, .share_cost = sim_plan_cost,
-                              .share_arg = &plan } };
-
-    memset(&plan, 0, sizeof(plan));
-    sim_plan_build(ctx.frag.mix, &plan);
-    /* The model pressure counts every shape seen, not only the popular ones the scorers' mix
-     * keeps: model-constrained shapes are rare one by one and add up (docs/simulation.md). */
-    gp_frag_model_pressure(cfg->pressure_mix ? cfg->pressure_mix : ctx.frag.mix, model_gpus,
-                           pressure);
-
     for (size_t k = 0; k < n; k++) {
         const gp_frag_task *t = &cfg->tasks[w[k]];
         gp_frag_pick pick = { 0 };
-        ctx.salt = sim_rng_next(rng);
-        if (l) {
-            ctx.frag.mix = learner_mix(l);
-            sim_plan_build(ctx.frag.mix, &plan); /* packs again only when its sample changes */
-            if (l->pressure_built != l->tally.version) {
-                gp_frag_mix seen = { l->tally.n, l->tally.slot }; /* counts, not frequencies */
-                gp_frag_model_pressure(&seen, model_gpus, pressure);
-                l->pressure_built = l->tally.version;
-            }
-        }
-        long bi = ext ? sim_ext_best(ext, nodes, t, ctx.frag.mix, cfg->ties_random ? rng : NULL,
-                                     &pick, &res->node_scores)
-                      : best_node(cfg, &ctx, nodes, t, rng, &pick, &res->node_scores);
+        long bi = sim_placer_best(pl, nodes, t, rng, &pick, &res->node_scores);
         if (bi >= 0 && !gp_frag_apply(&nodes[bi], t, &pick))
             bi = -1;
         record_placement(cfg, res, perm, k, w[k], bi);
@@ -331,10 +180,7 @@ static void place_all(const sim_cfg *cfg, gp_frag_node *nodes, const size_t *per
             atomic_store_explicit(cfg->progress_tried, k, memory_order_relaxed);
         if (bi >= 0) {
             p->alloc += gp_frag_task_gpu_total(t);
-            if (l)
-                learner_add(l, t, &nodes[bi]);
-            if (ext)
-                sim_ext_note(ext, t);
+            sim_placer_placed(pl, t, &nodes[bi]);
         } else {
             res->failed_all++;
             if (!res->reached_100)
@@ -343,6 +189,22 @@ static void place_all(const sim_cfg *cfg, gp_frag_node *nodes, const size_t *per
         p->arrived += gp_frag_task_gpu_total(t);
         observe(cfg, nodes, p, k + 1, res);
     }
+}
+
+/* Names of the nodes in the permuted order, for the extender scorer's views (NULL names when
+ * not needed). Returns false on allocation failure. */
+static bool permuted_names(const sim_cfg *cfg, const size_t *perm, const char ***out)
+{
+    *out = NULL;
+    if (cfg->scorer->score != NULL)
+        return true;
+    const char **names = malloc((cfg->n_nodes ? cfg->n_nodes : 1) * sizeof(*names));
+    if (!names)
+        return false;
+    for (size_t i = 0; i < cfg->n_nodes; i++)
+        names[i] = cfg->node_names[perm[i]];
+    *out = names;
+    return true;
 }
 
 gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
@@ -362,14 +224,8 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     sim_rng_seed(&rng, cfg->seed);
     size_t *perm = malloc(cfg->n_nodes * sizeof(*perm));
     gp_frag_node *nodes = malloc(cfg->n_nodes * sizeof(*nodes));
-    learner learn = { .built = 0 };
-    bool learning = cfg->learn_mix;
-    size_t *w = perm && nodes && (!learning || learner_init(&learn, cfg))
-                    ? workload(cfg, p.cap, &rng, &n)
-                    : NULL;
+    size_t *w = perm && nodes ? workload(cfg, p.cap, &rng, &n) : NULL;
     if (!w) {
-        if (learning)
-            learner_free(&learn);
         free(perm);
         free(nodes);
         return GP_ENOMEM;
@@ -385,33 +241,15 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     res->tasks = n;
     observe(cfg, nodes, &p, 0, res);
     double t1 = now_s();
-    sim_ext ext;
     const char **names = NULL;
-    gp_frag_shape *ext_shapes = NULL;
-    gp_frag_shape fallback = gp_frag_default_shape(cfg->fallback_cpu);
-    gp_frag_mix ext_mix = { 0 };
-    bool extending = cfg->scorer->score == NULL;
-    if (extending) {
-        names = malloc((cfg->n_nodes ? cfg->n_nodes : 1) * sizeof(*names));
-        ext_shapes = malloc((cfg->mix->n ? cfg->mix->n : 1) * sizeof(*ext_shapes));
-        for (size_t i = 0; names && i < cfg->n_nodes; i++)
-            names[i] = cfg->node_names[perm[i]];
-        if (!names || !ext_shapes ||
-            !sim_ext_init(&ext, cfg->policy, cfg->models, nodes, names, cfg->n_nodes)) {
-            free(names);
-            free(ext_shapes);
-            if (learning)
-                learner_free(&learn);
-            free(w);
-            free(perm);
-            free(nodes);
-            return GP_ENOMEM;
-        }
-        for (size_t i = 0; i < cfg->n_seen; i++)
-            sim_ext_note(&ext, &cfg->seen[i]);
-        if (!learning) /* the trace's tasks, known in advance, as its mix is */
-            sim_ext_count(&ext, cfg->tasks, cfg->n_tasks);
-        ext_mix = daemon_mix(cfg->score_mix ? cfg->score_mix : cfg->mix, ext_shapes, &fallback);
+    sim_placer pl;
+    if (!permuted_names(cfg, perm, &names) ||
+        !sim_placer_init(&pl, cfg, nodes, cfg->n_nodes, names, cfg->n_tasks)) {
+        free(names);
+        free(w);
+        free(perm);
+        free(nodes);
+        return GP_ENOMEM;
     }
     if (cfg->progress_total)
         atomic_store_explicit(cfg->progress_total, n, memory_order_relaxed);
@@ -422,17 +260,11 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
         if (!res->placed_task || !res->placed_node || !res->placed_why)
             sim_result_free(res); /* the run goes on; main reports the missing record */
     }
-    place_all(cfg, nodes, perm, w, n, &p, &rng, learning ? &learn : NULL,
-              extending ? &ext : NULL, extending && !learning ? &ext_mix : NULL, res);
+    place_all(cfg, nodes, perm, w, n, &p, &rng, &pl, res);
     if (cfg->progress_tried)
         atomic_store_explicit(cfg->progress_tried, n, memory_order_relaxed);
-    if (extending) {
-        sim_ext_free(&ext);
-        free(names);
-        free(ext_shapes);
-    }
-    if (learning)
-        learner_free(&learn);
+    sim_placer_free(&pl);
+    free(names);
     double t2 = now_s();
     if (!res->reached_100) {
         res->unalloc_at_100 = unalloc_pct(p.alloc, p.cap);
