@@ -186,14 +186,14 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
 
     if (o->prometheus == NULL)
         return usage_error("--prometheus", "required", NULL);
-    if (o->since != NULL && gp_adv_parse_duration(o->since, &r->since) != GP_OK)
+    if (o->since != NULL && gp_duration_parse(o->since, &r->since) != GP_OK)
         return usage_error("--since", "want a duration like 30s, 5m, 2h, 7d, 1w, got", o->since);
-    if (o->step != NULL && gp_adv_parse_duration(o->step, &r->step) != GP_OK)
+    if (o->step != NULL && gp_duration_parse(o->step, &r->step) != GP_OK)
         return usage_error("--step", "want a duration like 30s, 5m, 2h, got", o->step);
     if (o->until != NULL && gp_adv_parse_time(o->until, &r->until) != GP_OK)
         return usage_error("--until", "want RFC 3339 (2026-12-04T16:00:00Z) or unix seconds, got",
                            o->until);
-    if (o->timeout != NULL && (gp_adv_parse_duration(o->timeout, &timeout) != GP_OK ||
+    if (o->timeout != NULL && (gp_duration_parse(o->timeout, &timeout) != GP_OK ||
                                timeout > 86400))
         return usage_error("--prometheus-timeout", "want a duration like 30s or 2m, got",
                            o->timeout);
@@ -330,10 +330,10 @@ static bool split_configmap(const char *s, char *ns, size_t nsz, char *name, siz
 /* serve's own values into v; 2 after the message when one is bad. */
 static int serve_values(const opts *o, gp_adv_serve_opts *v, char *ns, char *name)
 {
-    if (o->interval != NULL && (gp_adv_parse_duration(o->interval, &v->interval) != GP_OK ||
+    if (o->interval != NULL && (gp_duration_parse(o->interval, &v->interval) != GP_OK ||
                                 v->interval < 1))
         return usage_error("--interval", "want a duration like 10m or 1h, got", o->interval);
-    if (o->ttl != NULL && (gp_adv_parse_duration(o->ttl, &v->ttl) != GP_OK || v->ttl < 60))
+    if (o->ttl != NULL && (gp_duration_parse(o->ttl, &v->ttl) != GP_OK || v->ttl < 60))
         return usage_error("--ttl", "want a duration of a minute or more like 72h, got", o->ttl);
     if (!split_configmap(o->configmap ? o->configmap : "gpupack-system/gpupack-recommendations",
                          ns, 64, name, 254))

@@ -20,37 +20,6 @@
 
 #define PROG "gpupack-advisor"
 
-gp_status gp_adv_parse_duration(const char *s, double *seconds)
-{
-    double total = 0;
-    const char *p = s;
-
-    if (s == NULL || *s == '\0')
-        return GP_EINVAL;
-    while (*p != '\0') {
-        double v = 0, unit;
-        const char *start = p;
-
-        while (*p >= '0' && *p <= '9' && v < 1e12)
-            v = v * 10 + (*p++ - '0');
-        if (p == start)
-            return GP_EINVAL;
-        switch (*p++) {
-        case 's': unit = 1; break;
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
-        case 'd': unit = 86400; break;
-        case 'w': unit = 604800; break;
-        default: return GP_EINVAL;
-        }
-        total += v * unit;
-    }
-    if (!(total > 0) || total > 1e11)
-        return GP_EINVAL;
-    *seconds = total;
-    return GP_OK;
-}
-
 static bool all_digits(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

@@ -14,9 +14,6 @@
 #include "gpupack/status.h"
 #include "render.h"
 
-/* "30s", "5m", "2h", "7d", "1w", also "1h30m" (units s m h d w, whole numbers) into seconds.
- * GP_EINVAL otherwise (no message: the caller names the flag). */
-gp_status gp_adv_parse_duration(const char *s, double *seconds) GP_WUR;
 
 /* RFC 3339 ("2026-12-04T16:00:00Z", "...+02:00", fractions allowed) or unix seconds. */
 gp_status gp_adv_parse_time(const char *s, double *t) GP_WUR;

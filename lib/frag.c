@@ -176,6 +176,21 @@ bool gp_frag_apply(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *p
     return true;
 }
 
+bool gp_frag_release(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *pick)
+{
+    if (!pick_valid(n, t, pick) || n->cpu_free + t->cpu_milli > n->cpu_cap ||
+        n->mem_free + t->mem_mib > n->mem_cap)
+        return false;
+    for (int i = 0; i < pick->n; i++)
+        if (n->gpu_free[pick->gpu[i]] + t->gpu_milli > GP_FRAG_MILLI)
+            return false;
+    n->cpu_free += t->cpu_milli;
+    n->mem_free += t->mem_mib;
+    for (int i = 0; i < pick->n; i++)
+        n->gpu_free[pick->gpu[i]] += t->gpu_milli;
+    return true;
+}
+
 /* ---- The workload mix ---- */
 
 int gp_frag_shape_cmp(const gp_frag_task *a, const gp_frag_task *b)

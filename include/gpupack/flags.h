@@ -71,4 +71,8 @@ int gp_flags_fail(FILE *out, const char *prog, const char *msg);
 /* Splits "HOST:PORT" or "[V6]:PORT" into host (copied into buf) and port. */
 gp_status gp_split_hostport(const char *s, char *host, size_t hostsz, int *port, gp_err *err) GP_WUR;
 
+/* A duration such as "30s", "5m", "2h", "7d", "1w" or "1h30m" (units s, m, h, d, w; digits
+ * only, no sign or fraction) in seconds; more than 0 and at most 1e11. GP_EINVAL otherwise. */
+gp_status gp_duration_parse(const char *s, double *seconds) GP_WUR;
+
 #endif

@@ -104,9 +104,12 @@ int gp_frag_gpu_idle(const gp_frag_node *n);
 bool gp_frag_pick_bestfit(const gp_frag_node *n, const gp_frag_task *t, gp_frag_pick *pick);
 
 /* Commits a placement chosen for this task on this node; returns false and leaves the node
- * unchanged when the pick or the resources do not fit. (Tasks never leave in the paper's
- * protocol, so there is no undo.) */
+ * unchanged when the pick or the resources do not fit. */
 bool gp_frag_apply(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *pick);
+
+/* Undoes gp_frag_apply() of the same task and pick (a task that leaves, in the time replay).
+ * Returns false and leaves the node unchanged when it would free more than the capacity. */
+bool gp_frag_release(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *pick);
 
 /* ---- The workload mix: task shapes and how often each arrives (FGD's "target workload"). ---- */
 

@@ -7,6 +7,7 @@
 #include "advtest.h"
 #include "query.h"
 #include "report.h"
+#include "gpupack/flags.h"
 
 /* A policy with only what the queries reads (advtest.h). */
 static void policy(gp_policy *p)
@@ -214,17 +215,17 @@ GP_TEST(durations_and_times)
 {
     double v = 0;
 
-    GP_CHECK(gp_adv_parse_duration("30s", &v) == GP_OK && v == 30);
-    GP_CHECK(gp_adv_parse_duration("5m", &v) == GP_OK && v == 300);
-    GP_CHECK(gp_adv_parse_duration("2h", &v) == GP_OK && v == 7200);
-    GP_CHECK(gp_adv_parse_duration("7d", &v) == GP_OK && v == 604800);
-    GP_CHECK(gp_adv_parse_duration("1w", &v) == GP_OK && v == 604800);
-    GP_CHECK(gp_adv_parse_duration("1h30m", &v) == GP_OK && v == 5400);
-    GP_CHECK(gp_adv_parse_duration("", &v) == GP_EINVAL);
-    GP_CHECK(gp_adv_parse_duration("7", &v) == GP_EINVAL);
-    GP_CHECK(gp_adv_parse_duration("3x", &v) == GP_EINVAL);
-    GP_CHECK(gp_adv_parse_duration("-5m", &v) == GP_EINVAL);
-    GP_CHECK(gp_adv_parse_duration("0s", &v) == GP_EINVAL);
+    GP_CHECK(gp_duration_parse("30s", &v) == GP_OK && v == 30);
+    GP_CHECK(gp_duration_parse("5m", &v) == GP_OK && v == 300);
+    GP_CHECK(gp_duration_parse("2h", &v) == GP_OK && v == 7200);
+    GP_CHECK(gp_duration_parse("7d", &v) == GP_OK && v == 604800);
+    GP_CHECK(gp_duration_parse("1w", &v) == GP_OK && v == 604800);
+    GP_CHECK(gp_duration_parse("1h30m", &v) == GP_OK && v == 5400);
+    GP_CHECK(gp_duration_parse("", &v) == GP_EINVAL);
+    GP_CHECK(gp_duration_parse("7", &v) == GP_EINVAL);
+    GP_CHECK(gp_duration_parse("3x", &v) == GP_EINVAL);
+    GP_CHECK(gp_duration_parse("-5m", &v) == GP_EINVAL);
+    GP_CHECK(gp_duration_parse("0s", &v) == GP_EINVAL);
     GP_CHECK(gp_adv_parse_time("2026-12-04T16:00:00Z", &v) == GP_OK && v == 1796400000.0);
     GP_CHECK(gp_adv_parse_time("2026-12-04T18:00:00+02:00", &v) == GP_OK && v == 1796400000.0);
     GP_CHECK(gp_adv_parse_time("2026-12-04T16:00:00.5Z", &v) == GP_OK && v == 1796400000.5);
