@@ -15,6 +15,8 @@
 #include "gpupack/podview.h"
 #include "gpupack/quantity.h"
 #include "gpupack/score.h"
+#include "job.h"
+#include "workload.h"
 
 #define MAX_COLS 32
 #define SIM_MAX_POD_ARENA (4u << 20) /* one pod's decoded view, as the extender's cache allows */
@@ -368,7 +370,7 @@ gp_status sim_load_nodes(const char *path, sim_input *in, gp_err *err)
 
 typedef struct {
     sim_input *in;
-    size_t cap, bound_cap, names_cap, bound_names_cap;
+    size_t cap, bound_cap, names_cap, bound_names_cap, info_cap;
 } task_sink;
 
 /* Keeps the name of the task about to be added (with in->keep_names). */
@@ -390,8 +392,9 @@ static gp_status add_name(task_sink *s, const char *name, bool bound)
     return GP_OK;
 }
 
+/* Adds t: bound to node bound_to, or (SIZE_MAX) a task to place, with its info. */
 static gp_status add_task(task_sink *s, const gp_frag_task *t, size_t bound_to, const char *name,
-                          gp_err *err)
+                          const sim_task_info *info, gp_err *err)
 {
     sim_input *in = s->in;
 
@@ -402,8 +405,11 @@ static gp_status add_task(task_sink *s, const gp_frag_task *t, size_t bound_to, 
     if (add_name(s, name, bound_to != SIZE_MAX))
         return GP_ENOMEM;
     if (bound_to == SIZE_MAX) {
-        if (grow((void **)&in->tasks, &s->cap, in->n_tasks + 1, sizeof(*in->tasks)))
+        if (grow((void **)&in->tasks, &s->cap, in->n_tasks + 1, sizeof(*in->tasks)) ||
+            grow((void **)&in->task_info, &s->info_cap, in->n_tasks + 1, sizeof(*in->task_info)))
             return GP_ENOMEM;
+        in->task_info[in->n_tasks] = *info;
+        in->task_info[in->n_tasks].file = (uint16_t)(in->n_task_files - 1);
         in->tasks[in->n_tasks++] = *t;
         return GP_OK;
     }
@@ -433,12 +439,47 @@ static gp_status models_mask(gp_frag_models *m, const char *spec, uint32_t *mask
     return GP_OK;
 }
 
+/* A CSV time cell: absent or empty is none, else whole seconds >= 0. */
+static int64_t csv_time(const char *cell)
+{
+    int64_t v;
+
+    if (cell == NULL || *cell == '\0')
+        return SIM_TIME_NONE;
+    return parse_i64(cell, 0, INT64_C(1) << 40, &v) ? v : SIM_TIME_BAD;
+}
+
+/* The trace's qos as a priority and an owner (sim/load.h): LS, its online services, are movable
+ * replicas that go first; BE, its best-effort batch work, are Jobs; Burstable, Guaranteed and
+ * an empty cell say neither, so they get priority 0 and no owner (not moved on scale-down). */
+static void csv_qos(const char *qos, sim_task_info *info)
+{
+    info->priority = 0;
+    info->owner = SIM_OWNER_NONE;
+    if (qos && strcmp(qos, "LS") == 0) {
+        info->priority = 1000;
+        info->owner = SIM_OWNER_DEPLOYMENT;
+    } else if (qos && strcmp(qos, "BE") == 0) {
+        info->owner = SIM_OWNER_JOB;
+    }
+}
+
+static sim_task_info csv_info(const csv_reader *r, const int *idx)
+{
+    sim_task_info info = { .created = csv_time(csv_col(r, idx[6])),
+                           .ended = csv_time(csv_col(r, idx[7])), .at = (uint32_t)r->line };
+
+    csv_qos(csv_col(r, idx[8]), &info);
+    return info;
+}
+
 static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
 {
-    static const char *const names[] = { "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
-                                         "gpu_spec" };
-    int idx[6];
-    gp_status st = csv_header(r, names, 6, 5, idx, err);
+    static const char *const names[] = { "name", "cpu_milli", "memory_mib", "num_gpu",
+                                         "gpu_milli", "gpu_spec", "creation_time",
+                                         "deletion_time", "qos" };
+    int idx[9];
+    gp_status st = csv_header(r, names, 9, 5, idx, err);
 
     while (st == GP_OK && csv_next(r)) {
         gp_frag_task t = { 0 };
@@ -463,7 +504,8 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
             gp_err_prefix(err, r->path);
             return GP_EINVAL;
         }
-        st = add_task(s, &t, SIZE_MAX, csv_col(r, idx[0]), err);
+        sim_task_info info = csv_info(r, idx);
+        st = add_task(s, &t, SIZE_MAX, csv_col(r, idx[0]), &info, err);
     }
     return st;
 }
@@ -522,6 +564,86 @@ static bool pod_done(const cJSON *pod)
            (!strcmp(phase->valuestring, "Succeeded") || !strcmp(phase->valuestring, "Failed"));
 }
 
+/* A JSON time: absent is none, else RFC 3339 as Unix seconds. */
+static int64_t json_time(const cJSON *v)
+{
+    int64_t t;
+
+    if (v == NULL || cJSON_IsNull(v))
+        return SIM_TIME_NONE;
+    return cJSON_IsString(v) && sim_time_parse(v->valuestring, &t) ? t : SIM_TIME_BAD;
+}
+
+/* When the pod ended: its deletionTimestamp, else when it is finished the latest finishedAt of
+ * its containers, else none (still running, or no container says). */
+static int64_t pod_end(const cJSON *pod)
+{
+    const cJSON *del = json_path(pod, "metadata", "deletionTimestamp");
+    const cJSON *cs = json_path(pod, "status", "containerStatuses"), *c;
+    int64_t end = SIM_TIME_NONE;
+
+    if (del)
+        return json_time(del);
+    if (!pod_done(pod) || !cJSON_IsArray(cs))
+        return SIM_TIME_NONE;
+    cJSON_ArrayForEach(c, cs)
+    {
+        const cJSON *state = json_path(c, "state", "terminated");
+        int64_t t = json_time(cJSON_GetObjectItemCaseSensitive(state, "finishedAt"));
+        if (t == SIM_TIME_BAD)
+            return t;
+        if (t != SIM_TIME_NONE && (end == SIM_TIME_NONE || t > end))
+            end = t;
+    }
+    return end;
+}
+
+#define OWNER_DAEMONSET 255
+
+/* The kind of the pod's controller (the ownerReference with controller: true) as a sim_owner,
+ * or OWNER_DAEMONSET. Other kinds (a Node for static pods, operators' own kinds) are no
+ * owner the cluster-autoscaler would move. */
+static uint8_t pod_owner(const cJSON *pod)
+{
+    static const char *const movable[] = { "ReplicaSet", "Deployment", "StatefulSet",
+                                           "ReplicationController" };
+    const cJSON *refs = json_path(pod, "metadata", "ownerReferences"), *ref;
+
+    if (!cJSON_IsArray(refs))
+        return SIM_OWNER_NONE;
+    cJSON_ArrayForEach(ref, refs)
+    {
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ref, "kind");
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) ||
+            !cJSON_IsString(kind))
+            continue;
+        for (size_t k = 0; k < sizeof(movable) / sizeof(*movable); k++)
+            if (strcmp(kind->valuestring, movable[k]) == 0)
+                return SIM_OWNER_DEPLOYMENT;
+        if (!strcmp(kind->valuestring, "Job") || !strcmp(kind->valuestring, "CronJob"))
+            return SIM_OWNER_JOB;
+        if (!strcmp(kind->valuestring, "DaemonSet"))
+            return OWNER_DAEMONSET;
+        return SIM_OWNER_NONE;
+    }
+    return SIM_OWNER_NONE;
+}
+
+static sim_task_info pod_info(const cJSON *pod, int i, uint8_t owner)
+{
+    const cJSON *prio = json_path(pod, "spec", "priority");
+    sim_task_info info = { .created = json_time(json_path(pod, "metadata", "creationTimestamp")),
+                           .ended = pod_end(pod), .owner = owner == OWNER_DAEMONSET ? 0 : owner,
+                           .json = true, .at = (uint32_t)i };
+
+    if (prio && (!cJSON_IsNumber(prio) || prio->valuedouble < INT32_MIN ||
+                 prio->valuedouble > INT32_MAX || prio->valuedouble != (int32_t)prio->valuedouble))
+        info.bad_priority = true;
+    else if (prio)
+        info.priority = (int32_t)prio->valuedouble;
+    return info;
+}
+
 static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
@@ -535,8 +657,14 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     gp_err why = { { 0 } };
     char name[SIM_POD_NAME_LEN];
 
-    if (pod_done(pod))
+    uint8_t owner = pod_owner(pod);
+
+    if (pod_done(pod) && !s->in->keep_finished)
         return GP_OK;
+    if (owner == OWNER_DAEMONSET && s->in->skip_daemonsets) {
+        s->in->n_daemonset++;
+        return GP_OK;
+    }
     if (!cJSON_IsObject(spec) || !pod_task(pod, &t, &why) ||
         (milli && (!cJSON_IsString(milli) ||
                    !parse_i64(milli->valuestring, 1, GP_FRAG_MILLI, &share)))) {
@@ -558,12 +686,13 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     if (models_mask(&s->in->models, spec_models, &t.models, err))
         return GP_EINVAL;
     size_t at = SIZE_MAX;
-    if (cJSON_IsString(node) && node->valuestring[0]) {
+    if (!s->in->all_as_tasks && cJSON_IsString(node) && node->valuestring[0]) {
         at = node_by_name(s->in, node->valuestring);
         if (at == SIZE_MAX)
             return GP_OK; /* bound to a node outside the simulated cluster */
     }
-    return add_task(s, &t, at, pod_name(pod, name, sizeof(name)), err);
+    sim_task_info info = pod_info(pod, i, owner);
+    return add_task(s, &t, at, pod_name(pod, name, sizeof(name)), &info, err);
 }
 
 static gp_status pod_item(void *sink, const cJSON *item, int i, gp_err *err)
@@ -576,12 +705,52 @@ static gp_status task_rows(csv_reader *r, void *sink, gp_err *err)
     return tasks_csv(r, sink, err);
 }
 
+/* Keeps path for sim_input_where(). */
+static gp_status add_file(sim_input *in, const char *path, gp_err *err)
+{
+    char **files, *copy;
+
+    if (in->n_task_files >= UINT16_MAX) {
+        gp_err_set(err, "more than %d task files", UINT16_MAX);
+        return GP_EINVAL;
+    }
+    files = realloc(in->task_files, (in->n_task_files + 1) * sizeof(*files));
+    if (files == NULL)
+        return GP_ENOMEM;
+    in->task_files = files;
+    if ((copy = strdup(path)) == NULL)
+        return GP_ENOMEM;
+    files[in->n_task_files++] = copy;
+    return GP_OK;
+}
+
 gp_status sim_load_tasks(const char *path, sim_input *in, gp_err *err)
 {
     task_sink s = { .in = in, .cap = in->n_tasks, .bound_cap = in->n_bound,
-                    .names_cap = in->n_tasks, .bound_names_cap = in->n_bound };
+                    .names_cap = in->n_tasks, .bound_names_cap = in->n_bound,
+                    .info_cap = in->n_tasks };
+    gp_status st = add_file(in, path, err);
 
-    return load_file(path, pod_item, task_rows, &s, err);
+    return st ? st : load_file(path, pod_item, task_rows, &s, err);
+}
+
+void sim_input_where(const sim_input *in, size_t task, char *buf, size_t len)
+{
+    const sim_task_info *info = task < in->n_tasks && in->task_info ? &in->task_info[task] : NULL;
+    const char *file = info && info->file < in->n_task_files ? in->task_files[info->file] : "?";
+    const char *name = in->task_names && task < in->n_tasks ? in->task_names[task] : NULL;
+    int n;
+
+    if (len == 0)
+        return;
+    if (info == NULL)
+        n = snprintf(buf, len, "task %zu", task);
+    else if (info->json)
+        n = snprintf(buf, len, "%s: items[%u]", file, (unsigned)info->at);
+    else
+        n = snprintf(buf, len, "%s:%u", file, (unsigned)info->at);
+    if (name && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " (%s)", name);
 }
 
 void sim_input_free(sim_input *in)
@@ -590,6 +759,10 @@ void sim_input_free(sim_input *in)
         free(in->task_names[i]);
     for (size_t i = 0; in->bound_names && i < in->n_bound; i++)
         free(in->bound_names[i]);
+    for (size_t i = 0; i < in->n_task_files; i++)
+        free(in->task_files[i]);
+    free(in->task_files);
+    free(in->task_info);
     free(in->task_names);
     free(in->bound_names);
     free(in->nodes);
