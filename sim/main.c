@@ -161,7 +161,8 @@ static gp_status add_scorer(void *ctx, const char *name, gp_err *err)
     const sim_scorer *s = scorer_named(name);
     if (!s)
         return usage_err(err, "unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
-                         "fgd, all, extender)", name);
+                         "fgd, kube-default, kube-mostallocated, kube-binpack, all, extender)",
+                         name);
     for (size_t i = 0; i < o->n_scorers; i++)
         if (o->scorers[i] == s)
             return GP_OK;
@@ -222,7 +223,7 @@ static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
         { .name = "seed", .kind = GP_FLAG_FUNC, .dest = &c->seed, .arg = "N", .help = "a seed (repeatable; default 42)" },
         { .name = "seeds", .kind = GP_FLAG_FUNC, .dest = &c->seeds, .arg = "A-B", .help = "a range of seeds" },
         { .name = "inflate", .kind = GP_FLAG_FUNC, .dest = &c->inflate, .arg = "X", .help = "resample the tasks to X times the GPU capacity (default 1.3; 0: as is)" },
-        { .name = "scorer", .kind = GP_FLAG_FUNC, .dest = &c->scorer, .arg = "NAME", .help = "gpupack (default), random, dotprod, gpupacking, bestfit, fgd, or all (those six; repeatable); extender: gpupack-extender's whole prioritize with --policy (whole-GPU and CPU-only tasks only)" },
+        { .name = "scorer", .kind = GP_FLAG_FUNC, .dest = &c->scorer, .arg = "NAME", .help = "gpupack (default), random, dotprod, gpupacking, bestfit, fgd, kube-default, kube-mostallocated, kube-binpack (kube-scheduler's own scoring), or all (those nine; repeatable); extender: gpupack-extender's whole prioritize with --policy (whole-GPU and CPU-only tasks only)" },
         { .name = "json", .kind = GP_FLAG_BOOL, .dest = &o->json, .help = "one JSON object per scorer and seed instead of a table" },
         { .name = "ties", .kind = GP_FLAG_CHOICE, .dest = &c->ties, .arg = "MODE", .help = "first: the first best node in a seeded node permutation (default); random: a uniformly random one of the best" },
         { .name = "jobs", .kind = GP_FLAG_UINT, .dest = &c->jobs, .min = 1, .max = MAX_JOBS, .arg = "N", .help = "runs in parallel (default: the online CPUs)" },
@@ -470,7 +471,7 @@ static void print_table(const options *o, const sim_input *in, const job *jobs)
                (long long)in->mig_gpus);
     printf("), %zu tasks, inflate %g, %zu seed(s), ties %s, mix %s\n", in->n_tasks, o->inflate,
            o->n_seeds, o->ties_random ? "random" : "first", mix_name(o));
-    printf("%-11s %-18s %-16s %-16s %9s %9s\n", "scorer", "unalloc% @100", "frag% @100",
+    printf("%-18s %-18s %-16s %-16s %9s %9s\n", "scorer", "unalloc% @100", "frag% @100",
            "failed @100", "seconds", "us/node");
     for (size_t s = 0; s < o->n_scorers; s++) {
         stat u = { 0 }, f = { 0 }, fl = { 0 }, sec = { 0 }, us = { 0 }, end = { 0 };
@@ -486,11 +487,11 @@ static void print_table(const options *o, const sim_input *in, const job *jobs)
             stat_add(&us, r->us_per_node);
         }
         if (u.n > 0)
-            printf("%-11s %6.2f +- %-8.2f %6.2f +- %-6.2f %6.0f +- %-6.0f %9.2f %9.3f\n",
+            printf("%-18s %6.2f +- %-8.2f %6.2f +- %-6.2f %6.0f +- %-6.0f %9.2f %9.3f\n",
                    o->scorers[s]->name, stat_mean(&u), stat_sd(&u), stat_mean(&f), stat_sd(&f),
                    stat_mean(&fl), stat_sd(&fl), stat_mean(&sec), stat_mean(&us));
         else
-            printf("%-11s %-18s %-16s %-16s %9.2f %9.3f\n", o->scorers[s]->name, "not reached",
+            printf("%-18s %-18s %-16s %-16s %9.2f %9.3f\n", o->scorers[s]->name, "not reached",
                    "-", "-", stat_mean(&sec), stat_mean(&us));
         if (u.n < o->n_seeds)
             printf("  %s: %zu of %zu run(s) never had 100%% of the GPU capacity asked for (the "
@@ -510,6 +511,7 @@ typedef struct {
     size_t n_labels;
     stat cell[SUM_MAX_LABELS][MAX_SCORERS];
     stat us[MAX_SCORERS];
+    bool ran[MAX_SCORERS]; /* a line named the scorer: it has a column */
 } summary;
 
 static int scorer_index(const char *name)
@@ -543,6 +545,8 @@ static int summarize_line(summary *s, const char *line, size_t len, const char *
     int si = scorer_index(cJSON_IsString(sc) ? sc->valuestring : NULL);
     long li = label_index(s, cJSON_IsString(lb) ? lb->valuestring : "-");
 
+    if (o && si >= 0)
+        s->ran[si] = true;
     if (o && si >= 0 && li >= 0 && cJSON_IsNull(u)) { /* never reached 100%: no value */
         cJSON_Delete(o);
         return 0;
@@ -559,32 +563,34 @@ static int summarize_line(summary *s, const char *line, size_t len, const char *
     return 0;
 }
 
+/* The table: a column for each scorer the lines name, in scorer_at() order (sim/scorers.c's
+ * table, then `extender`). */
 static void summary_print(const summary *s)
 {
-    size_t n;
+    const sim_scorer *sc;
 
-    sim_scorers(&n);
-    if (s->us[n].n) /* the extender's column only when it ran */
-        n++;
     printf("| trace |");
-    for (size_t i = 0; i < n; i++)
-        printf(" %s |", scorer_at(i)->name);
+    for (size_t i = 0; (sc = scorer_at(i)) != NULL; i++)
+        if (s->ran[i])
+            printf(" %s |", sc->name);
     printf("\n|---|");
-    for (size_t i = 0; i < n; i++)
-        printf("---|");
+    for (size_t i = 0; scorer_at(i) != NULL; i++)
+        if (s->ran[i])
+            printf("---|");
     printf("\n");
     for (size_t l = 0; l < s->n_labels; l++) {
         printf("| %s |", s->labels[l]);
-        for (size_t i = 0; i < n; i++)
-            if (s->cell[l][i].n)
+        for (size_t i = 0; scorer_at(i) != NULL; i++)
+            if (s->ran[i] && s->cell[l][i].n)
                 printf(" %.2f ± %.2f |", stat_mean(&s->cell[l][i]), stat_sd(&s->cell[l][i]));
-            else
+            else if (s->ran[i])
                 printf(" - |");
         printf("\n");
     }
     printf("| µs per node scored |");
-    for (size_t i = 0; i < n; i++)
-        printf(s->us[i].n ? " %.2f |" : " - |", stat_mean(&s->us[i]));
+    for (size_t i = 0; scorer_at(i) != NULL; i++)
+        if (s->ran[i])
+            printf(s->us[i].n ? " %.2f |" : " - |", stat_mean(&s->us[i]));
     printf("\n");
 }
 

@@ -122,6 +122,205 @@ static double score_gpupack(const sim_ctx *ctx, const gp_frag_node *n, const gp_
     return gp_frag_score(&ctx->frag, n, t, pick);
 }
 
+/* ---- kube-scheduler's own resource scoring (docs/simulation.md, "kube-scheduler's own
+ * scoring"): NodeResourcesFit (one of three strategies) + NodeResourcesBalancedAllocation, as
+ * kube-scheduler v1.32 computes them in pkg/scheduler/framework/plugins/noderesources. ---- */
+
+#define KUBE_MAX_NODE_SCORE 100  /* framework.MaxNodeScore */
+#define KUBE_MAX_CUSTOM_SCORE 10 /* config.MaxCustomPriorityScore, the shape's scale */
+#define KUBE_MAX_UTILIZATION 100
+/* schedutil.DefaultMilliCPURequest and DefaultMemoryRequest: what NodeResourcesFit counts for a
+ * pod that requests no CPU or no memory. */
+#define KUBE_DEFAULT_MILLI_CPU 100
+#define KUBE_DEFAULT_MEMORY_BYTES (200LL * 1000 * 1000)
+#define KUBE_MIB 1048576LL
+
+/* The resources scored, in the order of the configuration's resources list. */
+enum { KUBE_CPU, KUBE_MEM, KUBE_GPU, KUBE_NRES };
+
+typedef enum { KUBE_LEAST_ALLOCATED, KUBE_MOST_ALLOCATED, KUBE_REQUESTED_TO_CAPACITY } kube_type;
+
+/* A profile: NodeResourcesFit's scoringStrategy (type, resource weights) and the plugin weights
+ * of NodeResourcesFit and NodeResourcesBalancedAllocation (over cpu, memory and
+ * nvidia.com/gpu, each weight 1 as that plugin requires). */
+typedef struct {
+    kube_type type;
+    int64_t weight[KUBE_NRES];
+    int64_t fit_weight, balanced_weight;
+} kube_profile;
+
+/* Per resource, the node's allocatable and what is requested on it with the incoming task; an
+ * allocatable of 0 marks a resource the plugins skip. CPU in milli-cores, memory in bytes, GPUs
+ * in milli-GPU (so a whole-GPU count k of n gives the same integer ratios as kube-scheduler's k
+ * GPUs of n, and a share counts as its fraction). */
+typedef struct {
+    int64_t alloc[KUBE_NRES], req[KUBE_NRES];
+} kube_use;
+
+/* The node's allocatable and requested with task t added. nonzero: NodeResourcesFit's view, in
+ * which a pod that requests no CPU (memory) counts as 100 milli-cores (200 MB); applied to the
+ * incoming task only, as the simulator's node keeps totals, not pods (trace tasks always request
+ * CPU, and CPU-only ones memory). BalancedAllocation reads the plain requests. The GPU is
+ * skipped, as kube-scheduler skips an extended resource, when the task requests none or the
+ * node has none. */
+static kube_use kube_use_of(const gp_frag_node *n, const gp_frag_task *t, bool nonzero)
+{
+    kube_use u = { { 0 }, { 0 } };
+    int64_t cpu = t->cpu_milli, mem = t->mem_mib * KUBE_MIB, gpu = gp_frag_task_gpu_total(t);
+
+    if (nonzero && cpu == 0)
+        cpu = KUBE_DEFAULT_MILLI_CPU;
+    if (nonzero && mem == 0)
+        mem = KUBE_DEFAULT_MEMORY_BYTES;
+    u.alloc[KUBE_CPU] = n->cpu_cap;
+    u.req[KUBE_CPU] = n->cpu_cap - n->cpu_free + cpu;
+    u.alloc[KUBE_MEM] = n->mem_cap * KUBE_MIB;
+    u.req[KUBE_MEM] = (n->mem_cap - n->mem_free) * KUBE_MIB + mem;
+    if (gpu > 0 && n->ngpu > 0) {
+        u.alloc[KUBE_GPU] = (int64_t)n->ngpu * GP_FRAG_MILLI;
+        u.req[KUBE_GPU] = u.alloc[KUBE_GPU] - gp_frag_gpu_free_total(n) + gpu;
+    }
+    return u;
+}
+
+/* LeastAllocated's per-resource score: the free part, 0..100, rounded down; 0 when over. */
+static int64_t kube_least(int64_t req, int64_t alloc)
+{
+    return req > alloc ? 0 : (alloc - req) * KUBE_MAX_NODE_SCORE / alloc;
+}
+
+/* MostAllocated's: the used part, 0..100, rounded down; a request over capacity counts as full. */
+static int64_t kube_most(int64_t req, int64_t alloc)
+{
+    return (req > alloc ? alloc : req) * KUBE_MAX_NODE_SCORE / alloc;
+}
+
+/* RequestedToCapacityRatio's shape for bin packing (utilization 0 -> score 0, 100 -> 10), its
+ * scores scaled by MaxNodeScore / MaxCustomPriorityScore. */
+typedef struct {
+    int64_t utilization, score;
+} kube_point;
+static const kube_point kube_binpack_shape[] = { { 0, 0 }, { 100, 10 } };
+#define KUBE_SHAPE_N (sizeof(kube_binpack_shape) / sizeof(kube_binpack_shape[0]))
+
+/* The shape's broken linear function at utilization p (helper.BuildBrokenLinearFunction):
+ * the first point's score below it, the last's above, integer interpolation between. */
+static int64_t kube_shape_at(int64_t p)
+{
+    const int64_t scale = KUBE_MAX_NODE_SCORE / KUBE_MAX_CUSTOM_SCORE;
+
+    for (size_t i = 0; i < KUBE_SHAPE_N; i++) {
+        const kube_point *b = &kube_binpack_shape[i];
+        if (p > b->utilization)
+            continue;
+        if (i == 0)
+            return b->score * scale;
+        const kube_point *a = &kube_binpack_shape[i - 1];
+        return a->score * scale + (b->score - a->score) * scale * (p - a->utilization) /
+                                      (b->utilization - a->utilization);
+    }
+    return kube_binpack_shape[KUBE_SHAPE_N - 1].score * scale;
+}
+
+/* RequestedToCapacityRatio's per-resource score: the shape at the utilization in percent,
+ * rounded down; at 100% when the request is over capacity. */
+static int64_t kube_ratio(int64_t req, int64_t alloc)
+{
+    return kube_shape_at(req > alloc ? KUBE_MAX_UTILIZATION : req * KUBE_MAX_UTILIZATION / alloc);
+}
+
+/* NodeResourcesFit's score, 0..100: the weighted mean of the per-resource scores over the
+ * resources not skipped, in integers, rounded down (LeastAllocated, MostAllocated) or to the
+ * nearest (RequestedToCapacityRatio, which also leaves resources scoring 0 out of the mean). */
+static int64_t kube_fit(const kube_profile *pr, const kube_use *u)
+{
+    int64_t sum = 0, wsum = 0;
+
+    for (int i = 0; i < KUBE_NRES; i++) {
+        if (u->alloc[i] == 0)
+            continue;
+        int64_t s = pr->type == KUBE_LEAST_ALLOCATED ? kube_least(u->req[i], u->alloc[i])
+                    : pr->type == KUBE_MOST_ALLOCATED ? kube_most(u->req[i], u->alloc[i])
+                                                      : kube_ratio(u->req[i], u->alloc[i]);
+        if (pr->type == KUBE_REQUESTED_TO_CAPACITY && s <= 0)
+            continue;
+        sum += s * pr->weight[i];
+        wsum += pr->weight[i];
+    }
+    if (wsum == 0)
+        return 0;
+    if (pr->type == KUBE_REQUESTED_TO_CAPACITY)
+        return (int64_t)round((double)sum / (double)wsum);
+    return sum / wsum;
+}
+
+/* NodeResourcesBalancedAllocation's score, 0..100: 100 x (1 - the standard deviation of the
+ * requested fractions, each capped at 1), truncated; with two resources the deviation is
+ * |f1 - f2| / 2, with more the population standard deviation, with fewer 0. */
+static int64_t kube_balanced(const kube_use *u)
+{
+    double f[KUBE_NRES], total = 0, sd = 0;
+    int k = 0;
+
+    for (int i = 0; i < KUBE_NRES; i++) {
+        if (u->alloc[i] == 0)
+            continue;
+        f[k] = fmin((double)u->req[i] / (double)u->alloc[i], 1.0);
+        total += f[k++];
+    }
+    if (k == 2) {
+        sd = fabs((f[0] - f[1]) / 2);
+    } else if (k > 2) {
+        double mean = total / k, sum = 0;
+        for (int i = 0; i < k; i++)
+            sum += (f[i] - mean) * (f[i] - mean);
+        sd = sqrt(sum / k);
+    }
+    return (int64_t)((1 - sd) * KUBE_MAX_NODE_SCORE);
+}
+
+/* A kube profile's score of node n for task t: the plugins' weighted total (0..200 with plugin
+ * weights 1), an integer. GPU choice: best fit. */
+static double kube_score(const kube_profile *pr, const gp_frag_node *n, const gp_frag_task *t,
+                         gp_frag_pick *pick)
+{
+    if (!gp_frag_fits(n, t) || !gp_frag_pick_bestfit(n, t, pick))
+        return GP_FRAG_INFEASIBLE;
+    kube_use fit = kube_use_of(n, t, true), plain = kube_use_of(n, t, false);
+    return (double)(pr->fit_weight * kube_fit(pr, &fit) +
+                    pr->balanced_weight * kube_balanced(&plain));
+}
+
+/* kube-scheduler's default profile with nvidia.com/gpu added to both plugins' resources. */
+static double score_kube_default(const sim_ctx *ctx, const gp_frag_node *n,
+                                 const gp_frag_task *t, gp_frag_pick *pick)
+{
+    static const kube_profile pr = { KUBE_LEAST_ALLOCATED, { 1, 1, 1 }, 1, 1 };
+
+    (void)ctx;
+    return kube_score(&pr, n, t, pick);
+}
+
+/* The same with NodeResourcesFit's MostAllocated, the docs' weights (extended resource 3). */
+static double score_kube_most(const sim_ctx *ctx, const gp_frag_node *n, const gp_frag_task *t,
+                              gp_frag_pick *pick)
+{
+    static const kube_profile pr = { KUBE_MOST_ALLOCATED, { 1, 1, 3 }, 1, 1 };
+
+    (void)ctx;
+    return kube_score(&pr, n, t, pick);
+}
+
+/* The same with RequestedToCapacityRatio and the docs' bin-packing shape. */
+static double score_kube_binpack(const sim_ctx *ctx, const gp_frag_node *n,
+                                 const gp_frag_task *t, gp_frag_pick *pick)
+{
+    static const kube_profile pr = { KUBE_REQUESTED_TO_CAPACITY, { 1, 1, 3 }, 1, 1 };
+
+    (void)ctx;
+    return kube_score(&pr, n, t, pick);
+}
+
 static const sim_scorer scorers[] = {
     { "gpupack", score_gpupack, true,
       "FGD's fragmentation decrease, counting GPUs the node's CPU strands for sharing work, in 40 "
@@ -134,6 +333,15 @@ static const sim_scorer scorers[] = {
       "partly used GPU, then free GPUs of a used node, then an empty node" },
     { "bestfit", score_bestfit, false, "least CPU and GPU left after placement" },
     { "fgd", score_fgd, true, "FGD: least fragmentation growth (Weng et al., ATC '23)" },
+    { "kube-default", score_kube_default, false,
+      "kube-scheduler's default scoring: NodeResourcesFit LeastAllocated + BalancedAllocation "
+      "over cpu, memory and nvidia.com/gpu" },
+    { "kube-mostallocated", score_kube_most, false,
+      "kube-scheduler with NodeResourcesFit MostAllocated (cpu 1, memory 1, GPU 3) + "
+      "BalancedAllocation" },
+    { "kube-binpack", score_kube_binpack, false,
+      "kube-scheduler with NodeResourcesFit RequestedToCapacityRatio (0 -> 0, 100 -> 10; cpu 1, "
+      "memory 1, GPU 3) + BalancedAllocation" },
 };
 
 const sim_scorer *sim_scorers(size_t *n)
