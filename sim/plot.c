@@ -480,6 +480,7 @@ typedef struct {
     double unit;     /* DAY_S or HOUR_S */
     double step;     /* between x ticks, in units */
     bool has_curve;
+    bool html;       /* the page shows the title and subtitle above the drawing */
 } layout;
 
 static line_src time_src(const layout *l, size_t k, bool nodes)
@@ -574,15 +575,15 @@ static int legend_rows(size_t n)
     return (int)((n + LEGEND_COLS - 1) / LEGEND_COLS);
 }
 
-static int legend_top(const sim_plot_opts *o)
+static int legend_top(const layout *l)
 {
-    return o->subtitle ? 62 : 44;
+    return l->html ? 12 : l->o->subtitle ? 62 : 44;
 }
 
 /* One entry per series: its line's colour and dash, its name (cut; in full in a tooltip). */
 static void legend(gp_strbuf *b, const layout *l)
 {
-    int top = legend_top(l->o), col_w = PLOT_W / LEGEND_COLS;
+    int top = legend_top(l), col_w = PLOT_W / LEGEND_COLS;
 
     gp_strbuf_puts(b, "<g class=\"legend\">\n");
     for (size_t k = 0; k < l->n; k++) {
@@ -623,7 +624,7 @@ static int svg_height(const layout *l)
 {
     int panels = l->has_curve ? 3 : 2;
 
-    return legend_top(l->o) + legend_rows(l->n) * LEGEND_ROW + 10 + panels * PANEL_H;
+    return legend_top(l) + legend_rows(l->n) * LEGEND_ROW + 10 + panels * PANEL_H;
 }
 
 static const char *title_of(const sim_plot_opts *o)
@@ -631,24 +632,25 @@ static const char *title_of(const sim_plot_opts *o)
     return o->title ? o->title : "gpupack-sim replay";
 }
 
-/* The SVG document (html: without the namespace attribute, which inline SVG does not need, so
- * the page names no URL at all). */
-static void put_svg(gp_strbuf *b, const layout *l, bool html)
+/* The SVG document (in a page: without the namespace attribute, which inline SVG does not need,
+ * so the page names no URL at all, and without the title the page shows as its heading). */
+static void put_svg(gp_strbuf *b, const layout *l)
 {
-    int h = svg_height(l), y = legend_top(l->o) + legend_rows(l->n) * LEGEND_ROW + 10;
+    int h = svg_height(l), y = legend_top(l) + legend_rows(l->n) * LEGEND_ROW + 10;
 
     gp_strbuf_printf(b, "<svg%s version=\"1.1\" viewBox=\"0 0 %d %d\" width=\"%d\" "
                         "height=\"%d\" role=\"img\" aria-labelledby=\"plot-title plot-desc\" "
                         "font-family=\"sans-serif\">\n<title id=\"plot-title\">",
-                     html ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", SIM_PLOT_WIDTH, h,
+                     l->html ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", SIM_PLOT_WIDTH, h,
                      SIM_PLOT_WIDTH, h);
     put_xml(b, title_of(l->o));
     gp_strbuf_puts(b, "</title>\n");
     put_desc(b, l);
     gp_strbuf_printf(b, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
                         "fill=\"#fff\"/>\n", SIM_PLOT_WIDTH, h);
-    put_label(b, PAD_L, 24, "start", 16, "title", title_of(l->o));
-    if (l->o->subtitle)
+    if (!l->html)
+        put_label(b, PAD_L, 24, "start", 16, "title", title_of(l->o));
+    if (!l->html && l->o->subtitle)
         put_label(b, PAD_L, 44, "start", 12, "subtitle", l->o->subtitle);
     legend(b, l);
     time_panel(b, l, y, true);
@@ -745,7 +747,7 @@ static void put_html(gp_strbuf *b, const layout *l)
         put_xml(b, l->o->subtitle);
         gp_strbuf_puts(b, "</p>\n");
     }
-    put_svg(b, l, true);
+    put_svg(b, l);
     table(b, l);
     gp_strbuf_puts(b, "</body>\n</html>\n");
 }
@@ -754,7 +756,7 @@ gp_status sim_plot_render(const sim_plot_series *series, size_t n, const sim_plo
                           gp_strbuf *out, gp_err *err)
 {
     gp_status st = check_input(series, n, o, out, err);
-    layout l = { .series = series, .n = n, .o = o };
+    layout l = { .series = series, .n = n, .o = o, .html = html };
 
     if (st != GP_OK)
         return st;
@@ -765,7 +767,7 @@ gp_status sim_plot_render(const sim_plot_series *series, size_t n, const sim_plo
     if (html)
         put_html(out, &l);
     else
-        put_svg(out, &l, false);
+        put_svg(out, &l);
     if (out->failed) {
         gp_err_set(err, "plot: out of memory");
         return GP_ENOMEM;

@@ -41,6 +41,7 @@ static bool sample_make(sample *x, int64_t step, int days, bool curves)
 {
     static const char *const names[] = { "kube-default", "fgd", "gpupack" };
     static const double util[] = { 0.70, 0.82, 0.90 }, left[] = { 6.2, 4.1, 3.1 };
+    static const double cap[] = { 225, 240, 1e9 }; /* GPUs placed before pods wait */
 
     memset(x, 0, sizeof(*x));
     x->n = (size_t)(days * 86400 / step) + 1;
@@ -51,7 +52,7 @@ static bool sample_make(sample *x, int64_t step, int days, bool curves)
             return false;
         for (size_t i = 0; i < x->n; i++) {
             double t = (double)i * (double)step, d = demand(t), held = fmax(d, demand(t - 1800));
-            x->gpus[k][i] = round(d * (0.97 + 0.01 * k));
+            x->gpus[k][i] = round(fmin(d, cap[k]) * (0.97 + 0.01 * k));
             x->nodes[k][i] = (int32_t)ceil(held / (8 * util[k]));
         }
         for (int a = 0; a < CURVE_N; a++)
@@ -625,24 +626,43 @@ static int write_file(const char *dir, const char *name, const char *text)
     return 0;
 }
 
+/* The names of hostile.html: markup that must show as text. */
+#define HOSTILE_0 "a<b&\"c'>"
+#define HOSTILE_1 "</svg><script>alert(1)</script>"
+
+static int write_one(const char *dir, const char *name, const sim_plot_series *s, bool html)
+{
+    gp_status st;
+    char *text = render(s, SAMPLE_SERIES, &week_opts, html, &st);
+    int rc;
+
+    if (!text) {
+        fprintf(stderr, "test_sim_plot: rendering %s failed (%d)\n", name, st);
+        return 1;
+    }
+    rc = write_file(dir, name, text);
+    free(text);
+    return rc;
+}
+
+/* sample.svg and sample.html: a week at 300 s steps with curves; hostile.html: three days, no
+ * curves, names full of markup. */
 static int write_samples(const char *dir)
 {
-    sample x;
-    gp_status st1, st2;
-    char *svg, *html;
+    sample x, h;
     int rc = 1;
 
-    if (sample_make(&x, 300, 7, true)) {
-        svg = render(x.s, SAMPLE_SERIES, &week_opts, false, &st1);
-        html = render(x.s, SAMPLE_SERIES, &week_opts, true, &st2);
-        if (svg && html)
-            rc = write_file(dir, "sample.svg", svg) | write_file(dir, "sample.html", html);
-        else
-            fprintf(stderr, "test_sim_plot: rendering failed (%d, %d)\n", st1, st2);
-        free(svg);
-        free(html);
+    bool ok = sample_make(&x, 300, 7, true);
+
+    ok = sample_make(&h, 300, 3, false) && ok; /* both made: both freed */
+    if (ok) {
+        h.s[0].scorer = HOSTILE_0;
+        h.s[1].scorer = HOSTILE_1;
+        rc = write_one(dir, "sample.svg", x.s, false) | write_one(dir, "sample.html", x.s, true) |
+             write_one(dir, "hostile.html", h.s, true);
     }
     sample_free(&x);
+    sample_free(&h);
     return rc;
 }
 
