@@ -15,20 +15,6 @@ PY=python3
 $PY -c 'import PIL' 2>/dev/null || PY=/usr/bin/python3
 $PY -c 'import PIL' 2>/dev/null || { fail advisor-html.pil "python3-pil is missing (tools/deps.sh test)"; exit 0; }
 
-# chrome MODE FILE OUT: Chromium, headless, its own profile, no name resolution (a page that
-# tried to fetch anything would only fail), at most 60 s.
-chrome() {
-    mode=$1; file=$2; out=$3
-    set -- --headless=new --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-        --user-data-dir="$E2E_TMP/profile" --host-resolver-rules="MAP * ~NOTFOUND" \
-        --window-size=1280,2000
-    if [ "$mode" = dom ]; then
-        timeout 60 "$CHROME" "$@" --dump-dom "file://$file" > "$out" 2>> "$E2E_TMP/chrome.log"
-    else
-        timeout 60 "$CHROME" "$@" --screenshot="$out" "file://$file" >> "$E2E_TMP/chrome.log" 2>&1
-    fi
-}
-
 # png_check FILE BARS: the screenshot is 1280x2000, not blank (many colours, enough non-white
 # pixels) and shows the chart bars' solid colour (BARS=yes) or does not (BARS=no).
 png_check() {
@@ -47,12 +33,6 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-# no_urls FILE: nothing in the page can load a resource: no URL, no tag with a src or href
-# attribute, no stylesheet link, no CSS url() or @import, no script element.
-no_urls() {
-    ! tr '\n' ' ' < "$1" | grep -qiE 'https?://|<[^>]*[[:space:]](src|href|xlink:href)=|<link|<script|<iframe|<object|<embed|url\(|@import'
-}
-
 R="$E2E_TMP/report.html"; EMPTY="$E2E_TMP/empty.html"; HOSTILE="$E2E_TMP/hostile.html"
 $DEMO html --top 8 > "$R" 2> "$E2E_TMP/demo.err"; rc1=$?
 $DEMO html --empty > "$EMPTY" 2>> "$E2E_TMP/demo.err"; rc2=$?
@@ -66,7 +46,7 @@ check advisor-html.self-contained no_urls "$R"
 check advisor-html.empty-self-contained no_urls "$EMPTY"
 check advisor-html.hostile-self-contained no_urls "$HOSTILE"
 
-chrome dom "$R" "$E2E_TMP/report.dom"
+chrome_headless dom "$R" "$E2E_TMP/report.dom"
 D="$E2E_TMP/report.dom"
 check advisor-html.dom-loaded grep -q '</html>' "$D"
 check advisor-html.dom-headline grep -q '<h1 id="headline">\$75,929.40/month recoverable</h1>' "$D"
@@ -78,19 +58,19 @@ check advisor-html.dom-chart-titles sh -c "grep -q 'GPU cost by namespace' '$D' 
 check advisor-html.dom-axis-labels sh -c "grep -q '>GPU-hours</text>' '$D' && grep -q '>hour ending (UTC)</text>' '$D'"
 check advisor-html.dom-notes grep -q 'without utilization data' "$D"
 
-chrome dom "$EMPTY" "$E2E_TMP/empty.dom"
+chrome_headless dom "$EMPTY" "$E2E_TMP/empty.dom"
 check advisor-html.empty-dom sh -c "grep -q '\$0.00/month recoverable' '$E2E_TMP/empty.dom' \
     && grep -q 'id=\"no-findings\"' '$E2E_TMP/empty.dom' && test \$(grep -o '>no data<' '$E2E_TMP/empty.dom' | wc -l) -eq 5"
 
-chrome dom "$HOSTILE" "$E2E_TMP/hostile.dom"
+chrome_headless dom "$HOSTILE" "$E2E_TMP/hostile.dom"
 H="$E2E_TMP/hostile.dom"
 check advisor-html.hostile-escaped sh -c "grep -q 'statefulset/&lt;script&gt;alert' '$H' && grep -q '&lt;img src=x' '$H' \
     && ! grep -qi '<script' '$H' && ! grep -qi '<img' '$H'"
 check advisor-html.dom-low-confidence sh -c "grep -A1 'id=\"finding-10\"' '$H' | grep -q 'class=\"low\">low confidence'"
 
-chrome shot "$R" "$E2E_TMP/report.png"
+chrome_headless shot "$R" "$E2E_TMP/report.png"
 check advisor-html.screenshot png_check "$E2E_TMP/report.png" yes
-chrome shot "$EMPTY" "$E2E_TMP/empty.png"
+chrome_headless shot "$EMPTY" "$E2E_TMP/empty.png"
 check advisor-html.empty-screenshot png_check "$E2E_TMP/empty.png" no
 
 # The same report as JSON (both parsers, the schema and the top finding) and as a table.

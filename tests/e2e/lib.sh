@@ -124,3 +124,26 @@ prom_backfill_start() {
         return 1
     fi
 }
+
+# chrome_headless MODE FILE OUT [WIDTH,HEIGHT]: headless Chromium ($CHROME; tools/deps.sh test
+# installs it) on FILE with its own profile and no name resolution (a page that tried to fetch
+# anything would only fail), at most 60 s, in a window of WIDTH,HEIGHT (default 1280,2000).
+# MODE dom: the DOM after loading into OUT; MODE shot: a screenshot into OUT. Chromium's log,
+# console messages included ("CONSOLE"), goes to OUT.log.
+chrome_headless() {
+    mode=$1; file=$2; out=$3
+    set -- --headless=new --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+        --user-data-dir="$E2E_TMP/profile" --host-resolver-rules="MAP * ~NOTFOUND" \
+        --enable-logging=stderr --v=0 --window-size="${4:-1280,2000}"
+    if [ "$mode" = dom ]; then
+        timeout 60 "$CHROME" "$@" --dump-dom "file://$file" > "$out" 2> "$out.log"
+    else
+        timeout 60 "$CHROME" "$@" --screenshot="$out" "file://$file" > "$out.log" 2>&1
+    fi
+}
+
+# no_urls FILE: nothing in the page can load a resource: no URL, no tag with a src or href
+# attribute, no stylesheet link, no CSS url() or @import, no script element.
+no_urls() {
+    ! tr '\n' ' ' < "$1" | grep -qiE 'https?://|<[^>]*[[:space:]](src|href|xlink:href)=|<link|<script|<iframe|<object|<embed|url\(|@import'
+}

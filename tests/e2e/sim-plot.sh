@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# gpupack-sim's replay picture (sim/plot.c) in a real browser, checked as a person would see it.
+# build/tests/test_sim_plot --write renders a realistic week of three scorers as an SVG file and
+# as an HTML page (and a page with markup in its names); for each, check_plot checks that it is
+# well-formed XML and names no URL, that headless Chromium loads it without a console message or
+# a parse error, that every line lies inside its panel's frame and the legend's text is visible
+# (the DOM's own measurements: tests/e2e/plotcheck.js inlined into a copy), and that the
+# screenshot shows every line's colour. Two broken copies prove the checker fails.
+# Another plot (e.g. `gpupack-sim --replay ... --plot x.html`) is one more line:
+#   check_plot NAME FILE SERIES [yes|no|any (a curve panel)] [legend names...]
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+PLOT="$BUILD/tests/test_sim_plot"
+[ -x "$PLOT" ] || { fail sim-plot.built "$PLOT is missing"; exit 0; }
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+# tools/deps.sh installs chromium and python3-pil for the tests: missing ones are failures.
+[ -n "$CHROME" ] || { fail sim-plot.chromium "chromium is missing (tools/deps.sh test)"; exit 0; }
+PY=python3
+$PY -c 'import PIL' 2>/dev/null || PY=/usr/bin/python3
+$PY -c 'import PIL' 2>/dev/null || { fail sim-plot.pil "python3-pil is missing (tools/deps.sh test)"; exit 0; }
+WIN_W=1280; WIN_H=1400
+
+# judge NAME COMMAND...: PASS when the command succeeds, else FAIL with its complaint.
+judge() {
+    n=$1; shift
+    if "$@" > "$E2E_TMP/judge.err" 2>&1; then
+        pass "$n"
+    else
+        fail "$n" "$(tail -c 400 "$E2E_TMP/judge.err" | tr '\n' ' ')"
+    fi
+}
+
+# The file without the SVG namespace name (an identifier, not a resource), for no_urls.
+self_contained() {
+    sed 's# xmlns="http://www.w3.org/2000/svg"##' "$1" > "$E2E_TMP/nons"
+    no_urls "$E2E_TMP/nons"
+}
+
+# quiet LOG DOM: Chromium printed no console message for the page and built no parse error.
+quiet() {
+    ! grep -q 'CONSOLE' "$1" && [ -s "$2" ] && ! grep -q '<parsererror' "$2"
+}
+
+# check_plot NAME FILE SERIES [CURVE [NAMES...]]: every check of one plot file (.svg or .html)
+# with SERIES lines per time panel; CURVE yes, no or any (default) for the curve panel; NAMES:
+# the legend's names in order, in full.
+check_plot() {
+    cp_name=$1; cp_file=$2; cp_series=$3; cp_curve=${4:-any}
+    shift 3; [ $# -gt 0 ] && shift
+    [ $# -gt 0 ] && set -- --names "$@"
+    cp_out="$E2E_TMP/$cp_name"
+    judge "$cp_name.well-formed" $PY "$HERE/plotcheck.py" xml "$cp_file"
+    judge "$cp_name.self-contained" self_contained "$cp_file"
+    chrome_headless dom "$cp_file" "$cp_out.dom" "$WIN_W,$WIN_H"
+    judge "$cp_name.no-console-errors" quiet "$cp_out.dom.log" "$cp_out.dom"
+    case "$cp_file" in *.svg) cp_copy="$cp_out.check.svg" ;; *) cp_copy="$cp_out.check.html" ;; esac
+    $PY "$HERE/plotcheck.py" instrument "$cp_file" "$cp_copy"
+    chrome_headless dom "$cp_copy" "$cp_out.check.dom" "$WIN_W,$WIN_H"
+    judge "$cp_name.lines-in-frames-legend-visible" \
+        $PY "$HERE/plotcheck.py" dom "$cp_out.check.dom" "$cp_series" --curve "$cp_curve" "$@"
+    chrome_headless shot "$cp_file" "$cp_out.png" "$WIN_W,$WIN_H"
+    judge "$cp_name.screenshot" $PY "$HERE/plotcheck.py" png "$cp_out.png" "$cp_file" "$WIN_W" "$WIN_H"
+}
+
+S="$E2E_TMP/samples"
+mkdir -p "$S"
+judge sim-plot.write $VG "$PLOT" --write "$S"
+judge sim-plot.sizes sh -c "test \$(wc -c < '$S/sample.svg') -lt 200000 && test \$(wc -c < '$S/sample.html') -lt 200000"
+check_plot sim-plot.svg "$S/sample.svg" 3 yes kube-default fgd gpupack
+check_plot sim-plot.html "$S/sample.html" 3 yes kube-default fgd gpupack
+check_plot sim-plot.hostile "$S/hostile.html" 3 no 'a<b&"c'"'"'>' '</svg><script>alert(1)</script>' gpupack
+check sim-plot.hostile-no-markup sh -c "! grep -qi '<script' '$E2E_TMP/sim-plot.hostile.dom' \
+    && grep -q '&lt;/svg&gt;&lt;script&gt;alert(1)&lt;/script&gt;' '$E2E_TMP/sim-plot.hostile.dom'"
+
+# The checker can fail: a line moved out of its frame, and a plot with one line fewer than
+# asked for (each must fail for that reason, not for a missing file).
+# rejects DUMP WHY ARGS...: the dom check of DUMP fails and says WHY.
+rejects() {
+    d=$1; why=$2; shift 2
+    grep -q data-plotcheck "$d" || return 1
+    ! $PY "$HERE/plotcheck.py" dom "$d" "$@" 2> "$E2E_TMP/rejects.err" && grep -q "$why" "$E2E_TMP/rejects.err"
+}
+sed '0,/points="72.0,/s//points="5.0,/' "$S/sample.svg" > "$E2E_TMP/moved.svg"
+$PY "$HERE/plotcheck.py" instrument "$E2E_TMP/moved.svg" "$E2E_TMP/moved.check.svg"
+chrome_headless dom "$E2E_TMP/moved.check.svg" "$E2E_TMP/moved.dom" "$WIN_W,$WIN_H"
+judge sim-plot.catches-line-outside-frame rejects "$E2E_TMP/moved.dom" "outside the frame" 3 --curve yes
+judge sim-plot.catches-missing-line rejects "$E2E_TMP/sim-plot.svg.check.dom" "lines, want 4" 4 --curve yes
