@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # gpupack-sim's replay picture (sim/plot.c) in a real browser, checked as a person would see it.
 # build/tests/test_sim_plot --write renders a realistic week of three scorers as an SVG file and
-# as an HTML page (and a page with markup in its names); for each, check_plot checks that it is
+# as an HTML page (and a page with markup in its names, and twelve lines in hours); for each, check_plot checks that it is
 # well-formed XML and names no URL, that headless Chromium loads it without a console message or
 # a parse error, that every line lies inside its panel's frame and the legend's text is visible
 # (the DOM's own measurements: tests/e2e/plotcheck.js inlined into a copy), and that the
@@ -70,6 +70,8 @@ judge sim-plot.sizes sh -c "test \$(wc -c < '$S/sample.svg') -lt 200000 && test 
 check_plot sim-plot.svg "$S/sample.svg" 3 yes kube-default fgd gpupack
 check_plot sim-plot.html "$S/sample.html" 3 yes kube-default fgd gpupack
 check_plot sim-plot.hostile "$S/hostile.html" 3 no 'a<b&"c'"'"'>' '</svg><script>alert(1)</script>' gpupack
+check_plot sim-plot.many "$S/many.svg" 12 no kube-default kube-mostallocated kube-binpack gpupack \
+    fgd bestfit dotprod gpupacking random extender gpupack-learned fgd-learned
 check sim-plot.hostile-no-markup sh -c "! grep -qi '<script' '$E2E_TMP/sim-plot.hostile.dom' \
     && grep -q '&lt;/svg&gt;&lt;script&gt;alert(1)&lt;/script&gt;' '$E2E_TMP/sim-plot.hostile.dom'"
 
