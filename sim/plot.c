@@ -652,17 +652,19 @@ static const char *title_of(const sim_plot_opts *o)
     return o->title ? o->title : "gpupack-sim replay";
 }
 
-/* The SVG document (in a page: without the namespace attribute, which inline SVG does not need,
- * so the page names no URL at all, and without the title the page shows as its heading). */
+/* The SVG document. Standalone: SVG 1.1's attributes only (its <title> and <desc> name it to
+ * assistive technology). In a page: without the namespace attribute, which inline SVG does not
+ * need, so the page names no URL at all; with ARIA's role and name, which HTML has; without the
+ * title the page shows as its heading. */
 static void put_svg(gp_strbuf *b, const layout *l)
 {
     int h = svg_height(l), y = legend_top(l) + legend_rows(l->n) * LEGEND_ROW + 10;
 
     gp_strbuf_printf(b, "<svg%s version=\"1.1\" viewBox=\"0 0 %d %d\" width=\"%d\" "
-                        "height=\"%d\" role=\"img\" aria-labelledby=\"plot-title plot-desc\" "
-                        "font-family=\"sans-serif\">\n<title id=\"plot-title\">",
+                        "height=\"%d\"%s font-family=\"sans-serif\">\n<title id=\"plot-title\">",
                      l->html ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", SIM_PLOT_WIDTH, h,
-                     SIM_PLOT_WIDTH, h);
+                     SIM_PLOT_WIDTH, h,
+                     l->html ? " role=\"img\" aria-labelledby=\"plot-title plot-desc\"" : "");
     put_xml(b, title_of(l->o));
     gp_strbuf_puts(b, "</title>\n");
     put_desc(b, l);
@@ -738,7 +740,7 @@ static void table(gp_strbuf *b, const layout *l)
                       "drawn time)</caption>\n<thead><tr><th>scorer</th><th>nodes up</th>"
                       "<th>mean nodes up</th><th>GPUs allocated</th><th>mean GPUs allocated</th>");
     if (l->has_curve)
-        gp_strbuf_puts(b, "<th>unallocated GPU % at arrived %</th>");
+        gp_strbuf_puts(b, "<th>unallocated GPU % at the curve&#39;s end</th>");
     gp_strbuf_puts(b, "</tr></thead>\n<tbody>\n");
     for (size_t k = 0; k < l->n; k++)
         table_row(b, l, k);

@@ -252,6 +252,7 @@ GP_TEST(svg_structure)
     GP_CHECK(strncmp(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" viewBox=\"0 0 960 ",
                      69) == 0);
     GP_CHECK(well_formed(t));
+    GP_CHECK(!strstr(t, "aria-") && !strstr(t, "role=")); /* SVG 1.1 has neither */
     GP_CHECK(strstr(t, "<title id=\"plot-title\">openb default, load 0.6, 7 days, "
                        "cluster-autoscaler</title>"));
     GP_CHECK(strstr(t, "<desc id=\"plot-desc\">seed 42, 4 min provisioning"));
@@ -302,7 +303,8 @@ GP_TEST(html_page)
     }
     GP_CHECK(strncmp(t, "<!DOCTYPE html>\n<html lang=\"en\">", 32) == 0);
     GP_CHECK(well_formed(t));
-    GP_CHECK_INT(count(t, "<svg"), 1);
+    GP_CHECK_INT(count(t, "<svg version=\"1.1\""), 1);
+    GP_CHECK(strstr(t, "role=\"img\" aria-labelledby=\"plot-title plot-desc\""));
     GP_CHECK(!strstr(t, "http")); /* inline SVG needs no namespace: the page names no URL */
     GP_CHECK(!strstr(t, "<script") && !strstr(t, "<link") && !strstr(t, "url("));
     GP_CHECK(strstr(t, "<h1>openb default, load 0.6, 7 days, cluster-autoscaler</h1>"));
