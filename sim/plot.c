@@ -726,7 +726,10 @@ static void table_row(gp_strbuf *b, const layout *l, size_t k)
     cell(b, src_mean(&gpus), 1);
     if (s->curve) {
         gp_strbuf_puts(b, "<td>");
-        put_fixed(b, isfinite(s->curve[s->curve_n - 1]) ? s->curve[s->curve_n - 1] : 0, 1);
+        if (isfinite(s->curve[s->curve_n - 1]))
+            put_fixed(b, s->curve[s->curve_n - 1], 1);
+        else
+            gp_strbuf_puts(b, "n/a");
         gp_strbuf_printf(b, " at %d%%</td>", s->curve_n - 1);
     } else if (l->has_curve) {
         gp_strbuf_puts(b, "<td>n/a</td>");
