@@ -6,7 +6,8 @@
 # well-formed XML and names no URL, that headless Chromium loads it without a console message or
 # a parse error, that every line lies inside its panel's frame and the legend's text is visible
 # (the DOM's own measurements: tests/e2e/plotcheck.js inlined into a copy), and that the
-# screenshot shows every line's colour. Two broken copies prove the checker fails.
+# screenshot shows every line's colour. Broken copies (a line out of its frame, a line fewer,
+# lines zero pixels wide) prove the checker fails.
 # Another plot (e.g. `gpupack-sim --replay ... --plot x.html`) is one more line:
 #   check_plot NAME FILE SERIES [yes|no|any (a curve panel)] [legend names...]
 . "$(dirname "$0")/lib.sh"
@@ -88,3 +89,11 @@ $PY "$HERE/plotcheck.py" instrument "$E2E_TMP/moved.svg" "$E2E_TMP/moved.check.s
 chrome_headless dom "$E2E_TMP/moved.check.svg" "$E2E_TMP/moved.dom" "$WIN_W,$WIN_H"
 judge sim-plot.catches-line-outside-frame rejects "$E2E_TMP/moved.dom" "outside the frame" 3 --curve yes
 judge sim-plot.catches-missing-line rejects "$E2E_TMP/sim-plot.svg.check.dom" "lines, want 4" 4 --curve yes
+# Lines drawn zero pixels wide: the DOM check and the screenshot's colours both notice.
+sed 's/stroke-width="2"/stroke-width="0"/g' "$S/sample.svg" > "$E2E_TMP/thin.svg"
+$PY "$HERE/plotcheck.py" instrument "$E2E_TMP/thin.svg" "$E2E_TMP/thin.check.svg"
+chrome_headless dom "$E2E_TMP/thin.check.svg" "$E2E_TMP/thin.dom" "$WIN_W,$WIN_H"
+judge sim-plot.catches-invisible-lines rejects "$E2E_TMP/thin.dom" "not shown" 3 --curve yes
+chrome_headless shot "$E2E_TMP/thin.svg" "$E2E_TMP/thin.png" "$WIN_W,$WIN_H"
+judge sim-plot.catches-colourless-screenshot sh -c "! $PY '$HERE/plotcheck.py' png '$E2E_TMP/thin.png' \
+    '$E2E_TMP/thin.svg' $WIN_W $WIN_H 2> '$E2E_TMP/thin.err' && grep -q ' pixels' '$E2E_TMP/thin.err'"
