@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # gpupack-sim's replay picture (sim/plot.c) in a real browser, checked as a person would see it.
 # build/tests/test_sim_plot --write renders a realistic week of three scorers as an SVG file and
-# as an HTML page (and a page with markup in its names, and twelve lines in hours); for each, check_plot checks that it is
-# well-formed XML and names no URL, that headless Chromium loads it without a console message or
-# a parse error, that every line lies inside its panel's frame and the legend's text is visible
-# (the DOM's own measurements: tests/e2e/plotcheck.js inlined into a copy), and that the
-# screenshot shows every line's colour. Broken copies (a line out of its frame, a line fewer,
+# as an HTML page (and a page with markup in its names, and twelve lines in hours); for each,
+# check_plot checks that it is well-formed XML and names no URL, that headless Chromium loads it
+# without a console message or a parse error, that every line lies inside its panel's frame and
+# the legend's text is visible (the DOM's own measurements: tests/e2e/plotcheck.js inlined into
+# a copy), and that the screenshot shows every line's colour. Broken copies (a line out of its frame, a line fewer,
 # lines zero pixels wide) prove the checker fails.
 # Another plot (e.g. `gpupack-sim --replay ... --plot x.html`) is one more line:
 #   check_plot NAME FILE SERIES [yes|no|any (a curve panel)] [legend names...]
