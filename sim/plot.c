@@ -607,7 +607,8 @@ static void legend(gp_strbuf *b, const layout *l)
 
     gp_strbuf_puts(b, "<g class=\"legend\">\n");
     for (size_t k = 0; k < l->n; k++) {
-        int x = PAD_L + (int)(k % LEGEND_COLS) * col_w, y = top + (int)(k / LEGEND_COLS) * LEGEND_ROW;
+        int x = PAD_L + (int)(k % LEGEND_COLS) * col_w;
+        int y = top + (int)(k / LEGEND_COLS) * LEGEND_ROW;
 
         gp_strbuf_printf(b, "<g class=\"legend-entry\"><title>");
         put_xml(b, l->series[k].scorer);
@@ -777,8 +778,8 @@ static void put_html(gp_strbuf *b, const layout *l)
     gp_strbuf_puts(b, "</body>\n</html>\n");
 }
 
-gp_status sim_plot_render(const sim_plot_series *series, size_t n, const sim_plot_opts *o, bool html,
-                          gp_strbuf *out, gp_err *err)
+gp_status sim_plot_render(const sim_plot_series *series, size_t n, const sim_plot_opts *o,
+                          bool html, gp_strbuf *out, gp_err *err)
 {
     gp_status st = check_input(series, n, o, out, err);
     layout l = { .series = series, .n = n, .o = o, .html = html };
