@@ -15,7 +15,8 @@
 #define PLOT_W (SIM_PLOT_WIDTH - PAD_L - PAD_R)
 #define LEGEND_COLS 4
 #define LEGEND_ROW 20
-#define LEGEND_CPS 26   /* a legend name is cut to this many code points (in full in a tooltip) */
+#define LEGEND_CELLS 26 /* a legend name is cut to this many cells, wide characters taking two
+                         * (in full in a tooltip), so it keeps to its column */
 #define PANEL_HEAD 30   /* the panel's title above its frame */
 #define FRAME_H 200
 #define PANEL_FOOT 50   /* tick labels and the x axis' name under the frame */
@@ -23,8 +24,6 @@
 #define Y_TICKS 5
 #define MAX_TICKS 40
 #define VALUE_MAX 1e12
-#define DAY_S 86400.0
-#define HOUR_S 3600.0
 #define TEXT_COLOR "#222"
 #define AXIS_COLOR "#555"
 #define GRID_COLOR "#e3e3e3"
@@ -133,23 +132,31 @@ static bool unfit(uint32_t cp)
     return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0xfffe || cp == 0xffff;
 }
 
+/* The cells code point cp takes: two from U+1100 (Hangul, CJK, emoji: about an em), else one. */
+static size_t cells_of(uint32_t cp)
+{
+    return cp >= 0x1100 ? 2 : 1;
+}
+
 /* s as XML text or attribute value: & < > " ' as references, unfit code points and bytes that
- * are not UTF-8 as U+FFFD; cut to max_cps code points and an ellipsis (0: no cut). */
-static void put_xml_cut(gp_strbuf *b, const char *s, size_t max_cps)
+ * are not UTF-8 as U+FFFD; cut to max_cells cells (cells_of()) and an ellipsis (0: no cut). */
+static void put_xml_cut(gp_strbuf *b, const char *s, size_t max_cells)
 {
     static const char *const refs[] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
                                         ['"'] = "&quot;", ['\''] = "&#39;" };
     const unsigned char *u = (const unsigned char *)(s ? s : "");
-    size_t n = strlen((const char *)u), cps = 0;
+    size_t n = strlen((const char *)u), cells = 0;
 
-    for (size_t i = 0; i < n; cps++) {
+    for (size_t i = 0; i < n;) {
         uint32_t cp;
+        size_t len = utf8_next(u + i, n - i, &cp);
 
-        if (max_cps && cps == max_cps) {
+        cells += cells_of(cp);
+        if (max_cells && cells > max_cells) {
             put_cp(b, 0x2026);
             return;
         }
-        i += utf8_next(u + i, n - i, &cp);
+        i += len;
         if (cp < sizeof refs / sizeof refs[0] && refs[cp])
             gp_strbuf_puts(b, refs[cp]);
         else
@@ -472,12 +479,28 @@ static frame frame_at(int y, double x0, double x1)
 /* ----------------------------------------------------------------------------------------- */
 /* Panels */
 
+/* The time axis' units, largest first: the first that the drawn span exceeds twice is used. The
+ * steps between ticks: the first listed that gives 8 ticks or fewer, else 1, 2 or 5 x 10^k
+ * units (at least 1). */
+typedef struct {
+    double s;
+    const char *name;
+    double steps[6];
+} time_unit;
+
+static const time_unit time_units[] = {
+    { 86400, "days since the replay's start", { 0 } },
+    { 3600, "hours since the replay's start", { 1, 2, 3, 6, 12 } },
+    { 60, "minutes since the replay's start", { 1, 2, 5, 10, 15, 30 } },
+    { 1, "seconds since the replay's start", { 0 } },
+};
+
 typedef struct {
     const sim_plot_series *series;
     size_t n;
     const sim_plot_opts *o;
     double t1;       /* the last sample's time */
-    double unit;     /* DAY_S or HOUR_S */
+    const time_unit *unit; /* of the time axis */
     double step;     /* between x ticks, in units */
     bool has_curve;
     bool html;       /* the page shows the title and subtitle above the drawing */
@@ -513,8 +536,7 @@ static void time_panel(gp_strbuf *b, const layout *l, int y, bool nodes)
     panel_open(b, nodes ? "panel-nodes" : "panel-gpus", y,
                nodes ? "Nodes up" : "GPUs allocated");
     y_axis(b, &f, nodes ? "nodes" : "GPUs");
-    x_axis(b, &f, l->unit, l->step,
-           l->unit == DAY_S ? "days since the replay's start" : "hours since the replay's start");
+    x_axis(b, &f, l->unit->s, l->step, l->unit->name);
     for (size_t k = 0; k < l->n; k++) {
         line_src s = time_src(l, k, nodes);
         put_line(b, &f, &s, k, l->series[k].scorer);
@@ -547,21 +569,19 @@ static void curve_panel(gp_strbuf *b, const layout *l, int y)
     gp_strbuf_puts(b, "</g>\n");
 }
 
-/* The time axis: days when the drawn span is over 2 days, else hours; about 8 ticks or fewer,
- * whole days, or 1, 2, 3, 6 or 12 hours apart. */
 static void time_scale(layout *l)
 {
-    static const double hours[] = { 1, 2, 3, 6, 12 };
     double span = l->t1 - (double)l->o->start_s;
+    size_t u = 0, last = sizeof time_units / sizeof time_units[0] - 1;
 
-    l->unit = span > 2 * DAY_S ? DAY_S : HOUR_S;
-    span /= l->unit;
-    l->step = nice_step(span / 8);
-    if (l->unit == DAY_S && l->step < 1)
-        l->step = 1;
-    for (size_t i = 0; l->unit == HOUR_S && span >= 2 && i < sizeof hours / sizeof hours[0]; i++) {
-        if (span / hours[i] <= 8) {
-            l->step = hours[i];
+    while (u < last && span <= 2 * time_units[u].s)
+        u++;
+    l->unit = &time_units[u];
+    span /= l->unit->s;
+    l->step = nice_step(span / 8) < 1 ? 1 : nice_step(span / 8);
+    for (size_t i = 0; i < 6 && l->unit->steps[i] > 0; i++) {
+        if (span / l->unit->steps[i] <= 8) {
+            l->step = l->unit->steps[i];
             break;
         }
     }
@@ -587,7 +607,8 @@ static void legend(gp_strbuf *b, const layout *l)
 
     gp_strbuf_puts(b, "<g class=\"legend\">\n");
     for (size_t k = 0; k < l->n; k++) {
-        int x = PAD_L + (int)(k % LEGEND_COLS) * col_w, y = top + (int)(k / LEGEND_COLS) * LEGEND_ROW;
+        int x = PAD_L + (int)(k % LEGEND_COLS) * col_w;
+        int y = top + (int)(k / LEGEND_COLS) * LEGEND_ROW;
 
         gp_strbuf_printf(b, "<g class=\"legend-entry\"><title>");
         put_xml(b, l->series[k].scorer);
@@ -596,7 +617,7 @@ static void legend(gp_strbuf *b, const layout *l)
         line_style(b, k);
         gp_strbuf_printf(b, "/><text class=\"legend-name\" x=\"%d\" y=\"%d\" font-size=\"12\" "
                             "fill=\"" TEXT_COLOR "\">", x + 34, y + 14);
-        put_xml_cut(b, l->series[k].scorer, LEGEND_CPS);
+        put_xml_cut(b, l->series[k].scorer, LEGEND_CELLS);
         gp_strbuf_puts(b, "</text></g>\n");
     }
     gp_strbuf_puts(b, "</g>\n");
@@ -632,17 +653,19 @@ static const char *title_of(const sim_plot_opts *o)
     return o->title ? o->title : "gpupack-sim replay";
 }
 
-/* The SVG document (in a page: without the namespace attribute, which inline SVG does not need,
- * so the page names no URL at all, and without the title the page shows as its heading). */
+/* The SVG document. Standalone: SVG 1.1's attributes only (its <title> and <desc> name it to
+ * assistive technology). In a page: without the namespace attribute, which inline SVG does not
+ * need, so the page names no URL at all; with ARIA's role and name, which HTML has; without the
+ * title the page shows as its heading. */
 static void put_svg(gp_strbuf *b, const layout *l)
 {
     int h = svg_height(l), y = legend_top(l) + legend_rows(l->n) * LEGEND_ROW + 10;
 
     gp_strbuf_printf(b, "<svg%s version=\"1.1\" viewBox=\"0 0 %d %d\" width=\"%d\" "
-                        "height=\"%d\" role=\"img\" aria-labelledby=\"plot-title plot-desc\" "
-                        "font-family=\"sans-serif\">\n<title id=\"plot-title\">",
+                        "height=\"%d\"%s font-family=\"sans-serif\">\n<title id=\"plot-title\">",
                      l->html ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", SIM_PLOT_WIDTH, h,
-                     SIM_PLOT_WIDTH, h);
+                     SIM_PLOT_WIDTH, h,
+                     l->html ? " role=\"img\" aria-labelledby=\"plot-title plot-desc\"" : "");
     put_xml(b, title_of(l->o));
     gp_strbuf_puts(b, "</title>\n");
     put_desc(b, l);
@@ -704,7 +727,10 @@ static void table_row(gp_strbuf *b, const layout *l, size_t k)
     cell(b, src_mean(&gpus), 1);
     if (s->curve) {
         gp_strbuf_puts(b, "<td>");
-        put_fixed(b, isfinite(s->curve[s->curve_n - 1]) ? s->curve[s->curve_n - 1] : 0, 1);
+        if (isfinite(s->curve[s->curve_n - 1]))
+            put_fixed(b, s->curve[s->curve_n - 1], 1);
+        else
+            gp_strbuf_puts(b, "n/a");
         gp_strbuf_printf(b, " at %d%%</td>", s->curve_n - 1);
     } else if (l->has_curve) {
         gp_strbuf_puts(b, "<td>n/a</td>");
@@ -718,7 +744,7 @@ static void table(gp_strbuf *b, const layout *l)
                       "drawn time)</caption>\n<thead><tr><th>scorer</th><th>nodes up</th>"
                       "<th>mean nodes up</th><th>GPUs allocated</th><th>mean GPUs allocated</th>");
     if (l->has_curve)
-        gp_strbuf_puts(b, "<th>unallocated GPU % at arrived %</th>");
+        gp_strbuf_puts(b, "<th>unallocated GPU % at the curve&#39;s end</th>");
     gp_strbuf_puts(b, "</tr></thead>\n<tbody>\n");
     for (size_t k = 0; k < l->n; k++)
         table_row(b, l, k);
@@ -752,8 +778,8 @@ static void put_html(gp_strbuf *b, const layout *l)
     gp_strbuf_puts(b, "</body>\n</html>\n");
 }
 
-gp_status sim_plot_render(const sim_plot_series *series, size_t n, const sim_plot_opts *o, bool html,
-                          gp_strbuf *out, gp_err *err)
+gp_status sim_plot_render(const sim_plot_series *series, size_t n, const sim_plot_opts *o,
+                          bool html, gp_strbuf *out, gp_err *err)
 {
     gp_status st = check_input(series, n, o, out, err);
     layout l = { .series = series, .n = n, .o = o, .html = html };

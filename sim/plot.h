@@ -42,7 +42,8 @@ typedef struct {
  * page holding it inline plus a small table of the numbers each line ends at. Pure. Returns
  * GP_EINVAL for no series or bad sizes, GP_ENOMEM. */
 /* In detail: the panels are "nodes up" and "GPUs allocated" against time since the replay's
- * start (in days when the drawn span is over 2 days, else in hours), then the curve panel when
+ * start (in days when the drawn span is over 2 days, else hours, minutes or seconds by the same
+ * rule), then the curve panel when
  * any series has a curve. A sample that is NaN or infinite is skipped (the line joins its
  * neighbours); negative values are drawn at 0. GP_EINVAL (with err naming what is wrong) also for more than
  * SIM_PLOT_MAX_SERIES series, a NULL scorer name or array, step_s < 1, start_s < 0 or at/after

@@ -29,8 +29,8 @@
     }
     function legendEntry(t) {
         var r = t.getBoundingClientRect(), cs = getComputedStyle(t);
-        return { text: t.textContent, title: titleOf(t.parentNode), rect: [r.left, r.top, r.width, r.height],
-                 fill: cs.fill, shown: shown(t) };
+        return { text: t.textContent, title: titleOf(t.parentNode),
+                 rect: [r.left, r.top, r.width, r.height], fill: cs.fill, shown: shown(t) };
     }
     try {
         var svgs = document.getElementsByTagNameNS(NS, "svg");

@@ -81,7 +81,8 @@ def check_lines(p, n, want_titles, problems):
             problems.append(f"{where}: bbox {l['bbox']} outside the frame {frame}")
         if l["points"] < 2 or l["bbox"][2] < 0.5 * frame[2]:
             problems.append(f"{where}: {l['points']} points over {l['bbox'][2]:.0f} px")
-        if not l["shown"] or l["stroke"] in ("none", "rgb(255, 255, 255)") or l["width"] in ("0px", ""):
+        invisible = l["stroke"] in ("none", "rgb(255, 255, 255)") or l["width"] in ("0px", "")
+        if not l["shown"] or invisible:
             problems.append(f"{where}: not shown (stroke {l['stroke']}, width {l['width']})")
     strokes = [(l["stroke"], l["cls"].split()[-1] if l["cls"] else "") for l in p["lines"]]
     if len({s for s, _ in strokes[:6]}) != min(len(strokes), 6):
@@ -104,7 +105,8 @@ def check_legend(m, n, names, problems):
         if e["fill"] in ("none", "rgb(255, 255, 255)") or not e["text"].strip():
             problems.append(f"legend {e['text']!r}: fill {e['fill']}")
         if names and (i >= len(names) or e["title"] != names[i]):
-            problems.append(f"legend {i}: {e['title']!r}, want {names[i] if i < len(names) else None!r}")
+            want = names[i] if i < len(names) else None
+            problems.append(f"legend {i}: {e['title']!r}, want {want!r}")
         for o in leg[:i]:
             if overlap(e["rect"], o["rect"]):
                 problems.append(f"legend {e['text']!r} overlaps {o['text']!r}")
