@@ -25,6 +25,7 @@
 #include "gpupack/strbuf.h"
 #include "load.h"
 #include "mix.h"
+#include "replaycli.h"
 #include "run.h"
 #include "scorers.h"
 
@@ -120,30 +121,13 @@ static gp_status add_seed_range(void *ctx, const char *arg, gp_err *err)
     return GP_OK;
 }
 
-/* The `extender` scorer (sim/extsim.h): not a per-node scorer (sim/scorers.h), so its score is
- * NULL. */
-static const sim_scorer extender_scorer = {
-    "extender", NULL, false,
-    "gpupack-extender's whole prioritize (cost, fit, stranding, fragmentation) with the policy"
-};
-
 /* The simulator's scorers by index: sim/scorers.c's, then `extender`; NULL past the end. */
 static const sim_scorer *scorer_at(size_t i)
 {
     size_t n;
     const sim_scorer *all = sim_scorers(&n);
 
-    return i < n ? &all[i] : i == n ? &extender_scorer : NULL;
-}
-
-static const sim_scorer *scorer_named(const char *name)
-{
-    const sim_scorer *s;
-
-    for (size_t i = 0; (s = scorer_at(i)) != NULL; i++)
-        if (name && !strcmp(s->name, name))
-            return s;
-    return NULL;
+    return i < n ? &all[i] : i == n ? sim_scorer_named("extender") : NULL;
 }
 
 static gp_status add_scorer(void *ctx, const char *name, gp_err *err)
@@ -158,7 +142,7 @@ static gp_status add_scorer(void *ctx, const char *name, gp_err *err)
                 return GP_EINVAL;
         return GP_OK;
     }
-    const sim_scorer *s = scorer_named(name);
+    const sim_scorer *s = sim_scorer_named(name);
     if (!s)
         return usage_err(err, "unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
                          "fgd, kube-default, kube-mostallocated, kube-binpack, all, extender)",
@@ -794,7 +778,7 @@ static int check_extender(const options *o, const sim_input *in)
     bool wanted = false;
 
     for (size_t i = 0; i < o->n_scorers; i++)
-        wanted |= o->scorers[i] == &extender_scorer;
+        wanted |= o->scorers[i]->score == NULL;
     for (size_t i = 0; wanted && i < in->n_tasks; i++)
         shares += gp_frag_task_is_share(&in->tasks[i]);
     if (shares == 0)
@@ -815,6 +799,9 @@ int main(int argc, char **argv)
     const char **names = NULL;
     int rc;
 
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--replay"))
+            return sim_replay_main(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--summarize"))
         return argc > 2 ? summarize(argc - 2, argv + 2) : die_usage("%s", "--summarize FILE...");
     if ((rc = parse_args(argc, argv, &o)) >= 0)

@@ -106,6 +106,70 @@ static bool ext_init(sim_placer *p, const gp_frag_node *nodes, size_t n, const c
     return true;
 }
 
+/* The cache for a scorer that may use one, sized to at most SIM_CACHE_MAX_BYTES; NULL when the
+ * scorer may not or memory is short (it only saves time). */
+static sim_cache *cache_new(const sim_cfg *cfg, size_t n)
+{
+    size_t per = (n ? n : 1) * sizeof(sim_cache_entry);
+    size_t slots = SIM_CACHE_MAX_BYTES / per;
+
+    if (cfg->scorer->score == NULL || cfg->scorer->salted || cfg->learn_mix || slots == 0)
+        return NULL;
+    sim_cache *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->nslots = slots < SIM_CACHE_SHAPES ? slots : SIM_CACHE_SHAPES;
+    c->seen = calloc(n ? n : 1, sizeof(*c->seen));
+    c->ver = calloc(n ? n : 1, sizeof(*c->ver));
+    if (!c->seen || !c->ver) {
+        free(c->seen);
+        free(c->ver);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void cache_free(sim_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nslots; i++)
+        free(c->slot[i].e);
+    free(c->seen);
+    free(c->ver);
+    free(c);
+}
+
+static bool same_task(const gp_frag_task *a, const gp_frag_task *b)
+{
+    return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib && a->num_gpu == b->num_gpu &&
+           a->gpu_milli == b->gpu_milli && a->models == b->models;
+}
+
+/* The slot of task t (the least recently used one replaced), or NULL when out of memory. */
+static sim_cache_slot *cache_slot(sim_cache *c, const gp_frag_task *t, size_t n)
+{
+    sim_cache_slot *old = &c->slot[0];
+
+    c->clock++;
+    for (size_t i = 0; i < c->nslots; i++) {
+        sim_cache_slot *s = &c->slot[i];
+        if (s->e && same_task(&s->key, t)) {
+            s->used = c->clock;
+            return s;
+        }
+        if (!s->e || s->used < old->used)
+            old = s;
+    }
+    if (!old->e && !(old->e = malloc((n ? n : 1) * sizeof(*old->e))))
+        return NULL;
+    memset(old->e, 0, (n ? n : 1) * sizeof(*old->e));
+    old->key = *t;
+    old->used = c->clock;
+    return old;
+}
+
 bool sim_placer_init(sim_placer *p, const sim_cfg *cfg, const gp_frag_node *nodes, size_t n,
                      const char *const *names, size_t learn_cap)
 {
@@ -128,6 +192,7 @@ bool sim_placer_init(sim_placer *p, const sim_cfg *cfg, const gp_frag_node *node
                       : cfg->score_mix             ? cfg->score_mix
                                                    : cfg->mix;
     p->ctx.frag.model_pressure = p->pressure;
+    p->ctx.ties_random = cfg->ties_random;
     p->ctx.frag.share_cost = sim_plan_cost;
     p->ctx.frag.share_arg = &p->plan;
     sim_plan_build(p->ctx.frag.mix, &p->plan);
@@ -135,11 +200,13 @@ bool sim_placer_init(sim_placer *p, const sim_cfg *cfg, const gp_frag_node *node
      * keeps: model-constrained shapes are rare one by one and add up (docs/simulation.md). */
     gp_frag_model_pressure(cfg->pressure_mix ? cfg->pressure_mix : p->ctx.frag.mix, p->model_gpus,
                            p->pressure);
+    p->cache = cache_new(cfg, n);
     return true;
 }
 
 void sim_placer_free(sim_placer *p)
 {
+    cache_free(p->cache);
     if (p->extending) {
         sim_ext_free(&p->ext);
         free(p->ext_shapes);
@@ -162,6 +229,53 @@ static void relearn(sim_placer *p)
     }
 }
 
+/* False when node a's free state or capacity differs from b's (what a score reads). */
+static bool same_node(const gp_frag_node *a, const gp_frag_node *b)
+{
+    if (a->cpu_free != b->cpu_free || a->mem_free != b->mem_free || a->ngpu != b->ngpu ||
+        a->cpu_cap != b->cpu_cap || a->mem_cap != b->mem_cap || a->model != b->model ||
+        a->id != b->id)
+        return false;
+    for (int g = 0; g < a->ngpu; g++)
+        if (a->gpu_free[g] != b->gpu_free[g])
+            return false;
+    return true;
+}
+
+/* Node i's score for t (GP_FRAG_INFEASIBLE when it cannot take it), from the cache entry e when
+ * the node has not changed since it was scored; counts a scorer call in *scored. */
+static double node_score(const sim_placer *p, const gp_frag_node *nodes, size_t i,
+                         const gp_frag_task *t, sim_cache_entry *e, gp_frag_pick *pick,
+                         uint64_t *scored)
+{
+    sim_cache *c = p->cache;
+
+    if (e) {
+        if (!same_node(&c->seen[i], &nodes[i])) {
+            c->seen[i] = nodes[i];
+            if (++c->ver[i] == 0)
+                c->ver[i] = 1;
+        }
+        if (e->ver == c->ver[i] && c->ver[i] != 0) {
+            *pick = e->pick;
+            *scored += e->score > GP_FRAG_INFEASIBLE;
+            return e->score;
+        }
+    }
+    double s = GP_FRAG_INFEASIBLE;
+    if (gp_frag_fits(&nodes[i], t))
+        s = p->cfg->scorer->score(&p->ctx, &nodes[i], t, pick);
+    if (s <= GP_FRAG_INFEASIBLE)
+        s = GP_FRAG_INFEASIBLE;
+    *scored += s > GP_FRAG_INFEASIBLE;
+    if (e) {
+        e->ver = c->ver[i];
+        e->score = s;
+        e->pick = *pick;
+    }
+    return s;
+}
+
 /* The best node for t by the scorer: the highest score; ties go to the earlier node, or to a
  * uniformly random one of them when ties_random. -1 when none fits. */
 static long best_node(const sim_placer *p, const gp_frag_node *nodes, const gp_frag_task *t,
@@ -170,15 +284,13 @@ static long best_node(const sim_placer *p, const gp_frag_node *nodes, const gp_f
     double best = GP_FRAG_INFEASIBLE;
     long bi = -1;
     uint64_t ties = 0;
+    sim_cache_slot *slot = p->cache ? cache_slot(p->cache, t, p->n_nodes) : NULL;
 
     for (size_t i = 0; i < p->n_nodes; i++) {
-        gp_frag_pick c;
-        if (!gp_frag_fits(&nodes[i], t))
-            continue;
-        double s = p->cfg->scorer->score(&p->ctx, &nodes[i], t, &c);
+        gp_frag_pick c = { 0 };
+        double s = node_score(p, nodes, i, t, slot ? &slot->e[i] : NULL, &c, scored);
         if (s <= GP_FRAG_INFEASIBLE)
             continue;
-        (*scored)++;
         if (bi < 0 || s > best) {
             best = s;
             bi = (long)i;

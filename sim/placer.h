@@ -29,9 +29,37 @@ typedef struct {
     bool daemon_view;        /* count as gpupack-extender's cache does (the extender scorer) */
 } sim_learner;
 
+/* Scores remembered per task shape and node, for a scorer whose score depends only on the node
+ * and the task (not salted, mix not learned): a node's score is computed again only when the
+ * node changed since (its bytes differ from the copy taken when it was scored). Exact: the
+ * placements are the same with or without it. */
+#define SIM_CACHE_SHAPES 64
+#define SIM_CACHE_MAX_BYTES (64u << 20)
+
+typedef struct {
+    uint32_t ver; /* the node's version when scored; 0: never */
+    double score;
+    gp_frag_pick pick;
+} sim_cache_entry;
+
+typedef struct {
+    gp_frag_task key;
+    uint64_t used; /* for least recently used replacement */
+    sim_cache_entry *e; /* one per node */
+} sim_cache_slot;
+
+typedef struct {
+    size_t nslots;
+    sim_cache_slot slot[SIM_CACHE_SHAPES];
+    gp_frag_node *seen; /* each node as last seen */
+    uint32_t *ver;      /* each node's version, bumped when it differs from seen */
+    uint64_t clock;
+} sim_cache;
+
 typedef struct {
     const sim_cfg *cfg;
     size_t n_nodes;
+    sim_cache *cache; /* NULL: scores every node on every call */
     sim_ctx ctx;
     sim_plan plan;
     double pressure[GP_FRAG_MAX_MODELS];

@@ -119,7 +119,9 @@ static double score_fgd(const sim_ctx *ctx, const gp_frag_node *n, const gp_frag
 static double score_gpupack(const sim_ctx *ctx, const gp_frag_node *n, const gp_frag_task *t,
                             gp_frag_pick *pick)
 {
-    return gp_frag_score(&ctx->frag, n, t, pick);
+    double v = gp_frag_score(&ctx->frag, n, t, pick);
+
+    return ctx->ties_random && v > GP_FRAG_INFEASIBLE ? v + gp_frag_fit_tiebreak(n, t) : v;
 }
 
 /* ---- kube-scheduler's own resource scoring (docs/simulation.md, "kube-scheduler's own
@@ -326,22 +328,22 @@ static const sim_scorer scorers[] = {
       "FGD's fragmentation decrease, counting GPUs the node's CPU strands for sharing work, in 40 "
       "milli-GPU buckets, less the pressure of model-constrained work on the node's model and, "
       "for a share joining a partly used GPU off the offline packing plan, 700; ties pack; "
-      "CPU-only work avoids free GPUs" },
-    { "random", score_random, false, "any feasible node, uniformly" },
-    { "dotprod", score_dotprod, false, "smallest dot product of free and demand (Tetris)" },
+      "CPU-only work avoids free GPUs", false },
+    { "random", score_random, false, "any feasible node, uniformly", true },
+    { "dotprod", score_dotprod, false, "smallest dot product of free and demand (Tetris)", false },
     { "gpupacking", score_gpupacking, false,
-      "partly used GPU, then free GPUs of a used node, then an empty node" },
-    { "bestfit", score_bestfit, false, "least CPU and GPU left after placement" },
-    { "fgd", score_fgd, true, "FGD: least fragmentation growth (Weng et al., ATC '23)" },
+      "partly used GPU, then free GPUs of a used node, then an empty node", false },
+    { "bestfit", score_bestfit, false, "least CPU and GPU left after placement", false },
+    { "fgd", score_fgd, true, "FGD: least fragmentation growth (Weng et al., ATC '23)", false },
     { "kube-default", score_kube_default, false,
       "kube-scheduler's default scoring: NodeResourcesFit LeastAllocated + BalancedAllocation "
-      "over cpu, memory and nvidia.com/gpu" },
+      "over cpu, memory and nvidia.com/gpu", false },
     { "kube-mostallocated", score_kube_most, false,
       "kube-scheduler with NodeResourcesFit MostAllocated (cpu 1, memory 1, GPU 3) + "
-      "BalancedAllocation" },
+      "BalancedAllocation", false },
     { "kube-binpack", score_kube_binpack, false,
       "kube-scheduler with NodeResourcesFit RequestedToCapacityRatio (0 -> 0, 100 -> 10; cpu 1, "
-      "memory 1, GPU 3) + BalancedAllocation" },
+      "memory 1, GPU 3) + BalancedAllocation", false },
 };
 
 const sim_scorer *sim_scorers(size_t *n)
@@ -356,4 +358,16 @@ const sim_scorer *sim_scorer_find(const char *name)
         if (name && strcmp(scorers[i].name, name) == 0)
             return &scorers[i];
     return NULL;
+}
+
+/* The `extender` scorer (sim/extsim.h): not a per-node scorer, so its score is NULL. */
+static const sim_scorer extender = {
+    "extender", NULL, false,
+    "gpupack-extender's whole prioritize (cost, fit, stranding, fragmentation) with the policy",
+    false
+};
+
+const sim_scorer *sim_scorer_named(const char *name)
+{
+    return name && !strcmp(name, "extender") ? &extender : sim_scorer_find(name);
 }

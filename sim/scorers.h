@@ -21,6 +21,7 @@
 typedef struct {
     gp_frag_ctx frag; /* gpupack: all of it; fgd: the mix (required) */
     uint64_t salt;    /* random: a fresh random number per task */
+    bool ties_random; /* the caller breaks ties at random: gpupack adds gp_frag_fit_tiebreak() */
 } sim_ctx;
 
 /* Scores node n for task t, higher is better, GP_FRAG_INFEASIBLE when the node cannot take it,
@@ -33,6 +34,7 @@ typedef struct {
     sim_score_fn score;
     bool needs_mix;
     const char *summary;
+    bool salted; /* reads ctx->salt: its score for a node changes from task to task */
 } sim_scorer;
 
 /* The scorers, in a fixed order: gpupack, random, dotprod, gpupacking, bestfit, fgd,
@@ -40,5 +42,9 @@ typedef struct {
 const sim_scorer *sim_scorers(size_t *n);
 /* The scorer called name, or NULL. */
 const sim_scorer *sim_scorer_find(const char *name);
+
+/* sim_scorer_find(), or the `extender` scorer (gpupack-extender's whole prioritize, placed by
+ * sim/extsim.h: its score is NULL) for "extender". */
+const sim_scorer *sim_scorer_named(const char *name);
 
 #endif
