@@ -446,6 +446,16 @@ static double cpu_only_tiebreak(const gp_frag_node *n)
     return 0.5 * (1.0 - (f < 1 ? f : 1)); /* nodes of more than 8 GPUs: at least 0 */
 }
 
+double gp_frag_fit_tiebreak(const gp_frag_node *n, const gp_frag_task *t)
+{
+    if (t->num_gpu == 0 || n->ngpu <= 0)
+        return 0;
+    double taken = (double)n->ngpu * GP_FRAG_MILLI - (double)gp_frag_gpu_free_total(n) +
+                   (double)gp_frag_task_gpu_total(t);
+    double most = (double)GP_FRAG_MAX_GPUS * GP_FRAG_MILLI;
+    return 0.5 * (taken < most ? taken : most) / most;
+}
+
 /* gpupack: the decrease of its fragmentation measure (gp_frag_gpupack(): FGD's, with sharing
  * shapes limited to the tasks the node's free CPU feeds) for the workload mix, on a linear scale
  * cut into GP_FRAG_BUCKET-wide buckets (where FGD truncates 100 x sigmoid(d / 1000)): decreases

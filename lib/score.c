@@ -696,13 +696,14 @@ static double cheapest_unit(const gp_demand *d, const gp_node *const *nodes, siz
 
 /* gpupack's fragmentation score (gp_frag_score(), the simulator's `gpupack` scorer,
  * docs/simulation.md) in GPUs of fragmentation removed; 0 when the node has no whole GPUs or
- * gp_frag_score() finds no room. Inside a bucket, a pod asking for whole GPUs prefers the
- * tighter fit (fit_gpu, 0..1, as up to half a bucket): where the simulator's fixed node order
- * packs tied nodes, kube-scheduler picks among tied nodes at random, which would spread pods.
+ * gp_frag_score() finds no room. Inside a bucket, a pod asking for whole GPUs prefers the node
+ * with the most GPUs taken after it (gp_frag_fit_tiebreak(), up to half a bucket): where the
+ * simulator's fixed node order packs tied nodes, kube-scheduler picks among tied nodes at
+ * random, which would spread pods and keep lightly used nodes from emptying.
  * *covered says whether the node's whole GPUs were scored here (the fit component then leaves
  * them out). */
 static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_typical *typ,
-                               const gp_frag_ctx *ctx, double fit_gpu, bool *covered)
+                               const gp_frag_ctx *ctx, bool *covered)
 {
     gp_frag_node dn;
     gp_frag_task t;
@@ -725,7 +726,7 @@ static double fragmentation_of(const gp_demand *d, const gp_node *n, const gp_ty
     if (v <= GP_FRAG_INFEASIBLE)
         return 0;
     if (t.num_gpu > 0)
-        v += 0.5 * fit_gpu;
+        v += gp_frag_fit_tiebreak(&dn, &t);
     return v * GP_FRAG_BUCKET / GP_FRAG_MILLI;
 }
 
@@ -759,7 +760,7 @@ static void components(const gp_demand *d, const gp_node *n, const gp_policy *po
     p->marginal_cost = marginal_cost(d, n, node_price(n, pol, memo));
     p->fit = fit_of(d, n, true);
     if (p->feasible && pol->scoring.weight_fragmentation > 0)
-        p->fragmentation = fragmentation_of(d, n, typ, ctx, p->fit, &covered);
+        p->fragmentation = fragmentation_of(d, n, typ, ctx, &covered);
     /* A node's whole GPUs the fragmentation component scored leave the fit component (and so
      * does the CPU a CPU pod would take next to them): best fit on GPU or CPU counts at fit's
      * weight overrides fragmentation differences smaller than a GPU, and packing CPU pods

@@ -230,6 +230,15 @@ double gp_frag_share_best(const gp_frag_ctx *ctx, gp_frag_measure_fn measure,
  * plus a fraction below 1 for CPU-only tasks. */
 #define GP_FRAG_BUCKET 40.0
 
+/* The tie-break inside a bucket of gp_frag_score() for a task asking for GPUs when ties are
+ * broken at random (kube-scheduler picks among equal scores at random, which spreads pods where a
+ * fixed node order packs them): the GPUs taken on the node after the placement, over
+ * GP_FRAG_MAX_GPUS, times 0.5, in [0, 0.5]: the node that stays busiest wins, so lightly used
+ * nodes empty and the autoscaler can remove them (docs/simulation.md, "The replay").
+ * gpupack-extender adds the same to its fragmentation component (score.c). 0 for a CPU-only
+ * task or a node without GPUs. */
+double gp_frag_fit_tiebreak(const gp_frag_node *n, const gp_frag_task *t);
+
 /* gpupack's score of node n for task t: the decrease of gp_frag_gpupack() for ctx->mix when the
  * node takes the task, less the model pressure and share cost the context states, cut into
  * GP_FRAG_BUCKET-wide buckets; CPU-only tasks break ties in favour of nodes with less free GPU

@@ -43,10 +43,10 @@ ARGS1=$(jq -n '{Pod: {metadata: {name: "infer", namespace: "ml", uid: "u-1", lab
   NodeNames: ["a-busy", "b-empty", "c-empty", "d-busy", "e-full"]}')
 explain "$ARGS1" "$T/n1.json" "$T/p1.json" > "$T/e1"
 cat > "$T/want1" <<'W'
-a-busy 96.575 7
-b-empty 38.025 1
-c-empty 47.559 4
-d-busy 109.400 10
+a-busy 96.487 7
+b-empty 38.013 1
+c-empty 47.372 4
+d-busy 109.287 10
 e-full 100.000 0 infeasible
 W
 diff "$T/want1" "$T/e1" > /dev/null && pass scoring-examples.example-1 || fail scoring-examples.example-1 "$(cat "$T/e1")"
@@ -63,18 +63,18 @@ pod8() {
 }
 explain "$(pod8 training true)" "$T/n2.json" "$T/p2.json" > "$T/e2"
 cat > "$T/want2" <<'W'
-p4d-od 20.200 7
-p4d-spot 50.200 10
-p5-spot 20.147 4
-nd96-od 16.347 1
+p4d-od 20.100 7
+p4d-spot 50.100 10
+p5-spot 20.047 4
+nd96-od 16.247 1
 W
 diff "$T/want2" "$T/e2" > /dev/null && pass scoring-examples.example-2-trainer || fail scoring-examples.example-2-trainer "$(cat "$T/e2")"
 explain "$(pod8 inference true)" "$T/n2.json" "$T/p2.json" > "$T/e3"
 cat > "$T/want3" <<'W'
-p4d-od 50.200 10
+p4d-od 50.100 10
 p4d-spot 10.000 0 infeasible
 p5-spot 10.000 0 infeasible
-nd96-od 40.568 1
+nd96-od 40.468 1
 W
 diff "$T/want3" "$T/e3" > /dev/null && pass scoring-examples.example-2-inference || fail scoring-examples.example-2-inference "$(cat "$T/e3")"
 # With scoring.spotFilter "soft" the spot nodes pass the filter and score 0 all the same.
@@ -86,10 +86,10 @@ explain_soft() {
 }
 explain_soft "$(pod8 inference true)" "$T/n2.json" "$T/p2.json" > "$T/e4"
 cat > "$T/want4" <<'W'
-p4d-od 50.200 10
-p4d-spot 0.200 0 spot-not-allowed
-p5-spot 0.200 0 spot-not-allowed
-nd96-od 40.568 1
+p4d-od 50.100 10
+p4d-spot 0.100 0 spot-not-allowed
+p5-spot 0.100 0 spot-not-allowed
+nd96-od 40.468 1
 W
 diff "$T/want4" "$T/e4" > /dev/null && pass scoring-examples.example-2-inference-soft || fail scoring-examples.example-2-inference-soft "$(cat "$T/e4")"
 # The reasons the table gives for nodes at 0.

@@ -750,12 +750,13 @@ GP_TEST(fit_component)
     CHECK_NEAR(out[1].fit, 1);
     CHECK_NEAR(out[2].fit, 1.0 / 8);
     /* With it on (the default), whole GPUs are the fragmentation component's: fit is 0 and the
-     * tighter fit only breaks ties inside a bucket (half a bucket of 0.04 GPU at most). */
+     * GPUs taken after placement (of at most 16) only break ties inside a bucket (half a bucket
+     * of 0.04 GPU at most). */
     score(&f.d, n, 3, def, out);
     for (int i = 0; i < 3; i++)
         CHECK_NEAR(out[i].fit, 0);
-    CHECK_NEAR(out[0].fragmentation, 0.5 * (1 - 1.0 / 8) * 0.04);
-    CHECK_NEAR(out[1].fragmentation, 0.5 * 1 * 0.04);
+    CHECK_NEAR(out[0].fragmentation, 0.5 * 7.0 / 16 * 0.04);
+    CHECK_NEAR(out[1].fragmentation, 0.5 * 8.0 / 16 * 0.04);
     GP_CHECK_INT(out[1].score, 10);
     fx_done(&f);
     fx_pod(&f, pol, "", MIG2G);
@@ -1266,16 +1267,16 @@ GP_TEST(scenario_fragmentation_keeps_pairs_whole)
     ptrs[1] = &n[1];
     fx_pod(&f, pol, "", GPU1_CPU4);
     gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
-    /* plus the tie-break inside a bucket: 0.5 x fit x 0.04 (fit 6/8 and 7/8) */
-    CHECK_NEAR(out[0].fragmentation, 0 + 0.5 * 0.75 * 0.04);
-    CHECK_NEAR(out[1].fragmentation, -1.0 + 0.5 * 0.875 * 0.04);
+    /* plus the tie-break inside a bucket: 0.5 x GPUs taken after / 16 x 0.04 (6 and 7 taken) */
+    CHECK_NEAR(out[0].fragmentation, 0 + 0.5 * 6.0 / 16 * 0.04);
+    CHECK_NEAR(out[1].fragmentation, -1.0 + 0.5 * 7.0 / 16 * 0.04);
     GP_CHECK_INT(out[0].score, 10);
     GP_CHECK_INT(out[1].score, 1);
-    /* Without a mix, prioritize assumes 1-GPU pods: nothing fragments, the tighter fit wins. */
+    /* Without a mix, prioritize assumes 1-GPU pods: nothing fragments, the busier node wins. */
     typ.mix = NULL;
     gp_prioritize(&f.d, ptrs, 2, pol, &typ, out);
-    CHECK_NEAR(out[0].fragmentation, 0.5 * 0.75 * 0.04);
-    CHECK_NEAR(out[1].fragmentation, 0.5 * 0.875 * 0.04);
+    CHECK_NEAR(out[0].fragmentation, 0.5 * 6.0 / 16 * 0.04);
+    CHECK_NEAR(out[1].fragmentation, 0.5 * 7.0 / 16 * 0.04);
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[0].score, 1);
     /* MIG-only and CPU nodes have no whole GPUs: no fragmentation component. */
@@ -1448,7 +1449,7 @@ GP_TEST(scenario_exact_fit_beats_loose_fit)
     GP_CHECK_INT(out[1].score, 10);
     GP_CHECK_INT(out[2].score, 6);
     GP_CHECK_INT(out[0].score, 1);
-    CHECK_NEAR(out[1].fragmentation, 0.5 * 1 * 0.04); /* the exact fit, inside the bucket */
+    CHECK_NEAR(out[1].fragmentation, 0.5 * 8.0 / 16 * 0.04); /* the exact fit, inside the bucket */
     fx_done(&f);
     gp_policy_unref(pol);
 }
