@@ -107,27 +107,37 @@ static bool ext_init(sim_placer *p, const gp_frag_node *nodes, size_t n, const c
 }
 
 /* The cache for a scorer that may use one, sized to at most SIM_CACHE_MAX_BYTES; NULL when the
- * scorer may not or memory is short (it only saves time). */
+ * scorer may not, cfg->no_cache is set, or memory is short (it only saves time). */
 static sim_cache *cache_new(const sim_cfg *cfg, size_t n)
 {
-    size_t per = (n ? n : 1) * sizeof(sim_cache_entry);
+    size_t per = (n ? n : 1) * (sizeof(uint32_t) + sizeof(double) + sizeof(gp_frag_pick));
     size_t slots = SIM_CACHE_MAX_BYTES / per;
 
-    if (cfg->scorer->score == NULL || cfg->scorer->salted || cfg->learn_mix || slots == 0)
+    if (cfg->scorer->score == NULL || cfg->scorer->salted || cfg->learn_mix || cfg->no_cache ||
+        slots == 0)
         return NULL;
     sim_cache *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
     c->nslots = slots < SIM_CACHE_SHAPES ? slots : SIM_CACHE_SHAPES;
-    c->seen = calloc(n ? n : 1, sizeof(*c->seen));
-    c->ver = calloc(n ? n : 1, sizeof(*c->ver));
-    if (!c->seen || !c->ver) {
-        free(c->seen);
-        free(c->ver);
+    c->ver = malloc((n ? n : 1) * sizeof(*c->ver));
+    if (!c->ver) {
         free(c);
         return NULL;
     }
+    for (size_t i = 0; i < n; i++)
+        c->ver[i] = 1;
     return c;
+}
+
+static void slot_free(sim_cache_slot *s)
+{
+    free(s->ver);
+    free(s->score);
+    free(s->pick);
+    s->ver = NULL;
+    s->score = NULL;
+    s->pick = NULL;
 }
 
 static void cache_free(sim_cache *c)
@@ -135,8 +145,7 @@ static void cache_free(sim_cache *c)
     if (!c)
         return;
     for (size_t i = 0; i < c->nslots; i++)
-        free(c->slot[i].e);
-    free(c->seen);
+        slot_free(&c->slot[i]);
     free(c->ver);
     free(c);
 }
@@ -155,19 +164,32 @@ static sim_cache_slot *cache_slot(sim_cache *c, const gp_frag_task *t, size_t n)
     c->clock++;
     for (size_t i = 0; i < c->nslots; i++) {
         sim_cache_slot *s = &c->slot[i];
-        if (s->e && same_task(&s->key, t)) {
+        if (s->ver && same_task(&s->key, t)) {
             s->used = c->clock;
             return s;
         }
-        if (!s->e || s->used < old->used)
+        if (!s->ver || (old->ver && s->used < old->used))
             old = s;
     }
-    if (!old->e && !(old->e = malloc((n ? n : 1) * sizeof(*old->e))))
-        return NULL;
-    memset(old->e, 0, (n ? n : 1) * sizeof(*old->e));
+    if (!old->ver) {
+        old->ver = malloc((n ? n : 1) * sizeof(*old->ver));
+        old->score = malloc((n ? n : 1) * sizeof(*old->score));
+        old->pick = malloc((n ? n : 1) * sizeof(*old->pick));
+        if (!old->ver || !old->score || !old->pick) {
+            slot_free(old);
+            return NULL;
+        }
+    }
+    memset(old->ver, 0, (n ? n : 1) * sizeof(*old->ver));
     old->key = *t;
     old->used = c->clock;
     return old;
+}
+
+void sim_placer_touch(sim_placer *p, size_t i)
+{
+    if (p->cache && i < p->n_nodes && ++p->cache->ver[i] == 0)
+        p->cache->ver[i] = 1;
 }
 
 bool sim_placer_init(sim_placer *p, const sim_cfg *cfg, const gp_frag_node *nodes, size_t n,
@@ -229,51 +251,29 @@ static void relearn(sim_placer *p)
     }
 }
 
-/* False when node a's free state or capacity differs from b's (what a score reads). */
-static bool same_node(const gp_frag_node *a, const gp_frag_node *b)
+/* Node i's score for t by the scorer, GP_FRAG_INFEASIBLE when it cannot take it. */
+static double fresh_score(const sim_placer *p, const gp_frag_node *n, const gp_frag_task *t,
+                          gp_frag_pick *pick)
 {
-    if (a->cpu_free != b->cpu_free || a->mem_free != b->mem_free || a->ngpu != b->ngpu ||
-        a->cpu_cap != b->cpu_cap || a->mem_cap != b->mem_cap || a->model != b->model ||
-        a->id != b->id)
-        return false;
-    for (int g = 0; g < a->ngpu; g++)
-        if (a->gpu_free[g] != b->gpu_free[g])
-            return false;
-    return true;
+    double s = GP_FRAG_INFEASIBLE;
+
+    pick->n = 0;
+    if (gp_frag_fits(n, t))
+        s = p->cfg->scorer->score(&p->ctx, n, t, pick);
+    return s > GP_FRAG_INFEASIBLE ? s : GP_FRAG_INFEASIBLE;
 }
 
-/* Node i's score for t (GP_FRAG_INFEASIBLE when it cannot take it), from the cache entry e when
- * the node has not changed since it was scored; counts a scorer call in *scored. */
-static double node_score(const sim_placer *p, const gp_frag_node *nodes, size_t i,
-                         const gp_frag_task *t, sim_cache_entry *e, gp_frag_pick *pick,
-                         uint64_t *scored)
+/* Node i's score from the cache slot, scoring it again when it changed since. */
+static double cached_score(const sim_placer *p, sim_cache_slot *c, const gp_frag_node *nodes,
+                           size_t i, const gp_frag_task *t)
 {
-    sim_cache *c = p->cache;
+    uint32_t v = p->cache->ver[i];
 
-    if (e) {
-        if (!same_node(&c->seen[i], &nodes[i])) {
-            c->seen[i] = nodes[i];
-            if (++c->ver[i] == 0)
-                c->ver[i] = 1;
-        }
-        if (e->ver == c->ver[i] && c->ver[i] != 0) {
-            *pick = e->pick;
-            *scored += e->score > GP_FRAG_INFEASIBLE;
-            return e->score;
-        }
+    if (c->ver[i] != v) {
+        c->score[i] = fresh_score(p, &nodes[i], t, &c->pick[i]);
+        c->ver[i] = v;
     }
-    double s = GP_FRAG_INFEASIBLE;
-    if (gp_frag_fits(&nodes[i], t))
-        s = p->cfg->scorer->score(&p->ctx, &nodes[i], t, pick);
-    if (s <= GP_FRAG_INFEASIBLE)
-        s = GP_FRAG_INFEASIBLE;
-    *scored += s > GP_FRAG_INFEASIBLE;
-    if (e) {
-        e->ver = c->ver[i];
-        e->score = s;
-        e->pick = *pick;
-    }
-    return s;
+    return c->score[i];
 }
 
 /* The best node for t by the scorer: the highest score; ties go to the earlier node, or to a
@@ -284,23 +284,28 @@ static long best_node(const sim_placer *p, const gp_frag_node *nodes, const gp_f
     double best = GP_FRAG_INFEASIBLE;
     long bi = -1;
     uint64_t ties = 0;
-    sim_cache_slot *slot = p->cache ? cache_slot(p->cache, t, p->n_nodes) : NULL;
+    sim_cache_slot *c = p->cache ? cache_slot(p->cache, t, p->n_nodes) : NULL;
 
     for (size_t i = 0; i < p->n_nodes; i++) {
-        gp_frag_pick c = { 0 };
-        double s = node_score(p, nodes, i, t, slot ? &slot->e[i] : NULL, &c, scored);
+        gp_frag_pick fresh;
+        double s = c ? cached_score(p, c, nodes, i, t) : fresh_score(p, &nodes[i], t, &fresh);
         if (s <= GP_FRAG_INFEASIBLE)
             continue;
+        (*scored)++;
         if (bi < 0 || s > best) {
             best = s;
             bi = (long)i;
-            *pick = c;
             ties = 1;
         } else if (s == best && p->cfg->ties_random && sim_rng_below(rng, ++ties) == 0) {
             bi = (long)i;
-            *pick = c;
+        } else {
+            continue;
         }
+        if (!c)
+            *pick = fresh;
     }
+    if (c && bi >= 0)
+        *pick = c->pick[bi];
     return bi;
 }
 

@@ -31,28 +31,23 @@ typedef struct {
 
 /* Scores remembered per task shape and node, for a scorer whose score depends only on the node
  * and the task (not salted, mix not learned): a node's score is computed again only when the
- * node changed since (its bytes differ from the copy taken when it was scored). Exact: the
- * placements are the same with or without it. */
+ * node changed since; whoever changes a node says so with sim_placer_touch(). Exact: the
+ * placements are the same with or without it (a unit test replays both ways). */
 #define SIM_CACHE_SHAPES 64
 #define SIM_CACHE_MAX_BYTES (64u << 20)
 
 typedef struct {
-    uint32_t ver; /* the node's version when scored; 0: never */
-    double score;
-    gp_frag_pick pick;
-} sim_cache_entry;
-
-typedef struct {
     gp_frag_task key;
-    uint64_t used; /* for least recently used replacement */
-    sim_cache_entry *e; /* one per node */
+    uint64_t used;        /* for least recently used replacement */
+    uint32_t *ver;        /* per node: the node's version when scored; 0: never */
+    double *score;        /* per node */
+    gp_frag_pick *pick;   /* per node */
 } sim_cache_slot;
 
 typedef struct {
     size_t nslots;
     sim_cache_slot slot[SIM_CACHE_SHAPES];
-    gp_frag_node *seen; /* each node as last seen */
-    uint32_t *ver;      /* each node's version, bumped when it differs from seen */
+    uint32_t *ver; /* each node's version, bumped by sim_placer_touch() */
     uint64_t clock;
 } sim_cache;
 
@@ -85,6 +80,10 @@ void sim_placer_free(sim_placer *p);
  * cfg->ties_random a uniformly random one drawn from rng. Draws one salt from rng per call. */
 long sim_placer_best(sim_placer *p, const gp_frag_node *nodes, const gp_frag_task *t, sim_rng *rng,
                      gp_frag_pick *pick, uint64_t *scored);
+
+/* Tells the placer that node i (an index into the nodes it places on) changed: a task was
+ * placed on it or left it, or it came up or went away. Every change must be told. */
+void sim_placer_touch(sim_placer *p, size_t i);
 
 /* Tells the placer that t was placed on n (the learned mix and the extender's typical pod). */
 void sim_placer_placed(sim_placer *p, const gp_frag_task *t, const gp_frag_node *n);

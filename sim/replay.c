@@ -211,6 +211,7 @@ static void slot_down(replay *r, size_t s)
     for (int i = 0; i < n->ngpu; i++)
         n->gpu_free[i] = 0;
     r->state[s] = SLOT_DOWN;
+    sim_placer_touch(&r->pl, s);
 }
 
 static void node_ready(replay *r, size_t s, int64_t t)
@@ -218,6 +219,7 @@ static void node_ready(replay *r, size_t s, int64_t t)
     size_t p = r->pool_of[s];
 
     r->nodes[s] = empty_of(&r->cfg->pools[p], (uint32_t)s);
+    sim_placer_touch(&r->pl, s);
     r->state[s] = SLOT_UP;
     r->ready_t[s] = t;
     r->since[s] = r->cfg->down == SIM_DOWN_EMPTY ? t : -1;
@@ -261,6 +263,7 @@ static void attach(replay *r, size_t j, size_t s, const gp_frag_pick *pick, int6
     const sim_job *job = &r->cfg->jobs[j];
     size_t p = r->pool_of[s];
 
+    sim_placer_touch(&r->pl, s);
     r->jstate[j] = JOB_RUN;
     r->jnode[j] = (int32_t)s;
     r->jpick[j] = *pick;
@@ -291,6 +294,7 @@ static void detach(replay *r, size_t j, int64_t t)
     const gp_frag_task *task = &r->cfg->jobs[j].task;
 
     (void)gp_frag_release(&r->nodes[s], task, &r->jpick[j]);
+    sim_placer_touch(&r->pl, s);
     if (r->jprev[j] >= 0)
         r->jnext[r->jprev[j]] = r->jnext[j];
     else
@@ -537,7 +541,8 @@ static int cand_cmp(const void *a, const void *b)
 /* Moves (temporarily) every pod of slot s to other up nodes, first fit,
  * skipping the nodes in going[]; records what it applied in undo_j/undo_s.
  * Returns false (having undone its own moves) when one pod is not a
- * Deployment's or fits nowhere. */
+ * Deployment's or fits nowhere. Every move is undone exactly before anything is scored again,
+ * so the placer is not told (sim_placer_touch()). */
 static bool can_drain(replay *r, size_t s, const uint8_t *going, size_t *undo_j, size_t *undo_s,
                       gp_frag_pick *undo_p, size_t *nundo)
 {

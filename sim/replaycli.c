@@ -464,6 +464,7 @@ typedef struct {
     pthread_mutex_t mu;
     size_t next, n;
     run *runs;
+    size_t *order; /* the runs in the order they are started */
 } queue;
 
 static void *worker(void *arg)
@@ -476,7 +477,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&q->mu);
         if (i >= q->n)
             return NULL;
-        run *r = &q->runs[i];
+        run *r = &q->runs[q->order[i]];
         r->rc.place = &r->place;
         r->st = sim_replay(&r->rc, &r->res, &r->err);
     }
@@ -485,7 +486,18 @@ static void *worker(void *arg)
 static gp_status run_all(run *runs, size_t n, unsigned threads)
 {
     pthread_t tid[MAX_THREADS];
-    queue q = { .n = n, .runs = runs };
+    queue q = { .n = n, .runs = runs, .order = malloc((n ? n : 1) * sizeof(size_t)) };
+    size_t k = 0;
+
+    if (!q.order)
+        return GP_ENOMEM;
+    /* The extender's replays take longest: first, so the threads end together. */
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].scorer->score == NULL)
+            q.order[k++] = i;
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].scorer->score != NULL)
+            q.order[k++] = i;
     unsigned started = 0;
 
     pthread_mutex_init(&q.mu, NULL);
@@ -496,6 +508,7 @@ static gp_status run_all(run *runs, size_t n, unsigned threads)
     for (unsigned i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&q.mu);
+    free(q.order);
     for (size_t i = 0; i < n; i++)
         if (runs[i].st != GP_OK) {
             fprintf(stderr, PROG ": %s: %s\n", runs[i].scorer->name,

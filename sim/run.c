@@ -175,6 +175,8 @@ static void place_all(const sim_cfg *cfg, gp_frag_node *nodes, const size_t *per
         long bi = sim_placer_best(pl, nodes, t, rng, &pick, &res->node_scores);
         if (bi >= 0 && !gp_frag_apply(&nodes[bi], t, &pick))
             bi = -1;
+        if (bi >= 0)
+            sim_placer_touch(pl, (size_t)bi);
         record_placement(cfg, res, perm, k, w[k], bi);
         if (cfg->progress_tried && (k & 1023) == 0)
             atomic_store_explicit(cfg->progress_tried, k, memory_order_relaxed);

@@ -46,6 +46,7 @@ typedef struct {
     double inflate;     /* resample to this x GPU capacity; <= 0: keep the workload as is */
     bool ties_random;   /* break score ties at random, not by the node permutation */
     bool record;        /* fill sim_result's placements (--placements) */
+    bool no_cache;      /* score every node on every call (tests: the placer's cache is exact) */
     /* Progress for a watcher on another thread, or NULL: the tasks of the run after inflation,
      * and how many have been tried so far. */
     atomic_size_t *progress_total, *progress_tried;

@@ -250,6 +250,64 @@ GP_TEST(deterministic_per_seed)
     done(&b);
 }
 
+/* The placer's score cache is exact: 300 pods of mixed shapes on two pools, every scorer that
+ * uses it, both scale-down modes, ties at random: the same replay with and without it. */
+GP_TEST(score_cache_changes_nothing)
+{
+    sim_pool p[2] = { pool(8, 12), pool(2, 20) };
+    static sim_job jobs[300];
+    static const char *const names[] = { "gpupack", "fgd", "bestfit", "kube-default",
+                                         "kube-mostallocated", "gpupacking" };
+    sim_mix_opts mo = { .popularity_pct = 100, .cpu_tasks = true };
+    static gp_frag_task tasks[300];
+    static gp_frag_models models = { 1, { "T" } };
+    gp_frag_mix mix;
+    gp_err err = { { 0 } };
+
+    strcpy(p[1].name, "q");
+    for (int i = 0; i < 300; i++) {
+        jobs[i] = job(i * 23, 300 + (i * 7919) % 5000, (i * 31) % 5 == 0 ? 0 : 1 + (i % 3),
+                      i % 4 ? SIM_OWNER_DEPLOYMENT : SIM_OWNER_JOB);
+        jobs[i].task.cpu_milli = 500 + (i * 13) % 4 * 500;
+        jobs[i].priority = i % 7 == 0 ? 100 : 0;
+        tasks[i] = jobs[i].task;
+    }
+    GP_CHECK(sim_mix_build(tasks, 300, &mo, &mix, &err) == GP_OK);
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+        for (int down = 0; down < 2; down++) {
+            sim_replay_result res[2];
+            for (int cached = 0; cached < 2; cached++) {
+                sim_cfg place = { .scorer = sim_scorer_find(names[k]), .mix = &mix,
+                                  .tasks = tasks, .n_tasks = 300, .models = &models, .seed = 7,
+                                  .fallback_cpu = 4000, .ties_random = true,
+                                  .no_cache = !cached };
+                sim_replay_cfg rc;
+                sim_replay_defaults(&rc);
+                rc.pools = p;
+                rc.n_pools = 2;
+                rc.jobs = jobs;
+                rc.n_jobs = 300;
+                rc.place = &place;
+                rc.end_s = 12000;
+                rc.down = down ? SIM_DOWN_CA : SIM_DOWN_EMPTY;
+                rc.sample_s = 30;
+                GP_CHECK(sim_replay(&rc, &res[cached], &err) == GP_OK);
+            }
+            GP_CHECK(res[0].node_hours == res[1].node_hours);
+            GP_CHECK(res[0].pending_p99_s == res[1].pending_p99_s);
+            GP_CHECK(res[0].node_scores == res[1].node_scores);
+            GP_CHECK(res[0].n_samples == res[1].n_samples &&
+                     memcmp(res[0].gpus_alloc, res[1].gpus_alloc,
+                            res[0].n_samples * sizeof(double)) == 0);
+            if (res[0].node_hours != res[1].node_hours)
+                printf("  %s, %s: %.4f vs %.4f node-hours\n", names[k], down ? "ca" : "empty",
+                       res[0].node_hours, res[1].node_hours);
+            sim_replay_result_free(&res[0]);
+            sim_replay_result_free(&res[1]);
+        }
+    sim_mix_free(&mix);
+}
+
 /* A job no pool's node can hold is refused, naming it. */
 GP_TEST(job_larger_than_any_node_is_refused)
 {
@@ -327,6 +385,6 @@ GP_TEST(pools_file)
 GP_MAIN(GP_CASE(scale_up_then_empty_nodes_go), GP_CASE(packing_frees_a_node_at_the_right_minute),
         GP_CASE(pool_at_its_maximum_leaves_a_pod_pending),
         GP_CASE(cluster_autoscaler_drains_only_movable_pods),
-        GP_CASE(a_short_node_is_billed_a_minute), GP_CASE(deterministic_per_seed),
+        GP_CASE(a_short_node_is_billed_a_minute), GP_CASE(deterministic_per_seed), GP_CASE(score_cache_changes_nothing),
         GP_CASE(job_larger_than_any_node_is_refused), GP_CASE(pools_from_the_node_list),
         GP_CASE(pools_file))
