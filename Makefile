@@ -48,6 +48,8 @@ help:
 	@echo "make sim-full   every trace variant x every scorer x seeds 42-51; needs the whole trace:"
 	@echo "                SIM_TRACE=DIR (data/alibaba-gpu-v2023/README.md says where to get it)"
 	@echo "make sim-extender  gpupack-extender's whole prioritize vs the scorers, whole-GPU tasks"
+	@echo "make sim-replay  a week's replay with an autoscaler, every scorer, seeds 42-44; table"
+	@echo "                 into docs/simulation.md (about 8 minutes)"
 	@echo "make fuzz       each libFuzzer harness for FUZZ_SECONDS (default 300) with ASan+UBSan"
 	@echo "make image      the container image (Dockerfile) with docker or podman, when present;"
 	@echo "                IMAGE=name:tag (default ghcr.io/gpupack/gpupack:VERSION)"
@@ -105,7 +107,7 @@ $(BIN)/gpupack-sim: $(BUILD)/sim/main.o $(SIMA) $(LIBA)
 # `make sim-extender` and the tests read (data/alibaba-gpu-v2023/README.md); `make sim-full` needs
 # the whole trace: SIM_TRACE=/path/to/cluster-trace-gpu-v2023/csv.
 SIM_TRACE ?= data/alibaba-gpu-v2023
-.PHONY: sim sim-full sim-extender
+.PHONY: sim sim-full sim-extender sim-replay
 sim: $(BIN)/gpupack-sim
 	$(BIN)/gpupack-sim --nodes $(SIM_TRACE)/openb_node_list_gpu_node.csv \
 	  --pods $(SIM_TRACE)/openb_pod_list_default.csv --seed 42 --scorer all
@@ -113,6 +115,8 @@ sim-full: $(BIN)/gpupack-sim
 	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/full.sh
 sim-extender: $(BIN)/gpupack-sim
 	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/extender.sh
+sim-replay: $(BIN)/gpupack-sim
+	@SIM_TRACE=$(SIM_TRACE) BIN=$(BIN) OUT=$(BUILD)/sim sim/replay.sh
 
 # The advisor (docs/advisor.md): advisor/main.c's wiring over its own modules (queries, fetch,
 # renderers), which its unit tests (tests/unit/test_adv_*.c) link too.

@@ -39,7 +39,7 @@ static const char summary[] =
     "  (docs/simulation.md, \"The replay\").\n";
 
 typedef struct {
-    const char *nodes, *pools, *pods, *policy, *plot, *label;
+    const char *nodes, *pools, *pods, *policy, *plot, *label, *json_file;
     const char *load, *duration, *warmup, *time_scale, *unneeded, *threshold, *delay, *scan,
         *provision;
     gp_flag_func seed, seeds, scorer;
@@ -143,7 +143,7 @@ static gp_status scorer_flag(void *ctx, const char *v, gp_err *err)
     return add_scorer(o, s, err);
 }
 
-#define NFLAGS 27
+#define NFLAGS 28
 
 static void flag_table(ropts *o, gp_flag f[NFLAGS])
 {
@@ -175,6 +175,7 @@ static void flag_table(ropts *o, gp_flag f[NFLAGS])
         { .name = "mix", .kind = GP_FLAG_CHOICE, .dest = &o->mix, .arg = "MODE", .help = "the workload mix the scorers use: trace (default) or learned" },
         { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "a gpupack policy (default: the embedded one): prices, the extender scorer's", .once = true },
         { .name = "json", .kind = GP_FLAG_BOOL, .dest = &o->json, .help = "one JSON object per scorer and seed" },
+        { .name = "json-file", .kind = GP_FLAG_STRING, .dest = &o->json_file, .arg = "FILE", .help = "also write the JSON lines to FILE (appended)", .once = true },
         { .name = "format", .kind = GP_FLAG_CHOICE, .dest = &o->format, .arg = "F", .help = "table (default) or markdown" },
         { .name = "plot", .kind = GP_FLAG_STRING, .dest = &o->plot, .arg = "FILE", .help = "draw nodes up and GPUs allocated over time, and the paper protocol's curve: FILE.svg, or FILE.html for a page", .once = true },
         { .name = "label", .kind = GP_FLAG_STRING, .dest = &o->label, .arg = "TEXT", .help = "a \"label\" in each JSON line and the table's title", .once = true },
@@ -380,6 +381,28 @@ static int check_shares(const ropts *o, const sim_input *in)
     return 2;
 }
 
+/* Why no pool can hold t: its GPU models are in no pool, or it is bigger than every node. */
+static void unplaceable(const inputs *x, const gp_frag_task *t, const char *where)
+{
+    bool model = t->models == 0 || t->num_gpu == 0;
+    char names[256] = "";
+    size_t len = 0;
+
+    for (size_t p = 0; p < x->n_pools && !model; p++)
+        model = x->pools[p].node.model >= 0 && (t->models >> x->pools[p].node.model & 1u);
+    if (!model) {
+        for (int m = 0; m < x->in.models.n && len + 1 < sizeof(names); m++)
+            if (t->models >> m & 1u)
+                len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%.31s",
+                                        len ? "|" : "", x->in.models.name[m]);
+        fprintf(stderr, PROG ": %s: asks for GPU model %s, which no pool has\n", where, names);
+        return;
+    }
+    fprintf(stderr, PROG ": %s: asks %d GPU(s), %lldm CPU, %lld MiB: no pool's node can hold it "
+                    "even when empty\n", where, t->num_gpu, (long long)t->cpu_milli,
+            (long long)t->mem_mib);
+}
+
 static int workload_for(const ropts *o, inputs *x, size_t k)
 {
     gp_err err = { { 0 } };
@@ -406,11 +429,8 @@ static int workload_for(const ropts *o, inputs *x, size_t k)
     long bad = sim_replay_unplaceable(x->pools, x->n_pools, x->jobs[k], x->n_jobs[k]);
     if (bad >= 0) {
         char where[256];
-        const gp_frag_task *t = &x->jobs[k][bad].task;
         sim_input_where(&x->in, x->jobs[k][bad].src, where, sizeof(where));
-        fprintf(stderr, PROG ": %s: asks %d GPU(s), %lldm CPU, %lld MiB: no pool's node can "
-                        "hold it even when empty\n", where, t->num_gpu, (long long)t->cpu_milli,
-                (long long)t->mem_mib);
+        unplaceable(x, &x->jobs[k][bad].task, where);
         return 2;
     }
     return 0;
@@ -573,6 +593,29 @@ static void describe(const ropts *o, const inputs *x, char *buf, size_t len)
         snprintf(buf, len, "%s at its own times / %g", o->pods, o->scale);
 }
 
+/* --json-file: the JSON lines appended to path. */
+static int append_json(const char *path, const sim_replay_meta *m, const sim_replay_run *rr,
+                       size_t n)
+{
+    gp_strbuf b;
+    char *text = NULL;
+    size_t len = 0;
+
+    gp_strbuf_init(&b, 0);
+    for (size_t i = 0; i < n; i++)
+        sim_replay_json(&b, m, &rr[i]);
+    if (gp_strbuf_take(&b, &text, &len) != GP_OK)
+        return fprintf(stderr, PROG ": out of memory\n"), 1;
+    FILE *f = fopen(path, "a");
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    free(text);
+    if (!ok)
+        fprintf(stderr, PROG ": --json-file: cannot write %s\n", path);
+    return ok ? 0 : 1;
+}
+
 static int print(const ropts *o, const inputs *x, run *runs)
 {
     size_t n = o->n_scorers * o->n_seeds;
@@ -592,6 +635,11 @@ static int print(const ropts *o, const inputs *x, run *runs)
         rr[i] = (sim_replay_run){ runs[i].scorer->name, o->seedv[runs[i].seed_index], &runs[i].res };
         if (o->json)
             sim_replay_json(&b, &m, &rr[i]);
+    }
+    if (o->json_file && append_json(o->json_file, &m, rr, n) != 0) {
+        free(rr);
+        gp_strbuf_free(&b);
+        return 1;
     }
     if (!o->json)
         sim_replay_table(&b, &m, rr, o->n_scorers, o->n_seeds, o->format.index == 1);
