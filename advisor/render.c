@@ -45,68 +45,6 @@ const char *gp_adv_kind_str(gp_adv_kind k)
 /* ---------------------------------------------------------------------------------------------
  * Text helpers. */
 
-/* The length of the UTF-8 sequence lead byte c starts, 0 when c cannot start one. */
-static size_t utf8_len(unsigned char c)
-{
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        return 2;
-    if (c >= 0xe0 && c <= 0xef)
-        return 3;
-    return c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-}
-
-size_t gp_adv_utf8_next(const char *s, size_t n, uint32_t *cp)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t len = utf8_len(u[0]);
-    uint32_t c = len == 1 ? u[0] : len == 2 ? u[0] & 0x1fu : len == 3 ? u[0] & 0x0fu : u[0] & 0x07u;
-
-    if (len == 0 || len > n)
-        goto bad;
-    for (size_t i = 1; i < len; i++) {
-        if ((u[i] & 0xc0) != 0x80)
-            goto bad;
-        c = c << 6 | (u[i] & 0x3fu);
-    }
-    if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-        (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-        goto bad;
-    *cp = c;
-    return len;
-bad:
-    *cp = 0xfffd;
-    return 1;
-}
-
-void gp_adv_put_cp(gp_strbuf *b, uint32_t cp)
-{
-    char t[4];
-    size_t n;
-
-    if (cp < 0x80) {
-        t[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        t[0] = (char)(0xc0 | cp >> 6);
-        t[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        t[0] = (char)(0xe0 | cp >> 12);
-        t[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-        t[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        t[0] = (char)(0xf0 | cp >> 18);
-        t[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-        t[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-        t[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
-    gp_strbuf_put(b, t, n);
-}
-
 /* digits ("1310.42") with a comma every three digits of its integer part. */
 static void put_grouped(gp_strbuf *b, const char *digits)
 {
@@ -213,14 +151,14 @@ void gp_adv_put_html(gp_strbuf *b, const char *s)
 
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = gp_adv_utf8_next(s + i, n - i, &cp);
+        size_t len = gp_utf8_next(s + i, n - i, &cp);
 
         if (cp < sizeof refs / sizeof refs[0] && refs[cp])
             gp_strbuf_puts(b, refs[cp]);
         else if (is_control(cp) && cp != '\t' && cp != '\n')
-            gp_adv_put_cp(b, 0xfffd);
+            gp_strbuf_put_cp(b, 0xfffd);
         else
-            gp_adv_put_cp(b, cp);
+            gp_strbuf_put_cp(b, cp);
         i += len;
     }
 }
@@ -234,8 +172,8 @@ static size_t put_clean(gp_strbuf *b, const char *s)
     for (size_t i = 0; i < n; w++) {
         uint32_t cp;
 
-        i += gp_adv_utf8_next(s + i, n - i, &cp);
-        gp_adv_put_cp(b, cp == '\t' || cp == '\n' || cp == '\r' ? ' ' : is_control(cp) ? '?' : cp);
+        i += gp_utf8_next(s + i, n - i, &cp);
+        gp_strbuf_put_cp(b, cp == '\t' || cp == '\n' || cp == '\r' ? ' ' : is_control(cp) ? '?' : cp);
     }
     return w;
 }
@@ -249,7 +187,7 @@ static size_t cp_width(const char *s, size_t n)
     for (size_t i = 0; i < n; w++) {
         uint32_t cp;
 
-        i += gp_adv_utf8_next(s + i, n - i, &cp);
+        i += gp_utf8_next(s + i, n - i, &cp);
     }
     return w;
 }
@@ -262,7 +200,7 @@ static size_t cp_prefix(const char *s, size_t n, size_t cols)
     for (size_t w = 0; i < n && w < cols; w++) {
         uint32_t cp;
 
-        i += gp_adv_utf8_next(s + i, n - i, &cp);
+        i += gp_utf8_next(s + i, n - i, &cp);
     }
     return i;
 }
@@ -581,7 +519,7 @@ static void json_str(gp_strbuf *b, const char *s)
     gp_strbuf_put(b, "\"", 1);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = gp_adv_utf8_next(s + i, n - i, &cp);
+        size_t len = gp_utf8_next(s + i, n - i, &cp);
         char tmp[8];
         const char *esc = cp < 0x80 ? gp_json_escape((unsigned char)cp, tmp) : NULL;
 
@@ -828,7 +766,7 @@ static void md_text(gp_strbuf *b, const char *s)
     for (size_t i = 0; i < n;) {
         uint32_t cp;
 
-        i += gp_adv_utf8_next(s + i, n - i, &cp);
+        i += gp_utf8_next(s + i, n - i, &cp);
         if (cp == '<')
             gp_strbuf_puts(b, "&lt;");
         else if (cp == '>')
@@ -839,9 +777,9 @@ static void md_text(gp_strbuf *b, const char *s)
             gp_strbuf_put(b, " ", 1);
         else if (cp < 0x80 && strchr("\\`*_[]|#~!", (int)cp)) {
             gp_strbuf_put(b, "\\", 1);
-            gp_adv_put_cp(b, cp);
+            gp_strbuf_put_cp(b, cp);
         } else
-            gp_adv_put_cp(b, cp);
+            gp_strbuf_put_cp(b, cp);
     }
 }
 
@@ -853,8 +791,8 @@ static void md_text_raw(gp_strbuf *b, const char *s)
     for (size_t i = 0; i < n;) {
         uint32_t cp;
 
-        i += gp_adv_utf8_next(s + i, n - i, &cp);
-        gp_adv_put_cp(b, cp);
+        i += gp_utf8_next(s + i, n - i, &cp);
+        gp_strbuf_put_cp(b, cp);
     }
 }
 

@@ -41,12 +41,6 @@ gp_status gp_adv_render(const gp_adv_report *r, gp_adv_format f, size_t top, gp_
 /* The HTML page (html.c): what gp_adv_render() does for GP_ADV_FMT_HTML. */
 void gp_adv_render_html(const gp_adv_report *r, size_t top, gp_strbuf *out);
 
-/* The code point at s (n bytes left, n > 0) into *cp, and its length in bytes: 1 with
- * *cp = U+FFFD for a byte that does not start a valid, shortest UTF-8 sequence. */
-size_t gp_adv_utf8_next(const char *s, size_t n, uint32_t *cp);
-
-/* Appends code point cp as UTF-8. */
-void gp_adv_put_cp(gp_strbuf *b, uint32_t cp);
 
 /* v with decimals digits after the point and thousands separators ("1,310.42"); "n/a" for NaN
  * or an infinity. */

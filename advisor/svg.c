@@ -85,7 +85,7 @@ static void put_short_label(gp_strbuf *b, const char *s)
     while (i < n && cps < LABEL_CPS) {
         uint32_t cp;
 
-        i += gp_adv_utf8_next(s + i, n - i, &cp);
+        i += gp_utf8_next(s + i, n - i, &cp);
         cps++;
     }
     if (i >= n) {

@@ -162,3 +162,65 @@ gp_status gp_strbuf_take(gp_strbuf *b, char **out, size_t *len)
     b->len = b->cap = 0;
     return GP_OK;
 }
+
+/* The length of the UTF-8 sequence lead byte c starts, 0 when c cannot start one. */
+static size_t utf8_len(unsigned char c)
+{
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        return 2;
+    if (c >= 0xe0 && c <= 0xef)
+        return 3;
+    return c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+}
+
+size_t gp_utf8_next(const char *s, size_t n, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = utf8_len(u[0]);
+    uint32_t c = len == 1 ? u[0] : len == 2 ? u[0] & 0x1fu : len == 3 ? u[0] & 0x0fu : u[0] & 0x07u;
+
+    if (len == 0 || len > n)
+        goto bad;
+    for (size_t i = 1; i < len; i++) {
+        if ((u[i] & 0xc0) != 0x80)
+            goto bad;
+        c = c << 6 | (u[i] & 0x3fu);
+    }
+    if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+        (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+        goto bad;
+    *cp = c;
+    return len;
+bad:
+    *cp = 0xfffd;
+    return 1;
+}
+
+void gp_strbuf_put_cp(gp_strbuf *b, uint32_t cp)
+{
+    char t[4];
+    size_t n;
+
+    if (cp < 0x80) {
+        t[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        t[0] = (char)(0xc0 | cp >> 6);
+        t[1] = (char)(0x80 | (cp & 0x3f));
+        n = 2;
+    } else if (cp < 0x10000) {
+        t[0] = (char)(0xe0 | cp >> 12);
+        t[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        t[2] = (char)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        t[0] = (char)(0xf0 | cp >> 18);
+        t[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+        t[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+        t[3] = (char)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    gp_strbuf_put(b, t, n);
+}

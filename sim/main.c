@@ -28,6 +28,7 @@
 #include "replaycli.h"
 #include "run.h"
 #include "scorers.h"
+#include "stats.h"
 
 #ifndef GP_VERSION
 #define GP_VERSION "0.0.0"
@@ -417,32 +418,6 @@ static void print_json(const options *o, const sim_input *in, const job *j)
     printf("]}\n");
 }
 
-typedef struct {
-    double sum, sq;
-    size_t n;
-} stat;
-
-static void stat_add(stat *s, double v)
-{
-    s->sum += v;
-    s->sq += v * v;
-    s->n++;
-}
-
-static double stat_mean(const stat *s)
-{
-    return s->n ? s->sum / (double)s->n : NAN;
-}
-
-/* The sample standard deviation (0 for one value). */
-static double stat_sd(const stat *s)
-{
-    if (s->n < 2)
-        return 0;
-    double m = stat_mean(s), v = (s->sq - (double)s->n * m * m) / (double)(s->n - 1);
-    return v > 0 ? sqrt(v) : 0;
-}
-
 static void print_table(const options *o, const sim_input *in, const job *jobs)
 {
     int64_t gpus = 0;
@@ -458,30 +433,30 @@ static void print_table(const options *o, const sim_input *in, const job *jobs)
     printf("%-18s %-18s %-16s %-16s %9s %9s\n", "scorer", "unalloc% @100", "frag% @100",
            "failed @100", "seconds", "us/node");
     for (size_t s = 0; s < o->n_scorers; s++) {
-        stat u = { 0 }, f = { 0 }, fl = { 0 }, sec = { 0 }, us = { 0 }, end = { 0 };
+        sim_stat u = { 0 }, f = { 0 }, fl = { 0 }, sec = { 0 }, us = { 0 }, end = { 0 };
         for (size_t k = 0; k < o->n_seeds; k++) {
             const sim_result *r = &jobs[s * o->n_seeds + k].res;
             if (r->reached_100) { /* the @100 columns average the runs that reached 100% */
-                stat_add(&u, r->unalloc_at_100);
-                stat_add(&f, r->frag_at_100);
-                stat_add(&fl, (double)r->failed_at_100);
+                sim_stat_add(&u, r->unalloc_at_100);
+                sim_stat_add(&f, r->frag_at_100);
+                sim_stat_add(&fl, (double)r->failed_at_100);
             }
-            stat_add(&end, r->unalloc_end);
-            stat_add(&sec, r->seconds);
-            stat_add(&us, r->us_per_node);
+            sim_stat_add(&end, r->unalloc_end);
+            sim_stat_add(&sec, r->seconds);
+            sim_stat_add(&us, r->us_per_node);
         }
         if (u.n > 0)
             printf("%-18s %6.2f +- %-8.2f %6.2f +- %-6.2f %6.0f +- %-6.0f %9.2f %9.3f\n",
-                   o->scorers[s]->name, stat_mean(&u), stat_sd(&u), stat_mean(&f), stat_sd(&f),
-                   stat_mean(&fl), stat_sd(&fl), stat_mean(&sec), stat_mean(&us));
+                   o->scorers[s]->name, sim_stat_mean(&u), sim_stat_sd(&u), sim_stat_mean(&f), sim_stat_sd(&f),
+                   sim_stat_mean(&fl), sim_stat_sd(&fl), sim_stat_mean(&sec), sim_stat_mean(&us));
         else
             printf("%-18s %-18s %-16s %-16s %9.2f %9.3f\n", o->scorers[s]->name, "not reached",
-                   "-", "-", stat_mean(&sec), stat_mean(&us));
+                   "-", "-", sim_stat_mean(&sec), sim_stat_mean(&us));
         if (u.n < o->n_seeds)
             printf("  %s: %zu of %zu run(s) never had 100%% of the GPU capacity asked for (the "
                    "workload is smaller than the cluster; --inflate resamples it): %.2f%% of the "
                    "GPUs unallocated at their end\n", o->scorers[s]->name, o->n_seeds - u.n,
-                   o->n_seeds, stat_mean(&end));
+                   o->n_seeds, sim_stat_mean(&end));
     }
 }
 
@@ -493,8 +468,8 @@ static void print_table(const options *o, const sim_input *in, const job *jobs)
 typedef struct {
     char labels[SUM_MAX_LABELS][SUM_LABEL_LEN];
     size_t n_labels;
-    stat cell[SUM_MAX_LABELS][MAX_SCORERS];
-    stat us[MAX_SCORERS];
+    sim_stat cell[SUM_MAX_LABELS][MAX_SCORERS];
+    sim_stat us[MAX_SCORERS];
     bool ran[MAX_SCORERS]; /* a line named the scorer: it has a column */
 } summary;
 
@@ -540,9 +515,9 @@ static int summarize_line(summary *s, const char *line, size_t len, const char *
         cJSON_Delete(o);
         return 2;
     }
-    stat_add(&s->cell[li][si], u->valuedouble);
+    sim_stat_add(&s->cell[li][si], u->valuedouble);
     if (cJSON_IsNumber(us))
-        stat_add(&s->us[si], us->valuedouble);
+        sim_stat_add(&s->us[si], us->valuedouble);
     cJSON_Delete(o);
     return 0;
 }
@@ -566,7 +541,7 @@ static void summary_print(const summary *s)
         printf("| %s |", s->labels[l]);
         for (size_t i = 0; scorer_at(i) != NULL; i++)
             if (s->ran[i] && s->cell[l][i].n)
-                printf(" %.2f ± %.2f |", stat_mean(&s->cell[l][i]), stat_sd(&s->cell[l][i]));
+                printf(" %.2f ± %.2f |", sim_stat_mean(&s->cell[l][i]), sim_stat_sd(&s->cell[l][i]));
             else if (s->ran[i])
                 printf(" - |");
         printf("\n");
@@ -574,7 +549,7 @@ static void summary_print(const summary *s)
     printf("| µs per node scored |");
     for (size_t i = 0; scorer_at(i) != NULL; i++)
         if (s->ran[i])
-            printf(s->us[i].n ? " %.2f |" : " - |", stat_mean(&s->us[i]));
+            printf(s->us[i].n ? " %.2f |" : " - |", sim_stat_mean(&s->us[i]));
     printf("\n");
 }
 

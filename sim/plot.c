@@ -75,57 +75,6 @@ static void put_fixed(gp_strbuf *b, double v, int decimals)
         gp_strbuf_printf(b, ".%0*lld", decimals, q % s);
 }
 
-/* The code point at s (n > 0 bytes left) into *cp and its length: 1 with *cp = U+FFFD for a
- * byte that does not start a valid, shortest UTF-8 sequence of a scalar value. */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-               : s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-    static const uint32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
-    uint32_t v;
-
-    *cp = 0xfffd;
-    if (len == 0 || len > n)
-        return 1;
-    v = len == 1 ? s[0] : s[0] & (0x7f >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 1;
-        v = v << 6 | (s[i] & 0x3f);
-    }
-    if (v < least[len] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-        return 1;
-    *cp = v;
-    return len;
-}
-
-static void put_cp(gp_strbuf *b, uint32_t cp)
-{
-    char u[4];
-    size_t n;
-
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xc0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xe0 | cp >> 12);
-        u[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-        u[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        u[0] = (char)(0xf0 | cp >> 18);
-        u[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-        u[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-        u[3] = (char)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
-    gp_strbuf_put(b, u, n);
-}
-
 /* A code point XML 1.0 does not allow, or a label should not carry: controls, non-characters. */
 static bool unfit(uint32_t cp)
 {
@@ -149,18 +98,18 @@ static void put_xml_cut(gp_strbuf *b, const char *s, size_t max_cells)
 
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = utf8_next(u + i, n - i, &cp);
+        size_t len = gp_utf8_next((const char *)u + i, n - i, &cp);
 
         cells += cells_of(cp);
         if (max_cells && cells > max_cells) {
-            put_cp(b, 0x2026);
+            gp_strbuf_put_cp(b, 0x2026);
             return;
         }
         i += len;
         if (cp < sizeof refs / sizeof refs[0] && refs[cp])
             gp_strbuf_puts(b, refs[cp]);
         else
-            put_cp(b, unfit(cp) ? 0xfffd : cp);
+            gp_strbuf_put_cp(b, unfit(cp) ? 0xfffd : cp);
     }
 }
 

@@ -2,6 +2,8 @@
 /* gpupack-sim --replay's output (sim/replayout.h). */
 #include "replayout.h"
 
+#include "stats.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,33 +49,6 @@ void sim_replay_json(gp_strbuf *out, const sim_replay_meta *m, const sim_replay_
     gp_strbuf_puts(out, "]}\n");
 }
 
-/* ---- Mean and sample sd over the seeds ---- */
-
-typedef struct {
-    double sum, sq;
-    size_t n;
-} acc;
-
-static void acc_add(acc *a, double v)
-{
-    a->sum += v;
-    a->sq += v * v;
-    a->n++;
-}
-
-static double mean(const acc *a)
-{
-    return a->n ? a->sum / (double)a->n : 0;
-}
-
-static double sd(const acc *a)
-{
-    if (a->n < 2)
-        return 0;
-    double m = mean(a), v = (a->sq - (double)a->n * m * m) / (double)(a->n - 1);
-    return v > 0 ? sqrt(v) : 0;
-}
-
 enum { F_GNH, F_USD, F_USD_GH, F_ALLOC, F_P50, F_P99, F_NEVER, F_PEAK, F_EVICT, NF };
 
 static double field(const sim_replay_result *r, int f)
@@ -91,12 +66,12 @@ static double field(const sim_replay_result *r, int f)
     }
 }
 
-static void stats(const sim_replay_run *runs, size_t n_seeds, acc out[NF])
+static void stats(const sim_replay_run *runs, size_t n_seeds, sim_stat out[NF])
 {
     memset(out, 0, NF * sizeof(*out));
     for (size_t k = 0; k < n_seeds; k++)
         for (int f = 0; f < NF; f++)
-            acc_add(&out[f], field(runs[k].res, f));
+            sim_stat_add(&out[f], field(runs[k].res, f));
 }
 
 static const char *const heads[NF] = {
@@ -105,14 +80,15 @@ static const char *const heads[NF] = {
 };
 static const int decimals[NF] = { 1, 0, 2, 1, 0, 0, 1, 1, 1 };
 
-static void cell(gp_strbuf *out, const acc *a, int f, bool md, size_t n_seeds)
+static void cell(gp_strbuf *out, const sim_stat *a, int f, bool md, size_t n_seeds)
 {
     char buf[64];
 
     if (n_seeds > 1)
-        snprintf(buf, sizeof(buf), "%.*f ± %.*f", decimals[f], mean(a), decimals[f], sd(a));
+        snprintf(buf, sizeof(buf), "%.*f ± %.*f", decimals[f], sim_stat_mean(a), decimals[f],
+                 sim_stat_sd(a));
     else
-        snprintf(buf, sizeof(buf), "%.*f", decimals[f], mean(a));
+        snprintf(buf, sizeof(buf), "%.*f", decimals[f], sim_stat_mean(a));
     gp_strbuf_printf(out, md ? " %s |" : " %16s", buf);
 }
 
@@ -124,10 +100,11 @@ static long kube_default(const sim_replay_run *runs, size_t n_scorers, size_t n_
     return -1;
 }
 
-static void diff_cells(gp_strbuf *out, const acc *a, const acc *base, int f, bool md)
+static void diff_cells(gp_strbuf *out, const sim_stat *a, const sim_stat *base, int f, bool md)
 {
     char buf[64];
-    double d = mean(a) - mean(base), pct = mean(base) > 0 ? 100 * d / mean(base) : 0;
+    double d = sim_stat_mean(a) - sim_stat_mean(base),
+           pct = sim_stat_mean(base) > 0 ? 100 * d / sim_stat_mean(base) : 0;
 
     snprintf(buf, sizeof(buf), "%+.*f (%+.1f%%)", decimals[f], d, pct);
     gp_strbuf_printf(out, md ? " %s |" : " %20s", buf);
@@ -168,15 +145,16 @@ static void pools_table(gp_strbuf *out, const sim_replay_meta *m, const sim_repl
     for (size_t p = 0; p < m->n_pools; p++) {
         gp_strbuf_printf(out, md ? "| %s |" : "%-26s", m->pools[p].name);
         for (size_t s = 0; s < n_scorers; s++) {
-            acc h = { 0 }, d = { 0 }, pk = { 0 };
+            sim_stat h = { 0 }, d = { 0 }, pk = { 0 };
             char buf[80];
             for (size_t k = 0; k < n_seeds; k++) {
                 const sim_pool_result *pr = &runs[s * n_seeds + k].res->pools[p];
-                acc_add(&h, pr->node_s / 3600);
-                acc_add(&d, pr->dollars);
-                acc_add(&pk, pr->peak_nodes);
+                sim_stat_add(&h, pr->node_s / 3600);
+                sim_stat_add(&d, pr->dollars);
+                sim_stat_add(&pk, pr->peak_nodes);
             }
-            snprintf(buf, sizeof(buf), "%.1f / %.0f / %.0f", mean(&h), mean(&d), mean(&pk));
+            snprintf(buf, sizeof(buf), "%.1f / %.0f / %.0f", sim_stat_mean(&h), sim_stat_mean(&d),
+                     sim_stat_mean(&pk));
             gp_strbuf_printf(out, md ? " %s |" : " %24s", buf);
         }
         gp_strbuf_puts(out, "\n");
@@ -187,7 +165,7 @@ void sim_replay_table(gp_strbuf *out, const sim_replay_meta *m, const sim_replay
                       size_t n_scorers, size_t n_seeds, bool markdown)
 {
     long base = kube_default(runs, n_scorers, n_seeds);
-    acc b[NF];
+    sim_stat b[NF];
 
     if (!markdown)
         gp_strbuf_printf(out, "%zu pools, %s, %zu pods, scale-down %s, ties %s, %zu seed(s)%s%s\n",
@@ -197,7 +175,7 @@ void sim_replay_table(gp_strbuf *out, const sim_replay_meta *m, const sim_replay
     if (base >= 0)
         stats(&runs[(size_t)base * n_seeds], n_seeds, b);
     for (size_t s = 0; s < n_scorers; s++) {
-        acc a[NF];
+        sim_stat a[NF];
         stats(&runs[s * n_seeds], n_seeds, a);
         gp_strbuf_printf(out, markdown ? "| %s |" : "%-18s", runs[s * n_seeds].scorer);
         for (int f = 0; f < NF; f++)

@@ -48,4 +48,11 @@ void gp_strbuf_json_string(gp_strbuf *b, const char *s);
  * GP_ENOMEM when any append failed (nothing is handed over then). */
 gp_status gp_strbuf_take(gp_strbuf *b, char **out, size_t *len) GP_WUR;
 
+/* The code point at s (n bytes left, n > 0) into *cp, and its length in bytes: 1 with
+ * *cp = U+FFFD for a byte that does not start a valid, shortest UTF-8 sequence. */
+size_t gp_utf8_next(const char *s, size_t n, uint32_t *cp);
+
+/* Appends code point cp as UTF-8. */
+void gp_strbuf_put_cp(gp_strbuf *b, uint32_t cp);
+
 #endif

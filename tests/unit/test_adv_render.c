@@ -113,7 +113,7 @@ static size_t line_cps(const char *s, bool *bad)
 
     for (size_t i = 0; i < n; w++) {
         uint32_t cp;
-        size_t len = gp_adv_utf8_next(s + i, n - i, &cp);
+        size_t len = gp_utf8_next(s + i, n - i, &cp);
 
         if (cp == 0xfffd && len == 1)
             *bad = true;
