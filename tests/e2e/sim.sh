@@ -213,10 +213,11 @@ $VG "$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer b
 check sim.mig-nodes-counted sh -c "jq -e '.nodes == 4 and .gpus == 6 and .mig_nodes == 2 and .mig_gpus == 2' '$T/mig.jsonl' >/dev/null && grep -q '2 node(s) have MIG slices, 2 GPUs' '$T/mig.err'"
 "$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit > "$T/mig.out" 2>/dev/null
 check sim.mig-nodes-in-table grep -q '^4 nodes (6 GPUs; 2 with MIG slices: 2 GPUs more, not simulated)' "$T/mig.out"
-# Progress on stderr for runs longer than a few seconds (the whole trace copy, two seeds).
+# Progress on stderr for runs longer than a few seconds (the whole trace copy, three seeds, the
+# mix learned: no score is remembered between tasks, about 7 s in all).
 $VG "$SIM" --nodes "$TRACE/openb_node_list_gpu_node.csv" --pods "$TRACE/openb_pod_list_default.csv" \
-    --scorer fgd --seeds 42-43 --jobs 1 > /dev/null 2> "$T/progress.err"
-check sim.progress-on-stderr grep -q '^gpupack-sim: [0-9] of 2 runs done, [0-9]*% of the tasks tried, [0-9]* s$' "$T/progress.err"
+    --scorer fgd --mix learned --seeds 42-44 --jobs 1 > /dev/null 2> "$T/progress.err"
+check sim.progress-on-stderr grep -q '^gpupack-sim: [0-9] of 3 runs done, [0-9]*% of the tasks tried, [0-9]* s$' "$T/progress.err"
 # --place: the cluster's pods now (--pods) and the pods to place (--place) in separate files give
 # the same run as one file holding both.
 jq '.items |= map(select(.spec.nodeName != null or .status.phase == "Succeeded"))' "$T/pods.json" > "$T/now.json"
