@@ -60,6 +60,8 @@ typedef struct {
     double *waits;
     size_t nwaits;
     int64_t t_last, last_add;
+    int64_t end;   /* cfg->end_s, or when the work is over (cfg->end_s 0) */
+    size_t cap_samples;
     bool changed, oom, placer_ok;
     sim_placer pl;
     sim_rng rng;
@@ -170,7 +172,7 @@ static void account(replay *r, int64_t t)
 {
     const sim_replay_cfg *c = r->cfg;
     int64_t a = r->t_last > c->measure_from_s ? r->t_last : c->measure_from_s;
-    int64_t b = t < c->end_s ? t : c->end_s;
+    int64_t b = t < r->end ? t : r->end;
 
     r->t_last = t;
     if (b <= a)
@@ -244,7 +246,7 @@ static void remove_node(replay *r, size_t s, int64_t t)
     size_t p = r->pool_of[s];
     int64_t life = t - r->ready_t[s];
 
-    if (life < c->min_bill_s && r->ready_t[s] >= c->measure_from_s && t <= c->end_s) {
+    if (life < c->min_bill_s && r->ready_t[s] >= c->measure_from_s && t <= r->end) {
         double extra = (double)(c->min_bill_s - life);
         r->res->pools[p].node_s += extra;
         r->res->pools[p].dollars += extra * sim_pool_price(&c->pools[p]) / 3600.0;
@@ -281,9 +283,9 @@ static void attach(replay *r, size_t j, size_t s, const gp_frag_pick *pick, int6
     if (r->jend[j] >= 0)
         return; /* placed again after an eviction: it keeps its end */
     r->jend[j] = job->duration > INT64_MAX - t ? INT64_MAX : t + job->duration;
-    if (r->jend[j] < r->cfg->end_s && !ev_push(r, r->jend[j], EV_DEPART, (uint32_t)j))
+    if (r->jend[j] < r->end && !ev_push(r, r->jend[j], EV_DEPART, (uint32_t)j))
         r->oom = true;
-    if (job->arrive >= r->cfg->measure_from_s && job->arrive < r->cfg->end_s)
+    if (job->arrive >= r->cfg->measure_from_s && job->arrive < r->end)
         r->waits[r->nwaits++] = (double)(t - job->arrive);
 }
 
@@ -663,19 +665,46 @@ static void scale_down_ca(replay *r, int64_t t)
    * next step. */
 }
 
-static void scan(replay *r, int64_t t)
+/* Returns true when nodes were added. */
+static bool scan(replay *r, int64_t t)
 {
     if (scale_up(r, t)) {
         r->last_add = t;
-        return;
+        return true;
     }
     if (r->cfg->down == SIM_DOWN_EMPTY)
         scale_down_empty(r, t);
     else
         scale_down_ca(r, t);
+    return false;
+}
+
+/* With no end given, the work is over at a scan that added no node when every pod has arrived,
+ * none runs and no node is being provisioned (pods still pending then never find room). */
+static bool over(const replay *r, bool grew)
+{
+    return r->cfg->end_s == 0 && !grew && r->next_job == r->cfg->n_jobs && r->nheap == 0;
 }
 
 /* ---- Samples and the result ---- */
+
+/* Room for n samples. */
+static bool grow_samples(replay *r, size_t n)
+{
+    sim_replay_result *res = r->res;
+    int32_t *up = realloc(res->nodes_up, n * sizeof(*up));
+    if (up)
+        res->nodes_up = up;
+    double *ga = up ? realloc(res->gpus_alloc, n * sizeof(*ga)) : NULL;
+    if (ga)
+        res->gpus_alloc = ga;
+    int32_t *pe = ga ? realloc(res->pending, n * sizeof(*pe)) : NULL;
+    if (pe)
+        res->pending = pe;
+    if (pe)
+        r->cap_samples = n;
+    return pe != NULL;
+}
 
 static void sample(replay *r, size_t k)
 {
@@ -689,6 +718,10 @@ static void sample(replay *r, size_t k)
     }
     for (size_t i = 0; i < r->npend; i++)
         pend += r->jstate[r->pend[i]] == JOB_PEND;
+    if (k >= r->cap_samples && !grow_samples(r, k < 512 ? 1024 : 2 * k)) {
+        r->oom = true;
+        return;
+    }
     r->res->nodes_up[k] = up;
     r->res->gpus_alloc[k] = (double)alloc / GP_FRAG_MILLI;
     r->res->pending[k] = (int32_t)pend;
@@ -717,12 +750,12 @@ static void finish(replay *r)
 
     for (size_t j = 0; j < c->n_jobs; j++) {
         const sim_job *job = &c->jobs[j];
-        if (job->arrive < c->measure_from_s || job->arrive >= c->end_s)
+        if (job->arrive < c->measure_from_s || job->arrive >= r->end)
             continue;
         res->pods++;
         if (r->jend[j] < 0) {
             res->never_placed++;
-            r->waits[r->nwaits++] = (double)(c->end_s - job->arrive);
+            r->waits[r->nwaits++] = (double)(r->end - job->arrive);
         }
     }
     qsort(r->waits, r->nwaits, sizeof(*r->waits), dbl_cmp);
@@ -771,7 +804,8 @@ static gp_status check_cfg(const sim_replay_cfg *c, gp_err *err)
                    SIM_MAX_NODES_REPLAY);
         return GP_EINVAL;
     }
-    if (c->end_s <= 0 || c->measure_from_s < 0 || c->measure_from_s >= c->end_s || c->scan_s <= 0 ||
+    if (c->end_s < 0 || c->measure_from_s < 0 || (c->end_s > 0 && c->measure_from_s >= c->end_s) ||
+        c->scan_s <= 0 ||
         c->unneeded_s < 0 || c->sample_s < 0 || c->n_jobs > UINT32_MAX) {
         gp_err_set(err, "bad replay settings (window %lld-%lld s, scan %lld s)",
                    (long long)c->measure_from_s, (long long)c->end_s, (long long)c->scan_s);
@@ -894,14 +928,9 @@ static gp_status r_init(replay *r, const sim_replay_cfg *c, sim_replay_result *r
     if (!r_alloc(r))
         return GP_ENOMEM;
     init_slots(r);
-    if (c->sample_s > 0) {
-        res->n_samples = (size_t)(c->end_s / c->sample_s) + 1;
-        res->nodes_up = calloc(res->n_samples, sizeof(*res->nodes_up));
-        res->gpus_alloc = calloc(res->n_samples, sizeof(*res->gpus_alloc));
-        res->pending = calloc(res->n_samples, sizeof(*res->pending));
-        if (!res->nodes_up || !res->gpus_alloc || !res->pending)
-            return GP_ENOMEM;
-    }
+    r->end = c->end_s > 0 ? c->end_s : INT64_MAX / 4;
+    if (c->sample_s > 0 && c->end_s > 0 && !grow_samples(r, (size_t)(c->end_s / c->sample_s) + 1))
+        return GP_ENOMEM;
     /* The placer reads capacity and models from every slot: the fleet at its
    * maximum. */
     for (size_t s = 0; s < r->n_slots; s++)
@@ -965,12 +994,13 @@ gp_status sim_replay(const sim_replay_cfg *cfg, sim_replay_result *res, gp_err *
 
     for (bool ok = st == GP_OK; ok;) {
         int64_t t = next_time(&r, next_scan, next_sample);
-        if (t >= cfg->end_s)
+        bool done = false;
+        if (t >= r.end)
             break;
         account(&r, t);
         step(&r, t);
         if (t == next_scan) {
-            scan(&r, t);
+            done = over(&r, scan(&r, t));
             retry_pending(&r, t);
             next_scan += cfg->scan_s;
         }
@@ -978,13 +1008,17 @@ gp_status sim_replay(const sim_replay_cfg *cfg, sim_replay_result *res, gp_err *
             sample(&r, k++);
             next_sample += cfg->sample_s;
         }
+        if (done) {
+            r.end = t;
+            break;
+        }
         if (r.oom) {
             st = GP_ENOMEM;
             ok = false;
         }
     }
     if (st == GP_OK) {
-        account(&r, cfg->end_s);
+        account(&r, r.end);
         res->n_samples = k;
         finish(&r);
     }

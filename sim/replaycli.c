@@ -403,6 +403,27 @@ static void unplaceable(const inputs *x, const gp_frag_task *t, const char *wher
             (long long)t->mem_mib);
 }
 
+/* Pods still running when the dump was taken run until then: the latest time the input shows. */
+static void until_dump_time(const sim_input *in, double scale, sim_job *jobs, size_t n)
+{
+    int64_t latest = INT64_MIN;
+
+    for (size_t i = 0; i < in->n_tasks; i++) {
+        const sim_task_info *ti = &in->task_info[i];
+        if (ti->created > SIM_TIME_BAD && ti->created > latest)
+            latest = ti->created;
+        if (ti->ended > SIM_TIME_BAD && ti->ended > latest)
+            latest = ti->ended;
+    }
+    for (size_t j = 0; j < n; j++) {
+        int64_t created = in->task_info[jobs[j].src].created;
+        if (jobs[j].duration < OPEN_DURATION || created <= SIM_TIME_BAD)
+            continue;
+        double d = ceil((double)(latest - created) / scale);
+        jobs[j].duration = d >= 1 ? (int64_t)d : 1;
+    }
+}
+
 static int workload_for(const ropts *o, inputs *x, size_t k)
 {
     gp_err err = { { 0 } };
@@ -417,6 +438,8 @@ static int workload_for(const ropts *o, inputs *x, size_t k)
         st = sim_jobs_generate(&x->in, &g, &x->jobs[k], &x->n_jobs[k], NULL, &err);
     } else {
         st = sim_jobs_from_input(&x->in, o->scale, OPEN_DURATION, &x->jobs[k], &x->n_jobs[k], &err);
+        if (st == GP_OK)
+            until_dump_time(&x->in, o->scale, x->jobs[k], x->n_jobs[k]);
     }
     if (st != GP_OK) {
         fprintf(stderr, PROG ": %s\n", err.msg[0] ? err.msg : "out of memory");
@@ -565,15 +588,9 @@ static run *make_runs(const ropts *o, inputs *x)
         if (o->load) {
             r->rc.measure_from_s = o->warm;
             r->rc.end_s = o->warm + o->span;
-        } else {
+        } else { /* without --duration, until the work is over (sim/replay.h) */
             r->rc.measure_from_s = o->warm;
             r->rc.end_s = o->span > 0 ? o->warm + o->span : 0;
-            for (size_t j = 0; o->span == 0 && j < r->rc.n_jobs; j++) {
-                const sim_job *jb = &r->rc.jobs[j];
-                int64_t end = jb->duration >= OPEN_DURATION ? jb->arrive + 1 : jb->arrive + jb->duration;
-                if (end + 1 > r->rc.end_s)
-                    r->rc.end_s = end + 1;
-            }
         }
         r->rc.sample_s = o->plot ? PLOT_STEP_S : 0;
     }
