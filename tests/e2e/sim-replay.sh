@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Black-box tests of `gpupack-sim --replay` (docs/simulation.md, "The replay"): a replay worked
 # out by hand (and the same at --time-scale 10), the JSON contract, determinism, bad input (exit
-# 2 naming the row), a `kubectl get pods -o json` dump made from kubectl's own templates, the
+# 2 naming the row), `kubectl get pods -o json` dumps made from kubectl's own templates (and
+# cluster-autoscaler mode moving a Deployment's pod, not a Job's or a bare one), the
 # plot in headless Chromium (tests/e2e/plotlib.sh), the markdown table, and one run on the real
 # trace (data/alibaba-gpu-v2023). Inputs: tests/data/sim/replay/. Under a minute on 2 cores.
 . "$(dirname "$0")/lib.sh"
