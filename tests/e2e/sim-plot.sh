@@ -10,62 +10,13 @@
 # frame, a line fewer, lines zero pixels wide) prove the checker fails.
 # Another plot (e.g. `gpupack-sim --replay ... --plot x.html`) is one more line:
 #   check_plot NAME FILE SERIES [yes|no|any (a curve panel)] [legend names...]
+# (tests/e2e/plotlib.sh; tests/e2e/sim-replay.sh does so).
 . "$(dirname "$0")/lib.sh"
-HERE=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/plotlib.sh"
 PLOT="$BUILD/tests/test_sim_plot"
 [ -x "$PLOT" ] || { fail sim-plot.built "$PLOT is missing"; exit 0; }
-CHROME=$(command -v chromium || command -v chromium-browser || true)
 # tools/deps.sh installs chromium and python3-pil for the tests: missing ones are failures.
-[ -n "$CHROME" ] || { fail sim-plot.chromium "chromium is missing (tools/deps.sh test)"; exit 0; }
-PY=python3
-$PY -c 'import PIL' 2>/dev/null || PY=/usr/bin/python3
-$PY -c 'import PIL' 2>/dev/null \
-    || { fail sim-plot.pil "python3-pil is missing (tools/deps.sh test)"; exit 0; }
-# pc COMMAND ARGS...: the checker (tests/e2e/plotcheck.py says what each command checks).
-pc() { $PY "$HERE/plotcheck.py" "$@"; }
-WIN_W=1280; WIN_H=1400
-
-# judge NAME COMMAND...: PASS when the command succeeds, else FAIL with its complaint.
-judge() {
-    n=$1; shift
-    if "$@" > "$E2E_TMP/judge.err" 2>&1; then
-        pass "$n"
-    else
-        fail "$n" "$(tail -c 400 "$E2E_TMP/judge.err" | tr '\n' ' ')"
-    fi
-}
-
-# The file without the SVG namespace name (an identifier, not a resource), for no_urls.
-self_contained() {
-    sed 's# xmlns="http://www.w3.org/2000/svg"##' "$1" > "$E2E_TMP/nons"
-    no_urls "$E2E_TMP/nons"
-}
-
-# quiet LOG DOM: Chromium printed no console message for the page and built no parse error.
-quiet() {
-    ! grep -q 'CONSOLE' "$1" && [ -s "$2" ] && ! grep -q '<parsererror' "$2"
-}
-
-# check_plot NAME FILE SERIES [CURVE [NAMES...]]: every check of one plot file (.svg or .html)
-# with SERIES lines per time panel; CURVE yes, no or any (default) for the curve panel; NAMES:
-# the legend's names in order, in full.
-check_plot() {
-    cp_name=$1; cp_file=$2; cp_series=$3; cp_curve=${4:-any}
-    shift 3; [ $# -gt 0 ] && shift
-    [ $# -gt 0 ] && set -- --names "$@"
-    cp_out="$E2E_TMP/$cp_name"
-    judge "$cp_name.well-formed" pc xml "$cp_file"
-    judge "$cp_name.self-contained" self_contained "$cp_file"
-    chrome_headless dom "$cp_file" "$cp_out.dom" "$WIN_W,$WIN_H"
-    judge "$cp_name.no-console-errors" quiet "$cp_out.dom.log" "$cp_out.dom"
-    case "$cp_file" in *.svg) cp_copy="$cp_out.check.svg" ;; *) cp_copy="$cp_out.check.html" ;; esac
-    pc instrument "$cp_file" "$cp_copy"
-    chrome_headless dom "$cp_copy" "$cp_out.check.dom" "$WIN_W,$WIN_H"
-    judge "$cp_name.lines-in-frames-legend-visible" \
-        pc dom "$cp_out.check.dom" "$cp_series" --curve "$cp_curve" "$@"
-    chrome_headless shot "$cp_file" "$cp_out.png" "$WIN_W,$WIN_H"
-    judge "$cp_name.screenshot" pc png "$cp_out.png" "$cp_file" $WIN_W $WIN_H
-}
+plot_tools sim-plot || exit 0
 
 S="$E2E_TMP/samples"
 mkdir -p "$S"
