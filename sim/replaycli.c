@@ -438,7 +438,7 @@ static int workload_for(const ropts *o, inputs *x, size_t k)
         st = sim_jobs_generate(&x->in, &g, &x->jobs[k], &x->n_jobs[k], NULL, &err);
     } else {
         st = sim_jobs_from_input(&x->in, o->scale, OPEN_DURATION, &x->jobs[k], &x->n_jobs[k], &err);
-        if (st == GP_OK)
+        if (st == GP_OK && o->span == 0) /* else they run to the window's end */
             until_dump_time(&x->in, o->scale, x->jobs[k], x->n_jobs[k]);
     }
     if (st != GP_OK) {

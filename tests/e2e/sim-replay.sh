@@ -33,7 +33,8 @@ not() { ! "$@"; }
 #   t=1250  c on B (wait 245); ends 3050
 #   t=1500  d on A, which b left at 1440 (wait 0); ends 5039
 #   t=3050  B empty; removed by the scan at 3650 (3650 - 3050 = 600 s)
-# The window ends 1 s after the last (arrival + duration): d, 1500 + 3539 + 1 = 5040.
+# With no --duration the window ends at the first scan after the last pod leaves: d at 5039,
+# the scan at 5040.
 # Billed: A 240..5040 = 4800 s, B 1250..3650 = 2400 s: 7200 s = 2 node-hours, $10.
 # Waits 0, 240, 240, 245: p50 240, p99 (nearest rank) 245. GPU-seconds allocated: a 3600 +
 # b 1200 + c 2 x 1800 + d 3539 = 11939 (3.3164 h).
@@ -53,15 +54,15 @@ check replay.hand-worked jq -e -s 'length == 1 and .[0].gpu_node_hours == 2 and 
 #   t=150  d pending; A and B being provisioned hold a, b, c; the pool is at its maximum
 #   t=240  a, b on A (waits 240, 240); b ends 360, a ends 600
 #   t=340  c on B (wait 240)
-#   t=360  d on A (wait 210)
-# The window ends at 150 + 354 + 1 = 505 (pods still run then: no node is removed in it).
-# Billed: A 240..505 = 265 s, B 340..505 = 165 s: 430 s = 0.1194 node-hours, $0.5972.
+#   t=360  d on A (wait 210); c leaves B at 520, a leaves A at 600, d at 714
+# The window ends at the scan at 720 (B, empty since 520, would go at 1120: not in it).
+# Billed: A 240..720 = 480 s, B 340..720 = 380 s: 860 s = 0.2389 node-hours, $1.1944.
 # Waits 210, 240, 240, 240: p99 240, mean 232.5.
 hand --scorer bestfit --json --time-scale 10 > "$T/hand10.jsonl" 2> "$T/hand10.err"
 check replay.hand-worked-time-scale-10 jq -e -s '
     def near($x): (. - $x) | (. < 0.0001 and . > -0.0001);
-    length == 1 and (.[0].gpu_node_hours | near(430 / 3600))
-    and (.[0].dollars | near(430 * 5 / 3600)) and .[0].pending_p99_seconds == 240
+    length == 1 and (.[0].gpu_node_hours | near(860 / 3600))
+    and (.[0].dollars | near(860 * 5 / 3600)) and .[0].pending_p99_seconds == 240
     and .[0].pending_mean_seconds == 232.5 and .[0].pods == 4
     and .[0].pools[0].nodes_added == 2 and .[0].pools[0].nodes_removed == 0' "$T/hand10.jsonl"
 
@@ -120,7 +121,7 @@ refused replay.bad-end-before-creation 'pods-backwards\.csv:3 \(backwards\).*bef
 refused replay.bad-pod-larger-than-any-node \
     "pods-too-big\.csv:3 \(four-gpus\).*no pool's node can hold it" \
     --nodes "$N2" --pods "$D/pods-too-big.csv"
-refused replay.bad-gpu-model-no-pool-has 'pods-unknown-model\.csv:3 \(wants-t4\)' \
+refused replay.bad-gpu-model-no-pool-has 'pods-unknown-model\.csv:3 \(wants-t4\): asks for GPU model T4, which no pool has' \
     --nodes "$N2" --pods "$D/pods-unknown-model.csv"
 refused replay.bad-pools-field 'pools-bad\.json.*pools\[1\]: cpu' \
     --pools "$D/pools-bad.json" --pods "$D/pods-hand.csv"
@@ -187,14 +188,17 @@ GPU1='{"cpu":"4","memory":"16Gi","nvidia.com/gpu":"1"}'
     pod deployment debug $IMG/toolbox:1 "" debug ml '{"cpu":"1","memory":"1Gi"}' \
         | listed debug 2026-03-02T08:10:00Z gpu-node-1 | deleting 2026-03-02T08:15:00Z
 } | podlist > "$T/dump.json"
-# From 08:00 (the DaemonSet pod left out): infer-a at 0 (still running), infer-b at 120 for
-# 1680 s, train at 300 for 1800 s (2 GPUs), debug at 600 for 300 s (no GPU); the window ends at
-# 2101. One a10g-4 node, added at 0, ready at 240, holds them all: infer-a 240..2101, infer-b
-# 240..1920, train 300..2100 on 2 GPUs: 7141 GPU-seconds (1.9836 h); waits 240, 120, 0, 0.
+# From 08:00 (the DaemonSet pod left out): infer-a at 0 (still running: it runs as long as it
+# had by the dump's latest time, 08:35, 2100 s), infer-b at 120 for 1680 s, train at 300 for
+# 1800 s (2 GPUs), debug at 600 for 300 s (no GPU). One a10g-4 node, added at 0, ready at 240,
+# holds them all: infer-a 240..2340, infer-b 240..1920, train 300..2100 on 2 GPUs: 7380
+# GPU-seconds (2.05 h); waits 240, 120, 0, 0; the window ends at the scan at 2340 (0.5833
+# node-hours).
 $VG "$SIM" --replay --pools "$D/pools.json" --pods "$T/dump.json" --scorer gpupack --json \
     > "$T/dump.jsonl" 2> "$T/dump.err"
 check replay.kubectl-dump-replayed jq -e -s 'length == 1 and .[0].pods == 4
-    and .[0].never_placed == 0 and .[0].gpu_hours_allocated == 1.9836
+    and .[0].never_placed == 0 and .[0].gpu_hours_allocated == 2.05
+    and .[0].gpu_node_hours == 0.5833
     and .[0].pending_p99_seconds == 240
     and .[0].peak_nodes == 1' "$T/dump.jsonl"
 check replay.kubectl-dump-daemonset-left-out \
