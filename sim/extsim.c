@@ -51,7 +51,7 @@ void sim_ext_free(sim_ext *e)
 
 /* Counts the whole GPUs of task t under its models mask, as the cache counts a bound pod's: the
  * GPU tasks its learned mix counts (gp_frag_mix_counts()). */
-static void keep(sim_ext *e, const gp_frag_task *t)
+static void keep(sim_ext *e, const gp_frag_task *t, int sign)
 {
     gp_frag_bound elsewhere = { .next_to_gpus = false };
     gp_frag_task shape;
@@ -63,23 +63,23 @@ static void keep(sim_ext *e, const gp_frag_task *t)
     while (k < e->nkept && e->kept[k].mask != t->models)
         k++;
     if (k == e->nkept && k == GP_FRAG_MAX_MODELS) { /* no room: free to run anywhere */
-        e->any_gpus += t->num_gpu;
+        e->any_gpus += sign * t->num_gpu;
         return;
     }
     if (k == e->nkept)
         e->kept[e->nkept++].mask = t->models;
-    e->kept[k].gpus += t->num_gpu;
+    e->kept[k].gpus += sign * t->num_gpu;
 }
 
-void sim_ext_note(sim_ext *e, const gp_frag_task *t)
+void sim_ext_note(sim_ext *e, const gp_frag_task *t, int sign)
 {
     if (t->num_gpu <= 0)
         return;
-    e->sum_gpu += t->num_gpu;
-    e->sum_cpu_m += t->cpu_milli;
-    e->sum_mem_mib += t->mem_mib;
+    e->sum_gpu += sign * t->num_gpu;
+    e->sum_cpu_m += sign * t->cpu_milli;
+    e->sum_mem_mib += sign * t->mem_mib;
     if (e->counting)
-        keep(e, t);
+        keep(e, t, sign);
 }
 
 void sim_ext_count(sim_ext *e, const gp_frag_task *tasks, size_t n)
@@ -88,7 +88,7 @@ void sim_ext_count(sim_ext *e, const gp_frag_task *tasks, size_t n)
     e->nkept = 0;
     e->any_gpus = 0;
     for (size_t i = 0; i < n; i++)
-        keep(e, &tasks[i]);
+        keep(e, &tasks[i], 1);
 }
 
 /* The model pressure of the counted tasks (gp_score_model_pressure(), the daemon's), over the
@@ -129,7 +129,9 @@ long sim_ext_best(sim_ext *e, const gp_frag_node *nodes, const gp_frag_task *t,
 
     if (e->sum_gpu > 0) { /* gp_cache_typical(): the average over bound GPU pods */
         typ.cpu_m_per_gpu = e->sum_cpu_m / e->sum_gpu;
-        typ.mem_per_gpu = (e->sum_mem_mib << 20) / e->sum_gpu;
+        /* (sum << 20) / n without the shift overflowing */
+        typ.mem_per_gpu = ((e->sum_mem_mib / e->sum_gpu) << 20) +
+                          ((e->sum_mem_mib % e->sum_gpu) << 20) / e->sum_gpu;
     }
     if (e->stale)
         pressure(e);

@@ -48,9 +48,10 @@ bool sim_ext_init(sim_ext *e, const gp_policy *pol, const gp_frag_models *models
                   const gp_frag_node *nodes, const char *const *names, size_t n);
 void sim_ext_free(sim_ext *e);
 
-/* Counts a placed (or already bound) task towards the typical GPU pod and, unless
- * sim_ext_count() fixed it, the model pressure. */
-void sim_ext_note(sim_ext *e, const gp_frag_task *t);
+/* Counts (sign 1) a placed (or already bound) task towards the typical GPU pod and, unless
+ * sim_ext_count() fixed it, the model pressure; sign -1 uncounts one that left, as the
+ * extender's cache does for a deleted pod. */
+void sim_ext_note(sim_ext *e, const gp_frag_task *t, int sign);
 
 /* Fixes the model pressure to that of tasks[0..n) (the trace's, known in advance). */
 void sim_ext_count(sim_ext *e, const gp_frag_task *tasks, size_t n);

@@ -10,16 +10,17 @@
 #define LEARNED_POPULARITY 95
 #define LEARNED_MAX_SHAPES 32
 
-/* Counts task t placed on node n (NULL: a bound pod whose node is not at hand). */
-static void learner_add(sim_learner *l, const gp_frag_task *t, const gp_frag_node *n)
+/* Counts (sign 1) or uncounts (-1) task t on node n (NULL: a bound pod whose node is not at
+ * hand). */
+static void learner_add(sim_learner *l, const gp_frag_task *t, const gp_frag_node *n, int sign)
 {
     gp_frag_bound b = { .next_to_gpus = !n || n->ngpu > 0 };
     gp_frag_task d;
 
     if (!l->daemon_view)
-        gp_frag_tally_add(&l->tally, t, 1);
+        gp_frag_tally_add(&l->tally, t, sign);
     else if (gp_frag_mix_counts(t, &b, &d))
-        gp_frag_tally_add(&l->tally, &d, 1);
+        gp_frag_tally_add(&l->tally, &d, sign);
 }
 
 static bool learner_init(sim_learner *l, const sim_cfg *cfg, size_t cap)
@@ -36,7 +37,7 @@ static bool learner_init(sim_learner *l, const sim_cfg *cfg, size_t cap)
     gp_frag_tally_init(&l->tally, l->store, cap);
     l->daemon_view = cfg->scorer->score == NULL;
     for (size_t i = 0; i < cfg->n_seen; i++)
-        learner_add(l, &cfg->seen[i], NULL);
+        learner_add(l, &cfg->seen[i], NULL, 1);
     l->fallback = gp_frag_default_shape(cfg->fallback_cpu);
     l->built = UINT64_MAX;
     l->pressure_built = UINT64_MAX;
@@ -98,7 +99,7 @@ static bool ext_init(sim_placer *p, const gp_frag_node *nodes, size_t n, const c
         return false;
     }
     for (size_t i = 0; i < cfg->n_seen; i++)
-        sim_ext_note(&p->ext, &cfg->seen[i]);
+        sim_ext_note(&p->ext, &cfg->seen[i], 1);
     if (!p->learning) /* the trace's tasks, known in advance, as its mix is */
         sim_ext_count(&p->ext, cfg->tasks, cfg->n_tasks);
     p->ext_mix = daemon_mix(cfg->score_mix ? cfg->score_mix : cfg->mix, p->ext_shapes,
@@ -324,7 +325,15 @@ long sim_placer_best(sim_placer *p, const gp_frag_node *nodes, const gp_frag_tas
 void sim_placer_placed(sim_placer *p, const gp_frag_task *t, const gp_frag_node *n)
 {
     if (p->learning)
-        learner_add(&p->learn, t, n);
+        learner_add(&p->learn, t, n, 1);
     if (p->extending)
-        sim_ext_note(&p->ext, t);
+        sim_ext_note(&p->ext, t, 1);
+}
+
+void sim_placer_removed(sim_placer *p, const gp_frag_task *t, const gp_frag_node *n)
+{
+    if (p->learning)
+        learner_add(&p->learn, t, n, -1);
+    if (p->extending)
+        sim_ext_note(&p->ext, t, -1);
 }

@@ -88,4 +88,8 @@ void sim_placer_touch(sim_placer *p, size_t i);
 /* Tells the placer that t was placed on n (the learned mix and the extender's typical pod). */
 void sim_placer_placed(sim_placer *p, const gp_frag_task *t, const gp_frag_node *n);
 
+/* Tells the placer that t left n (the time replay): uncounted as the extender's cache uncounts a
+ * deleted pod. */
+void sim_placer_removed(sim_placer *p, const gp_frag_task *t, const gp_frag_node *n);
+
 #endif

@@ -170,7 +170,7 @@ static gp_status parse_sizes(const cJSON *o, size_t i, gp_frag_models *models, s
 
     if (!qty(o, "cpu", true, &cpu) || cpu <= 0)
         return bad(err, i, "cpu: want a quantity such as \"96\" or \"95500m\"");
-    if (!qty(o, "memory", false, &mem) || mem <= 0)
+    if (!qty(o, "memory", false, &mem) || (mem >> 20) <= 0)
         return bad(err, i, "memory: want a quantity such as \"1152Gi\"");
     if (!int_field(o, "gpus", 0, GP_FRAG_MAX_GPUS, 0, &gpus))
         return bad(err, i, "gpus: want a whole number 0..16");

@@ -7,14 +7,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "pendq.h"
 #include "placer.h"
 #include "rng.h"
 
 #define MAX_EMPTY_BULK 10 /* cluster-autoscaler's --max-empty-bulk-delete */
 #define MAX_DRAIN 1       /* cluster-autoscaler's --max-drain-parallelism */
-#define FAIL_MEMO                                                                                  \
-    64 /* shapes remembered as fitting nowhere within one pass   \
-                      */
 
 enum { SLOT_DOWN, SLOT_PROV, SLOT_UP };
 enum { JOB_WAIT, JOB_PEND, JOB_RUN, JOB_DONE };
@@ -50,8 +48,12 @@ typedef struct {
     gp_frag_pick *jpick;
     int64_t *jend;
     size_t next_job;
-    /* The pending queue, in placement order. */
-    size_t *pend, npend;
+    /* The pending queue (sim/pendq.h); waiting[j] while job j is in it; live_pend of them. */
+    sim_pendq pq;
+    uint8_t *waiting;
+    size_t live_pend;
+    bool pq_ok;
+    size_t *undo_j; /* jobs moved for a while by find_unneeded() */
     /* Events. */
     event *heap;
     size_t nheap, capheap;
@@ -247,7 +249,8 @@ static void remove_node(replay *r, size_t s, int64_t t)
     int64_t life = t - r->ready_t[s];
 
     if (life < c->min_bill_s && r->ready_t[s] >= c->measure_from_s && t <= r->end) {
-        double extra = (double)(c->min_bill_s - life);
+        int64_t left = r->end - t; /* the minimum is billed inside the window too */
+        double extra = (double)(c->min_bill_s - life < left ? c->min_bill_s - life : left);
         r->res->pools[p].node_s += extra;
         r->res->pools[p].dollars += extra * sim_pool_price(&c->pools[p]) / 3600.0;
     }
@@ -297,6 +300,7 @@ static void detach(replay *r, size_t j, int64_t t)
 
     (void)gp_frag_release(&r->nodes[s], task, &r->jpick[j]);
     sim_placer_touch(&r->pl, s);
+    sim_placer_removed(&r->pl, task, &r->nodes[s]);
     if (r->jprev[j] >= 0)
         r->jnext[r->jprev[j]] = r->jnext[j];
     else
@@ -325,52 +329,22 @@ static bool try_place(replay *r, size_t j, int64_t t)
     return true;
 }
 
-/* Queue order: higher priority first, then arrival (job index) order. */
-static bool before(const replay *r, size_t a, size_t b)
-{
-    int32_t pa = r->cfg->jobs[a].priority, pb = r->cfg->jobs[b].priority;
-    return pa != pb ? pa > pb : a < b;
-}
+/* ---- The pending queue ---- */
 
 static void enqueue(replay *r, size_t j)
 {
-    size_t lo = 0, hi = r->npend;
-
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (before(r, r->pend[mid], j))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    memmove(&r->pend[lo + 1], &r->pend[lo], (r->npend - lo) * sizeof(*r->pend));
-    r->pend[lo] = j;
-    r->npend++;
     r->jstate[j] = JOB_PEND;
+    r->waiting[j] = 1;
+    r->live_pend++;
+    if (!sim_pendq_push(&r->pq, j))
+        r->oom = true;
 }
 
-/* Shapes that fitted nowhere within one pass: a pod of the same shape fails
- * too. */
-typedef struct {
-    size_t n;
-    gp_frag_task t[FAIL_MEMO];
-} fail_memo;
-
-static bool memo_has(const fail_memo *m, const gp_frag_task *t)
+/* Job j leaves the queue (placed, or its duration ended while it waited). */
+static void unqueue(replay *r, size_t j)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (m->t[i].cpu_milli == t->cpu_milli && m->t[i].mem_mib == t->mem_mib &&
-            m->t[i].num_gpu == t->num_gpu && m->t[i].gpu_milli == t->gpu_milli &&
-            m->t[i].models == t->models)
-            return true;
-    return false;
-}
-
-static void memo_add(fail_memo *m, const gp_frag_task *t)
-{
-    m->t[m->n++ % FAIL_MEMO] = *t;
-    if (m->n > FAIL_MEMO)
-        m->n = FAIL_MEMO;
+    r->waiting[j] = 0;
+    r->live_pend--;
 }
 
 static bool fits_dirty(const replay *r, const gp_frag_task *t)
@@ -381,24 +355,24 @@ static bool fits_dirty(const replay *r, const gp_frag_task *t)
     return false;
 }
 
-/* Step 3: the pending pods, in order, on the nodes that gained room. */
+/* Step 3: the pending pods, in order, on the nodes that gained room. When a pod of a shape fits
+ * none of them, no later pod of that shape (and priority) does: the pass drops the shape. */
 static void retry_pending(replay *r, int64_t t)
 {
-    fail_memo memo = { 0 };
-    size_t k = 0;
+    long j;
 
-    for (size_t i = 0; i < r->npend && r->ndirty > 0; i++) {
-        size_t j = r->pend[i];
-        const gp_frag_task *task = &r->cfg->jobs[j].task;
-        if (r->jstate[j] != JOB_PEND)
-            continue; /* its duration ended while it waited */
-        if (!memo_has(&memo, task) && fits_dirty(r, task) && try_place(r, j, t))
-            continue;
-        memo_add(&memo, task);
-        r->pend[k++] = j;
+    if (r->ndirty > 0 && r->live_pend > 0) {
+        sim_pendq_begin(&r->pq, true);
+        while ((j = sim_pendq_next(&r->pq)) >= 0) {
+            const gp_frag_task *task = &r->cfg->jobs[j].task;
+            if (fits_dirty(r, task) && try_place(r, (size_t)j, t)) {
+                unqueue(r, (size_t)j);
+                sim_pendq_taken(&r->pq);
+            } else {
+                sim_pendq_drop(&r->pq);
+            }
+        }
     }
-    if (r->ndirty > 0)
-        r->npend = k;
     for (size_t i = 0; i < r->ndirty; i++)
         r->dirty_mark[r->dirty[i]] = 0;
     r->ndirty = 0;
@@ -414,7 +388,9 @@ static void depart(replay *r, size_t j, int64_t t)
 {
     if (r->jstate[j] == JOB_RUN)
         detach(r, j, t);
-    r->jstate[j] = JOB_DONE; /* a pending one is dropped from the queue on its next pass */
+    else if (r->jstate[j] == JOB_PEND) /* the queue drops it when it passes it */
+        unqueue(r, j);
+    r->jstate[j] = JOB_DONE;
 }
 
 /* ---- Scale-up ---- */
@@ -450,18 +426,19 @@ static size_t unhelped(replay *r, size_t *out)
     for (size_t s = 0; s < r->n_slots; s++)
         if (r->state[s] == SLOT_PROV)
             r->scratch[nv++] = empty_of(&r->cfg->pools[r->pool_of[s]], (uint32_t)s);
-    for (size_t i = 0; i < r->npend; i++) {
-        size_t j = r->pend[i];
+    long j;
+
+    sim_pendq_begin(&r->pq, false);
+    while ((j = sim_pendq_next(&r->pq)) >= 0) {
         const gp_frag_task *t = &r->cfg->jobs[j].task;
         bool held = false;
-        if (r->jstate[j] != JOB_PEND)
-            continue;
         for (size_t v = 0; v < nv && !held; v++)
             held = gp_frag_fits(&r->scratch[v], t) &&
                    gp_frag_pick_bestfit(&r->scratch[v], t, &pick) &&
                    gp_frag_apply(&r->scratch[v], t, &pick);
         if (!held)
-            out[k++] = j;
+            out[k++] = (size_t)j;
+        sim_pendq_taken(&r->pq);
     }
     return k;
 }
@@ -471,7 +448,10 @@ static bool scale_up(replay *r, int64_t t)
 {
     const sim_replay_cfg *c = r->cfg;
     size_t *u = (size_t *)r->dirty + r->n_slots; /* room for the pending queue, see alloc */
-    size_t nu = r->npend ? unhelped(r, u) : 0;
+    bool can_grow = false;
+    for (size_t p = 0; p < c->n_pools && !can_grow; p++)
+        can_grow = c->pools[p].max_nodes > r->up[p] + r->prov[p];
+    size_t nu = r->live_pend > 0 && can_grow ? unhelped(r, u) : 0;
     long best = -1;
     size_t best_nodes = 0, best_help = 0;
     double best_cost = 0;
@@ -493,8 +473,12 @@ static bool scale_up(replay *r, int64_t t)
         return false;
     for (size_t i = 0; i < best_nodes; i++) {
         size_t s = free_slot(r, (size_t)best);
-        if (s == SIZE_MAX || !ev_push(r, t + c->pools[best].provision_s, EV_READY, (uint32_t)s))
+        if (s == SIZE_MAX)
             break;
+        if (!ev_push(r, t + c->pools[best].provision_s, EV_READY, (uint32_t)s)) {
+            r->oom = true;
+            break;
+        }
         r->state[s] = SLOT_PROV;
         r->prov[best]++;
         r->res->pools[best].scale_ups++;
@@ -530,11 +514,14 @@ static double node_util(const gp_frag_node *n)
 typedef struct {
     size_t slot;
     double util;
+    bool unneeded; /* found unneeded by the last check: checked first, as cluster-autoscaler does */
 } cand;
 
 static int cand_cmp(const void *a, const void *b)
 {
     const cand *x = a, *y = b;
+    if (x->unneeded != y->unneeded)
+        return x->unneeded ? -1 : 1;
     if (x->util != y->util)
         return x->util < y->util ? -1 : 1;
     return x->slot < y->slot ? -1 : x->slot > y->slot;
@@ -585,13 +572,13 @@ static void find_unneeded(replay *r, int64_t t)
     cand *cs = (cand *)r->scratch; /* gp_frag_node is larger than cand: n_slots fit */
     size_t n = 0, nundo = 0;
     uint8_t *going = r->dirty_mark + r->n_slots;
-    size_t *undo_j = r->pend + r->cfg->n_jobs, *undo_s = r->dirty + r->n_slots + c->n_jobs;
+    size_t *undo_j = r->undo_j, *undo_s = r->dirty + r->n_slots + c->n_jobs;
     int non_empty = 0;
 
     for (size_t s = 0; s < r->n_slots; s++) {
         going[s] = 0;
         if (r->state[s] == SLOT_UP && node_util(&r->nodes[s]) < c->util_threshold)
-            cs[n++] = (cand){ s, node_util(&r->nodes[s]) };
+            cs[n++] = (cand){ s, node_util(&r->nodes[s]), r->since[s] >= 0 };
     }
     qsort(cs, n, sizeof(*cs), cand_cmp);
     gp_frag_pick *undo_p = r->jpick + c->n_jobs;
@@ -706,7 +693,8 @@ static bool grow_samples(replay *r, size_t n)
     return pe != NULL;
 }
 
-static void sample(replay *r, size_t k)
+/* Returns false when out of memory. */
+static bool sample(replay *r, size_t k)
 {
     int up = 0;
     int64_t alloc = 0;
@@ -716,15 +704,15 @@ static void sample(replay *r, size_t k)
         up += r->up[p];
         alloc += r->alloc_milli[p];
     }
-    for (size_t i = 0; i < r->npend; i++)
-        pend += r->jstate[r->pend[i]] == JOB_PEND;
+    pend = r->live_pend;
     if (k >= r->cap_samples && !grow_samples(r, k < 512 ? 1024 : 2 * k)) {
         r->oom = true;
-        return;
+        return false;
     }
     r->res->nodes_up[k] = up;
     r->res->gpus_alloc[k] = (double)alloc / GP_FRAG_MILLI;
     r->res->pending[k] = (int32_t)pend;
+    return true;
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -838,7 +826,10 @@ static void r_free(replay *r)
     free(r->jprev);
     free(r->jpick);
     free(r->jend);
-    free(r->pend);
+    if (r->pq_ok)
+        sim_pendq_free(&r->pq);
+    free(r->waiting);
+    free(r->undo_j);
     free(r->heap);
     free(r->dirty);
     free(r->waits);
@@ -868,12 +859,14 @@ static bool r_alloc(replay *r)
     r->jprev = calloc(j, sizeof(*r->jprev));
     r->jpick = calloc(2 * j, sizeof(*r->jpick));
     r->jend = calloc(j, sizeof(*r->jend));
-    r->pend = calloc(2 * j, sizeof(*r->pend));
+    r->undo_j = calloc(j, sizeof(*r->undo_j));
+    r->waiting = calloc(j, 1);
     r->dirty = calloc(s + 2 * j, sizeof(*r->dirty));
     r->waits = calloc(j, sizeof(*r->waits));
     return r->nodes && r->scratch && r->state && r->dirty_mark && r->pool_of && r->ready_t &&
            r->since && r->npods && r->head && r->names && r->name_ptr && r->jstate && r->jnode &&
-           r->jnext && r->jprev && r->jpick && r->jend && r->pend && r->dirty && r->waits;
+           r->jnext && r->jprev && r->jpick && r->jend && r->undo_j && r->waiting && r->dirty && r->waits &&
+           (r->pq_ok = sim_pendq_init(&r->pq, r->cfg->jobs, r->waiting));
 }
 
 /* Every slot down, named pool-NNNN, then each pool's minimum up from the start.
@@ -1005,16 +998,15 @@ gp_status sim_replay(const sim_replay_cfg *cfg, sim_replay_result *res, gp_err *
             next_scan += cfg->scan_s;
         }
         if (cfg->sample_s > 0 && t == next_sample) {
-            sample(&r, k++);
+            k += sample(&r, k);
             next_sample += cfg->sample_s;
-        }
-        if (done) {
-            r.end = t;
-            break;
         }
         if (r.oom) {
             st = GP_ENOMEM;
             ok = false;
+        } else if (done) {
+            r.end = t;
+            break;
         }
     }
     if (st == GP_OK) {

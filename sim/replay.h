@@ -20,8 +20,9 @@
  *        pods are all Deployment pods (Job pods and bare pods are not moved) and fit on other
  *        nodes (first fit, room shared between the nodes checked in one scan), for unneeded_s,
  *        and no scale-up for delay_after_add_s; at most max_candidates non-empty nodes checked
- *        per scan, the least used first; up to 10 empty nodes and 1 drained node removed per
- *        scan. A drained node's pods are placed again by the scorer at once.
+ *        per scan, those found unneeded before first, then the least used; up to 10 empty
+ *        nodes and 1 drained node removed per scan. A drained node's pods are placed again by
+ *        the scorer at once.
  *   6. every sample_s seconds, a sample of the time series.
  * No pool goes below its minimum (those nodes are up from the start) or above its maximum.
  * A pod runs for its duration from the moment it is first placed (an evicted pod keeps its end).

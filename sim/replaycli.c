@@ -157,16 +157,16 @@ static void flag_table(ropts *o, gp_flag f[NFLAGS])
         { .name = "nodes", .kind = GP_FLAG_STRING, .dest = &o->nodes, .arg = "FILE", .help = "node list (trace CSV or `kubectl get nodes -o json`): one pool per node shape, at most as many nodes as the list has of it", .once = true },
         { .name = "pools", .kind = GP_FLAG_STRING, .dest = &o->pools, .arg = "FILE", .help = "node pools (JSON, docs/simulation.md) instead of --nodes", .once = true },
         { .name = "pods", .kind = GP_FLAG_STRING, .dest = &o->pods, .arg = "FILE", .help = "the trace's task CSV or `kubectl get pods -A -o json`", .once = true },
-        { .name = "load", .kind = GP_FLAG_STRING, .dest = &o->load, .arg = "X", .help = "generate the workload from --pods: Poisson arrivals with the trace's daily cycle at a mean GPU load of X of the pools' maximum (0 < X <= 2); without it the pods arrive at their own times" },
-        { .name = "duration", .kind = GP_FLAG_STRING, .dest = &o->duration, .arg = "D", .help = "the measured window (default 7d with --load; else until the last pod ends)" },
-        { .name = "warmup", .kind = GP_FLAG_STRING, .dest = &o->warmup, .arg = "D", .help = "replayed before the window, not counted (default 1d with --load, 0 otherwise)" },
-        { .name = "time-scale", .kind = GP_FLAG_STRING, .dest = &o->time_scale, .arg = "K", .help = "divide the pods' own times by K (default 1)" },
+        { .name = "load", .kind = GP_FLAG_STRING, .dest = &o->load, .arg = "X", .help = "generate the workload from --pods: Poisson arrivals with the trace's daily cycle at a mean GPU load of X of the pools' maximum (0 < X <= 2); without it the pods arrive at their own times", .once = true },
+        { .name = "duration", .kind = GP_FLAG_STRING, .dest = &o->duration, .arg = "D", .help = "the measured window (default 7d with --load; else until the last pod ends)", .once = true },
+        { .name = "warmup", .kind = GP_FLAG_STRING, .dest = &o->warmup, .arg = "D", .help = "replayed before the window, not counted (default 1d with --load, 0 otherwise)", .once = true },
+        { .name = "time-scale", .kind = GP_FLAG_STRING, .dest = &o->time_scale, .arg = "K", .help = "divide the pods' own times by K (default 1)", .once = true },
         { .name = "scale-down", .kind = GP_FLAG_CHOICE, .dest = &o->down, .arg = "MODE", .help = "cluster-autoscaler (default): GPU requests below the threshold and every pod a Deployment's placeable elsewhere; empty: nodes without pods" },
-        { .name = "scale-down-unneeded-time", .kind = GP_FLAG_STRING, .dest = &o->unneeded, .arg = "D", .help = "how long a node must be unneeded (empty) before it goes (default 10m)" },
-        { .name = "scale-down-utilization-threshold", .kind = GP_FLAG_STRING, .dest = &o->threshold, .arg = "X", .help = "cluster-autoscaler's GPU threshold (default 0.5)" },
-        { .name = "scale-down-delay-after-add", .kind = GP_FLAG_STRING, .dest = &o->delay, .arg = "D", .help = "no scale-down this long after a scale-up, cluster-autoscaler mode (default 10m; 0s: none)" },
-        { .name = "scan-interval", .kind = GP_FLAG_STRING, .dest = &o->scan, .arg = "D", .help = "how often the autoscaler looks (default 10s)" },
-        { .name = "provisioning-delay", .kind = GP_FLAG_STRING, .dest = &o->provision, .arg = "D", .help = "scale-up to ready for every pool (default: the pool's own, 4m for GPU nodes, 2m for CPU nodes)" },
+        { .name = "scale-down-unneeded-time", .kind = GP_FLAG_STRING, .dest = &o->unneeded, .arg = "D", .help = "how long a node must be unneeded (empty) before it goes (default 10m)", .once = true },
+        { .name = "scale-down-utilization-threshold", .kind = GP_FLAG_STRING, .dest = &o->threshold, .arg = "X", .help = "cluster-autoscaler's GPU threshold (default 0.5)", .once = true },
+        { .name = "scale-down-delay-after-add", .kind = GP_FLAG_STRING, .dest = &o->delay, .arg = "D", .help = "no scale-down this long after a scale-up, cluster-autoscaler mode (default 10m; 0s: none)", .once = true },
+        { .name = "scan-interval", .kind = GP_FLAG_STRING, .dest = &o->scan, .arg = "D", .help = "how often the autoscaler looks (default 10s)", .once = true },
+        { .name = "provisioning-delay", .kind = GP_FLAG_STRING, .dest = &o->provision, .arg = "D", .help = "scale-up to ready for every pool (default: the pool's own, 4m for GPU nodes, 2m for CPU nodes)", .once = true },
         { .name = "gpu-sharing", .kind = GP_FLAG_CHOICE, .dest = &o->sharing, .arg = "MODE", .help = "whole (default): a task sharing a GPU asks for a whole one, as a Kubernetes pod does; keep: shares as the trace has them (not with the extender scorer)" },
         { .name = "seed", .kind = GP_FLAG_FUNC, .dest = &o->seed, .arg = "N", .help = "a seed (repeatable; default 42)" },
         { .name = "seeds", .kind = GP_FLAG_FUNC, .dest = &o->seeds, .arg = "A-B", .help = "a range of seeds" },
@@ -230,6 +230,10 @@ static int finish(ropts *o)
 
     if (!o->pods || (!o->nodes && !o->pools))
         return fail("%s", "--replay needs --pods and --nodes or --pools");
+    size_t pl = o->plot ? strlen(o->plot) : 0;
+    if (o->plot && !(pl > 4 && !strcmp(o->plot + pl - 4, ".svg")) &&
+        !(pl > 5 && !strcmp(o->plot + pl - 5, ".html")))
+        return fail("--plot wants a file name ending in .svg or .html, not \"%s\"", o->plot);
     sim_replay_defaults(c);
     c->down = o->down.index == 1 ? SIM_DOWN_EMPTY : SIM_DOWN_CA;
     o->scale = 1;
