@@ -37,7 +37,7 @@ static size_t drain_all(sim_pendq *q, long *out)
 GP_TEST(priority_then_arrival_across_shapes)
 {
     sim_pendq q;
-    long out[8];
+    long out[8] = { 0 };
     /* jobs 0..5: shapes 1,2,1,2,1,2 GPUs; job 4 has priority 100 */
     for (size_t j = 0; j < 6; j++)
         mk(j, 1 + (int)(j % 2), j == 4 ? 100 : 0);
@@ -57,7 +57,7 @@ GP_TEST(priority_then_arrival_across_shapes)
 GP_TEST(drop_keeps_a_shape_waiting)
 {
     sim_pendq q;
-    long j, out[8];
+    long j, out[8] = { 0 };
     size_t n = 0;
 
     for (size_t i = 0; i < 6; i++)
