@@ -518,7 +518,7 @@ GP_TEST(twelve_series_distinct)
     char *t;
 
     for (int k = 0; k <= SIM_PLOT_MAX_SERIES; k++) {
-        snprintf(names[k], sizeof names[k], "scorer-%d", k);
+        snprintf(names[k], sizeof names[k], "scorer-%u", (unsigned)k % 100u);
         s[k] = (sim_plot_series){ .scorer = names[k], .n = 10, .nodes_up = nodes,
                                   .gpus_alloc = gpus };
     }
