@@ -87,8 +87,8 @@ static void cell(gp_strbuf *out, const sim_stat *a, int f, bool md, size_t n_see
     if (n_seeds > 1)
         snprintf(buf, sizeof(buf), "%.*f ± %.*f", decimals[f], sim_stat_mean(a), decimals[f],
                  sim_stat_sd(a));
-    else
-        snprintf(buf, sizeof(buf), "%.*f", decimals[f], sim_stat_mean(a));
+    else /* one seed: counts are whole */
+        snprintf(buf, sizeof(buf), "%.*f", f >= F_NEVER ? 0 : decimals[f], sim_stat_mean(a));
     gp_strbuf_printf(out, md ? " %s |" : " %16s", buf);
 }
 

@@ -53,16 +53,16 @@ r=$(prio 2>"$T/explain" --explain)
 # The explain table. The mix: 2-GPU pods 5/7, the 1-GPU pod 1/7, the CPU pod next to GPUs 1/7
 # (a CPU-only shape counts all free GPU share as fragment). On "b" (2 free -> 1): the 2-GPU shape
 # loses its place, 5/7 x 1000, and the CPU shape's share falls from 2000/7 to 1000/7: -571 milli,
-# floor(-571 / 40) = -15 buckets of 0.04 GPU = -0.6, plus half a bucket x the GPU fit 7/8: -0.5825.
-# On "a" (3 free -> 2): only the CPU shape's share falls, 1000/7 = 143: 3 buckets = 0.12, plus
-# 0.5 x 6/8 x 0.04: 0.135.
-awk '$1 == "a" && $6 == "0.14" { a = 1 } $1 == "b" && $6 == "-0.58" { b = 1 } END { exit !(a && b) }' "$T/explain" \
+# floor(-571 / 40) = -15 buckets of 0.04 GPU = -0.6, plus half a bucket x the GPUs taken after
+# of at most 16, 7/16: -0.59125. On "a" (3 free -> 2): only the CPU shape's share falls, 1000/7 =
+# 143: 3 buckets = 0.12, plus 0.5 x 6/16 x 0.04: 0.1275.
+awk '$1 == "a" && $6 == "0.13" { a = 1 } $1 == "b" && $6 == "-0.59" { b = 1 } END { exit !(a && b) }' "$T/explain" \
     && grep -q "FRAG" "$T/explain" \
     && pass extender-mix.explain-shows-fragmentation || fail extender-mix.explain-shows-fragmentation "$(cat "$T/explain")"
 
 # The decision log names the component for the top candidates.
 echo "$ARGS" | $VG "$X" --once prioritize --log-level info $SNAP 2>"$T/log" >/dev/null
-grep '"msg":"prioritize"' "$T/log" | jq -e '.top | map({(.node): .fragmentation}) | add | (.a - 0.135 | fabs) < 1e-9 and (.b + 0.5825 | fabs) < 1e-9' >/dev/null \
+grep '"msg":"prioritize"' "$T/log" | jq -e '.top | map({(.node): .fragmentation}) | add | (.a - 0.1275 | fabs) < 1e-9 and (.b + 0.59125 | fabs) < 1e-9' >/dev/null \
     && pass extender-mix.log-shows-fragmentation || fail extender-mix.log-shows-fragmentation "$(cat "$T/log")"
 
 policy "$T/off.json" '{"weights": {"fragmentation": 0}}'
