@@ -160,7 +160,7 @@ static void flag_table(ropts *o, gp_flag f[NFLAGS])
         { .name = "load", .kind = GP_FLAG_STRING, .dest = &o->load, .arg = "X", .help = "generate the workload from --pods: Poisson arrivals with the trace's daily cycle at a mean GPU load of X of the pools' maximum (0 < X <= 2); without it the pods arrive at their own times", .once = true },
         { .name = "duration", .kind = GP_FLAG_STRING, .dest = &o->duration, .arg = "D", .help = "the measured window (default 7d with --load; else until the last pod ends)", .once = true },
         { .name = "warmup", .kind = GP_FLAG_STRING, .dest = &o->warmup, .arg = "D", .help = "replayed before the window, not counted (default 1d with --load, 0 otherwise)", .once = true },
-        { .name = "time-scale", .kind = GP_FLAG_STRING, .dest = &o->time_scale, .arg = "K", .help = "divide the pods' own times by K (default 1)", .once = true },
+        { .name = "time-scale", .kind = GP_FLAG_STRING, .dest = &o->time_scale, .arg = "K", .help = "divide the pods' own times by K, 1 or more (default 1)", .once = true },
         { .name = "scale-down", .kind = GP_FLAG_CHOICE, .dest = &o->down, .arg = "MODE", .help = "cluster-autoscaler (default): GPU requests below the threshold and every pod a Deployment's placeable elsewhere; empty: nodes without pods" },
         { .name = "scale-down-unneeded-time", .kind = GP_FLAG_STRING, .dest = &o->unneeded, .arg = "D", .help = "how long a node must be unneeded (empty) before it goes (default 10m)", .once = true },
         { .name = "scale-down-utilization-threshold", .kind = GP_FLAG_STRING, .dest = &o->threshold, .arg = "X", .help = "cluster-autoscaler's GPU threshold (default 0.5)", .once = true },
@@ -241,8 +241,9 @@ static int finish(ropts *o)
     o->warm = o->load ? 86400 : 0;
     if (!number(o->load, 0, 2, &o->loadv))
         return fail("--load wants a number in (0, 2], not \"%s\"", o->load);
-    if (!number(o->time_scale, 0, 1e9, &o->scale))
-        return fail("--time-scale wants a number above 0, not \"%s\"", o->time_scale);
+    if (!number(o->time_scale, 0, 1e9, &o->scale) || o->scale < 1)
+        return fail("--time-scale compresses the pods' times: a number from 1 up, not \"%s\"",
+                    o->time_scale);
     if (!number(o->threshold, 0, 1, &c->util_threshold))
         return fail("--scale-down-utilization-threshold wants a number in (0, 1], not \"%s\"",
                     o->threshold);

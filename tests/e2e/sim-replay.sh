@@ -132,6 +132,8 @@ refused replay.bad-load-0 '--load wants a number in \(0, 2\], not "0"' \
     --nodes "$N2" --pods "$D/pods-hand.csv" --load 0
 refused replay.bad-load-3 '--load wants a number in \(0, 2\], not "3"' \
     --nodes "$N2" --pods "$D/pods-hand.csv" --load 3
+refused replay.bad-time-scale-below-1 '--time-scale compresses the pods. times: a number from 1 up' \
+    --nodes "$N2" --pods "$D/pods-hand.csv" --time-scale 0.5
 refused replay.inflate-refused '--inflate: .*not with --replay' \
     --nodes "$N2" --pods "$D/pods-hand.csv" --inflate 1.3
 refused replay.missing-pods '--replay needs --pods' --nodes "$N2"
