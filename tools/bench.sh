@@ -9,6 +9,8 @@
 #            saturated rate (h2load --rps), and a new TLS handshake per request.
 #   extender: POST /prioritize and /filter with 500 and all node names against a view of NODES
 #            nodes and PODS pods, and with all NODES full Node objects (nodeCacheCapable false).
+#   scheduler's cycle: kube-scheduler's calls one pod at a time (filter, prioritize, the binding on
+#            the extender's watch) against a live view from a fake API (tools/bench_schedcycle.sh).
 #   memory:  resident set of each daemon idle, under load, and with the large view.
 #   MIG choice: gp_mutate() for a MIG pod against a node view of 2,000 MIG nodes (migpick.c).
 #   advisor: `gpupack-advisor report` over 10,000 GPUs x 7 days from a fake Prometheus, and over
@@ -182,6 +184,14 @@ for v in prioritize filter; do
     record "extender-$v-$NODES-full-nodes" "$(echo "$t" | jq -c --argjson p "$(phases $v)" '. + $p')"
 done
 record extender-rss-after-full-nodes "{\"rss_kb\": $(rss_kb $XPID)}"
+kill $XPID 2>/dev/null
+
+# ---- the scheduler's cycle, emulated: filter, prioritize, binding on the watch (bench_schedcycle.sh) --
+if [ $SMOKE = 1 ]; then
+    BENCH_OUT="$OUT" BIN="$BIN" BUILD="$BUILD" tools/bench_schedcycle.sh --smoke "$CL" || echo "bench: the scheduler-cycle benchmark failed" >&2
+else
+    BENCH_OUT="$OUT" BIN="$BIN" BUILD="$BUILD" tools/bench_schedcycle.sh "$CL" || echo "bench: the scheduler-cycle benchmark failed" >&2
+fi
 
 # ---- the webhook's MIG choice against a large node view (tests/bench/migpick.c) -------------------
 MIGN=2000; MIGD=5000

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The scheduler's cycle, emulated (tools/bench.sh runs it; alone: tools/bench_schedcycle.sh
+# [--smoke] CLUSTER_DIR, a directory from tests/bench/gen_cluster.py).
+#
+# The fake API server (tests/e2e/fakeapi.py) holds the cluster's Nodes and Pods; gpupack-extender
+# lists and watches it through a kubeconfig (its live view, as in a cluster); once it is ready,
+# tests/bench/schedcycle.py schedules BENCH_SCHED_PODS pods (default 300; 5 in --smoke) one at a
+# time as kube-scheduler does: filter, prioritize, then the binding streamed to the extender's
+# watch. Once with 230 candidate names, once with 5,000 (or all the cluster's nodes if fewer).
+# Records extender-schedcycle-230-names and extender-schedcycle-5000-names: per-call p50/p99 of
+# filter and prioritize (client side) and the extender's CPU milliseconds per scheduled pod.
+#
+# Appends to $OUT/results.jsonl (BENCH_OUT or build/bench).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+BIN=${BIN:-bin}
+BUILD=${BUILD:-build}
+SMOKE=0
+[ "${1:-}" = --smoke ] && { SMOKE=1; shift; }
+CL=${1:?usage: tools/bench_schedcycle.sh [--smoke] CLUSTER_DIR}
+case $CL in /*) ;; *) CL="$ROOT/$CL" ;; esac
+N=${BENCH_SCHED_PODS:-300}
+[ $SMOKE = 1 ] && N=${BENCH_SCHED_PODS:-5}
+OUT=${BENCH_OUT:-$BUILD/bench}
+case $OUT in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
+mkdir -p "$OUT"
+RES="$OUT/results.jsonl"
+PIDS=""
+cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; for p in $PIDS; do wait "$p" 2>/dev/null; done; }
+trap cleanup EXIT INT TERM
+fail() { echo "bench_schedcycle: $*" >&2; exit 1; }
+
+rm -f "$OUT/sched-api.port"
+t0=$(date +%s)
+python3 tests/e2e/fakeapi.py --port-file "$OUT/sched-api.port" --nodes "$CL/nodes.json" --pods "$CL/pods.json" \
+    --token bench 2> "$OUT/sched-api.log" &
+PIDS="$PIDS $!"
+i=0; while [ $i -lt 3000 ] && [ ! -s "$OUT/sched-api.port" ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$OUT/sched-api.port" ] || fail "the fake API did not start: $(tail -n 3 "$OUT/sched-api.log")"
+API="http://127.0.0.1:$(cat "$OUT/sched-api.port")"
+cat > "$OUT/sched.kubeconfig" <<YAML
+apiVersion: v1
+kind: Config
+current-context: fake
+clusters:
+- name: fake
+  cluster: {server: "$API"}
+contexts:
+- name: fake
+  context: {cluster: fake, user: bench}
+users:
+- name: bench
+  user: {token: bench}
+YAML
+"$BIN/gpupack-extender" --listen 127.0.0.1:0 --kubeconfig "$OUT/sched.kubeconfig" --log-level warn \
+    --drain-seconds 0 --assume-seconds 0 2> "$OUT/sched-extender.log" &
+XPID=$!; PIDS="$PIDS $XPID"
+PORT=""; i=0
+while [ $i -lt 600 ] && [ -z "$PORT" ]; do
+    PORT=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$XPID," '$0 ~ p {n = split($4, a, ":"); print a[n]; exit}')
+    [ -n "$PORT" ] || sleep 0.1; i=$((i + 1))
+done
+[ -n "$PORT" ] || fail "the extender did not start: $(tail -n 3 "$OUT/sched-extender.log")"
+U="http://127.0.0.1:$PORT"
+# Ready once its first lists of Nodes and Pods are in (up to 5 minutes for the 150,000 pods).
+i=0; while [ $i -lt 3000 ] && [ "$(curl -s "$U/readyz")" != ok ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(curl -s "$U/readyz")" = ok ] || fail "the extender's view never became ready: $(tail -n 3 "$OUT/sched-extender.log")"
+echo "bench_schedcycle: fake API and extender view ready in $(( $(date +%s) - t0 )) s" >&2
+rc=0
+for k in 230 5000; do
+    r=$(python3 tests/bench/schedcycle.py --extender "$U" --api "$API" --pid "$XPID" --nodes "$CL/nodes.json" \
+        --pods "$N" --names "$k" --seed "$k" --prefix "sched$k") || rc=1
+    [ -n "$r" ] || { rc=1; continue; }
+    echo "$r" | jq -c --arg n "extender-schedcycle-$k-names" '{name: $n} + .' >> "$RES"
+    echo "extender-schedcycle-$k-names $r"
+done
+exit $rc
