@@ -3,7 +3,8 @@
 # The scheduler's cycle, emulated (tools/bench.sh runs it; alone: tools/bench_schedcycle.sh
 # [--smoke] CLUSTER_DIR, a directory from tests/bench/gen_cluster.py).
 #
-# The fake API server (tests/e2e/fakeapi.py) holds the cluster's Nodes and Pods; gpupack-extender
+# The fake API server (tests/e2e/fakeapi.py) holds the cluster's Nodes and Pods (the GPU pods of
+# every second node left out, so there are free GPUs); gpupack-extender
 # lists and watches it through a kubeconfig (its live view, as in a cluster); once it is ready,
 # tests/bench/schedcycle.py schedules BENCH_SCHED_PODS pods (default 300; 5 in --smoke) one at a
 # time as kube-scheduler does: filter, prioritize, then the binding streamed to the extender's
@@ -34,7 +35,20 @@ fail() { echo "bench_schedcycle: $*" >&2; exit 1; }
 
 rm -f "$OUT/sched-api.port"
 t0=$(date +%s)
-python3 tests/e2e/fakeapi.py --port-file "$OUT/sched-api.port" --nodes "$CL/nodes.json" --pods "$CL/pods.json" \
+# The generated cluster is full (every GPU taken: 5 of 16,831 free at 5,000 nodes), which leaves
+# nothing to schedule: the fake holds its pods except the GPU pods on even-numbered nodes, so
+# about half the GPU nodes have all their GPUs free.
+python3 - "$CL/pods.json" "$OUT/sched-pods.json" <<'PY' || fail "cannot thin the pods"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+def keep(p):
+    gpu = any("nvidia.com/gpu" in (c.get("resources", {}).get("requests") or {}) for c in p["spec"]["containers"])
+    return not (gpu and int(p["spec"]["nodeName"].rsplit("-", 1)[1]) % 2 == 0)
+doc["items"] = [p for p in doc["items"] if keep(p)]
+json.dump(doc, open(sys.argv[2], "w"), separators=(",", ":"))
+print("bench_schedcycle: %d pods in the fake" % len(doc["items"]), file=sys.stderr)
+PY
+python3 tests/e2e/fakeapi.py --port-file "$OUT/sched-api.port" --nodes "$CL/nodes.json" --pods "$OUT/sched-pods.json" \
     --token bench 2> "$OUT/sched-api.log" &
 PIDS="$PIDS $!"
 i=0; while [ $i -lt 3000 ] && [ ! -s "$OUT/sched-api.port" ]; do sleep 0.1; i=$((i + 1)); done

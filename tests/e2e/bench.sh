@@ -26,3 +26,9 @@ done
 # The advisor's report against the fake Prometheus: every query recognised, a report with findings.
 jq -e -s 'any(.[]; .name == "advisor-report-160-gpus-1d" and .wall_s > 0 and .max_rss_kb > 0 and .fake_errors == 0 and .queries > 0 and (.findings | type) == "number")' "$R" >/dev/null 2>&1 \
     && pass bench.measures-advisor-report || fail bench.measures-advisor-report "missing or failed in results.jsonl: $(grep advisor "$R" | tail -n 1)"
+# The scheduler's cycle against the live view: every pod filtered, prioritized and bound, CPU read.
+for k in 230 5000; do
+    jq -e -s --arg m "extender-schedcycle-$k-names" 'any(.[]; .name == $m and .pods > 0 and .bound == .pods and .errors == 0
+        and .filter_p99_ms > 0 and .prioritize_p99_ms > 0 and .extender_cpu_ms_per_pod >= 0)' "$R" >/dev/null 2>&1 \
+        && pass "bench.measures-extender-schedcycle-$k-names" || fail "bench.measures-extender-schedcycle-$k-names" "missing or failed in results.jsonl: $(grep schedcycle "$R" | tail -n 1)"
+done
