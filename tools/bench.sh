@@ -17,7 +17,8 @@
 #            48 GPUs from a real one (tools/bench_advisor.sh).
 #
 # Results: build/bench/results.jsonl (one JSON object a measurement) and a table on stdout.
-# Environment: BENCH_SECONDS (each run, default 10), BENCH_NODES (5000), BENCH_PODS (150000).
+# Environment: BENCH_SECONDS (each run, default 10), BENCH_NODES (5000), BENCH_PODS (150000),
+# BENCH_SCHED_PODS (300).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)

@@ -15,7 +15,8 @@ Calls to the extender use one keep-alive connection (http.client), as kube-sched
 Usage: schedcycle.py --extender URL --api URL --pid PID --nodes NODES.json [--pods N] [--names K]
                      [--seed S] [--prefix P] [--args FILE]
 Prints one JSON object: {"pods", "names", "filter_p50_ms", "filter_p99_ms", "prioritize_p50_ms",
-"prioritize_p99_ms", "extender_cpu_ms_per_pod", "wall_s", "bound", "unschedulable", "errors"}.
+"prioritize_p99_ms", "extender_cpu_ms_per_pod", "prioritize_names_mean" (names the filter passed),
+"wall_s", "bound", "unschedulable", "errors"}.
 extender_cpu_ms_per_pod: the extender's utime+stime (/proc/PID/stat) over the cycles and until its
 CPU stops moving after the last binding (the watch events decoded), divided by N. Exit 1 when a
 call failed."""
@@ -106,7 +107,7 @@ def main():
 
     x = connect(a.extender)
     api = connect(a.api)
-    ftimes, ptimes = [], []
+    ftimes, ptimes, npassed = [], [], []
     bound = unsched = errors = 0
     hz = os.sysconf("SC_CLK_TCK")
     cpu0 = cpu_ticks(a.pid)
@@ -127,6 +128,7 @@ def main():
         if not passed:
             unsched += 1
             continue
+        npassed.append(len(passed))
         st, pr, dt = post(x, "/prioritize", {"Pod": pod, "Nodes": None, "NodeNames": passed})
         ptimes.append(dt)
         if st != 200 or not isinstance(pr, list):
@@ -156,6 +158,7 @@ def main():
            "filter_p50_ms": pct(ftimes, 50), "filter_p99_ms": pct(ftimes, 99),
            "prioritize_p50_ms": pct(ptimes, 50), "prioritize_p99_ms": pct(ptimes, 99),
            "extender_cpu_ms_per_pod": round(cpu_s * 1e3 / max(a.pods, 1), 3),
+           "prioritize_names_mean": round(sum(npassed) / max(len(npassed), 1), 1),
            "wall_s": round(wall, 3), "bound": bound, "unschedulable": unsched, "errors": errors}
     print(json.dumps(out))
     return 1 if errors else 0
