@@ -176,6 +176,12 @@ bool gp_frag_apply(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *p
     return true;
 }
 
+bool gp_frag_task_same(const gp_frag_task *a, const gp_frag_task *b)
+{
+    return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib && a->num_gpu == b->num_gpu &&
+           a->gpu_milli == b->gpu_milli && a->models == b->models;
+}
+
 bool gp_frag_release(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *pick)
 {
     if (!pick_valid(n, t, pick) || n->cpu_free + t->cpu_milli > n->cpu_cap ||

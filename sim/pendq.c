@@ -18,9 +18,7 @@ static uint64_t key_hash(const gp_frag_task *t, int32_t prio)
 
 static bool same_key(const sim_pendq_sub *s, const gp_frag_task *t, int32_t prio)
 {
-    return s->prio == prio && s->key.cpu_milli == t->cpu_milli && s->key.mem_mib == t->mem_mib &&
-           s->key.num_gpu == t->num_gpu && s->key.gpu_milli == t->gpu_milli &&
-           s->key.models == t->models;
+    return s->prio == prio && gp_frag_task_same(&s->key, t);
 }
 
 bool sim_pendq_init(sim_pendq *q, const sim_job *jobs, const uint8_t *waiting)

@@ -151,12 +151,6 @@ static void cache_free(sim_cache *c)
     free(c);
 }
 
-static bool same_task(const gp_frag_task *a, const gp_frag_task *b)
-{
-    return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib && a->num_gpu == b->num_gpu &&
-           a->gpu_milli == b->gpu_milli && a->models == b->models;
-}
-
 /* The slot of task t (the least recently used one replaced), or NULL when out of memory. */
 static sim_cache_slot *cache_slot(sim_cache *c, const gp_frag_task *t, size_t n)
 {
@@ -165,7 +159,7 @@ static sim_cache_slot *cache_slot(sim_cache *c, const gp_frag_task *t, size_t n)
     c->clock++;
     for (size_t i = 0; i < c->nslots; i++) {
         sim_cache_slot *s = &c->slot[i];
-        if (s->ver && same_task(&s->key, t)) {
+        if (s->ver && gp_frag_task_same(&s->key, t)) {
             s->used = c->clock;
             return s;
         }

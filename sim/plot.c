@@ -343,25 +343,13 @@ static void put_label(gp_strbuf *b, double x, double y, const char *anchor, int 
     gp_strbuf_puts(b, "</text>\n");
 }
 
-static void put_hline(gp_strbuf *b, double x1, double x2, double y, const char *color)
+static void put_segment(gp_strbuf *b, double x1, double x2, double y1, double y2,
+                        const char *color)
 {
     gp_strbuf_puts(b, "<line x1=\"");
     put_fixed(b, x1, 1);
     gp_strbuf_puts(b, "\" x2=\"");
     put_fixed(b, x2, 1);
-    gp_strbuf_puts(b, "\" y1=\"");
-    put_fixed(b, y, 1);
-    gp_strbuf_puts(b, "\" y2=\"");
-    put_fixed(b, y, 1);
-    gp_strbuf_printf(b, "\" stroke=\"%s\"/>", color);
-}
-
-static void put_vline(gp_strbuf *b, double x, double y1, double y2, const char *color)
-{
-    gp_strbuf_puts(b, "<line x1=\"");
-    put_fixed(b, x, 1);
-    gp_strbuf_puts(b, "\" x2=\"");
-    put_fixed(b, x, 1);
     gp_strbuf_puts(b, "\" y1=\"");
     put_fixed(b, y1, 1);
     gp_strbuf_puts(b, "\" y2=\"");
@@ -378,8 +366,8 @@ static void y_axis(gp_strbuf *b, const frame *f, const char *name)
         double y = map_y(f, (double)k * f->ystep);
 
         if (k > 0)
-            put_hline(b, f->x, f->x + f->w, y, GRID_COLOR);
-        put_hline(b, f->x - 5, f->x, y, AXIS_COLOR);
+            put_segment(b, f->x, f->x + f->w, y, y, GRID_COLOR);
+        put_segment(b, f->x - 5, f->x, y, y, AXIS_COLOR);
         put_text_open(b, f->x - 8, y + 4, "end", 11, "tick y");
         put_fixed(b, (double)k * f->ystep, decimals_for(f->ystep));
         gp_strbuf_puts(b, "</text>\n");
@@ -401,7 +389,7 @@ static void x_axis(gp_strbuf *b, const frame *f, double unit, double step, const
     for (long long k = k0; k <= k1 && k - k0 <= MAX_TICKS; k++) {
         double x = map_x(f, (double)k * step * unit);
 
-        put_vline(b, x, f->y + f->h, f->y + f->h + 5, AXIS_COLOR);
+        put_segment(b, x, x, f->y + f->h, f->y + f->h + 5, AXIS_COLOR);
         put_text_open(b, x, f->y + f->h + 18, "middle", 11, "tick x");
         put_fixed(b, (double)k * step, decimals_for(step));
         gp_strbuf_puts(b, "</text>\n");

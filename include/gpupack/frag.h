@@ -103,6 +103,10 @@ int gp_frag_gpu_idle(const gp_frag_node *n);
  * Returns false (and an empty pick) when the GPUs cannot take the task. */
 bool gp_frag_pick_bestfit(const gp_frag_node *n, const gp_frag_task *t, gp_frag_pick *pick);
 
+/* True when a and b ask for the same: CPU, memory, GPUs, share and models (a shape with its
+ * memory, which gp_frag_shape_cmp() leaves out). */
+bool gp_frag_task_same(const gp_frag_task *a, const gp_frag_task *b);
+
 /* Commits a placement chosen for this task on this node; returns false and leaves the node
  * unchanged when the pick or the resources do not fit. */
 bool gp_frag_apply(gp_frag_node *n, const gp_frag_task *t, const gp_frag_pick *pick);
