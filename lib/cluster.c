@@ -67,6 +67,7 @@ void gp_cluster_unref(gp_cluster *c)
         return;
     free_names(c->mig_profiles, c->nmig_profiles);
     free_nodes(c->nodes, c->nnodes);
+    free_names(c->gpu_products, c->ngpu_products);
     free_names(c->priority_classes, c->npriority_classes);
     free(c->global_default);
     free(c);
@@ -293,14 +294,41 @@ static gp_status index_nodes(gp_cluster *c)
     return GP_OK;
 }
 
-/* One node of a snapshot: its profiles into the union, and the node into nv when it offers any. */
-static gp_status snapshot_node(const cJSON *node, nameset *all, nodevec *nv, gp_err *err)
+/* A node's nvidia.com/gpu.product label value; NULL when it has none (or not a string). */
+static const char *node_product(const cJSON *node)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(node, "metadata");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(md, "labels"), GP_LABEL_GPU_PRODUCT);
+
+    return cJSON_IsString(v) && v->valuestring[0] != '\0' ? v->valuestring : NULL;
+}
+
+/* Sorts a name set and hands it to *v / *n (freeing what they held). */
+static void names_set(nameset *s, char ***v, size_t *n)
+{
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof(char *), cmp_str);
+    free_names(*v, *n);
+    *v = s->v;
+    *n = s->n;
+    memset(s, 0, sizeof(*s));
+}
+
+/* One node of a snapshot: its profiles into the union, its GPU product into products, and the
+ * node into nv when it offers any profile. */
+static gp_status snapshot_node(const cJSON *node, nameset *all, nameset *products, nodevec *nv,
+                               gp_err *err)
 {
     nameset mine = { 0 };
     gp_label *labels = NULL;
     size_t nlabels = 0;
     int32_t *counts = NULL;
-    gp_status st = node_profiles(node, &mine, err);
+    const char *product = node_product(node);
+    gp_status st = product ? nameset_add(products, product, err) : GP_OK;
+
+    if (st == GP_OK)
+        st = node_profiles(node, &mine, err);
 
     for (size_t i = 0; st == GP_OK && i < mine.n; i++)
         st = nameset_add(all, mine.v[i], err);
@@ -322,7 +350,7 @@ gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len,
 {
     const cJSON *items, *node;
     cJSON *root;
-    nameset s = { 0 };
+    nameset s = { 0 }, products = { 0 };
     nodevec nv = { 0 };
     gp_status st = parse_list(json, len, &items, &root, "node", err);
 
@@ -330,22 +358,20 @@ gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len,
         return st;
     cJSON_ArrayForEach(node, items)
     {
-        st = snapshot_node(node, &s, &nv, err);
+        st = snapshot_node(node, &s, &products, &nv, err);
         if (st != GP_OK)
             break;
     }
     cJSON_Delete(root);
     if (st != GP_OK) {
         free_names(s.v, s.n);
+        free_names(products.v, products.n);
         free_nodes(nv.v, nv.n);
         return st;
     }
-    if (s.n > 1)
-        qsort(s.v, s.n, sizeof(char *), cmp_str);
-    free_names(c->mig_profiles, c->nmig_profiles);
+    names_set(&s, &c->mig_profiles, &c->nmig_profiles);
+    names_set(&products, &c->gpu_products, &c->ngpu_products);
     free_nodes(c->nodes, c->nnodes);
-    c->mig_profiles = s.v;
-    c->nmig_profiles = s.n;
     c->nodes = nv.v;
     c->nnodes = nv.n;
     c->has_nodes = true;
@@ -433,6 +459,7 @@ typedef struct {
     int32_t *counts;  /* allocatable instances, parallel to profiles */
     gp_label *labels; /* sorted by key; kept only while the node offers profiles */
     size_t nlabels;
+    char *product; /* nvidia.com/gpu.product; NULL: none */
     unsigned gen;
 } live_node;
 
@@ -472,6 +499,7 @@ static void live_node_clear(live_node *n)
     free_names(n->profiles.v, n->profiles.n);
     free(n->counts);
     free_labels(n->labels, n->nlabels);
+    free(n->product);
 }
 
 void gp_cluster_live_free(gp_cluster_live *l)
@@ -566,12 +594,15 @@ static gp_status live_nodes_copy(const gp_cluster_live *l, gp_cluster *c)
 static void live_publish(gp_cluster_live *l)
 {
     gp_cluster *c = gp_cluster_new();
-    nameset mig = { 0 }, pcs = { 0 };
+    nameset mig = { 0 }, pcs = { 0 }, products = { 0 };
     gp_status st = c ? GP_OK : GP_ENOMEM;
 
-    for (size_t i = 0; st == GP_OK && i < l->nnodes; i++)
+    for (size_t i = 0; st == GP_OK && i < l->nnodes; i++) {
         for (size_t j = 0; st == GP_OK && j < l->nodes[i].profiles.n; j++)
             st = nameset_add(&mig, l->nodes[i].profiles.v[j], NULL);
+        if (st == GP_OK && l->nodes[i].product != NULL)
+            st = nameset_add(&products, l->nodes[i].product, NULL);
+    }
     for (size_t i = 0; st == GP_OK && i < l->npcs; i++)
         st = nameset_add(&pcs, l->pcs[i].name, NULL);
     if (st == GP_OK)
@@ -581,18 +612,14 @@ static void live_publish(gp_cluster_live *l)
     if (st != GP_OK) {
         free_names(mig.v, mig.n);
         free_names(pcs.v, pcs.n);
+        free_names(products.v, products.n);
         gp_cluster_unref(c);
         return; /* the last published view stays in force */
     }
-    if (mig.n > 1)
-        qsort(mig.v, mig.n, sizeof(char *), cmp_str);
-    if (pcs.n > 1)
-        qsort(pcs.v, pcs.n, sizeof(char *), cmp_str);
-    c->mig_profiles = mig.v;
-    c->nmig_profiles = mig.n;
+    names_set(&mig, &c->mig_profiles, &c->nmig_profiles);
+    names_set(&products, &c->gpu_products, &c->ngpu_products);
+    names_set(&pcs, &c->priority_classes, &c->npriority_classes);
     c->has_nodes = l->node_list.synced;
-    c->priority_classes = pcs.v;
-    c->npriority_classes = pcs.n;
     c->has_priority_classes = l->pc_list.synced;
     if (index_nodes(c) != GP_OK) {
         gp_cluster_unref(c);
@@ -646,11 +673,31 @@ static live_node *live_add_node(gp_cluster_live *l, const char *name)
     return n;
 }
 
-/* Stores a node's profiles, their counts and labels (taking all over); true when what the view
- * shows changed: the profiles or their counts, or the labels of a node offering any. Heartbeats
- * change none. */
-static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profiles,
-                          int32_t *counts, gp_label *labels, size_t nlabels)
+static bool same_str(const char *a, const char *b)
+{
+    return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* Records a node's GPU product; true when it changed. A copy that fails keeps the old one. */
+static bool live_node_product(live_node *n, const char *product)
+{
+    char *p;
+
+    if (same_str(n->product, product))
+        return false;
+    p = product ? strdup(product) : NULL;
+    if (product != NULL && p == NULL)
+        return false;
+    free(n->product);
+    n->product = p;
+    return true;
+}
+
+/* Stores a node's profiles, their counts and labels (taking all over) and its GPU product; true
+ * when what the view shows changed: the profiles or their counts, the labels of a node offering
+ * any, or the product. Heartbeats change none. */
+static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profiles, int32_t *counts,
+                          gp_label *labels, size_t nlabels, const char *product)
 {
     live_node *n = live_find_node(l, name);
     bool changed;
@@ -664,9 +711,10 @@ static bool live_node_put(gp_cluster_live *l, const char *name, nameset *profile
         return false;
     }
     n->gen = l->node_list.gen;
-    changed = !same_names(&n->profiles, profiles) ||
-              (profiles->n > 0 && (memcmp(n->counts, counts, profiles->n * sizeof(int32_t)) ||
-                                   !same_labels(n->labels, n->nlabels, labels, nlabels)));
+    changed = live_node_product(n, product);
+    changed |= !same_names(&n->profiles, profiles) ||
+               (profiles->n > 0 && (memcmp(n->counts, counts, profiles->n * sizeof(int32_t)) ||
+                                    !same_labels(n->labels, n->nlabels, labels, nlabels)));
     free_names(n->profiles.v, n->profiles.n);
     free(n->counts);
     free_labels(n->labels, n->nlabels);
@@ -712,7 +760,7 @@ void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *nod
         live_node *n = live_find_node(l, name);
 
         if (n != NULL) {
-            changed = n->profiles.n > 0;
+            changed = n->profiles.n > 0 || n->product != NULL;
             live_node_drop(l, (size_t)(n - l->nodes));
         }
     } else if (node_profiles(node, &s, NULL) == GP_OK) {
@@ -731,7 +779,7 @@ void gp_cluster_live_node(gp_cluster_live *l, const char *type, const cJSON *nod
             counts = NULL;
             memset(&s, 0, sizeof(s));
         }
-        changed = live_node_put(l, name, &s, counts, labels, nlabels);
+        changed = live_node_put(l, name, &s, counts, labels, nlabels, node_product(node));
     } else {
         free_names(s.v, s.n);
     }

@@ -35,6 +35,16 @@ static bool labels_ok(const char *s, size_t n, bool upper)
     return true;
 }
 
+bool gp_k8s_label_name(const char *s, size_t n)
+{
+    if (n == 0 || n > GP_DNS_LABEL_MAX || !label_char(s[0], true) || !label_char(s[n - 1], true))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!label_char(s[i], true) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return false;
+    return true;
+}
+
 bool gp_dns_label(const char *s, size_t n)
 {
     return label_ok(s, n, false);

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpupack/gpuaff.h"
 #include "gpupack/nodematch.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/workload.h"
@@ -229,32 +230,57 @@ static gp_status decide_priority(mctx *m)
     return GP_OK;
 }
 
-static bool term_has(const gp_node_term *t, const gp_label *l)
+/* True when the requirements list the same values (each list's values are unique). */
+static bool same_values(const gp_selector_req *a, const gp_selector_req *b)
+{
+    if (a->nvalues != b->nvalues)
+        return false;
+    for (size_t i = 0; i < a->nvalues; i++) {
+        size_t j = 0;
+
+        while (j < b->nvalues && strcmp(a->values[i], b->values[j]) != 0)
+            j++;
+        if (j == b->nvalues)
+            return false;
+    }
+    return true;
+}
+
+static bool term_has(const gp_node_term *t, const gp_selector_req *want)
 {
     for (size_t i = 0; i < t->nexprs; i++) {
         const gp_selector_req *r = &t->exprs[i];
 
-        if (strcmp(r->key, l->key) == 0 && strcmp(r->op, "In") == 0 && r->nvalues == 1 &&
-            strcmp(r->values[0], l->value) == 0)
+        if (strcmp(r->key, want->key) == 0 && strcmp(r->op, want->op) == 0 && same_values(r, want))
             return true;
     }
     return false;
 }
 
-static bool term_has_all(const gp_node_term *t, const gp_label *labels, size_t n)
+static bool term_has_all(const gp_node_term *t, const gp_selector_req *exprs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!term_has(t, &labels[i]))
+        if (!term_has(t, &exprs[i]))
             return false;
     return true;
 }
 
-static bool has_preferred(const gp_pod *pod, const gp_label *labels, size_t n)
+static bool has_preferred(const gp_pod *pod, const gp_selector_req *exprs, size_t n)
 {
     for (size_t i = 0; i < pod->npreferred; i++)
-        if (term_has_all(&pod->preferred[i], labels, n))
+        if (term_has_all(&pod->preferred[i], exprs, n))
             return true;
     return false;
+}
+
+/* "key In [value]" for each label (from a); NULL on allocation failure. */
+static gp_selector_req *label_reqs(gp_arena *a, const gp_label *l, size_t n)
+{
+    gp_selector_req *r = gp_arena_alloc(a, (n + 1) * sizeof(*r));
+
+    for (size_t i = 0; r != NULL && i < n; i++)
+        r[i] = (gp_selector_req){ l[i].key, "In", (char **)&l[i].value, 1 };
+    return r;
 }
 
 /* A term with no expression and no field matches no node; the pool is not added to it (ANDing
@@ -266,12 +292,12 @@ static bool term_is_empty(const gp_node_term *t)
 
 /* True when every term that can match a node already requires the pool's labels; a pod whose
  * terms are all empty can land nowhere, and the pool would change nothing. */
-static bool required_satisfied(const gp_pod *pod, const gp_label *labels, size_t n)
+static bool required_satisfied(const gp_pod *pod, const gp_selector_req *exprs, size_t n)
 {
     if (pod->nrequired == 0)
         return false;
     for (size_t i = 0; i < pod->nrequired; i++)
-        if (!term_is_empty(&pod->required[i]) && !term_has_all(&pod->required[i], labels, n))
+        if (!term_is_empty(&pod->required[i]) && !term_has_all(&pod->required[i], exprs, n))
             return false;
     return true;
 }
@@ -339,6 +365,7 @@ static gp_status decide_pool(mctx *m)
 {
     const gp_pool *p = &m->cls->pool;
     bool required = p->placement == GP_PLACE_REQUIRED;
+    gp_selector_req *exprs;
     gp_change *c;
 
     if (p->placement == GP_PLACE_NONE || p->nlabels == 0 || m->pod->node_name != NULL)
@@ -350,8 +377,11 @@ static gp_status decide_pool(mctx *m)
         return text ? warn_pool_conflict(m, text) : GP_ENOMEM;
     }
 
-    if (required ? required_satisfied(m->pod, p->labels, p->nlabels)
-                 : has_preferred(m->pod, p->labels, p->nlabels))
+    exprs = label_reqs(m->a, p->labels, p->nlabels);
+    if (exprs == NULL)
+        return GP_ENOMEM;
+    if (required ? required_satisfied(m->pod, exprs, p->nlabels)
+                 : has_preferred(m->pod, exprs, p->nlabels))
         return GP_OK;
     text = labels_text(m->a, p->labels, p->nlabels);
     if (text == NULL)
@@ -361,8 +391,8 @@ static gp_status decide_pool(mctx *m)
                                    required ? "required" : "preferred", text, m->cls->name));
     if (c == NULL || c->reason == NULL)
         return GP_ENOMEM;
-    c->labels = p->labels;
-    c->nlabels = p->nlabels;
+    c->exprs = exprs;
+    c->nexprs = p->nlabels;
     c->weight = p->weight;
     return GP_OK;
 }
@@ -1076,15 +1106,18 @@ static gp_status decide_spot(mctx *m)
         return GP_OK;
     st = add_tolerations(m, s->tolerations, s->ntolerations, GP_MK_SPOT, NULL);
     for (size_t i = 0; st == GP_OK && i < s->nnode_labels && m->pod->node_name == NULL; i++) {
+        gp_selector_req *r = label_reqs(m->a, &s->node_labels[i], 1);
         gp_change *c;
 
-        if (has_preferred(m->pod, &s->node_labels[i], 1))
+        if (r == NULL)
+            return GP_ENOMEM;
+        if (has_preferred(m->pod, r, 1))
             continue;
         c = add_change(m, GP_CH_ADD_PREFERRED, GP_MK_SPOT, NULL);
         if (c == NULL)
             return GP_ENOMEM;
-        c->labels = &s->node_labels[i];
-        c->nlabels = 1;
+        c->exprs = r;
+        c->nexprs = 1;
         c->weight = s->weight;
     }
     if (st == GP_OK && m->d->nchanges > first) {
@@ -1138,6 +1171,67 @@ static gp_status summarise(mctx *m)
     c->key = GP_ANN_MUTATED;
     c->value = old && *old ? gp_arena_printf(m->a, "%.1000s; %s", old, s) : s;
     return c->value ? GP_OK : GP_ENOMEM;
+}
+
+/* One ADD_REQUIRED change of the requirements exprs[0..n) that some term of the pod lacks;
+ * nothing when every term that can match has them all. */
+static gp_status require(mctx *m, gp_mutation_kind kind, const gp_selector_req *exprs, size_t n,
+                         const char *reason)
+{
+    gp_change *c;
+
+    if (n == 0 || required_satisfied(m->pod, exprs, n))
+        return GP_OK;
+    if (reason == NULL)
+        return GP_ENOMEM;
+    c = add_change(m, GP_CH_ADD_REQUIRED, kind, reason);
+    if (c == NULL)
+        return GP_ENOMEM;
+    c->exprs = exprs;
+    c->nexprs = n;
+    return GP_OK;
+}
+
+/* The pod's nodeSelector names a GPU model its model rules refuse: it will stay Pending. */
+static gp_status warn_selector_model(mctx *m, const gp_gpu_affinity *g)
+{
+    const char *want =
+        gp_label_find(m->pod->node_selector, m->pod->nnode_selector, GP_LABEL_GPU_PRODUCT);
+    gp_label l = { GP_LABEL_GPU_PRODUCT, (char *)want };
+
+    for (size_t i = 0; want != NULL && i < g->nmodels; i++)
+        if (!gp_node_req_matches(&g->models[i], &l, 1))
+            return add_warning(m,
+                               gp_arena_printf(m->a,
+                                               "the pod's nodeSelector sets " GP_LABEL_GPU_PRODUCT
+                                               "=%.63s, which %s does "
+                                               "not allow: the pod will stay Pending",
+                                               want, g->models_from));
+    return GP_OK;
+}
+
+/* The extender filter's GPU model rules, stated as required node affinity so that
+ * kube-scheduler (and cluster-autoscaler) enforce them without the filter call (gpuaff.h). */
+static gp_status decide_gpu_affinity(mctx *m)
+{
+    gp_gpu_affinity g;
+    gp_err err = { { 0 } };
+    gp_status st = gp_gpu_affinity_of(m->pod, m->pol, m->cls, m->view, m->a, &g, &err);
+
+    if (st == GP_EINVAL)
+        return add_warning(m, gp_arena_printf(m->a,
+                                              "%.120s: GPU models not stated as node "
+                                              "affinity",
+                                              err.msg));
+    for (size_t i = 0; st == GP_OK && i < g.nwarnings; i++)
+        st = add_warning(m, g.warnings[i]);
+    if (st == GP_OK)
+        st = warn_selector_model(m, &g);
+    if (st == GP_OK && g.nmodels > 0)
+        st = require(
+            m, GP_MK_GPU_MODEL, g.models, g.nmodels,
+            gp_arena_printf(m->a, "required node affinity %s (%s)", g.models_text, g.models_from));
+    return st;
 }
 
 /* A class's decisions, in the order their changes are listed (and patched). */
@@ -1233,6 +1327,8 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
     m.cls = out->class_name ? gp_policy_class(pol, out->class_name) : NULL;
     if (st == GP_OK && m.cls != NULL)
         st = decide_class(&m);
+    if (st == GP_OK)
+        st = decide_gpu_affinity(&m);
     if (st == GP_OK)
         st = summarise(&m);
     return st;

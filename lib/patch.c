@@ -283,14 +283,14 @@ static cJSON *toleration_json(const gp_toleration *t)
     return o;
 }
 
-static cJSON *expr_json(const gp_label *l)
+/* One matchExpressions element: {"key": ..., "operator": ..., "values": [...]}. */
+static cJSON *expr_json(const gp_selector_req *r)
 {
-    const char *value = l->value;
     cJSON *o = cJSON_CreateObject();
-    cJSON *vals = cJSON_CreateStringArray(&value, 1);
+    cJSON *vals = cJSON_CreateStringArray((const char *const *)r->values, (int)r->nvalues);
 
-    if (o == NULL || vals == NULL || cJSON_AddStringToObject(o, "key", l->key) == NULL ||
-        cJSON_AddStringToObject(o, "operator", "In") == NULL ||
+    if (o == NULL || vals == NULL || cJSON_AddStringToObject(o, "key", r->key) == NULL ||
+        cJSON_AddStringToObject(o, "operator", r->op) == NULL ||
         !cJSON_AddItemToObject(o, "values", vals)) {
         if (vals != NULL && cJSON_GetObjectItemCaseSensitive(o, "values") != vals)
             cJSON_Delete(vals);
@@ -300,12 +300,12 @@ static cJSON *expr_json(const gp_label *l)
     return o;
 }
 
-static cJSON *exprs_json(const gp_label *labels, size_t n)
+static cJSON *exprs_json(const gp_selector_req *exprs, size_t n)
 {
     cJSON *arr = cJSON_CreateArray();
 
     for (size_t i = 0; arr != NULL && i < n; i++) {
-        cJSON *e = expr_json(&labels[i]);
+        cJSON *e = expr_json(&exprs[i]);
 
         if (e == NULL || !cJSON_AddItemToArray(arr, e)) {
             cJSON_Delete(e);
@@ -322,7 +322,7 @@ static gp_status add_preferred(builder *b, const gp_change *c)
                                        "preferredDuringSchedulingIgnoredDuringExecution" };
     cJSON *term = cJSON_CreateObject();
     cJSON *pref = term ? cJSON_AddObjectToObject(term, "preference") : NULL;
-    cJSON *exprs = exprs_json(c->labels, c->nlabels);
+    cJSON *exprs = exprs_json(c->exprs, c->nexprs);
 
     if (pref == NULL || exprs == NULL || !cJSON_AddItemToObject(pref, "matchExpressions", exprs) ||
         !add_int(term, "weight", c->weight)) {
@@ -334,7 +334,26 @@ static gp_status add_preferred(builder *b, const gp_change *c)
     return append(b, tok, 4, term);
 }
 
-static bool term_has_label(const cJSON *term, const gp_label *l)
+/* True when the JSON array vals holds exactly r's values (each list's values are unique). */
+static bool same_values(const cJSON *vals, const gp_selector_req *r)
+{
+    const cJSON *v;
+
+    if (cJSON_GetArraySize(vals) != (int)r->nvalues)
+        return false;
+    cJSON_ArrayForEach(v, vals)
+    {
+        size_t i = 0;
+
+        while (i < r->nvalues && !(cJSON_IsString(v) && strcmp(v->valuestring, r->values[i]) == 0))
+            i++;
+        if (i == r->nvalues)
+            return false;
+    }
+    return true;
+}
+
+static bool term_has_expr(const cJSON *term, const gp_selector_req *r)
 {
     const cJSON *exprs = cJSON_GetObjectItemCaseSensitive(term, "matchExpressions");
     const cJSON *e;
@@ -343,11 +362,10 @@ static bool term_has_label(const cJSON *term, const gp_label *l)
     {
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "key");
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(e, "operator");
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "values");
 
-        if (cJSON_IsString(k) && strcmp(k->valuestring, l->key) == 0 && cJSON_IsString(op) &&
-            strcmp(op->valuestring, "In") == 0 && cJSON_GetArraySize(v) == 1 &&
-            cJSON_IsString(v->child) && strcmp(v->child->valuestring, l->value) == 0)
+        if (cJSON_IsString(k) && strcmp(k->valuestring, r->key) == 0 && cJSON_IsString(op) &&
+            strcmp(op->valuestring, r->op) == 0 &&
+            same_values(cJSON_GetObjectItemCaseSensitive(e, "values"), r))
             return true;
     }
     return false;
@@ -372,7 +390,7 @@ static gp_status add_required(builder *b, const gp_change *c)
 
     if (nterms == 0) {
         cJSON *arr = cJSON_CreateArray(), *term = cJSON_CreateObject();
-        cJSON *exprs = exprs_json(c->labels, c->nlabels);
+        cJSON *exprs = exprs_json(c->exprs, c->nexprs);
 
         if (arr == NULL || term == NULL || exprs == NULL || !cJSON_AddItemToArray(arr, term) ||
             !cJSON_AddItemToObject(term, "matchExpressions", exprs)) {
@@ -391,12 +409,12 @@ static gp_status add_required(builder *b, const gp_change *c)
         if (term_is_empty(cJSON_GetArrayItem(terms, i)))
             continue;
         snprintf(idx, sizeof(idx), "%d", i);
-        for (size_t j = 0; st == GP_OK && j < c->nlabels; j++) {
+        for (size_t j = 0; st == GP_OK && j < c->nexprs; j++) {
             cJSON *e;
 
-            if (term_has_label(cJSON_GetArrayItem(terms, i), &c->labels[j]))
+            if (term_has_expr(cJSON_GetArrayItem(terms, i), &c->exprs[j]))
                 continue;
-            e = expr_json(&c->labels[j]);
+            e = expr_json(&c->exprs[j]);
             st = e ? append(b, tok, 7, e) : GP_ENOMEM;
         }
     }

@@ -125,17 +125,6 @@ static bool is_alnum(char c)
     return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
 
-/* A label name or value: [A-Za-z0-9]([-_.A-Za-z0-9]*[A-Za-z0-9])?, at most 63 characters. */
-static bool is_label_name(const char *s, size_t n)
-{
-    if (n == 0 || n > 63 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
-            return false;
-    return true;
-}
-
 static const char *check_dns_label(const char *s)
 {
     return gp_dns_label(s, strlen(s))
@@ -155,9 +144,9 @@ static const char *check_dns_subdomain(const char *s)
 static const char *check_label_key(const char *s)
 {
     const char *slash = strchr(s, '/');
-    bool ok = slash == NULL ? is_label_name(s, strlen(s))
+    bool ok = slash == NULL ? gp_k8s_label_name(s, strlen(s))
                             : gp_dns_subdomain(s, (size_t)(slash - s)) &&
-                                  is_label_name(slash + 1, strlen(slash + 1));
+                                  gp_k8s_label_name(slash + 1, strlen(slash + 1));
 
     return ok ? NULL
               : "must be a label key ([prefix/]name: name of at most 63 letters, digits, '-', '_' "
@@ -166,7 +155,7 @@ static const char *check_label_key(const char *s)
 
 static const char *check_label_value(const char *s)
 {
-    return is_label_name(s, strlen(s))
+    return gp_k8s_label_name(s, strlen(s))
                ? NULL
                : "must be a label value (at most 63 letters, digits, '-', '_' and '.', starting "
                  "and ending with a letter or digit)";

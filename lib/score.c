@@ -127,8 +127,14 @@ static bool spot_enforced(const gp_pod *pod, const gp_policy *pol, const gp_clas
 gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
                              gp_demand *out, gp_err *err)
 {
+    return gp_demand_for_class(pod, pol, gp_policy_class(pol, gp_pod_label(pod, GP_LABEL_CLASS)), a,
+                               out, err);
+}
+
+gp_status gp_demand_for_class(const gp_pod *pod, const gp_policy *pol, const gp_class *cls,
+                              gp_arena *a, gp_demand *out, gp_err *err)
+{
     const char *ck = gp_pod_annotation(pod, GP_ANN_CHECKPOINTING);
-    const gp_class *cls = gp_policy_class(pol, gp_pod_label(pod, GP_LABEL_CLASS));
     gp_status st;
 
     memset(out, 0, sizeof(*out));

@@ -43,6 +43,8 @@ typedef struct gp_cluster {
     size_t nmig_profiles;
     gp_cluster_node *nodes; /* the nodes offering them, in list order */
     size_t nnodes;
+    char **gpu_products; /* every nvidia.com/gpu.product value a node carries, sorted, unique */
+    size_t ngpu_products;
     bool has_priority_classes;
     char **priority_classes; /* names, sorted, unique */
     size_t npriority_classes;
@@ -53,7 +55,8 @@ typedef struct gp_cluster {
 gp_cluster *gp_cluster_new(void);
 
 /* Fills the node part from a NodeList's JSON (`kubectl get nodes -o json`, or a List of Nodes):
- * the profiles offered and, per node offering any, its name, labels and profiles. More than
+ * the profiles offered and, per node offering any, its name, labels and profiles; the GPU
+ * products of all nodes. More than
  * GP_CLUSTER_MAX_MIG_NODES such nodes, or one with more than GP_CLUSTER_MAX_NODE_LABELS labels,
  * is GP_ETOOBIG (the view is left as it was). */
 gp_status gp_cluster_set_nodes_json(gp_cluster *c, const char *json, size_t len, gp_err *err) GP_WUR;
@@ -71,7 +74,7 @@ const char *gp_cluster_global_default(const gp_cluster *c);
 
 /* A live source for the view, fed by informers (kube.h) on Nodes and PriorityClasses. Each
  * time what the webhook cares about changes (a node's offered MIG profiles, the labels of a node
- * that offers any, the set of
+ * that offers any, a node's nvidia.com/gpu.product, the set of
  * PriorityClasses, which one is globalDefault) and after each complete list, it builds a new gp_cluster and hands it to
  * publish (which takes the reference). Node heartbeats that change nothing publish nothing.
  * The node part counts as known after the first complete node list; likewise PriorityClasses. */

@@ -14,6 +14,10 @@
 /* s[0..n) is a label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most GP_DNS_LABEL_MAX characters. */
 bool gp_dns_label(const char *s, size_t n);
 
+/* s[0..n) is a Kubernetes label name or a non-empty label value:
+ * [A-Za-z0-9]([-_.A-Za-z0-9]*[A-Za-z0-9])?, at most 63 characters. */
+bool gp_k8s_label_name(const char *s, size_t n);
+
 /* s[0..n) is a subdomain: dot-separated labels, at most GP_DNS_SUBDOMAIN_MAX characters. */
 bool gp_dns_subdomain(const char *s, size_t n);
 

@@ -36,7 +36,8 @@ typedef enum {
     GP_CH_REMOVE_PRIORITY,      /* remove spec.priority */
     GP_CH_REMOVE_PREEMPTION,    /* remove spec.preemptionPolicy */
     GP_CH_ADD_PREFERRED,        /* nodeAffinity.preferred += {weight, exprs} */
-    GP_CH_ADD_REQUIRED,         /* every required term += exprs (a new term when none) */
+    GP_CH_ADD_REQUIRED,         /* every required term += the exprs it lacks (a new term when
+                                   none; a term with no expression and no field is left alone) */
     GP_CH_REPLACE_RESOURCE,     /* container's key -> value, quantity "1", requests and limits */
     GP_CH_SET_ACTIVE_DEADLINE,  /* spec.activeDeadlineSeconds = seconds */
     GP_CH_SET_SCHEDULER_NAME    /* spec.schedulerName = value */
@@ -49,6 +50,7 @@ typedef enum {
     X(GP_MK_CLASS_LABEL, "class-label")         \
     X(GP_MK_PRIORITY_CLASS, "priority-class")   \
     X(GP_MK_PLACEMENT, "placement")             \
+    X(GP_MK_GPU_MODEL, "gpu-model")             \
     X(GP_MK_MIG, "mig")                         \
     X(GP_MK_RUNTIME_CAP, "runtime-cap")         \
     X(GP_MK_SPOT, "spot")                       \
@@ -87,8 +89,8 @@ typedef struct {
     const char *value;
     const gp_toleration *tol;
     int weight;
-    const gp_label *labels;     /* ADD_PREFERRED / ADD_REQUIRED: key In [value] each */
-    size_t nlabels;
+    const gp_selector_req *exprs; /* ADD_PREFERRED / ADD_REQUIRED: matchExpressions */
+    size_t nexprs;
     const gp_container *container;
     long long seconds;
     const char *reason;         /* one line for warnings and the summary */

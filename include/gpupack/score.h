@@ -40,9 +40,16 @@ typedef struct {
     size_t ndeny;
 } gp_demand;
 
-/* Builds the demand. Strings borrow from pod and pol; arrays come from a. */
+/* Builds the demand, the class being the one the pod's gpupack.io/class label names. Strings
+ * borrow from pod and pol; arrays come from a. allow_models lists the class's gpuModels first
+ * (cls->ngpu_models of them), then the annotation's; deny_models likewise. */
 gp_status gp_demand_from_pod(const gp_pod *pod, const gp_policy *pol, gp_arena *a,
                              gp_demand *out, gp_err *err) GP_WUR;
+
+/* The same for a pod of class cls (NULL: none), which its label may not name yet: the webhook
+ * judges the pod it is about to label. */
+gp_status gp_demand_for_class(const gp_pod *pod, const gp_policy *pol, const gp_class *cls,
+                              gp_arena *a, gp_demand *out, gp_err *err) GP_WUR;
 
 typedef enum {
     GP_FILTER_PASS = 0,

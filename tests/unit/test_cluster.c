@@ -488,6 +488,49 @@ GP_TEST(live_nodes_labels_and_profiles)
     gp_cluster_unref(k.last);
 }
 
+#define GPU_NODE(name, product)                                                                    \
+    LNODE(name, "'nvidia.com/gpu.product':'" product "'", "'nvidia.com/gpu':'8'")
+
+/* Every node's GPU product is in the view (for the webhook's GPU model affinity): a product
+ * appearing, changing or going publishes; heartbeats do not. */
+GP_TEST(live_nodes_gpu_products)
+{
+    sink k = { 0 };
+    gp_cluster_live *l = gp_cluster_live_new(sink_publish, &k);
+
+    gp_cluster_live_nodes_begin(l);
+    live_event(l, false, NULL, GPU_NODE("g1", "NVIDIA-L4"));
+    live_event(l, false, NULL, GPU_NODE("g2", "NVIDIA-A100-SXM4-80GB"));
+    live_event(l, false, NULL, GPU_NODE("g3", "NVIDIA-L4"));
+    live_event(l, false, NULL, LNODE("cpu", "'x':'1'", "'cpu':'8'"));
+    gp_cluster_live_nodes_end(l);
+    GP_CHECK_INT(k.published, 1);
+    if (k.last != NULL)
+        GP_CHECK_STR(joined(k.last->gpu_products, k.last->ngpu_products),
+                     "NVIDIA-A100-SXM4-80GB,NVIDIA-L4");
+    live_event(l, false, "MODIFIED", GPU_NODE("g1", "NVIDIA-L4"));
+    GP_CHECK_INT(k.published, 1);
+    live_event(l, false, "MODIFIED", GPU_NODE("g1", "NVIDIA-H100-80GB-HBM3"));
+    GP_CHECK_INT(k.published, 2);
+    if (k.last != NULL)
+        GP_CHECK_STR(joined(k.last->gpu_products, k.last->ngpu_products),
+                     "NVIDIA-A100-SXM4-80GB,NVIDIA-H100-80GB-HBM3,NVIDIA-L4");
+    live_event(l, false, "DELETED", GPU_NODE("g2", "NVIDIA-A100-SXM4-80GB"));
+    GP_CHECK_INT(k.published, 3);
+    if (k.last != NULL)
+        GP_CHECK_STR(joined(k.last->gpu_products, k.last->ngpu_products),
+                     "NVIDIA-H100-80GB-HBM3,NVIDIA-L4");
+    /* The label removed. */
+    live_event(l, false, "MODIFIED", LNODE("g3", "'x':'1'", "'nvidia.com/gpu':'8'"));
+    GP_CHECK_INT(k.published, 4);
+    if (k.last != NULL)
+        GP_CHECK_STR(joined(k.last->gpu_products, k.last->ngpu_products), "NVIDIA-H100-80GB-HBM3");
+    live_event(l, false, "DELETED", LNODE("cpu", "", ""));
+    GP_CHECK_INT(k.published, 4);
+    gp_cluster_live_free(l);
+    gp_cluster_unref(k.last);
+}
+
 /* --- lookups and references ---------------------------------------------------------------- */
 
 GP_TEST(lookups_on_null_view)
@@ -522,7 +565,8 @@ GP_MAIN(GP_CASE(new_view_knows_nothing), GP_CASE(nodes_profiles_positive_unique_
         GP_CASE(nodes_invalid_json_is_an_error), GP_CASE(nodes_only_len_bytes_are_read),
         GP_CASE(nodes_replaced_on_success_kept_on_failure), GP_CASE(nodes_too_large),
         GP_CASE(empty_lists_are_known_and_empty), GP_CASE(nodes_kept_with_labels),
-        GP_CASE(nodes_label_limit), GP_CASE(live_nodes_labels_and_profiles), GP_CASE(priority_classes_list),
+        GP_CASE(nodes_label_limit), GP_CASE(live_nodes_labels_and_profiles),
+        GP_CASE(live_nodes_gpu_products), GP_CASE(priority_classes_list),
         GP_CASE(priority_classes_errors), GP_CASE(priority_classes_name_limit),
         GP_CASE(priority_classes_global_default), GP_CASE(live_priority_classes_global_default),
         GP_CASE(lookups_on_null_view), GP_CASE(refcount))

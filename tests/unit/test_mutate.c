@@ -120,10 +120,18 @@ static void app(char *buf, size_t sz, const char *fmt, ...)
     va_end(ap);
 }
 
-static void describe_labels(char *buf, size_t sz, const gp_label *l, size_t n)
+/* "K=V" for "K In [V]", else "K Op V1|V2"; joined by ",". */
+static void describe_exprs(char *buf, size_t sz, const gp_selector_req *r, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        app(buf, sz, "%s%s=%s", i ? "," : "", l[i].key, l[i].value);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(r[i].op, "In") == 0 && r[i].nvalues == 1) {
+            app(buf, sz, "%s%s=%s", i ? "," : "", r[i].key, r[i].values[0]);
+            continue;
+        }
+        app(buf, sz, "%s%s %s ", i ? "," : "", r[i].key, r[i].op);
+        for (size_t j = 0; j < r[i].nvalues; j++)
+            app(buf, sz, "%s%s", j ? "|" : "", r[i].values[j]);
+    }
 }
 
 /* One item per change: "tol KEY", "label K=V", "ann K", "pc NAME", "-priority", "-preemption",
@@ -158,11 +166,11 @@ static void describe(const gp_decision *d, char *buf, size_t sz)
             break;
         case GP_CH_ADD_PREFERRED:
             app(buf, sz, "pref %d ", c->weight);
-            describe_labels(buf, sz, c->labels, c->nlabels);
+            describe_exprs(buf, sz, c->exprs, c->nexprs);
             break;
         case GP_CH_ADD_REQUIRED:
             app(buf, sz, "req ");
-            describe_labels(buf, sz, c->labels, c->nlabels);
+            describe_exprs(buf, sz, c->exprs, c->nexprs);
             break;
         case GP_CH_REPLACE_RESOURCE:
             app(buf, sz, "res %c%d %s->%s", c->container->init ? 'i' : 'c', c->container->index,
@@ -264,10 +272,10 @@ static void check_changes(const gp_policy *pol, const gp_cluster *view, const ch
 /* The mutation kinds: distinct non-empty labels, the ones docs/webhook.md publishes. */
 GP_TEST(mutation_kind_table)
 {
-    static const char *const published[] = {"toleration", "class-label", "priority-class",
-                                            "placement", "mig", "runtime-cap", "spot",
-                                            "annotation", "scheduler-name",
-                                            "rightsizing", "cost-labels"};
+    static const char *const published[] = { "toleration",     "class-label", "priority-class",
+                                             "placement",      "gpu-model",   "mig",
+                                             "runtime-cap",    "spot",        "annotation",
+                                             "scheduler-name", "rightsizing", "cost-labels" };
 
     GP_CHECK_INT(GP_MK_COUNT, (int)(sizeof(published) / sizeof(published[0])));
     for (int k = 0; k < GP_MK_COUNT; k++) {
@@ -1574,6 +1582,175 @@ GP_TEST(pool_required)
     gp_policy_unref(pol);
 }
 
+/* --- GPU models as required node affinity ------------------------------------------------ */
+
+static const char models_policy[] =
+    "{'apiVersion':'gpupack.io/v1alpha1','kind':'Policy',"
+    "'tolerations':[{'key':'nvidia.com/gpu','operator':'Exists','effect':'NoSchedule'}],"
+    "'classes':{'train':{'gpuModels':['NVIDIA-H100-80GB-HBM3','NVIDIA-A100*'],"
+    "'excludeGpuModels':['*-PCIe-*']},'any':{}},"
+    "'rules':[{'name':'t','class':'train','match':{'namespaces':['train']}},"
+    "{'name':'a','class':'any','match':{'namespaces':['any']}}],"
+    "'scoring':{'prices':{'gpuProducts':{'NVIDIA-A100-SXM4-80GB':{'onDemand':'3'}}}}}";
+
+/* Nodes of three models (and one without the label): what the webhook's view knows. */
+static gp_cluster *cluster_of_models(void)
+{
+    static const char nodes[] =
+        "{'items':["
+        "{'metadata':{'name':'a','labels':{'nvidia.com/gpu.product':'NVIDIA-A100-SXM4-40GB'}}},"
+        "{'metadata':{'name':'b','labels':{'nvidia.com/gpu.product':'NVIDIA-A100-PCIe-40GB'}}},"
+        "{'metadata':{'name':'c','labels':{'nvidia.com/gpu.product':'Tesla-T4'}}},"
+        "{'metadata':{'name':'d','labels':{'nvidia.com/gpu.product':'Tesla-T4'}}},"
+        "{'metadata':{'name':'e'}}]}";
+    gp_cluster *c = gp_cluster_new();
+    char *s = q(nodes);
+    gp_err err = { { 0 } };
+
+    if (c == NULL || gp_cluster_set_nodes_json(c, s, strlen(s), &err) != GP_OK) {
+        printf("  cluster view: %s\n", err.msg);
+        gp_test_failed = 1;
+    }
+    free(s);
+    return c;
+}
+
+#define PRODUCT "nvidia.com/gpu.product"
+#define ANN_MODELS(v) "'annotations':{'gpupack.io/gpu-models':'" v "'}"
+
+GP_TEST(cluster_view_lists_gpu_products)
+{
+    gp_cluster *c = cluster_of_models();
+
+    GP_CHECK_INT((int)c->ngpu_products, 3);
+    if (c->ngpu_products == 3) {
+        GP_CHECK_STR(c->gpu_products[0], "NVIDIA-A100-PCIe-40GB");
+        GP_CHECK_STR(c->gpu_products[1], "NVIDIA-A100-SXM4-40GB");
+        GP_CHECK_STR(c->gpu_products[2], "Tesla-T4");
+    }
+    gp_cluster_unref(c);
+}
+
+/* The class's model lists become required node affinity: exact names as they are, globs as the
+ * models known (the view's nodes, the policy's prices) that they match. */
+GP_TEST(gpu_models_become_required_affinity)
+{
+    gp_policy *pol = policy_of(models_policy);
+    gp_cluster *view = cluster_of_models();
+    const char *pod = "{'metadata':{'namespace':'train'},'spec':{" GPU1 "}}";
+
+    /* No view: the glob stands for the priced model only; the exclusion matches nothing known. */
+    CHECK_CHANGES(pol, NULL, pod,
+                  TOL "; label gpupack.io/class=train; req " PRODUCT " In NVIDIA-A100-SXM4-80GB|"
+                      "NVIDIA-H100-80GB-HBM3; " MUTATED);
+    CHECK_CHANGES(pol, view, pod,
+                  TOL "; label gpupack.io/class=train; req " PRODUCT " In NVIDIA-A100-PCIe-40GB|"
+                      "NVIDIA-A100-SXM4-40GB|NVIDIA-A100-SXM4-80GB|NVIDIA-H100-80GB-HBM3," PRODUCT
+                      " NotIn NVIDIA-A100-PCIe-40GB; " MUTATED);
+    CHECK_IDEMPOTENT(pol, view, pod);
+    /* The annotation narrows (its own In) and excludes more; exact names need no view. */
+    CHECK_CHANGES(pol, view,
+                  "{'metadata':{'namespace':'train'," ANN_MODELS(
+                      "NVIDIA-A100-SXM4*, !Tesla-T4, !B9") "},'spec':{" GPU1 "}}",
+                  TOL "; label gpupack.io/class=train; req " PRODUCT " In NVIDIA-A100-PCIe-40GB|"
+                      "NVIDIA-A100-SXM4-40GB|NVIDIA-A100-SXM4-80GB|NVIDIA-H100-80GB-HBM3," PRODUCT
+                      " In NVIDIA-A100-SXM4-40GB|NVIDIA-A100-SXM4-80GB," PRODUCT
+                      " NotIn B9|NVIDIA-A100-PCIe-40GB|Tesla-T4; " MUTATED);
+    /* A class without model lists: only the annotation's, also for a pod of no class. */
+    CHECK_CHANGES(pol, view,
+                  "{'metadata':{'namespace':'any'," ANN_MODELS("Tesla-T4") "},'spec':{" GPU1 "}}",
+                  TOL "; label gpupack.io/class=any; req " PRODUCT "=Tesla-T4; " MUTATED);
+    CHECK_CHANGES(pol, view,
+                  "{'metadata':{'namespace':'none'," ANN_MODELS("!Tesla*") "},'spec':{" GPU1 "}}",
+                  TOL "; req " PRODUCT " NotIn Tesla-T4; " MUTATED);
+    CHECK_IDEMPOTENT(
+        pol, view, "{'metadata':{'namespace':'none'," ANN_MODELS("!Tesla*") "},'spec':{" GPU1 "}}");
+    /* Bound pods and DaemonSet pods: the filter passes them everywhere, nothing is stated. */
+    CHECK_CHANGES(pol, view, "{'metadata':{'namespace':'train'},'spec':{'nodeName':'a'," GPU1 "}}",
+                  TOL "; label gpupack.io/class=train; " MUTATED);
+    CHECK_CHANGES(pol, view,
+                  "{'metadata':{'namespace':'train'," OWNER("DaemonSet") "},'spec':{" GPU1 "}}",
+                  TOL "; label gpupack.io/class=train; " MUTATED);
+    /* A pod without GPUs is not the webhook's. */
+    CHECK_CHANGES(pol, view,
+                  "{'metadata':{'namespace':'train'},'spec':{'containers':[{'name':'c'}]}}", "");
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
+static bool has_warning(const gp_decision *d, const char *part)
+{
+    for (size_t i = 0; i < d->nwarnings; i++)
+        if (strstr(d->warnings[i], part) != NULL)
+            return true;
+    return false;
+}
+
+/* Composed with the pod's own terms (every term gets the models), and what cannot be stated is
+ * said in a warning, never written wrong. */
+GP_TEST(gpu_models_compose_and_warn)
+{
+    gp_policy *pol = policy_of(models_policy);
+    gp_cluster *view = cluster_of_models();
+    mfx f;
+
+    CHECK_CHANGES(pol, view,
+                  "{'metadata':{'namespace':'any'," ANN_MODELS(
+                      "Tesla-T4") "},'spec':{"
+                                  "'affinity':{'nodeAffinity':{'"
+                                  "requiredDuringSchedulingIgnoredDuringExecution':{"
+                                  "'nodeSelectorTerms':[{'matchExpressions':[" IN(
+                                      "zone", "a") "]},"
+                                                   "{'matchExpressions':[" IN(
+                                                       PRODUCT, "Tesla-T4") "]}]}}}," GPU1 "}}",
+                  TOL "; label gpupack.io/class=any; req " PRODUCT "=Tesla-T4; " MUTATED);
+    CHECK_CHANGES(
+        pol, view,
+        "{'metadata':{'namespace':'any'," ANN_MODELS(
+            "Tesla-T4") "},'spec':{"
+                        "'affinity':{'nodeAffinity':{'"
+                        "requiredDuringSchedulingIgnoredDuringExecution':{"
+                        "'nodeSelectorTerms':[{'matchExpressions':[" IN("zone", "a") "," IN(
+                            PRODUCT, "Tesla-T4") "]},"
+                                                 "{'matchExpressions':[" IN(
+                                                     PRODUCT, "Tesla-T4") "]}]}}}," GPU1 "}}",
+        TOL "; label gpupack.io/class=any; " MUTATED);
+    /* A glob no known model matches: stated as a model no node has, with a warning. */
+    if (mfx_run(&f, pol, view,
+                "{'metadata':{'namespace':'any'," ANN_MODELS("B200*") "},'spec':{" GPU1 "}}")) {
+        GP_CHECK(strstr(f.desc, "req " PRODUCT "=no-known-model.gpupack.io") != NULL);
+        GP_CHECK(has_warning(&f.d, "annotation gpupack.io/gpu-models (B200*) names no GPU model "
+                                   "known to the cluster"));
+    }
+    mfx_free(&f);
+    /* Not a label value: left out (it matches no node), the rest stated. */
+    CHECK_CHANGES(
+        pol, view,
+        "{'metadata':{'namespace':'any'," ANN_MODELS("!has space,Tesla-T4") "},'spec':{" GPU1 "}}",
+        TOL "; label gpupack.io/class=any; req " PRODUCT "=Tesla-T4; " MUTATED);
+    /* A malformed annotation (more than 32 globs): a warning, no affinity. */
+    if (mfx_run(
+            &f, pol, view,
+            "{'metadata':{'namespace':'any'," ANN_MODELS(
+                "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,a1,b1,c1,d1,e1,f1,g1") "},'"
+                                                                                            "spec':"
+                                                                                            "{" GPU1
+                                                                                            "}}")) {
+        GP_CHECK(strstr(f.desc, "req ") == NULL);
+        GP_CHECK(has_warning(&f.d, "more than 32 globs: GPU models not stated as node affinity"));
+    }
+    mfx_free(&f);
+    /* The pod's nodeSelector names a model the class refuses: a warning that it stays Pending. */
+    if (mfx_run(&f, pol, view,
+                "{'metadata':{'namespace':'train'},'spec':{'nodeSelector':{"
+                "'nvidia.com/gpu.product':'Tesla-T4'}," GPU1 "}}"))
+        GP_CHECK(has_warning(&f.d, "the pod's nodeSelector sets nvidia.com/gpu.product=Tesla-T4, "
+                                   "which class train does not allow"));
+    mfx_free(&f);
+    gp_cluster_unref(view);
+    gp_policy_unref(pol);
+}
+
 /* --- preemption that spares long runs ----------------------------------------------------- */
 
 /* A checkpointing training pod loses minutes when preempted: it gets the class's lower
@@ -2126,36 +2303,40 @@ GP_TEST(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods)
 
 GP_MAIN(GP_CASE(mutation_kind_table), GP_CASE(bare_gpu_pod_gets_everything_in_order),
         GP_CASE(scheduler_name_for_default_or_unset),
-        GP_CASE(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods), GP_CASE(non_gpu_pod_is_left_alone),
-        GP_CASE(skip_label_true_skips), GP_CASE(excluded_namespaces_skip),
-        GP_CASE(excluded_namespace_from_fallback), GP_CASE(mirror_pods_are_skipped), GP_CASE(toleration_only_when_not_covered),
+        GP_CASE(scheduler_name_leaves_other_schedulers_bound_and_cpu_pods),
+        GP_CASE(non_gpu_pod_is_left_alone), GP_CASE(skip_label_true_skips),
+        GP_CASE(excluded_namespaces_skip), GP_CASE(excluded_namespace_from_fallback),
+        GP_CASE(mirror_pods_are_skipped), GP_CASE(toleration_only_when_not_covered),
         GP_CASE(class_label_only_when_different),
         GP_CASE(unknown_class_label_warns_and_skips_class_changes),
-        GP_CASE(no_class_gets_only_the_toleration), GP_CASE(no_class_note_owner_and_default_class), GP_CASE(priority_class_only_when_none),
-        GP_CASE(priority_fields_removed_only_when_present),
-        GP_CASE(priority_class_missing_from_cluster_warns), GP_CASE(priority_override_global_default),
-        GP_CASE(priority_override_class_is_the_global_default), GP_CASE(runtime_cap_only_when_unset),
-        GP_CASE(existing_mutated_annotation_is_extended),
+        GP_CASE(no_class_gets_only_the_toleration), GP_CASE(no_class_note_owner_and_default_class),
+        GP_CASE(priority_class_only_when_none), GP_CASE(priority_fields_removed_only_when_present),
+        GP_CASE(priority_class_missing_from_cluster_warns),
+        GP_CASE(priority_override_global_default),
+        GP_CASE(priority_override_class_is_the_global_default),
+        GP_CASE(runtime_cap_only_when_unset), GP_CASE(existing_mutated_annotation_is_extended),
         GP_CASE(mig_rewrite_for_one_gpu_with_hint), GP_CASE(mig_rewrite_records_request_and_limit),
         GP_CASE(mig_original_resources_request_only), GP_CASE(mig_hint_sizes_pick_smallest_fit),
         GP_CASE(mig_only_for_exactly_one_gpu), GP_CASE(mig_only_for_classes_that_allow_it),
-        GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init), GP_CASE(mig_never_grows_the_pod),
-        GP_CASE(mig_original_annotation_not_overwritten),
+        GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init),
+        GP_CASE(mig_never_grows_the_pod), GP_CASE(mig_original_annotation_not_overwritten),
         GP_CASE(mig_pick_fewest_slices_then_memory_then_name),
         GP_CASE(mig_pick_fewer_slices_beats_less_memory), GP_CASE(mig_pick_no_profiles),
         GP_CASE(mig_cluster_view_restricts_profiles),
         GP_CASE(mig_cluster_offering_nothing_means_no_rewrite),
         GP_CASE(mig_profile_parsed_from_name_when_not_in_policy),
-        GP_CASE(mig_gpu_zero_container_asks_for_nothing), GP_CASE(mig_profile_needs_enough_instances),
-        GP_CASE(mig_only_on_nodes_the_pod_can_use), GP_CASE(mig_only_in_the_required_pool),
-        GP_CASE(spot_for_checkpointing_training), GP_CASE(spot_only_with_true_and_spot_class),
-        GP_CASE(spot_skips_what_the_pod_has), GP_CASE(pool_preferred), GP_CASE(pool_required),
+        GP_CASE(mig_gpu_zero_container_asks_for_nothing),
+        GP_CASE(mig_profile_needs_enough_instances), GP_CASE(mig_only_on_nodes_the_pod_can_use),
+        GP_CASE(mig_only_in_the_required_pool), GP_CASE(spot_for_checkpointing_training),
+        GP_CASE(spot_only_with_true_and_spot_class), GP_CASE(spot_skips_what_the_pod_has),
+        GP_CASE(pool_preferred), GP_CASE(pool_required), GP_CASE(cluster_view_lists_gpu_products),
+        GP_CASE(gpu_models_become_required_affinity), GP_CASE(gpu_models_compose_and_warn),
         GP_CASE(mig_needs_a_node_view_or_an_authoritative_list),
         GP_CASE(checkpointing_pods_get_the_preemptible_class),
         GP_CASE(class_tolerations_only_for_the_class),
         GP_CASE(runtime_cap_skips_controllers_that_restart),
-        GP_CASE(pool_conflicting_with_the_pod_is_skipped),
-        GP_CASE(arena_exhaustion_is_enomem), GP_CASE(arena_exhaustion_at_every_point_mig),
+        GP_CASE(pool_conflicting_with_the_pod_is_skipped), GP_CASE(arena_exhaustion_is_enomem),
+        GP_CASE(arena_exhaustion_at_every_point_mig),
         GP_CASE(arena_exhaustion_at_every_point_long_toleration),
         GP_CASE(jsonpatch_applier_is_strict), GP_CASE(idempotent_default_policy),
         GP_CASE(idempotent_with_cluster_view), GP_CASE(idempotent_pools),

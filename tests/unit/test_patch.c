@@ -341,15 +341,22 @@ GP_TEST(active_deadline_is_an_integer)
 
 /* --- node affinity ------------------------------------------------------------------------- */
 
-static gp_label pool_labels[] = { { (char *)"gpupack.io/pool", (char *)"h100" },
-                                  { (char *)"zone", (char *)"z1" } };
+static char *h100[] = { (char *)"h100" }, *z1[] = { (char *)"z1" };
+static gp_selector_req pool_labels[] = { { (char *)"gpupack.io/pool", (char *)"In", h100, 1 },
+                                         { (char *)"zone", (char *)"In", z1, 1 } };
+static char *models[] = { (char *)"NVIDIA-H100-80GB-HBM3", (char *)"NVIDIA-A100-SXM4-80GB" };
+static char *t4[] = { (char *)"Tesla-T4" };
+static gp_selector_req model_reqs[] = {
+    { (char *)"nvidia.com/gpu.product", (char *)"In", models, 2 },
+    { (char *)"nvidia.com/gpu.product", (char *)"NotIn", t4, 1 }
+};
 
 #define REQ_PATH "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"
 #define IN(k, v) "{'key':'" k "','operator':'In','values':['" v "']}"
 
 GP_TEST(required_without_affinity_creates_it)
 {
-    gp_change c = { .kind = GP_CH_ADD_REQUIRED, .labels = pool_labels, .nlabels = 1 };
+    gp_change c = { .kind = GP_CH_ADD_REQUIRED, .exprs = pool_labels, .nexprs = 1 };
 
     CHECK_PATCH("{'spec':{}}", &c, 1,
                 "[{'op':'add','path':'/spec/affinity','value':{'nodeAffinity':{"
@@ -362,7 +369,7 @@ GP_TEST(required_without_affinity_creates_it)
 
 GP_TEST(required_added_to_every_term)
 {
-    gp_change c = { .kind = GP_CH_ADD_REQUIRED, .labels = pool_labels, .nlabels = 2 };
+    gp_change c = { .kind = GP_CH_ADD_REQUIRED, .exprs = pool_labels, .nexprs = 2 };
     const char *pod = "{'spec':{'affinity':{'nodeAffinity':{"
                       "'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':["
                       "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "]},"
@@ -390,10 +397,36 @@ GP_TEST(required_added_to_every_term)
                   IN("gpupack.io/pool", "h100") "," IN("zone", "z1") "]}]}}}}}");
 }
 
+#define MODELS_IN                                                                                  \
+    "{'key':'nvidia.com/gpu.product','operator':'In','values':['NVIDIA-H100-80GB-HBM3',"           \
+    "'NVIDIA-A100-SXM4-80GB']}"
+#define T4_OUT "{'key':'nvidia.com/gpu.product','operator':'NotIn','values':['Tesla-T4']}"
+
+/* Two required changes in one patch (the pool, then the GPU models): the second sees the term
+ * the first created; a term that already has an expression (its values in another order) does
+ * not get it twice. */
+GP_TEST(required_changes_compose)
+{
+    gp_change c[2] = { { .kind = GP_CH_ADD_REQUIRED, .exprs = pool_labels, .nexprs = 1 },
+                       { .kind = GP_CH_ADD_REQUIRED, .exprs = model_reqs, .nexprs = 2 } };
+    const char *pod = "{'spec':{'affinity':{'nodeAffinity':{"
+                      "'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':["
+                      "{'matchExpressions':[{'key':'nvidia.com/gpu.product','operator':'In',"
+                      "'values':['NVIDIA-A100-SXM4-80GB','NVIDIA-H100-80GB-HBM3']}]}]}}}}}";
+
+    CHECK_APPLIED("{'spec':{}}", c, 2,
+                  "{'spec':{'affinity':{'nodeAffinity':{"
+                  "'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':["
+                  "{'matchExpressions':[" IN("gpupack.io/pool", "h100") "," MODELS_IN "," T4_OUT
+                                                                        "]}]}}}}}");
+    CHECK_PATCH(pod, &c[1], 1,
+                "[{'op':'add','path':'" REQ_PATH "/nodeSelectorTerms/0/matchExpressions/-',"
+                "'value':" T4_OUT "}]");
+}
+
 GP_TEST(preferred_creates_or_appends)
 {
-    gp_change c = { .kind = GP_CH_ADD_PREFERRED, .labels = pool_labels, .nlabels = 2,
-                    .weight = 80 };
+    gp_change c = { .kind = GP_CH_ADD_PREFERRED, .exprs = pool_labels, .nexprs = 2, .weight = 80 };
 
     CHECK_PATCH("{'spec':{'affinity':{}}}", &c, 1,
                 "[{'op':'add','path':'/spec/affinity/nodeAffinity','value':{"
@@ -521,8 +554,8 @@ GP_MAIN(GP_CASE(pointer_escape), GP_CASE(pointer_escape_bounds), GP_CASE(no_chan
         GP_CASE(wrong_type_parent_is_einternal), GP_CASE(toleration_creates_or_appends),
         GP_CASE(toleration_fields_and_int64_seconds), GP_CASE(priority_class_and_removals),
         GP_CASE(active_deadline_is_an_integer), GP_CASE(required_without_affinity_creates_it),
-        GP_CASE(required_added_to_every_term), GP_CASE(preferred_creates_or_appends),
-        GP_CASE(resource_replace_keeps_other_resources),
+        GP_CASE(required_added_to_every_term), GP_CASE(required_changes_compose),
+        GP_CASE(preferred_creates_or_appends), GP_CASE(resource_replace_keeps_other_resources),
         GP_CASE(resource_replace_init_container_limits_only),
         GP_CASE(resource_replace_index_out_of_range_is_einternal),
         GP_CASE(patch_for_a_real_decision))
