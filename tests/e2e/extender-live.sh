@@ -90,3 +90,14 @@ echo "$W" | jq -e '(.response.patch // "" | @base64d | test("mig-") | not)
 ctl apply "$(jq '.items[] | select(.metadata.name == "mig-empty") | .status.allocatable["nvidia.com/mig-3g.40gb"] = "2" | {kind: "nodes", type: "MODIFIED", object: .}' "$ROOT/tests/extender/nodes.json")"
 i=0; while [ $i -lt 50 ] && [ "$(mig_of)" = none ]; do sleep 0.1; i=$((i+1)); done
 mig_of | grep -q 'mig-3g.40gb' && pass webhook-live.new-profile-through-watch || fail webhook-live.new-profile-through-watch "$(mig_of)"
+# GPU model globs stand for the models the live view knows: a new model joining through the watch
+# is in the next pod's required node affinity (stated for a prioritize-only scheduler).
+MREVIEW=$(jq -c '.request.object.metadata.annotations["gpupack.io/gpu-models"] = "NVIDIA-A100*,NVIDIA-ZZ9*"' "$ROOT/tests/examples/gpu-deployment-review.json")
+models_of() { curl -s --max-time 5 --cacert "$CERTS/ca.crt" -H 'Content-Type: application/json' --data-binary "$MREVIEW" "https://localhost:$WPORT/mutate" \
+    | jq -c '.response.patch // "" | @base64d | fromjson? // [] | [.. | objects | select(.key? == "nvidia.com/gpu.product")] | .[0].values // []'; }
+[ "$(models_of)" = '["NVIDIA-A100-SXM4-40GB","NVIDIA-A100-SXM4-80GB"]' ] \
+    && pass webhook-live.gpu-models-from-view || fail webhook-live.gpu-models-from-view "$(models_of)"
+ctl apply "$(jq '.items[] | select(.metadata.name == "t4-small") | .metadata.labels["nvidia.com/gpu.product"] = "NVIDIA-ZZ9-TEST" | {kind: "nodes", type: "MODIFIED", object: .}' "$ROOT/tests/extender/nodes.json")"
+i=0; while [ $i -lt 50 ] && ! models_of | grep -q ZZ9; do sleep 0.1; i=$((i+1)); done
+[ "$(models_of)" = '["NVIDIA-A100-SXM4-40GB","NVIDIA-A100-SXM4-80GB","NVIDIA-ZZ9-TEST"]' ] \
+    && pass webhook-live.gpu-model-through-watch || fail webhook-live.gpu-model-through-watch "$(models_of)"

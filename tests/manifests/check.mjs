@@ -519,7 +519,9 @@ function checkSchedulerConfig(cfg) {
   const e = cfg.extenders[0];
   for (const k of Object.keys(e)) expect(EXTENDER_FIELDS.has(k), `unknown extender field ${k}`);
   expect(/^http:\/\/127\.0\.0\.1:\d+\//.test(e.urlPrefix), `urlPrefix ${e.urlPrefix} is not loopback`);
-  expect(e.filterVerb === "filter" && e.prioritizeVerb === "prioritize", "verbs");
+  // Prioritize only by default (docs/extender.md): the filter's rules are kube-scheduler's own
+  // or stated by the webhook as node affinity.
+  expect(e.filterVerb === undefined && e.prioritizeVerb === "prioritize", "verbs: prioritize only");
   expect(Number.isInteger(e.weight) && e.weight > 0, "weight");
   expect(e.nodeCacheCapable === true && e.ignorable === true, "nodeCacheCapable and ignorable");
   expect(durationS(e.httpTimeout) > 0 && durationS(e.httpTimeout) <= 5, `httpTimeout ${e.httpTimeout}`);
@@ -946,7 +948,7 @@ await checkAsync("extender-sidecar-runs-as-rendered", async () => {
     const list = JSON.parse(out);
     expect(Array.isArray(list) && list.length > 0 && list.every((h) => h.Score >= 0 && h.Score <= 10), `prioritize: ${out.slice(0, 200)}`);
     const st = execFileSync("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
-      "--data-binary", `@${body}`, `http://127.0.0.1:${hport}${u.pathname}/${e.filterVerb}`], { encoding: "utf8" });
+      "--data-binary", `@${body}`, `http://127.0.0.1:${hport}${u.pathname}/filter`], { encoding: "utf8" });
     expect(st === "404", `the health port scores (${st})`);
   } finally { p.kill("SIGTERM"); }
 });
