@@ -30,6 +30,9 @@ typedef struct {
     const gp_rec *applying;     /* the recommendation the MIG rewrite applies; NULL: the user's */
     const char *workload_ref;   /* "deployment/ranker" while applying */
     const char *warn_prefix;    /* put before every warning; NULL: none */
+    gp_gpu_affinity models;     /* the GPU model rules stated as affinity (gpuaff.h) */
+    gp_status models_st;        /* GP_OK, or GP_EINVAL with models_err: a bad annotation */
+    gp_err models_err;
 } mctx;
 
 #define MUTATION_LABEL(id, label) [id] = label,
@@ -493,8 +496,13 @@ static const gp_mig_profile *node_best(const gp_cluster *view, const gp_cluster_
 
 static bool may_use(const gp_mig_where *where, const gp_cluster_node *node)
 {
-    return where == NULL || gp_pod_may_use_node(where->pod, where->required, where->nrequired,
-                                                node->name, node->labels, node->nlabels);
+    if (where == NULL)
+        return true;
+    for (size_t i = 0; i < where->nexprs; i++)
+        if (!gp_node_req_matches(&where->exprs[i], node->labels, node->nlabels))
+            return false;
+    return gp_pod_may_use_node(where->pod, where->required, where->nrequired, node->name,
+                               node->labels, node->nlabels);
 }
 
 /* Node by node: only a node that would improve on the best so far is matched against the pod. */
@@ -758,7 +766,8 @@ static gp_status mig_rewrite(mctx *m, gp_qty need, const char *hint, const char 
     bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL &&
                     !m->pool_conflict;
     gp_mig_where where = { .pod = m->pod, .required = req_pool ? pool->labels : NULL,
-                           .nrequired = req_pool ? pool->nlabels : 0 };
+                           .nrequired = req_pool ? pool->nlabels : 0,
+                           .exprs = m->models.models, .nexprs = m->models.nmodels };
     const gp_container *odd;
     const gp_mig_profile *prof;
 
@@ -1214,23 +1223,20 @@ static gp_status warn_selector_model(mctx *m, const gp_gpu_affinity *g)
  * kube-scheduler (and cluster-autoscaler) enforce them without the filter call (gpuaff.h). */
 static gp_status decide_gpu_affinity(mctx *m)
 {
-    gp_gpu_affinity g;
-    gp_err err = { { 0 } };
-    gp_status st = gp_gpu_affinity_of(m->pod, m->pol, m->cls, m->view, m->a, &g, &err);
+    const gp_gpu_affinity *g = &m->models;
+    gp_status st = GP_OK;
 
-    if (st == GP_EINVAL)
-        return add_warning(m, gp_arena_printf(m->a,
-                                              "%.120s: GPU models not stated as node "
-                                              "affinity",
-                                              err.msg));
-    for (size_t i = 0; st == GP_OK && i < g.nwarnings; i++)
-        st = add_warning(m, g.warnings[i]);
+    if (m->models_st == GP_EINVAL)
+        return add_warning(m, gp_arena_printf(m->a, "%.120s: GPU models not stated as node "
+                                              "affinity", m->models_err.msg));
+    for (size_t i = 0; st == GP_OK && i < g->nwarnings; i++)
+        st = add_warning(m, g->warnings[i]);
     if (st == GP_OK)
-        st = warn_selector_model(m, &g);
-    if (st == GP_OK && g.nmodels > 0)
-        st = require(
-            m, GP_MK_GPU_MODEL, g.models, g.nmodels,
-            gp_arena_printf(m->a, "required node affinity %s (%s)", g.models_text, g.models_from));
+        st = warn_selector_model(m, g);
+    if (st == GP_OK && g->nmodels > 0)
+        st = require(m, GP_MK_GPU_MODEL, g->models, g->nmodels,
+                     gp_arena_printf(m->a, "required node affinity %s (%s)", g->models_text,
+                                     g->models_from));
     return st;
 }
 
@@ -1325,6 +1331,10 @@ gp_status gp_mutate(const gp_pod *pod, const gp_policy *pol, const gp_cluster *v
     if (st == GP_OK && out->class_name == NULL && out->class_why == NULL && pol->nclasses > 0)
         st = explain_no_class(&m);
     m.cls = out->class_name ? gp_policy_class(pol, out->class_name) : NULL;
+    if (st == GP_OK)
+        m.models_st = gp_gpu_affinity_of(pod, pol, m.cls, view, a, &m.models, &m.models_err);
+    if (m.models_st != GP_OK && m.models_st != GP_EINVAL)
+        st = m.models_st;
     if (st == GP_OK && m.cls != NULL)
         st = decide_class(&m);
     if (st == GP_OK)
