@@ -23,7 +23,10 @@ seed() {
     case $name in
     admission)
         for f in "$FIXTURES"/admissionreview-*.json "$FIXTURES"/kube-v1.32-captured/admissionreview-*.json \
-                 tests/examples/*.json; do [ -f "$f" ] && cp "$f" "$dir/"; done ;;
+                 tests/examples/*.json; do [ -f "$f" ] && cp "$f" "$dir/"; done
+        # GPU model rules: globs, exclusions, one that is not a label value.
+        jq '.request.object.metadata.annotations["gpupack.io/gpu-models"] = "NVIDIA-A100*, !*-PCIe-*,H 1"' \
+            tests/examples/gpu-deployment-review.json > "$dir/gpu-models-review.json" ;;
     extargs)
         # The first byte picks the verb: '0' filter, '1' prioritize.
         for f in "$FIXTURES"/extender-v1-ExtenderArgs-*.json "$FIXTURES"/kube-v1.32-captured/extenderargs-*.json; do

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* AdmissionReview path: raw body -> decode -> decision -> JSON patch -> encoded response, as
- * POST /mutate runs it, with the default policy and a cluster view that offers MIG profiles and
- * PriorityClasses. Properties: every answer is a 200 AdmissionReview that allows the pod, or a
+ * POST /mutate runs it, with the default policy and a cluster view that offers MIG profiles (on
+ * a node with a GPU product, for the GPU model rules) and PriorityClasses. Properties: every answer is a 200 AdmissionReview that allows the pod, or a
  * 400 with an error body; a 200 answer parses as JSON and carries the request's uid. */
 #include "fuzz_common.h"
 
@@ -16,7 +16,8 @@ static gp_policy_holder holder;
 static void setup(void)
 {
     static const char nodes[] =
-        "{\"items\":[{\"status\":{\"allocatable\":{\"nvidia.com/mig-1g.10gb\":\"7\","
+        "{\"items\":[{\"metadata\":{\"labels\":{\"nvidia.com/gpu.product\":"
+        "\"NVIDIA-A100-SXM4-80GB\"}},\"status\":{\"allocatable\":{\"nvidia.com/mig-1g.10gb\":\"7\","
         "\"nvidia.com/mig-2g.20gb\":\"3\",\"nvidia.com/mig-3g.40gb\":\"2\"}}}]}";
     static const char pcs[] = "{\"items\":[{\"metadata\":{\"name\":\"gpu-inference\"}},"
                               "{\"metadata\":{\"name\":\"gpu-training\"}}]}";
