@@ -334,6 +334,8 @@ static bool fx_fake(fixture *f, const char *scheme, const char *const *extra)
     int64_t end;
 
     snprintf(portfile, sizeof(portfile), "%s/port", f->dir);
+    if (f->cfg == NULL) /* also when the fake fails to start: the test then fails, not crashes */
+        f->cfg = calloc(1, sizeof(*f->cfg));
     for (; extra && *extra && n < 30; extra++)
         argv[n++] = *extra;
     argv[n] = NULL;
@@ -344,7 +346,8 @@ static bool fx_fake(fixture *f, const char *scheme, const char *const *extra)
         execvp("python3", (char *const *)argv);
         _exit(127);
     }
-    for (end = mono_ms() + 5000; mono_ms() < end; usleep(10000)) {
+    /* Python's start-up takes seconds on a loaded 2-core machine (make check runs in parallel). */
+    for (end = mono_ms() + 30000; mono_ms() < end; usleep(10000)) {
         if ((port = read_all(portfile)) != NULL)
             break;
     }
@@ -353,8 +356,6 @@ static bool fx_fake(fixture *f, const char *scheme, const char *const *extra)
     port[strcspn(port, "\n")] = '\0';
     snprintf(f->url, sizeof(f->url), "%s://127.0.0.1:%s", scheme, port);
     free(port);
-    if (f->cfg == NULL)
-        f->cfg = calloc(1, sizeof(*f->cfg));
     free(f->cfg->server);
     f->cfg->server = strdup(f->url);
     return true;
