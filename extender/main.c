@@ -14,6 +14,7 @@
 #include "gpupack/extender.h"
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
+#include "gpupack/jsonpool.h"
 #include "gpupack/kube.h"
 #include "gpupack/log.h"
 #include "gpupack/metrics.h"
@@ -25,7 +26,9 @@
 #define GP_VERSION "0.0.0"
 #endif
 
-#define POD_FIELD_SELECTOR "status.phase!=Succeeded,status.phase!=Failed"
+/* Bound pods that have not finished: the only ones the view counts. Pending pods are left out on
+ * the server, so a scheduled pod costs one watch event (its binding), not two. */
+#define POD_FIELD_SELECTOR "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
 
 typedef struct {
     gp_daemon_opts d;
@@ -379,6 +382,7 @@ int main(int argc, char **argv)
         return rc;
     gp_daemon_rt_start(&a.rt, a.opt.d.policy, level);
     gp_extender_preregister(a.rt.metrics);
+    gp_json_pool_install(); /* before any thread serves: calls and watch events use pools */
     rc = setup_view(&a);
     if (rc == 0) {
         a.ext = (gp_extender){ .policy = &a.rt.policy, .cache = a.cache, .metrics = a.rt.metrics,

@@ -131,7 +131,7 @@ static int attach(sax *x, cJSON *v)
 static int scalar(sax *x, cJSON *(*make)(const void *), const void *arg)
 {
     if (x->skip > 0 || next_mode(x) == M_SKIP) {
-        free(x->key);
+        cJSON_free(x->key);
         x->key = NULL;
         return 1;
     }
@@ -176,14 +176,14 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
     if (memchr(s, '\0', n) != NULL)
         return fail(x, "\\u0000 in a string");
     if (x->skip > 0 || next_mode(x) == M_SKIP) {
-        free(x->key);
+        cJSON_free(x->key);
         x->key = NULL;
         return 1;
     }
-    copy = malloc(n + 1);
+    copy = cJSON_malloc(n + 1);
     v = copy ? cJSON_CreateNull() : NULL;
     if (v == NULL) {
-        free(copy);
+        cJSON_free(copy);
         return fail(x, "out of memory");
     }
     memcpy(copy, s, n);
@@ -201,8 +201,8 @@ static int on_key(void *ctx, const unsigned char *s, size_t n)
         return fail(x, "\\u0000 in a member name");
     if (x->skip > 0)
         return 1;
-    free(x->key);
-    x->key = malloc(n + 1);
+    cJSON_free(x->key);
+    x->key = cJSON_malloc(n + 1);
     if (x->key == NULL)
         return fail(x, "out of memory");
     memcpy(x->key, s, n);
@@ -237,7 +237,7 @@ static int open_container(sax *x, bool object)
     if (x->depth + x->skip >= GP_EXTARGS_MAX_DEPTH)
         return fail(x, "nested too deeply");
     if (m == M_SKIP) {
-        free(x->key);
+        cJSON_free(x->key);
         x->key = NULL;
         x->skip++;
         return 1;
@@ -354,7 +354,7 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
     x->held.link.prev = x->held.link.next = &x->held;
     if (setjmp(x->oom) != 0) { /* yajl's own allocation failed */
         held_free_all(x);
-        free(x->key);
+        cJSON_free(x->key);
         x->key = NULL;
         cJSON_Delete(x->root);
         x->root = NULL;
@@ -364,7 +364,7 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
     ys = yajl_parse(x->h, (const unsigned char *)body, len);
     if (ys == yajl_status_ok)
         ys = yajl_complete_parse(x->h);
-    free(x->key);
+    cJSON_free(x->key);
     x->key = NULL;
     if (ys != yajl_status_ok) {
         size_t at = yajl_get_bytes_consumed(x->h);

@@ -9,6 +9,7 @@
 
 #include "gpupack/arena.h"
 #include "gpupack/extargs.h"
+#include "gpupack/jsonpool.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/podview.h"
 #include "gpupack/score.h"
@@ -107,7 +108,8 @@ static bool alloc_arrays(call *c)
 {
     size_t n = c->args.n ? c->args.n : 1;
 
-    c->nodes = gp_arena_alloc(&c->a, n * sizeof(*c->nodes));
+    /* Not zeroed (n views of ~600 bytes): resolve_nodes() fills each one. */
+    c->nodes = gp_arena_alloc_raw(&c->a, n * sizeof(*c->nodes));
     c->known = gp_arena_alloc(&c->a, n * sizeof(*c->known));
     c->owned = gp_arena_alloc(&c->a, n * sizeof(*c->owned));
     c->fres = gp_arena_alloc(&c->a, n * sizeof(*c->fres));
@@ -146,6 +148,8 @@ static bool resolve_nodes(call *c)
 
         if (!c->args.full_nodes) {
             c->known[i] = gp_cache_view(cache, c->args.names[i], c->now_ms, &c->nodes[i]);
+            if (!c->known[i])
+                memset(&c->nodes[i], 0, sizeof(c->nodes[i]));
             continue;
         }
         st = gp_node_from_json(c->args.nodes[i], c->pol, &c->nodes[i], NULL);
@@ -401,23 +405,36 @@ void gp_extender_preregister(gp_metrics *m)
     }
 }
 
+/* Filter counters, summed per (result, kind) first: one metrics update per distinct label set,
+ * not one per refused node. */
 static void count_filter(call *c)
 {
     static const char *const names[] = { "pass", "full", "unresolvable" };
     uint64_t counts[3] = { 0, 0, 0 };
+    uint64_t reasons[2][GP_FK_COUNT + 1];
 
+    memset(reasons, 0, sizeof(reasons));
     for (size_t i = 0; i < c->args.n; i++) {
-        char labels[64];
         int v = c->fres[i].verdict;
+        gp_filter_kind k = gp_filter_reason_kind(c->freason[i]);
 
         counts[v >= 0 && v <= 2 ? v : 0]++;
-        if (v == 0)
-            continue;
-        snprintf(labels, sizeof(labels), "result=\"%s\",reason=\"%s\"", names[v == 1 ? 1 : 2],
-                 gp_filter_kind_label(gp_filter_reason_kind(c->freason[i])));
-        gp_metrics_add(c->x->metrics, "gpupack_extender_filter_reasons_total",
-                       "Nodes filtered out, by result and kind of reason.", labels, 1);
+        if (v != 0)
+            reasons[v == 1 ? 0 : 1][k < GP_FK_COUNT ? k : GP_FK_COUNT]++;
     }
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k <= GP_FK_COUNT; k++) {
+            const char *kind = gp_filter_kind_label((gp_filter_kind)k);
+            char labels[64];
+
+            if (reasons[r][k] == 0)
+                continue;
+            snprintf(labels, sizeof(labels), "result=\"%s\",reason=\"%s\"", names[r + 1],
+                     kind ? kind : "other");
+            gp_metrics_add(c->x->metrics, "gpupack_extender_filter_reasons_total",
+                           "Nodes filtered out, by result and kind of reason.", labels,
+                           reasons[r][k]);
+        }
     for (int v = 0; v < 3; v++) {
         char labels[48];
 
@@ -454,7 +471,12 @@ static void record_phases(call *c, const double t[4])
 static void record(call *c, double started)
 {
     char labels[64];
-    char *top = c->verb == GP_VERB_PRIORITIZE && c->outcome[0] == 'o' ? top_json(c) : NULL;
+    gp_log_level level = c->error[0] ? GP_LOG_WARN : GP_LOG_INFO;
+    /* The top candidates only for a line that is written (at info, not in production's warn). */
+    char *top =
+        c->verb == GP_VERB_PRIORITIZE && c->outcome[0] == 'o' && gp_log_enabled(c->x->log, level)
+            ? top_json(c)
+            : NULL;
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(c->args.pod, "metadata");
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(meta, "namespace");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
@@ -470,13 +492,12 @@ static void record(call *c, double started)
                        now_seconds() - started);
     if (c->verb == GP_VERB_FILTER && c->outcome[0] == 'o')
         count_filter(c);
-    GP_LOG(c->x->log, c->error[0] ? GP_LOG_WARN : GP_LOG_INFO, verb_name(c->verb),
+    GP_LOG(c->x->log, level, verb_name(c->verb),
            GP_LS("namespace", cJSON_IsString(ns) ? ns->valuestring : NULL),
            GP_LS("pod", cJSON_IsString(name) ? name->valuestring : NULL),
-           GP_LS("class", c->d.class_name), GP_LI("gpu", c->d.usage.gpu),
-           GP_LI("nodes", c->args.n), GP_LS("outcome", c->outcome),
-           GP_LS("error", c->error[0] ? c->error : NULL), GP_LJ("top", top),
-           GP_LF("duration_ms", (now_seconds() - started) * 1e3));
+           GP_LS("class", c->d.class_name), GP_LI("gpu", c->d.usage.gpu), GP_LI("nodes", c->args.n),
+           GP_LS("outcome", c->outcome), GP_LS("error", c->error[0] ? c->error : NULL),
+           GP_LJ("top", top), GP_LF("duration_ms", (now_seconds() - started) * 1e3));
     cJSON_free(top);
 }
 
@@ -528,8 +549,11 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
 {
     call c;
     double t[4];
+    gp_json_pool pool;
 
     t[0] = now_seconds();
+    /* The call's cJSON trees (the Pod, the log line's candidates) come from one pool. */
+    gp_json_pool_begin(&pool, 0);
     memset(&c, 0, sizeof(c));
     c.x = x;
     c.verb = verb;
@@ -558,7 +582,8 @@ void gp_extender_call(gp_extender *x, gp_verb verb, const char *body, size_t len
     record(&c, t[0]);
     explain_flush(&c);
     cleanup(&c);
-    cJSON_Delete(c.root);
+    gp_json_pool_drop(&pool, c.root);
+    gp_json_pool_end(&pool);
     gp_policy_unref(c.pol);
     gp_arena_free(&c.a);
     if (len > GP_EXTENDER_TRIM_BYTES)

@@ -135,6 +135,12 @@ void gp_json_pool_begin(gp_json_pool *p, size_t limit)
         bound_pool = p;
 }
 
+void gp_json_pool_drop(const gp_json_pool *p, cJSON *tree)
+{
+    if (!p->bound)
+        cJSON_Delete(tree);
+}
+
 void gp_json_pool_end(gp_json_pool *p)
 {
     if (p->bound && bound_pool == p)

@@ -31,6 +31,7 @@
 #include "gpupack/kube.h"
 
 #include "gpupack/curlbody.h"
+#include "gpupack/jsonpool.h"
 #include "gpupack/kubeexec.h"
 #include <curl/curl.h>
 #include <errno.h>
@@ -909,9 +910,14 @@ static gp_status on_event(watch_ctx *w, const char *type, const cJSON *obj)
     return GP_OK;
 }
 
+/* One watch event. Its cJSON tree comes from a pool (jsonpool.h) released after the handler:
+ * handlers copy what they keep. */
 static gp_status on_line(void *arg, const char *line, size_t len)
 {
     watch_ctx *w = arg;
+    gp_json_pool pool;
+
+    gp_json_pool_begin(&pool, 0);
     cJSON *root = cJSON_ParseWithLengthOpts(line, len + 1, NULL, 1);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "object");
@@ -923,7 +929,8 @@ static gp_status on_line(void *arg, const char *line, size_t len)
     } else {
         st = on_event(w, type->valuestring, obj);
     }
-    cJSON_Delete(root);
+    gp_json_pool_drop(&pool, root);
+    gp_json_pool_end(&pool);
     if (stopping(w->inf) && st == GP_OK)
         st = GP_EIO;
     return st;

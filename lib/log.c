@@ -255,6 +255,11 @@ static void line_finish(line_buf *l)
     l->buf[l->len++] = '\n';
 }
 
+bool gp_log_enabled(const gp_log *log, gp_log_level level)
+{
+    return log != NULL && level >= log->level;
+}
+
 void gp_log_write(gp_log *log, gp_log_level level, const char *msg, const gp_log_field *fields,
                   size_t nfields)
 {

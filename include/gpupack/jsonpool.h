@@ -24,6 +24,8 @@
 
 #include "gpupack/arena.h"
 
+struct cJSON;
+
 #define GP_JSON_POOL_CHUNK (256u * 1024) /* kept per thread; overflow comes in chunks this size */
 
 typedef struct {
@@ -44,6 +46,11 @@ bool gp_json_pool_active(void);
 /* Binds the calling thread's cJSON allocations to p, which may grow to limit bytes (0: no limit;
  * past it cJSON sees an allocation failure). Does nothing when the hooks are not installed. */
 void gp_json_pool_begin(gp_json_pool *p, size_t limit);
+
+/* Drops a cJSON tree made entirely while p was bound (every node, name and string from cJSON's
+ * allocator): nothing to walk when p is bound, since gp_json_pool_end() releases it whole;
+ * cJSON_Delete() otherwise. */
+void gp_json_pool_drop(const gp_json_pool *p, struct cJSON *tree);
 
 /* Unbinds p and releases everything allocated from it. */
 void gp_json_pool_end(gp_json_pool *p);

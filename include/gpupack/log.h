@@ -13,6 +13,7 @@
 #define GPUPACK_LOG_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -56,6 +57,9 @@ typedef struct {
  * values are written as null. */
 void gp_log_write(gp_log *log, gp_log_level level, const char *msg, const gp_log_field *fields,
                   size_t nfields);
+
+/* True when a line at level would be written (callers skip building costly fields otherwise). */
+bool gp_log_enabled(const gp_log *log, gp_log_level level);
 
 #define GP_LOG(log, level, msg, ...)                                                            \
     do {                                                                                        \

@@ -104,6 +104,27 @@ GP_TEST(pool_limit_is_an_allocation_failure)
     free(text);
 }
 
+/* gp_json_pool_drop(): a tree of the bound pool is left for the pool's end (nothing walked); with
+ * no pool bound it is deleted (under valgrind and ASan, a leak otherwise). */
+GP_TEST(pool_drop_frees_only_without_a_pool)
+{
+    gp_json_pool pool;
+    cJSON *j;
+    bool on = pool_or_note();
+
+    gp_json_pool_begin(&pool, 0);
+    j = cJSON_Parse("{\"a\":[1,2,{\"b\":\"c\"}]}");
+    GP_CHECK(j != NULL);
+    size_t used = pool.used;
+    gp_json_pool_drop(&pool, j);
+    GP_CHECK(on ? pool.used == used && used > 0 : pool.used == 0);
+    gp_json_pool_end(&pool);
+    gp_json_pool_end(&pool);    /* idempotent */
+    j = cJSON_Parse("[1,2,3]"); /* no pool bound: malloc, and drop must free it */
+    GP_CHECK(j != NULL);
+    gp_json_pool_drop(&pool, j);
+}
+
 GP_TEST(pool_off_by_environment)
 {
     gp_json_pool pool;
@@ -121,4 +142,5 @@ GP_TEST(pool_off_by_environment)
 }
 
 GP_MAIN(GP_CASE(pool_serves_and_releases), GP_CASE(pool_grows_past_its_chunk),
-        GP_CASE(pool_limit_is_an_allocation_failure), GP_CASE(pool_off_by_environment))
+        GP_CASE(pool_limit_is_an_allocation_failure), GP_CASE(pool_drop_frees_only_without_a_pool),
+        GP_CASE(pool_off_by_environment))
