@@ -8,9 +8,11 @@
 # lists and watches it through a kubeconfig (its live view, as in a cluster); once it is ready,
 # tests/bench/schedcycle.py schedules BENCH_SCHED_PODS pods (default 300; 5 in --smoke) one at a
 # time as kube-scheduler does: filter, prioritize, then the binding streamed to the extender's
-# watch. Once with 230 candidate names, once with 5,000 (or all the cluster's nodes if fewer).
-# Records extender-schedcycle-230-names and extender-schedcycle-5000-names: per-call p50/p99 of
-# filter and prioritize (client side) and the extender's CPU milliseconds per scheduled pod.
+# watch. Once with 230 candidate names, once with 5,000 (or all the cluster's nodes if fewer);
+# then prioritize only (the shipped scheduler configuration) with 230 and 500 names of nodes with
+# free GPUs. Records extender-schedcycle-{230,5000}-names and
+# extender-schedcycle-prioritize-only-{230,500}-names: per-call p50/p99 of filter and prioritize
+# (client side) and the extender's CPU milliseconds per scheduled pod.
 #
 # Appends to $OUT/results.jsonl (BENCH_OUT or build/bench).
 set -u
@@ -83,11 +85,17 @@ i=0; while [ $i -lt 3000 ] && [ "$(curl -s "$U/readyz")" != ok ]; do sleep 0.1; 
 [ "$(curl -s "$U/readyz")" = ok ] || fail "the extender's view never became ready: $(tail -n 3 "$OUT/sched-extender.log")"
 echo "bench_schedcycle: fake API and extender view ready in $(( $(date +%s) - t0 )) s" >&2
 rc=0
-for k in 230 5000; do
+# filter + prioritize with 230 and 5,000 names sent to the filter; prioritize only with the 230 and
+# 500 feasible names kube-scheduler v1.32 stops at for 500 and 5,000 nodes (numFeasibleNodesToFind).
+for run in "filter 230" "filter 5000" "prioritize 230" "prioritize 500"; do
+    set -- $run
+    if [ "$1" = filter ]; then verbs="filter,prioritize"; name="extender-schedcycle-$2-names"
+    else verbs=prioritize; name="extender-schedcycle-prioritize-only-$2-names"; fi
     r=$(python3 tests/bench/schedcycle.py --extender "$U" --api "$API" --pid "$XPID" --nodes "$CL/nodes.json" \
-        --pods "$N" --names "$k" --seed "$k" --prefix "sched$k") || rc=1
+        --pods "$N" --names "$2" --seed "$2" --prefix "sched$1$2" --verbs "$verbs" \
+        --cluster-pods "$OUT/sched-pods.json") || rc=1
     [ -n "$r" ] || { rc=1; continue; }
-    echo "$r" | jq -c --arg n "extender-schedcycle-$k-names" '{name: $n} + .' >> "$RES"
-    echo "extender-schedcycle-$k-names $r"
+    echo "$r" | jq -c --arg n "$name" '{name: $n} + .' >> "$RES"
+    echo "$name $r"
 done
 exit $rc

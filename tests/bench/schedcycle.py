@@ -8,12 +8,16 @@ For each of N pods, as a scheduling cycle does it with a nodeCacheCapable extend
   2. POST /filter with ExtenderArgs {Pod, Nodes: null, NodeNames: K names}, the Pod shaped like the
      one kube-scheduler v1.32 sent (tests/bench/extenderargs-v1.32-filter-gpu.json, captured);
   3. POST /prioritize with the names the filter passed;
+With --verbs prioritize (the prioritize-only configuration) step 2 is left out and prioritize
+gets K names of nodes with room for the pod's GPUs, as kube-scheduler's own filters pass them
+(its NodeResourcesFit; the script tracks each node's free GPUs from --cluster-pods and its own
+bindings; CPU and memory are not tracked: the bench pods are GPU-bound);
   4. the binding: the pod MODIFIED with spec.nodeName = the best-scored node, through the fake's
      control API, so it reaches the extender's watch as the real binding would; then the next pod.
 Calls to the extender use one keep-alive connection (http.client), as kube-scheduler does.
 
 Usage: schedcycle.py --extender URL --api URL --pid PID --nodes NODES.json [--pods N] [--names K]
-                     [--seed S] [--prefix P] [--args FILE]
+                     [--seed S] [--prefix P] [--args FILE] [--verbs prioritize --cluster-pods PODS.json]
 Prints one JSON object: {"pods", "names", "filter_p50_ms", "filter_p99_ms", "prioritize_p50_ms",
 "prioritize_p99_ms", "extender_cpu_ms_per_pod", "prioritize_names_mean" (names the filter passed),
 "wall_s", "bound", "unschedulable", "errors"}.
@@ -68,6 +72,17 @@ def pct(xs, p):
     return round(s[k] * 1e3, 3)
 
 
+def gpus_of(pod):
+    return sum(int((c.get("resources", {}).get("requests") or {}).get("nvidia.com/gpu", "0"))
+               for c in pod["spec"]["containers"])
+
+
+def feasible_sample(rnd, names, free, need, k):
+    """K random names of nodes with `need` GPUs free (fewer when fewer have room)."""
+    fits = [n for n in names if free.get(n, 0) >= need]
+    return rnd.sample(fits, min(k, len(fits)))
+
+
 def pod_for(template, prefix, i):
     pod = copy.deepcopy(template)
     md = pod["metadata"]
@@ -94,14 +109,26 @@ def main():
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--prefix", default="sched", help="pod names PREFIX-00000...; new ones for each run")
     ap.add_argument("--args", default=os.path.join(HERE, "extenderargs-v1.32-filter-gpu.json"))
+    ap.add_argument("--verbs", choices=["filter,prioritize", "prioritize"], default="filter,prioritize")
+    ap.add_argument("--cluster-pods", help="the pods the fake holds (List JSON): free GPUs for --verbs prioritize")
     a = ap.parse_args()
+    if a.verbs == "prioritize" and not a.cluster_pods:
+        ap.error("--verbs prioritize needs --cluster-pods")
 
     with open(a.args) as f:
         template = json.load(f)["Pod"]
     with open(a.nodes) as f:
         doc = json.load(f)
-    names = [n["metadata"]["name"] for n in (doc["items"] if isinstance(doc, dict) else doc)]
-    del doc
+    items = doc["items"] if isinstance(doc, dict) else doc
+    names = [n["metadata"]["name"] for n in items]
+    free = {n["metadata"]["name"]: int(n["status"].get("allocatable", {}).get("nvidia.com/gpu", "0")) for n in items}
+    del doc, items
+    if a.verbs == "prioritize":
+        with open(a.cluster_pods) as f:
+            for p in json.load(f)["items"]:
+                host = p["spec"].get("nodeName")
+                if host:
+                    free[host] = free.get(host, 0) - gpus_of(p)
     rnd = random.Random(a.seed)
     k = min(a.names, len(names))
 
@@ -118,13 +145,16 @@ def main():
         if st != 200:
             errors += 1
             continue
-        cand = rnd.sample(names, k)
-        st, fr, dt = post(x, "/filter", {"Pod": pod, "Nodes": None, "NodeNames": cand})
-        ftimes.append(dt)
-        if st != 200 or not isinstance(fr, dict) or fr.get("Error"):
-            errors += 1
-            continue
-        passed = fr.get("NodeNames") or []
+        if a.verbs == "prioritize":
+            passed = feasible_sample(rnd, names, free, gpus_of(pod), k)
+        else:
+            cand = rnd.sample(names, k)
+            st, fr, dt = post(x, "/filter", {"Pod": pod, "Nodes": None, "NodeNames": cand})
+            ftimes.append(dt)
+            if st != 200 or not isinstance(fr, dict) or fr.get("Error"):
+                errors += 1
+                continue
+            passed = fr.get("NodeNames") or []
         if not passed:
             unsched += 1
             continue
@@ -144,6 +174,7 @@ def main():
             errors += 1
             continue
         bound += 1
+        free[best] = free.get(best, 0) - gpus_of(pod)
     wall = time.perf_counter() - t0
     # Until the extender has decoded the last bindings: its CPU time still for 0.3 s (max 10 s).
     last, still, waited = cpu_ticks(a.pid), 0, 0.0
@@ -154,7 +185,7 @@ def main():
         still = still + 1 if now == last else 0
         last = now
     cpu_s = (last - cpu0) / hz
-    out = {"pods": a.pods, "names": k,
+    out = {"pods": a.pods, "names": k, "verbs": a.verbs,
            "filter_p50_ms": pct(ftimes, 50), "filter_p99_ms": pct(ftimes, 99),
            "prioritize_p50_ms": pct(ptimes, 50), "prioritize_p99_ms": pct(ptimes, 99),
            "extender_cpu_ms_per_pod": round(cpu_s * 1e3 / max(a.pods, 1), 3),
