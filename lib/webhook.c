@@ -175,7 +175,7 @@ static void fail_open(review *r, const char *reason, const char *what)
     r->fail_reason = reason;
     r->nwarnings = 0;
     r->naudit = 0;
-    cJSON_free(r->patch);
+    free(r->patch);
     r->patch = NULL;
     warn(r, gp_arena_printf(&r->arena, "gpupack: could not process this pod (%s: %.120s); "
                             "admitted unchanged", what, r->err.msg));
@@ -414,7 +414,7 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     decide(&r);
     reply(&r, resp);
     record(&r, started);
-    cJSON_free(r.patch);
+    free(r.patch);
     gp_cluster_unref(r.view);
     if (r.recs != NULL)
         gp_recs_shared_unref(r.recs);
