@@ -335,20 +335,13 @@ static void reply(review *r, gp_http_response *resp)
                                  .patch_len = r->patch_len, .warnings = r->warnings,
                                  .nwarnings = r->nwarnings, .audit = r->audit,
                                  .naudit = r->naudit };
-    char *out = NULL, fallback[2048];
+    char fallback[2048];
     size_t len = 0;
 
     resp->status = 200;
-    if (gp_admission_encode(&ar, &out, &len) == GP_OK) {
-        resp->body = malloc(len + 1);
-        if (resp->body != NULL) {
-            memcpy(resp->body, out, len + 1);
-            resp->body_len = len;
-        }
-        cJSON_free(out);
-        if (resp->body != NULL)
-            return;
-    }
+    /* the answer is malloc'd, not from the request's cJSON pool: the server takes it as it is */
+    if (gp_admission_encode(&ar, &resp->body, &resp->body_len) == GP_OK)
+        return;
     gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
                    M_FAIL_OPEN_HELP,
                    "reason=\"encode\"", 1);

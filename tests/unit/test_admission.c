@@ -307,7 +307,7 @@ static cJSON *encode_parsed(const gp_admission_response *r)
     GP_CHECK_INT(len, strlen(out));
     j = cJSON_Parse(out);
     GP_CHECK(j != NULL);
-    cJSON_free(out);
+    free(out);
     return j;
 }
 
@@ -326,7 +326,7 @@ GP_TEST(encode_allow_without_patch)
     GP_CHECK_STR(out, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
                       "\"response\":{\"uid\":\"abc-123\",\"allowed\":true}}");
     GP_CHECK_INT(len, strlen(out ? out : ""));
-    cJSON_free(out);
+    free(out);
 }
 
 GP_TEST(encode_patch_base64_and_type)
