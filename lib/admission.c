@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "gpupack/admission.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,14 +116,29 @@ gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
     return st;
 }
 
+/* True when the 8 bytes at p are all ASCII and none is NUL (the common case, taken 8 at a time). */
+static bool ascii8(const unsigned char *p)
+{
+    const uint64_t hi = 0x8080808080808080ull, lo = 0x0101010101010101ull;
+    uint64_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return ((v & hi) | ((v - lo) & ~v & hi)) == 0;
+}
+
 bool gp_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
 
     while (p < e) {
-        unsigned c = *p, need, min;
+        unsigned c, need, min;
         unsigned long cp;
 
+        if (e - p >= 8 && ascii8(p)) {
+            p += 8;
+            continue;
+        }
+        c = *p;
         if (c == 0)
             return false;
         if (c < 0x80) {
