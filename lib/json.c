@@ -72,11 +72,11 @@ gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup)
     *dup = NULL;
     if (root == NULL)
         return GP_OK;
-    if (cJSON_IsObject(root))
+    if ((root->type & 0xFF) == cJSON_Object)
         st = duplicate_in(root, dup);
     for (const cJSON *c = root->child; st == GP_OK && c != NULL; c = c->next)
-        if (cJSON_IsObject(c) || cJSON_IsArray(c))
-            st = gp_json_find_duplicate_key(c, dup);
+        if ((c->type & 0xFF) == cJSON_Object || (c->type & 0xFF) == cJSON_Array)
+            st = gp_json_find_duplicate_key(c, dup); /* (cJSON_IsObject is a call per node) */
     return st;
 }
 

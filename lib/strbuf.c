@@ -132,9 +132,13 @@ void gp_strbuf_json_string(gp_strbuf *b, const char *s)
 
     gp_strbuf_put(b, "\"", 1);
     for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
         char tmp[8];
-        const char *e = gp_json_escape((unsigned char)*s, tmp);
+        const char *e;
 
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F)
+            continue; /* the common case, without a call */
+        e = gp_json_escape(c, tmp);
         if (e == NULL)
             continue;
         gp_strbuf_put(b, run, (size_t)(s - run));
