@@ -26,44 +26,51 @@ typedef struct {
     size_t nops;
 } builder;
 
-gp_status gp_json_pointer_escape(const char *key, char *buf, size_t bufsz)
+/* Writes key escaped per RFC 6901 at buf + *n, NUL-terminated, advancing *n. */
+static gp_status escape_at(const char *key, char *buf, size_t bufsz, size_t *n)
 {
-    size_t n = strlen(buf);
+    size_t o = *n;
 
     for (const char *p = key; *p; p++) {
         const char *rep = *p == '~' ? "~0" : *p == '/' ? "~1" : NULL;
         size_t add = rep ? 2 : 1;
 
-        if (n + add + 1 > bufsz)
+        if (o + add + 1 > bufsz)
             return GP_ETOOBIG;
         if (rep) {
-            memcpy(buf + n, rep, 2);
+            memcpy(buf + o, rep, 2);
         } else {
-            buf[n] = *p;
+            buf[o] = *p;
         }
-        n += add;
+        o += add;
     }
-    buf[n] = '\0';
+    buf[o] = '\0';
+    *n = o;
     return GP_OK;
+}
+
+gp_status gp_json_pointer_escape(const char *key, char *buf, size_t bufsz)
+{
+    size_t n = strlen(buf);
+
+    return escape_at(key, buf, bufsz, &n);
 }
 
 static gp_status path_string(const char *const *tok, size_t n, bool append, char *buf,
                              size_t bufsz)
 {
+    size_t len = 0;
+
     buf[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(buf);
-
         if (len + 2 > bufsz)
             return GP_ETOOBIG;
-        buf[len] = '/';
-        buf[len + 1] = '\0';
-        if (gp_json_pointer_escape(tok[i], buf, bufsz) != GP_OK)
+        buf[len++] = '/';
+        buf[len] = '\0';
+        if (escape_at(tok[i], buf, bufsz, &len) != GP_OK)
             return GP_ETOOBIG;
     }
     if (append) {
-        size_t len = strlen(buf);
-
         if (len + 3 > bufsz)
             return GP_ETOOBIG;
         memcpy(buf + len, "/-", 3);
@@ -71,12 +78,17 @@ static gp_status path_string(const char *const *tok, size_t n, bool append, char
     return GP_OK;
 }
 
-/* Appends value's JSON text (as cJSON_PrintUnformatted writes it). */
+/* Appends value's JSON text (as cJSON_PrintUnformatted writes it; a string through the one
+ * escaper, gp_strbuf_json_string). */
 static gp_status put_value(gp_strbuf *o, const cJSON *value)
 {
     char buf[VALUE_PRINT_BUF];
     char *big;
 
+    if (cJSON_IsString(value)) { /* most values: a label's, an annotation's */
+        gp_strbuf_json_string(o, value->valuestring);
+        return GP_OK;
+    }
     if (cJSON_PrintPreallocated((cJSON *)value, buf, (int)sizeof(buf), false)) {
         gp_strbuf_puts(o, buf);
         return GP_OK;

@@ -53,25 +53,36 @@ typedef struct {
 #define M_RECS_LOADED_HELP "Recommendations in the table in force (0: none, or no file)."
 #define M_FAIL_OPEN_HELP "Reviews answered allowed-unchanged because of an internal error."
 
+/* The outcomes a review has, and their label text (made here, not per review). */
+static const char *const outcomes[] = { "patched", "unchanged", "not-gpu", "skipped",
+                                        "ignored", "audit", "fail-open", "bad-request" };
+static const char *const outcome_labels[] = {
+    "outcome=\"patched\"", "outcome=\"unchanged\"", "outcome=\"not-gpu\"",
+    "outcome=\"skipped\"", "outcome=\"ignored\"",   "outcome=\"audit\"",
+    "outcome=\"fail-open\"", "outcome=\"bad-request\""
+};
+_Static_assert(sizeof(outcomes) / sizeof(outcomes[0]) ==
+                   sizeof(outcome_labels) / sizeof(outcome_labels[0]),
+               "one label for each outcome");
+
 /* Every label value the webhook's counters take, at zero, so dashboards and alerts find the
- * series before the first event. */
-static void preregister(gp_metrics *m)
+ * series before the first event; and the kind="..." labels, kept in w. */
+static void preregister(gp_webhook *w)
 {
-    static const char *const outcomes[] = { "patched", "unchanged", "not-gpu", "skipped",
-                                            "ignored", "audit", "fail-open", "bad-request" };
     static const char *const reasons[] = { "decode", "internal", "patch", "encode" };
+    gp_metrics *m = w->metrics;
     char labels[64];
 
     for (int k = 0; k < GP_MK_COUNT; k++) { /* every kind gp_mutate() reports */
-        snprintf(labels, sizeof(labels), "kind=\"%s\"",
+        snprintf(w->kind_labels[k], sizeof(w->kind_labels[k]), "kind=\"%s\"",
                  gp_mutation_kind_label((gp_mutation_kind)k));
-        gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels, 0);
-        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, labels, 0);
+        gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, w->kind_labels[k], 0);
+        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP,
+                       w->kind_labels[k], 0);
     }
-    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
-        snprintf(labels, sizeof(labels), "outcome=\"%s\"", outcomes[i]);
-        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, labels, 0);
-    }
+    for (size_t i = 0; i < sizeof(outcome_labels) / sizeof(outcome_labels[0]); i++)
+        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, outcome_labels[i],
+                       0);
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", reasons[i]);
         gp_metrics_add(m, "gpupack_webhook_fail_open_total", M_FAIL_OPEN_HELP, labels, 0);
@@ -98,7 +109,7 @@ void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluste
     w->log = log;
     gp_snapshot_init(&w->cluster, cluster, cluster_ref, cluster_unref);
     gp_snapshot_init(&w->recs, NULL, gp_recs_shared_ref, gp_recs_shared_unref);
-    preregister(metrics);
+    preregister(w);
 }
 
 void gp_webhook_destroy(gp_webhook *w)
@@ -224,8 +235,12 @@ static void count_changes(review *r, const char *metric)
             seen = r->d.changes[j].metric == kind;
         if (seen)
             continue;
-        snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label(kind));
-        gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, labels, 1);
+        if ((unsigned)kind < GP_MK_COUNT)
+            gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, r->w->kind_labels[kind], 1);
+        else {
+            snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label(kind));
+            gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, labels, 1);
+        }
     }
 }
 
@@ -361,14 +376,23 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* outcome="..." for o: the made text for a known outcome, else written into buf. */
+static const char *outcome_label(const char *o, char *buf, size_t bufsz)
+{
+    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+        if (strcmp(o, outcomes[i]) == 0)
+            return outcome_labels[i];
+    snprintf(buf, bufsz, "outcome=\"%s\"", o);
+    return buf;
+}
+
 static void record(review *r, double started)
 {
     char labels[64];
     const char *pod = r->pod.name ? r->pod.name : r->pod.generate_name;
 
-    snprintf(labels, sizeof(labels), "outcome=\"%s\"", r->outcome);
-    gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total",
-                   M_REVIEWS_HELP, labels, 1);
+    gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total", M_REVIEWS_HELP,
+                   outcome_label(r->outcome, labels, sizeof(labels)), 1);
     if (r->fail_reason != NULL) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", r->fail_reason);
         gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
@@ -396,8 +420,8 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     /* Every cJSON tree of the request comes from one pool; the answer is copied out of it. */
     gp_json_pool_begin(&pool, GP_WEBHOOK_JSON_POOL_LIMIT);
     if (gp_admission_decode(body, len, &r.root, &r.req, &r.err) != GP_OK) {
-        gp_metrics_add(w->metrics, "gpupack_admission_reviews_total",
-                       M_REVIEWS_HELP, "outcome=\"bad-request\"", 1);
+        gp_metrics_add(w->metrics, "gpupack_admission_reviews_total", M_REVIEWS_HELP,
+                       "outcome=\"bad-request\"", 1);
         GP_LOG(w->log, GP_LOG_WARN, "bad admission review", GP_LS("error", r.err.msg));
         reply_json_error(resp, 400, r.err.msg);
         gp_json_pool_end(&pool);
