@@ -21,8 +21,8 @@
 #define VALUE_PRINT_BUF 1024 /* a value printed in place; larger ones are printed by cJSON */
 
 typedef struct {
-    cJSON *doc;     /* the view */
-    gp_strbuf ops;  /* the patch text, "[" and the operations so far */
+    cJSON *doc;    /* the view */
+    gp_strbuf ops; /* the patch text, "[" and the operations so far */
     size_t nops;
 } builder;
 
@@ -594,9 +594,9 @@ gp_status gp_patch_build(const cJSON *pod, const gp_decision *d, char **out, siz
     gp_strbuf_init(&b.ops, 0);
     gp_strbuf_puts(&b.ops, "[");
     if (d->nchanges > 0) {
-        b.doc = pod == NULL                                   ? NULL
+        b.doc = pod == NULL                                 ? NULL
                 : cJSON_IsObject(pod) || cJSON_IsArray(pod) ? shallow_copy(pod)
-                                                              : ref_of(pod);
+                                                            : ref_of(pod);
         if (b.doc == NULL)
             st = GP_ENOMEM;
     }

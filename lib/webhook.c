@@ -54,13 +54,12 @@ typedef struct {
 #define M_FAIL_OPEN_HELP "Reviews answered allowed-unchanged because of an internal error."
 
 /* The outcomes a review has, and their label text (made here, not per review). */
-static const char *const outcomes[] = { "patched", "unchanged", "not-gpu", "skipped",
-                                        "ignored", "audit", "fail-open", "bad-request" };
-static const char *const outcome_labels[] = {
-    "outcome=\"patched\"", "outcome=\"unchanged\"", "outcome=\"not-gpu\"",
-    "outcome=\"skipped\"", "outcome=\"ignored\"",   "outcome=\"audit\"",
-    "outcome=\"fail-open\"", "outcome=\"bad-request\""
-};
+static const char *const outcomes[] = { "patched", "unchanged", "not-gpu",   "skipped",
+                                        "ignored", "audit",     "fail-open", "bad-request" };
+static const char *const outcome_labels[] = { "outcome=\"patched\"",   "outcome=\"unchanged\"",
+                                              "outcome=\"not-gpu\"",   "outcome=\"skipped\"",
+                                              "outcome=\"ignored\"",   "outcome=\"audit\"",
+                                              "outcome=\"fail-open\"", "outcome=\"bad-request\"" };
 _Static_assert(sizeof(outcomes) / sizeof(outcomes[0]) ==
                    sizeof(outcome_labels) / sizeof(outcome_labels[0]),
                "one label for each outcome");
@@ -77,12 +76,11 @@ static void preregister(gp_webhook *w)
         snprintf(w->kind_labels[k], sizeof(w->kind_labels[k]), "kind=\"%s\"",
                  gp_mutation_kind_label((gp_mutation_kind)k));
         gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, w->kind_labels[k], 0);
-        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP,
-                       w->kind_labels[k], 0);
+        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, w->kind_labels[k],
+                       0);
     }
     for (size_t i = 0; i < sizeof(outcome_labels) / sizeof(outcome_labels[0]); i++)
-        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, outcome_labels[i],
-                       0);
+        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, outcome_labels[i], 0);
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", reasons[i]);
         gp_metrics_add(m, "gpupack_webhook_fail_open_total", M_FAIL_OPEN_HELP, labels, 0);

@@ -544,15 +544,14 @@ GP_TEST(allow_static_max_uid_of_quotes)
 }
 
 GP_MAIN(GP_CASE(decode_not_json), GP_CASE(decode_non_object_root),
-        GP_CASE(decode_wrong_api_version),
-        GP_CASE(decode_wrong_kind), GP_CASE(decode_missing_request),
-        GP_CASE(decode_missing_or_empty_uid), GP_CASE(decode_uid_too_long),
-        GP_CASE(decode_invalid_utf8), GP_CASE(decode_embedded_nul), GP_CASE(decode_depth_limit),
-        GP_CASE(decode_fields), GP_CASE(decode_defaults_and_null_object),
-        GP_CASE(encode_allow_without_patch),
+        GP_CASE(decode_wrong_api_version), GP_CASE(decode_wrong_kind),
+        GP_CASE(decode_missing_request), GP_CASE(decode_missing_or_empty_uid),
+        GP_CASE(decode_uid_too_long), GP_CASE(decode_invalid_utf8), GP_CASE(decode_embedded_nul),
+        GP_CASE(decode_depth_limit), GP_CASE(decode_fields),
+        GP_CASE(decode_defaults_and_null_object), GP_CASE(encode_allow_without_patch),
         GP_CASE(encode_patch_base64_and_type), GP_CASE(encode_patch_uses_patch_len),
         GP_CASE(encode_no_patch_no_patch_type), GP_CASE(encode_warnings_and_audit),
         GP_CASE(utf8_valid_sequences), GP_CASE(utf8_overlongs), GP_CASE(utf8_surrogates_and_range),
         GP_CASE(utf8_truncated_and_stray), GP_CASE(utf8_every_offset_in_ascii),
-        GP_CASE(allow_static_escapes),
-        GP_CASE(allow_static_small_buffer), GP_CASE(allow_static_max_uid_of_quotes))
+        GP_CASE(allow_static_escapes), GP_CASE(allow_static_small_buffer),
+        GP_CASE(allow_static_max_uid_of_quotes))

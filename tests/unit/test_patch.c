@@ -396,9 +396,9 @@ GP_TEST(later_changes_see_what_earlier_ones_added_to_existing_parents)
 {
     gp_change req[] = { { .kind = GP_CH_ADD_REQUIRED, .labels = pool_labels, .nlabels = 2 },
                         { .kind = GP_CH_ADD_REQUIRED, .labels = pool_labels, .nlabels = 2 } };
-    gp_change mix[] = { add_tol(&gpu_tol), set_label("a", "1"), add_tol(&gpu_tol),
-                        { .kind = GP_CH_REMOVE_PRIORITY }, set_label("a", "2"),
-                        { .kind = GP_CH_REMOVE_PRIORITY } };
+    gp_change mix[] = { add_tol(&gpu_tol),   set_label("a", "1"),
+                        add_tol(&gpu_tol),   { .kind = GP_CH_REMOVE_PRIORITY },
+                        set_label("a", "2"), { .kind = GP_CH_REMOVE_PRIORITY } };
     const char *terms = "{'spec':{'affinity':{'nodeAffinity':{"
                         "'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':["
                         "{'matchExpressions':[" IN("a", "b") "]}]}}}}}";
@@ -558,8 +558,7 @@ GP_MAIN(GP_CASE(pointer_escape), GP_CASE(pointer_escape_bounds), GP_CASE(no_chan
         GP_CASE(active_deadline_is_an_integer), GP_CASE(required_without_affinity_creates_it),
         GP_CASE(required_added_to_every_term),
         GP_CASE(later_changes_see_what_earlier_ones_added_to_existing_parents),
-        GP_CASE(preferred_creates_or_appends),
-        GP_CASE(resource_replace_keeps_other_resources),
+        GP_CASE(preferred_creates_or_appends), GP_CASE(resource_replace_keeps_other_resources),
         GP_CASE(resource_replace_init_container_limits_only),
         GP_CASE(resource_replace_index_out_of_range_is_einternal),
         GP_CASE(patch_for_a_real_decision))
