@@ -199,17 +199,31 @@ static bool is_pod_create(const gp_admission_request *q)
            strcmp(q->operation, "CREATE") == 0 && q->object != NULL;
 }
 
+/* "prefix text" in the arena, text cut at GP_WARNING_MAX_LEN bytes (as "%s %.*s" would write it,
+ * without formatting); NULL when memory runs out. */
+static const char *prefixed(review *r, const char *prefix, const char *text)
+{
+    size_t np = strlen(prefix), nt = strnlen(text, GP_WARNING_MAX_LEN);
+    char *s = gp_arena_alloc_raw(&r->arena, np + 1 + nt + 1);
+
+    if (s != NULL) {
+        memcpy(s, prefix, np);
+        s[np] = ' ';
+        memcpy(s + np + 1, text, nt);
+        s[np + 1 + nt] = '\0';
+    }
+    return s;
+}
+
 static void collect_warnings(review *r, bool audit)
 {
     const char *prefix = audit ? "gpupack (audit mode) would set" : "gpupack:";
 
     for (size_t i = 0; i < r->d.nchanges; i++)
         if (r->d.changes[i].reason != NULL)
-            warn(r, gp_arena_printf(&r->arena, "%s %.*s", prefix, GP_WARNING_MAX_LEN,
-                                    r->d.changes[i].reason));
+            warn(r, prefixed(r, prefix, r->d.changes[i].reason));
     for (size_t i = 0; i < r->d.nwarnings; i++)
-        warn(r, gp_arena_printf(&r->arena, "gpupack: %.*s", GP_WARNING_MAX_LEN,
-                                r->d.warnings[i]));
+        warn(r, prefixed(r, "gpupack:", r->d.warnings[i]));
 }
 
 static void add_audit(review *r, const char *key, const char *value)
