@@ -231,7 +231,7 @@ $(BUILD)/bench/migpick: $(BUILD)/tests/bench/migpick.o $(LIBA)
 $(BUILD)/bench/promdecode: $(BUILD)/tests/bench/promdecode.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
-bench: DEPS_SET = test
+bench: DEPS_SET = bench
 bench: all $(BUILD)/bench/floor $(BUILD)/bench/migpick
 	@BUILD=$(BUILD) BIN=$(BIN) tools/bench.sh
 

@@ -127,10 +127,28 @@ char *gp_arena_strdup(gp_arena *a, const char *s)
 
 char *gp_arena_printf(gp_arena *a, const char *fmt, ...)
 {
+    gp_arena_block *b = a->head;
     va_list ap;
     int n;
     char *p;
 
+    /* One pass when the text fits in the head block's free space (the common case). */
+    if (b != NULL && b->cap - b->used > 1) {
+        size_t room = b->cap - b->used;
+
+        p = (char *)b->data + b->used;
+        va_start(ap, fmt);
+        n = vsnprintf(p, room, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return NULL;
+        if ((size_t)n < room) {
+            size_t need = ((size_t)n + ARENA_ALIGN) & ~(size_t)(ARENA_ALIGN - 1);
+
+            b->used += need < room ? need : room;
+            return p;
+        }
+    }
     va_start(ap, fmt);
     n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);

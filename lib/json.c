@@ -1,10 +1,42 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "gpupack/json.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SMALL_OBJECT 16 /* members compared pairwise; larger objects are sorted */
+
+/* A cheap summary of a member name (its length and three of its bytes): two names of one object
+ * almost always differ here, so the pairwise comparison of a small object compares numbers and
+ * calls strcmp only on a match. */
+static uint32_t name_hash(const char *s)
+{
+    size_t n = strlen(s);
+    const unsigned char *u = (const unsigned char *)s;
+
+    if (n == 0)
+        return 0;
+    return ((uint32_t)n * 2654435761u) ^ u[0] ^ ((uint32_t)u[n / 2] << 8) ^
+           ((uint32_t)u[n - 1] << 16);
+}
+
+static const char *duplicate_in_small(const cJSON *obj)
+{
+    uint32_t h[SMALL_OBJECT];
+    const cJSON *m[SMALL_OBJECT];
+    size_t n = 0;
+
+    for (const cJSON *c = obj->child; c != NULL; c = c->next, n++) {
+        m[n] = c;
+        h[n] = name_hash(c->string);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (h[i] == h[j] && strcmp(m[i]->string, m[j]->string) == 0)
+                return m[i]->string;
+    return NULL;
+}
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -19,13 +51,8 @@ static gp_status duplicate_in(const cJSON *obj, const char **dup)
     for (const cJSON *c = obj->child; c != NULL; c = c->next)
         n++;
     if (n <= SMALL_OBJECT) {
-        for (const cJSON *c = obj->child; c != NULL; c = c->next)
-            for (const cJSON *d = c->next; d != NULL; d = d->next)
-                if (strcmp(c->string, d->string) == 0) {
-                    *dup = c->string;
-                    return GP_EINVAL;
-                }
-        return GP_OK;
+        *dup = duplicate_in_small(obj);
+        return *dup != NULL ? GP_EINVAL : GP_OK;
     }
     names = malloc(n * sizeof(*names));
     if (names == NULL)
@@ -48,27 +75,27 @@ gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup)
     *dup = NULL;
     if (root == NULL)
         return GP_OK;
-    if (cJSON_IsObject(root))
+    if ((root->type & 0xFF) == cJSON_Object)
         st = duplicate_in(root, dup);
     for (const cJSON *c = root->child; st == GP_OK && c != NULL; c = c->next)
-        if (cJSON_IsObject(c) || cJSON_IsArray(c))
-            st = gp_json_find_duplicate_key(c, dup);
+        if ((c->type & 0xFF) == cJSON_Object || (c->type & 0xFF) == cJSON_Array)
+            st = gp_json_find_duplicate_key(c, dup); /* (cJSON_IsObject is a call per node) */
     return st;
 }
 
 bool gp_json_has_nul_escape(const char *s, size_t n)
 {
-    /* An escape is a backslash preceded by an even number of backslashes. */
-    size_t run = 0;
+    /* An escape is a backslash preceded by an even number of backslashes: in a run of them, only
+     * the last can start \u, and only when the run is odd. Bodies hold few backslashes, so memchr
+     * finds each run. */
+    const char *p = s, *end = s + n;
 
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '\\') {
-            run = 0;
-            continue;
-        }
-        run++;
-        if (run % 2 == 1 && i + 5 < n && s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' &&
-            s[i + 4] == '0' && s[i + 5] == '0')
+    while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+        const char *run = p;
+
+        while (p < end && *p == '\\')
+            p++;
+        if ((p - run) % 2 == 1 && end - p >= 5 && memcmp(p, "u0000", 5) == 0)
             return true;
     }
     return false;

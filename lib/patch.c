@@ -1,57 +1,76 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* RFC 6902 patch building over a working copy of the pod (see patch.h). */
+/* RFC 6902 patch building over a copy-on-write view of the pod (see patch.h).
+ *
+ * The view starts as a shallow copy of the pod's top object whose members are references: nodes
+ * that stand for the pod's own (same type, key, value, and for objects and arrays the same member
+ * list) without owning them (cJSON_IsReference, cJSON_StringIsConst: cJSON_Delete frees the node
+ * alone). Reading goes through references as through the pod. Before a change writes into an
+ * object or array, writable() replaces each reference on the path from the top with an owned
+ * shallow copy of its own, so a change costs the members of the objects on its path, not the pod.
+ * A node taken from the view must not be kept across a write: writable() may replace it. */
 #include "gpupack/patch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpupack/strbuf.h"
+
 #define PATH_MAX_TOKENS 12
 #define PATH_MAX_LEN 1024
+#define VALUE_PRINT_BUF 1024 /* a value printed in place; larger ones are printed by cJSON */
 
 typedef struct {
-    cJSON *doc; /* the working copy */
-    cJSON *ops; /* the patch */
+    cJSON *doc;    /* the view */
+    gp_strbuf ops; /* the patch text, "[" and the operations so far */
+    size_t nops;
 } builder;
 
-gp_status gp_json_pointer_escape(const char *key, char *buf, size_t bufsz)
+/* Writes key escaped per RFC 6901 at buf + *n, NUL-terminated, advancing *n. */
+static gp_status escape_at(const char *key, char *buf, size_t bufsz, size_t *n)
 {
-    size_t n = strlen(buf);
+    size_t o = *n;
 
     for (const char *p = key; *p; p++) {
         const char *rep = *p == '~' ? "~0" : *p == '/' ? "~1" : NULL;
         size_t add = rep ? 2 : 1;
 
-        if (n + add + 1 > bufsz)
+        if (o + add + 1 > bufsz)
             return GP_ETOOBIG;
         if (rep) {
-            memcpy(buf + n, rep, 2);
+            memcpy(buf + o, rep, 2);
         } else {
-            buf[n] = *p;
+            buf[o] = *p;
         }
-        n += add;
+        o += add;
     }
-    buf[n] = '\0';
+    buf[o] = '\0';
+    *n = o;
     return GP_OK;
+}
+
+gp_status gp_json_pointer_escape(const char *key, char *buf, size_t bufsz)
+{
+    size_t n = strlen(buf);
+
+    return escape_at(key, buf, bufsz, &n);
 }
 
 static gp_status path_string(const char *const *tok, size_t n, bool append, char *buf,
                              size_t bufsz)
 {
+    size_t len = 0;
+
     buf[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(buf);
-
         if (len + 2 > bufsz)
             return GP_ETOOBIG;
-        buf[len] = '/';
-        buf[len + 1] = '\0';
-        if (gp_json_pointer_escape(tok[i], buf, bufsz) != GP_OK)
+        buf[len++] = '/';
+        buf[len] = '\0';
+        if (escape_at(tok[i], buf, bufsz, &len) != GP_OK)
             return GP_ETOOBIG;
     }
     if (append) {
-        size_t len = strlen(buf);
-
         if (len + 3 > bufsz)
             return GP_ETOOBIG;
         memcpy(buf + len, "/-", 3);
@@ -59,31 +78,48 @@ static gp_status path_string(const char *const *tok, size_t n, bool append, char
     return GP_OK;
 }
 
-/* Records one operation; value (may be NULL) is copied into the patch. */
+/* Appends value's JSON text (as cJSON_PrintUnformatted writes it; a string through the one
+ * escaper, gp_strbuf_json_string). */
+static gp_status put_value(gp_strbuf *o, const cJSON *value)
+{
+    char buf[VALUE_PRINT_BUF];
+    char *big;
+
+    if (cJSON_IsString(value)) { /* most values: a label's, an annotation's */
+        gp_strbuf_json_string(o, value->valuestring);
+        return GP_OK;
+    }
+    if (cJSON_PrintPreallocated((cJSON *)value, buf, (int)sizeof(buf), false)) {
+        gp_strbuf_puts(o, buf);
+        return GP_OK;
+    }
+    big = cJSON_PrintUnformatted(value);
+    if (big == NULL)
+        return GP_ENOMEM;
+    gp_strbuf_puts(o, big);
+    cJSON_free(big);
+    return GP_OK;
+}
+
+/* Writes one operation into the patch; value (may be NULL) is printed as it is now. */
 static gp_status emit(builder *b, const char *op, const char *const *tok, size_t n, bool append,
                       const cJSON *value)
 {
     char path[PATH_MAX_LEN];
-    cJSON *o;
 
     if (path_string(tok, n, append, path, sizeof(path)) != GP_OK)
         return GP_EINTERNAL;
-    o = cJSON_CreateObject();
-    if (o == NULL)
-        return GP_ENOMEM;
-    cJSON_AddItemToArray(b->ops, o);
-    if (cJSON_AddStringToObject(o, "op", op) == NULL ||
-        cJSON_AddStringToObject(o, "path", path) == NULL)
-        return GP_ENOMEM;
+    gp_strbuf_puts(&b->ops, b->nops++ > 0 ? ",{\"op\":\"" : "{\"op\":\"");
+    gp_strbuf_puts(&b->ops, op);
+    gp_strbuf_puts(&b->ops, "\",\"path\":");
+    gp_strbuf_json_string(&b->ops, path);
     if (value != NULL) {
-        cJSON *v = cJSON_Duplicate(value, 1);
-
-        if (v == NULL || !cJSON_AddItemToObject(o, "value", v)) {
-            cJSON_Delete(v);
+        gp_strbuf_puts(&b->ops, ",\"value\":");
+        if (put_value(&b->ops, value) != GP_OK)
             return GP_ENOMEM;
-        }
     }
-    return GP_OK;
+    gp_strbuf_puts(&b->ops, "}");
+    return b->ops.failed ? GP_ENOMEM : GP_OK;
 }
 
 static bool parse_index(const char *tok, int *idx)
@@ -118,6 +154,67 @@ static cJSON *get(cJSON *doc, const char *const *tok, size_t n)
 
     for (size_t i = 0; i < n && node != NULL; i++)
         node = child(node, tok[i]);
+    return node;
+}
+
+/* A node of the view that stands for the pod's node orig without owning anything of it. */
+static cJSON *ref_of(const cJSON *orig)
+{
+    cJSON *r = cJSON_CreateNull();
+
+    if (r == NULL)
+        return NULL;
+    *r = *orig;
+    r->next = NULL;
+    r->prev = NULL;
+    r->type = orig->type | cJSON_IsReference | cJSON_StringIsConst;
+    return r;
+}
+
+/* An owned object or array (as orig is) whose members are references to orig's; its key is
+ * orig's, not owned. */
+static cJSON *shallow_copy(const cJSON *orig)
+{
+    cJSON *o = cJSON_IsArray(orig) ? cJSON_CreateArray() : cJSON_CreateObject();
+
+    if (o == NULL)
+        return NULL;
+    for (const cJSON *m = orig->child; m != NULL; m = m->next) {
+        cJSON *r = ref_of(m);
+
+        if (r == NULL || !cJSON_AddItemToArray(o, r)) {
+            cJSON_Delete(r);
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    o->string = orig->string;
+    o->type |= cJSON_StringIsConst;
+    return o;
+}
+
+/* The node at tok[0..n) (NULL when absent), with every object and array from the top down to it
+ * owned by the view, so that it can be written. *st is GP_ENOMEM when a copy failed. */
+static cJSON *writable(builder *b, const char *const *tok, size_t n, gp_status *st)
+{
+    cJSON *node = b->doc;
+
+    *st = GP_OK;
+    for (size_t i = 0; i < n && node != NULL; i++) {
+        cJSON *next = child(node, tok[i]), *own;
+
+        if (next != NULL && (next->type & cJSON_IsReference) &&
+            (cJSON_IsObject(next) || cJSON_IsArray(next))) {
+            own = shallow_copy(next);
+            if (own == NULL) {
+                *st = GP_ENOMEM;
+                return NULL;
+            }
+            cJSON_ReplaceItemViaPointer(node, next, own); /* frees the reference node alone */
+            next = own;
+        }
+        node = next;
+    }
     return node;
 }
 
@@ -181,6 +278,11 @@ static gp_status set(builder *b, const char *const *tok, size_t n, cJSON *value)
         cJSON_Delete(value);
         return GP_EINTERNAL;
     }
+    node = writable(b, tok, k, &st);
+    if (node == NULL) {
+        cJSON_Delete(value);
+        return st;
+    }
     wrapped = nest(tok, k, n, value);
     if (wrapped == NULL)
         return GP_ENOMEM;
@@ -202,6 +304,8 @@ static gp_status append(builder *b, const char *const *tok, size_t n, cJSON *val
 
     if (cJSON_IsArray(arr)) {
         st = emit(b, "add", tok, n, true, value);
+        if (st == GP_OK)
+            arr = writable(b, tok, n, &st);
         if (st != GP_OK) {
             cJSON_Delete(value);
             return st;
@@ -229,6 +333,8 @@ static gp_status remove_at(builder *b, const char *const *tok, size_t n)
     if (!cJSON_IsObject(parent) || cJSON_GetObjectItemCaseSensitive(parent, tok[n - 1]) == NULL)
         return GP_OK;
     st = emit(b, "remove", tok, n, false, NULL);
+    if (st == GP_OK)
+        parent = writable(b, tok, n - 1, &st);
     if (st == GP_OK)
         cJSON_DeleteItemFromObjectCaseSensitive(parent, tok[n - 1]);
     return st;
@@ -406,13 +512,14 @@ static gp_status add_required(builder *b, const gp_change *c)
     tok[5] = idx;
     tok[6] = "matchExpressions";
     for (int i = 0; st == GP_OK && i < nterms; i++) {
-        if (term_is_empty(cJSON_GetArrayItem(terms, i)))
-            continue;
         snprintf(idx, sizeof(idx), "%d", i);
+        if (term_is_empty(get(b->doc, tok, 6)))
+            continue;
         for (size_t j = 0; st == GP_OK && j < c->nexprs; j++) {
             cJSON *e;
 
-            if (term_has_expr(cJSON_GetArrayItem(terms, i), &c->exprs[j]))
+            /* looked up again each time: an append replaces the view's nodes on its path */
+            if (term_has_expr(get(b->doc, tok, 6), &c->exprs[j]))
                 continue;
             e = expr_json(&c->exprs[j]);
             st = e ? append(b, tok, 7, e) : GP_ENOMEM;
@@ -495,26 +602,28 @@ static gp_status apply_change(builder *b, const gp_change *c)
 
 gp_status gp_patch_build(const cJSON *pod, const gp_decision *d, char **out, size_t *len)
 {
-    builder b = { .doc = NULL, .ops = cJSON_CreateArray() };
-    gp_status st = b.ops ? GP_OK : GP_ENOMEM;
+    builder b = { .doc = NULL, .nops = 0 };
+    gp_status st = GP_OK;
 
     *out = NULL;
     *len = 0;
-    if (st == GP_OK && d->nchanges > 0) {
-        b.doc = cJSON_Duplicate(pod, 1);
+    /* No limit of its own: the text is at most GP_MAX_CHANGES operations, each a path under
+     * PATH_MAX_LEN and a value the decision made. */
+    gp_strbuf_init(&b.ops, 0);
+    gp_strbuf_puts(&b.ops, "[");
+    if (d->nchanges > 0) {
+        b.doc = pod == NULL                                 ? NULL
+                : cJSON_IsObject(pod) || cJSON_IsArray(pod) ? shallow_copy(pod)
+                                                            : ref_of(pod);
         if (b.doc == NULL)
             st = GP_ENOMEM;
     }
     for (size_t i = 0; st == GP_OK && i < d->nchanges; i++)
         st = apply_change(&b, &d->changes[i]);
-    if (st == GP_OK) {
-        *out = cJSON_PrintUnformatted(b.ops);
-        if (*out == NULL)
-            st = GP_ENOMEM;
-        else
-            *len = strlen(*out);
-    }
+    gp_strbuf_puts(&b.ops, "]");
+    if (st == GP_OK)
+        st = gp_strbuf_take(&b.ops, out, len);
+    gp_strbuf_free(&b.ops);
     cJSON_Delete(b.doc);
-    cJSON_Delete(b.ops);
     return st;
 }

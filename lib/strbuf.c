@@ -126,22 +126,47 @@ const char *gp_json_escape(unsigned char c, char tmp[8])
     return tmp;
 }
 
+/* True when none of the 8 bytes at p needs an escape (a quote, a backslash, DEL or a control
+ * character), tested together: the common case, 8 bytes at a time. */
+static bool plain8(const char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t v, q, k, d;
+
+    memcpy(&v, p, sizeof(v));
+    q = v ^ (ones * '"');
+    k = v ^ (ones * '\\');
+    d = v ^ (ones * 0x7F);
+    /* a byte is flagged when it is zero after the xor, or below 0x20 (exact for "any") */
+    return ((((q - ones) & ~q) | ((k - ones) & ~k) | ((d - ones) & ~d) | ((v - ones * 0x20) & ~v)) &
+            high) == 0;
+}
+
 void gp_strbuf_json_string(gp_strbuf *b, const char *s)
 {
-    const char *run = s;
+    const char *run = s, *end = s + strlen(s);
 
     gp_strbuf_put(b, "\"", 1);
-    for (; *s; s++) {
+    while (s < end) {
+        unsigned char c = (unsigned char)*s;
         char tmp[8];
-        const char *e = gp_json_escape((unsigned char)*s, tmp);
+        const char *e;
 
+        if (end - s >= 8 && plain8(s)) {
+            s += 8;
+            continue;
+        }
+        s++;
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F)
+            continue; /* without a call */
+        e = gp_json_escape(c, tmp);
         if (e == NULL)
             continue;
-        gp_strbuf_put(b, run, (size_t)(s - run));
+        gp_strbuf_put(b, run, (size_t)(s - 1 - run));
         gp_strbuf_puts(b, e);
-        run = s + 1;
+        run = s;
     }
-    gp_strbuf_put(b, run, (size_t)(s - run));
+    gp_strbuf_put(b, run, (size_t)(end - run));
     gp_strbuf_put(b, "\"", 1);
 }
 

@@ -53,25 +53,34 @@ typedef struct {
 #define M_RECS_LOADED_HELP "Recommendations in the table in force (0: none, or no file)."
 #define M_FAIL_OPEN_HELP "Reviews answered allowed-unchanged because of an internal error."
 
+/* The outcomes a review has, and their label text (made here, not per review). */
+static const char *const outcomes[] = { "patched", "unchanged", "not-gpu",   "skipped",
+                                        "ignored", "audit",     "fail-open", "bad-request" };
+static const char *const outcome_labels[] = { "outcome=\"patched\"",   "outcome=\"unchanged\"",
+                                              "outcome=\"not-gpu\"",   "outcome=\"skipped\"",
+                                              "outcome=\"ignored\"",   "outcome=\"audit\"",
+                                              "outcome=\"fail-open\"", "outcome=\"bad-request\"" };
+_Static_assert(sizeof(outcomes) / sizeof(outcomes[0]) ==
+                   sizeof(outcome_labels) / sizeof(outcome_labels[0]),
+               "one label for each outcome");
+
 /* Every label value the webhook's counters take, at zero, so dashboards and alerts find the
- * series before the first event. */
-static void preregister(gp_metrics *m)
+ * series before the first event; and the kind="..." labels, kept in w. */
+static void preregister(gp_webhook *w)
 {
-    static const char *const outcomes[] = { "patched", "unchanged", "not-gpu", "skipped",
-                                            "ignored", "audit", "fail-open", "bad-request" };
     static const char *const reasons[] = { "decode", "internal", "patch", "encode" };
+    gp_metrics *m = w->metrics;
     char labels[64];
 
     for (int k = 0; k < GP_MK_COUNT; k++) { /* every kind gp_mutate() reports */
-        snprintf(labels, sizeof(labels), "kind=\"%s\"",
+        snprintf(w->kind_labels[k], sizeof(w->kind_labels[k]), "kind=\"%s\"",
                  gp_mutation_kind_label((gp_mutation_kind)k));
-        gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels, 0);
-        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, labels, 0);
+        gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, w->kind_labels[k], 0);
+        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, w->kind_labels[k],
+                       0);
     }
-    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
-        snprintf(labels, sizeof(labels), "outcome=\"%s\"", outcomes[i]);
-        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, labels, 0);
-    }
+    for (size_t i = 0; i < sizeof(outcome_labels) / sizeof(outcome_labels[0]); i++)
+        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, outcome_labels[i], 0);
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", reasons[i]);
         gp_metrics_add(m, "gpupack_webhook_fail_open_total", M_FAIL_OPEN_HELP, labels, 0);
@@ -98,7 +107,7 @@ void gp_webhook_init(gp_webhook *w, gp_policy_holder *policy, gp_cluster *cluste
     w->log = log;
     gp_snapshot_init(&w->cluster, cluster, cluster_ref, cluster_unref);
     gp_snapshot_init(&w->recs, NULL, gp_recs_shared_ref, gp_recs_shared_unref);
-    preregister(metrics);
+    preregister(w);
 }
 
 void gp_webhook_destroy(gp_webhook *w)
@@ -175,7 +184,7 @@ static void fail_open(review *r, const char *reason, const char *what)
     r->fail_reason = reason;
     r->nwarnings = 0;
     r->naudit = 0;
-    cJSON_free(r->patch);
+    free(r->patch);
     r->patch = NULL;
     warn(r, gp_arena_printf(&r->arena, "gpupack: could not process this pod (%s: %.120s); "
                             "admitted unchanged", what, r->err.msg));
@@ -190,17 +199,31 @@ static bool is_pod_create(const gp_admission_request *q)
            strcmp(q->operation, "CREATE") == 0 && q->object != NULL;
 }
 
+/* "prefix text" in the arena, text cut at GP_WARNING_MAX_LEN bytes (as "%s %.*s" would write it,
+ * without formatting); NULL when memory runs out. */
+static const char *prefixed(review *r, const char *prefix, const char *text)
+{
+    size_t np = strlen(prefix), nt = strnlen(text, GP_WARNING_MAX_LEN);
+    char *s = gp_arena_alloc_raw(&r->arena, np + 1 + nt + 1);
+
+    if (s != NULL) {
+        memcpy(s, prefix, np);
+        s[np] = ' ';
+        memcpy(s + np + 1, text, nt);
+        s[np + 1 + nt] = '\0';
+    }
+    return s;
+}
+
 static void collect_warnings(review *r, bool audit)
 {
     const char *prefix = audit ? "gpupack (audit mode) would set" : "gpupack:";
 
     for (size_t i = 0; i < r->d.nchanges; i++)
         if (r->d.changes[i].reason != NULL)
-            warn(r, gp_arena_printf(&r->arena, "%s %.*s", prefix, GP_WARNING_MAX_LEN,
-                                    r->d.changes[i].reason));
+            warn(r, prefixed(r, prefix, r->d.changes[i].reason));
     for (size_t i = 0; i < r->d.nwarnings; i++)
-        warn(r, gp_arena_printf(&r->arena, "gpupack: %.*s", GP_WARNING_MAX_LEN,
-                                r->d.warnings[i]));
+        warn(r, prefixed(r, "gpupack:", r->d.warnings[i]));
 }
 
 static void add_audit(review *r, const char *key, const char *value)
@@ -224,8 +247,12 @@ static void count_changes(review *r, const char *metric)
             seen = r->d.changes[j].metric == kind;
         if (seen)
             continue;
-        snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label(kind));
-        gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, labels, 1);
+        if ((unsigned)kind < GP_MK_COUNT)
+            gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, r->w->kind_labels[kind], 1);
+        else {
+            snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label(kind));
+            gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, labels, 1);
+        }
     }
 }
 
@@ -335,20 +362,13 @@ static void reply(review *r, gp_http_response *resp)
                                  .patch_len = r->patch_len, .warnings = r->warnings,
                                  .nwarnings = r->nwarnings, .audit = r->audit,
                                  .naudit = r->naudit };
-    char *out = NULL, fallback[2048];
+    char fallback[2048];
     size_t len = 0;
 
     resp->status = 200;
-    if (gp_admission_encode(&ar, &out, &len) == GP_OK) {
-        resp->body = malloc(len + 1);
-        if (resp->body != NULL) {
-            memcpy(resp->body, out, len + 1);
-            resp->body_len = len;
-        }
-        cJSON_free(out);
-        if (resp->body != NULL)
-            return;
-    }
+    /* the answer is malloc'd, not from the request's cJSON pool: the server takes it as it is */
+    if (gp_admission_encode(&ar, &resp->body, &resp->body_len) == GP_OK)
+        return;
     gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
                    M_FAIL_OPEN_HELP,
                    "reason=\"encode\"", 1);
@@ -368,14 +388,23 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* outcome="..." for o: the made text for a known outcome, else written into buf. */
+static const char *outcome_label(const char *o, char *buf, size_t bufsz)
+{
+    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+        if (strcmp(o, outcomes[i]) == 0)
+            return outcome_labels[i];
+    snprintf(buf, bufsz, "outcome=\"%s\"", o);
+    return buf;
+}
+
 static void record(review *r, double started)
 {
     char labels[64];
     const char *pod = r->pod.name ? r->pod.name : r->pod.generate_name;
 
-    snprintf(labels, sizeof(labels), "outcome=\"%s\"", r->outcome);
-    gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total",
-                   M_REVIEWS_HELP, labels, 1);
+    gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total", M_REVIEWS_HELP,
+                   outcome_label(r->outcome, labels, sizeof(labels)), 1);
     if (r->fail_reason != NULL) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", r->fail_reason);
         gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",
@@ -403,8 +432,8 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     /* Every cJSON tree of the request comes from one pool; the answer is copied out of it. */
     gp_json_pool_begin(&pool, GP_WEBHOOK_JSON_POOL_LIMIT);
     if (gp_admission_decode(body, len, &r.root, &r.req, &r.err) != GP_OK) {
-        gp_metrics_add(w->metrics, "gpupack_admission_reviews_total",
-                       M_REVIEWS_HELP, "outcome=\"bad-request\"", 1);
+        gp_metrics_add(w->metrics, "gpupack_admission_reviews_total", M_REVIEWS_HELP,
+                       "outcome=\"bad-request\"", 1);
         GP_LOG(w->log, GP_LOG_WARN, "bad admission review", GP_LS("error", r.err.msg));
         reply_json_error(resp, 400, r.err.msg);
         gp_json_pool_end(&pool);
@@ -414,7 +443,7 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     decide(&r);
     reply(&r, resp);
     record(&r, started);
-    cJSON_free(r.patch);
+    free(r.patch);
     gp_cluster_unref(r.view);
     if (r.recs != NULL)
         gp_recs_shared_unref(r.recs);

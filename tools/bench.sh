@@ -3,10 +3,13 @@
 # The benchmarks (`make bench`; `tools/bench.sh --smoke` is the short run `make test` does to
 # prove they still run). Everything on loopback; load from wrk and h2load (not ours).
 #
-#   webhook: POST /mutate of a ~6 KB Deployment GPU pod review over TLS keep-alive, against the
-#            floor (tests/bench/floor.c: the same HTTP/TLS layer, cJSON parse, fixed allow),
-#            interleaved in the same run: saturation (wrk -t2 -c32), half of the webhook's
-#            saturated rate (h2load --rps), and a new TLS handshake per request.
+#   webhook: POST /mutate of a ~2.5 KB and a ~6 KB Deployment GPU pod review over TLS keep-alive,
+#            against the floor (tests/bench/floor.c: the same HTTP/TLS layer, cJSON parse, fixed
+#            allow) and, when Go is here, the Go peer (tools/peers/gowebhook), interleaved in the
+#            same run: saturation (wrk -t2 -c32), half of the webhook's saturated rate (h2load
+#            --rps), and a new TLS handshake per request (6 KB). Ratios: mutate/floor for each
+#            review, and go-peer-ratio (webhook over Go peer, 2.5 KB, the same rounds).
+#            --webhook: this part alone, then the summary.
 #   extender: POST /prioritize and /filter with 500 and all node names against a view of NODES
 #            nodes and PODS pods, and with all NODES full Node objects (nodeCacheCapable false).
 #   scheduler's cycle: kube-scheduler's calls one pod at a time (filter, prioritize, the binding on
@@ -18,14 +21,21 @@
 #
 # Results: build/bench/results.jsonl (one JSON object a measurement) and a table on stdout.
 # Environment: BENCH_SECONDS (each run, default 10), BENCH_NODES (5000), BENCH_PODS (150000),
-# BENCH_SCHED_PODS (300).
+# BENCH_SCHED_PODS (300), BENCH_WEBHOOK_FLAGS (extra gpupack-webhook flags, e.g. "--threads 2").
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BIN=${BIN:-bin}
 BUILD=${BUILD:-build}
 SMOKE=0
-[ "${1:-}" = --smoke ] && SMOKE=1
+WEBHOOK_ONLY=0
+for a in "$@"; do
+    case $a in
+        --smoke) SMOKE=1 ;;
+        --webhook) WEBHOOK_ONLY=1 ;;
+        *) echo "usage: tools/bench.sh [--smoke] [--webhook]" >&2; exit 2 ;;
+    esac
+done
 if [ $SMOKE = 1 ]; then
     D=${BENCH_SECONDS:-1}; NODES=${BENCH_NODES:-200}; PODS=${BENCH_PODS:-2000}
 else
@@ -44,6 +54,20 @@ for t in wrk h2load jq python3; do
 done
 
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+# cpu_ticks PID: user + system CPU time of the process so far, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# with_cpu PID NAME CMD...: runs CMD (a wrk run printing one JSON line) and records it as NAME
+# with cpu_us_per_req, the server's CPU microseconds per request over the run: steadier than
+# req/s on a shared machine, where other work takes the cores but not this process's CPU time.
+with_cpu() {
+    wpid=$1 wname=$2
+    shift 2
+    t0=$(cpu_ticks "$wpid")
+    r=$("$@")
+    t1=$(cpu_ticks "$wpid")
+    record "$wname" "$(echo "$r" | jq -c --argjson t "$((t1 - t0))" --argjson hz "$(getconf CLK_TCK)" \
+        '. + {cpu_us_per_req: (if .requests > 0 then ($t / $hz * 1e6 / .requests * 10 | round / 10) else null end)}')"
+}
 record() { # NAME JSON: one result line, with the name
     echo "$2" | jq -c --arg n "$1" '{name: $n} + .' >> "$RES"
 }
@@ -75,67 +99,116 @@ peak_rss() {
     echo $m
 }
 
+# ratio NAME A B TEXT: the req/s of the runs named A* over those named B* (same rounds), recorded
+# as NAME; nothing when either is missing.
+ratio() {
+    r=$(jq -s --arg a "$2" --arg b "$3" '([.[] | select(.name | startswith($a)) | .rps // empty] | add) as $x
+        | ([.[] | select(.name | startswith($b)) | .rps // empty] | add) as $y
+        | if $x and $y then ($x / $y * 1000 | round / 1000) else empty end' "$RES")
+    [ -n "$r" ] || return 0
+    echo "$4: $r"
+    record "$1" "{\"ratio\": $r}"
+}
+# summary: the table, the throughput ratios, and a failure when any request failed.
+summary() {
+    jq -r -s '
+      def f(x): if x == null then "-" else (x | tostring) end;
+      (["measurement", "req/s", "p50 us", "p99 us", "p99.9 us", "errors", "non-2xx", "other"] | @tsv),
+      (.[] | [.name, f(.rps | if . then floor else null end), f(.p50_us), f(.p99_us), f(.p999_us), f(.errors), f(.non2xx),
+              f(del(.name, .rps, .p50_us, .p99_us, .p999_us, .errors, .non2xx, .requests, .seconds, .max_us) | if . == {} then null else tojson end)] | @tsv)' "$RES" \
+      | column -t -s "$(printf '\t')"
+    ratio mutate-floor-ratio mutate-saturation floor-saturation "mutate/floor throughput, 6 KB review"
+    ratio mutate-floor-ratio-2.5k mutate-2.5k-saturation floor-2.5k-saturation "mutate/floor throughput, 2.5 KB review"
+    ratio go-peer-ratio mutate-2.5k-saturation go-peer-2.5k-saturation "webhook/Go peer throughput, 2.5 KB review"
+    bad=$(jq -s '[.[] | (.errors // 0) + (.non2xx // 0)] | add' "$RES")
+    [ "$bad" = 0 ] || { echo "bench: $bad requests failed" >&2; exit 1; }
+}
+
 # ---- inputs (deterministic) -----------------------------------------------------------------------
 python3 tests/bench/gen_review.py --seed 42 > "$OUT/review.json"
+python3 tests/bench/gen_review.py --seed 42 --small > "$OUT/review-2.5k.json"
 CL="$OUT/cluster-$NODES-$PODS"
 [ -f "$CL/args-full-$NODES.json" ] || python3 tests/bench/gen_cluster.py "$CL" --seed 42 --nodes "$NODES" --pods "$PODS"
 "$BIN/gpupack-certs" --service gpupack-webhook --namespace gpupack-system --out "$OUT/certs" \
     --ip 127.0.0.1 --dns localhost --force --log-level error > /dev/null
 
-# ---- webhook against its floor -------------------------------------------------------------------
-start webhook "$BIN/gpupack-webhook" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
-    --tls-key "$OUT/certs/tls.key" --log-level warn --drain-seconds 0
-WPORT=$PORT; WPID=$PID
-start floor "$BUILD/bench/floor" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
-    --tls-key "$OUT/certs/tls.key" --log-level warn
-FPORT=$PORT
-sleep 0.5
-record webhook-rss-idle "{\"rss_kb\": $(rss_kb $WPID)}"
-for round in 1 2; do
-    for t in floor mutate; do
-        port=$FPORT; [ $t = mutate ] && port=$WPORT
-        if [ $t = mutate ]; then peak_rss $WPID "$D" > "$OUT/peak" & sampler=$!; fi
-        r=$(wrk_post "https://127.0.0.1:$port/mutate" "$OUT/review.json" 32)
-        record "$t-saturation-r$round" "$r"
-        if [ $t = mutate ]; then wait $sampler; record webhook-rss-under-load "{\"rss_kb\": $(cat "$OUT/peak")}"; fi
-    done
-done
-# Half load: half of the webhook's best saturated rate, 8 connections.
-sat=$(jq -s '[.[] | select(.name | startswith("mutate-saturation")) | .rps] | max' "$RES")
-rate=$(echo "$sat" | awk '{r = int($1 / 2 / 8); if (r < 1) r = 1; print r}')
-for t in floor mutate; do
-    port=$FPORT; [ $t = mutate ] && port=$WPORT
-    rm -f "$OUT/$t-half.log" # h2load appends to its log file
-    h2load --h1 -c 8 -t 2 --rps="$rate" -D "$D" -H 'Content-Type: application/json' \
-        -d "$OUT/review.json" --log-file "$OUT/$t-half.log" "https://127.0.0.1:$port/mutate" > "$OUT/$t-half.out" 2>&1
-    p=$(python3 tests/bench/percentiles.py "$OUT/$t-half.log")
-    got=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$OUT/$t-half.out")
-    record "$t-half-load" "$(echo "$p" | jq -c --argjson r "$((rate * 8))" --argjson g "${got:-0}" '. + {target_rps: $r, rps: $g}')"
-done
-for t in floor mutate; do
-    port=$FPORT; [ $t = mutate ] && port=$WPORT
-    record "$t-new-handshake-each" "$(wrk_post "https://127.0.0.1:$port/mutate" "$OUT/review.json" 8 close)"
-done
-
-# ---- the Go peer (tools/peers/gowebhook), when a Go toolchain is here that builds it --------------
-# (it asks for Go 1.23; it has no dependency and builds with Debian bookworm's Go 1.19 too)
+# ---- the Go peer (tools/peers/gowebhook), built when a Go toolchain is here ----------------------
+# (it asks for Go 1.23; it has no dependency and builds with Debian bookworm's Go 1.19 too:
+# tools/deps.sh bench installs golang-go)
 GOSRC=$ROOT/tools/peers/gowebhook
+GOBIN=""
 if command -v go >/dev/null && [ -d "$GOSRC" ]; then
     rm -rf "$OUT/gowebhook" && cp -r "$GOSRC" "$OUT/gowebhook" && chmod -R u+w "$OUT/gowebhook"
     if (cd "$OUT/gowebhook" && GOFLAGS=-mod=mod GOPROXY=off GOCACHE="$OUT/gocache" \
             go build -o gowebhook . ) > "$OUT/go-build.log" 2>&1; then
-        gp=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
-        "$OUT/gowebhook/gowebhook" --listen "127.0.0.1:$gp" --tls-cert "$OUT/certs/tls.crt" --tls-key "$OUT/certs/tls.key" > "$OUT/go.log" 2>&1 &
-        GOPID=$!; PIDS="$PIDS $GOPID"; sleep 1
-        record go-peer-saturation "$(wrk_post "https://127.0.0.1:$gp/mutate" "$OUT/review.json" 32)"
-        record go-peer-rss-under-load "{\"rss_kb\": $(rss_kb $GOPID)}"
+        GOBIN="$OUT/gowebhook/gowebhook"
     else
-        record go-peer-saturation "{\"skipped\": \"go build failed: $(tail -n 1 "$OUT/go-build.log" | tr -d '"\\')\"}"
+        GOSKIP="go build failed: $(tail -n 1 "$OUT/go-build.log" | tr -d '"\\')"
     fi
 else
-    record go-peer-saturation '{"skipped": "no Go toolchain"}'
+    GOSKIP="no Go toolchain"
 fi
+
+# ---- webhook against its floor and the Go peer ---------------------------------------------------
+# shellcheck disable=SC2086 # BENCH_WEBHOOK_FLAGS: extra flags, e.g. "--threads 2"
+start webhook "$BIN/gpupack-webhook" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
+    --tls-key "$OUT/certs/tls.key" --log-level warn --drain-seconds 0 ${BENCH_WEBHOOK_FLAGS:-}
+WPORT=$PORT; WPID=$PID
+start floor "$BUILD/bench/floor" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
+    --tls-key "$OUT/certs/tls.key" --log-level warn
+FPORT=$PORT; FPID=$PID
+GPORT=""
+if [ -n "$GOBIN" ]; then
+    start go-peer "$GOBIN" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" --tls-key "$OUT/certs/tls.key"
+    GPORT=$PORT; GOPID=$PID
+fi
+sleep 0.5
+record webhook-rss-idle "{\"rss_kb\": $(rss_kb $WPID)}"
+# Other work on the machine moves every req/s figure: the load when this part starts says how much.
+record machine-load "{\"loadavg_1m\": $(cut -d' ' -f1 /proc/loadavg), \"cpus\": $(nproc)}"
+port_of() { case $1 in floor) echo "$FPORT" ;; mutate) echo "$WPORT" ;; go-peer) echo "$GPORT" ;; esac; }
+pid_of() { case $1 in floor) echo "$FPID" ;; mutate) echo "$WPID" ;; go-peer) echo "$GOPID" ;; esac; }
+# Saturation, interleaved, two rounds: the ~2.5 KB review (floor, webhook, Go peer), then the
+# ~6 KB one (floor, webhook; the Go peer once, after them).
+for round in 1 2; do
+    for t in floor mutate go-peer; do
+        [ $t = go-peer ] && [ -z "$GPORT" ] && continue
+        with_cpu "$(pid_of $t)" "$t-2.5k-saturation-r$round" wrk_post "https://127.0.0.1:$(port_of $t)/mutate" "$OUT/review-2.5k.json" 32
+    done
+    for t in floor mutate; do
+        if [ $t = mutate ]; then peak_rss $WPID "$D" > "$OUT/peak" & sampler=$!; fi
+        with_cpu "$(pid_of $t)" "$t-saturation-r$round" wrk_post "https://127.0.0.1:$(port_of $t)/mutate" "$OUT/review.json" 32
+        if [ $t = mutate ]; then wait $sampler; record webhook-rss-under-load "{\"rss_kb\": $(cat "$OUT/peak")}"; fi
+    done
+done
+if [ -n "$GPORT" ]; then
+    with_cpu "$GOPID" go-peer-saturation wrk_post "https://127.0.0.1:$GPORT/mutate" "$OUT/review.json" 32
+    record go-peer-rss-under-load "{\"rss_kb\": $(rss_kb $GOPID)}"
+else
+    record go-peer-saturation "{\"skipped\": \"$GOSKIP\"}"
+fi
+# half_load SUFFIX REVIEW: half of the webhook's best saturated rate on REVIEW, 8 connections,
+# floor then webhook; records floor$SUFFIX-half-load and mutate$SUFFIX-half-load.
+half_load() {
+    sat=$(jq -s --arg p "mutate$1-saturation" '[.[] | select(.name | startswith($p)) | .rps] | max' "$RES")
+    rate=$(echo "$sat" | awk '{r = int($1 / 2 / 8); if (r < 1) r = 1; print r}')
+    for t in floor mutate; do
+        rm -f "$OUT/$t$1-half.log" # h2load appends to its log file
+        h2load --h1 -c 8 -t 2 --rps="$rate" -D "$D" -H 'Content-Type: application/json' \
+            -d "$2" --log-file "$OUT/$t$1-half.log" "https://127.0.0.1:$(port_of $t)/mutate" > "$OUT/$t$1-half.out" 2>&1
+        p=$(python3 tests/bench/percentiles.py "$OUT/$t$1-half.log")
+        got=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$OUT/$t$1-half.out")
+        record "$t$1-half-load" "$(echo "$p" | jq -c --argjson r "$((rate * 8))" --argjson g "${got:-0}" '. + {target_rps: $r, rps: $g}')"
+    done
+}
+half_load -2.5k "$OUT/review-2.5k.json"
+half_load "" "$OUT/review.json"
+for t in floor mutate; do
+    record "$t-new-handshake-each" "$(wrk_post "https://127.0.0.1:$(port_of $t)/mutate" "$OUT/review.json" 8 close)"
+done
 kill $WPID 2>/dev/null
+[ -n "$GPORT" ] && kill "$GOPID" 2>/dev/null
+[ $WEBHOOK_ONLY = 1 ] && { summary; exit $?; }
 
 # ---- extender with the large view -------------------------------------------------------------------
 start extender "$BIN/gpupack-extender" --listen 127.0.0.1:0 --snapshot-nodes "$CL/nodes.json" \
@@ -210,14 +283,4 @@ else
 fi
 
 # ---- summary -----------------------------------------------------------------------------------------
-jq -r -s '
-  def f(x): if x == null then "-" else (x | tostring) end;
-  (["measurement", "req/s", "p50 us", "p99 us", "p99.9 us", "errors", "non-2xx", "other"] | @tsv),
-  (.[] | [.name, f(.rps | if . then floor else null end), f(.p50_us), f(.p99_us), f(.p999_us), f(.errors), f(.non2xx),
-          f(del(.name, .rps, .p50_us, .p99_us, .p999_us, .errors, .non2xx, .requests, .seconds, .max_us) | if . == {} then null else tojson end)] | @tsv)' "$RES" \
-  | column -t -s "$(printf '\t')"
-ratio=$(jq -s '([.[] | select(.name | startswith("mutate-saturation")) | .rps] | add) / ([.[] | select(.name | startswith("floor-saturation")) | .rps] | add)' "$RES")
-echo "mutate/floor throughput ratio: $ratio"
-record mutate-floor-ratio "{\"ratio\": $ratio}"
-bad=$(jq -s '[.[] | (.errors // 0) + (.non2xx // 0)] | add' "$RES")
-[ "$bad" = 0 ] || { echo "bench: $bad requests failed" >&2; exit 1; }
+summary

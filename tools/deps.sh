@@ -6,6 +6,9 @@
 #                         the daemons and gpupack-certs load at run time (no test tools)
 #   tools/deps.sh test    that, plus what the tests need (curl, jq, kubectl, Node.js and npm,
 #                         chromium and python3-pil for the advisor's HTML report, ...)
+#   tools/deps.sh bench   that, plus golang-go: `make bench` builds the Go peer it compares the
+#                         webhook with (tools/peers/gowebhook) when Go is present; the tests never
+#                         need Go
 #   tools/deps.sh --list SET   prints SET's packages, one a line, and installs nothing
 # As root: apt-get installs them. Otherwise: prints the exact command and fails.
 set -eu
@@ -15,13 +18,15 @@ TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client ip
 prometheus chromium python3-pil"
 # Packages the test set asks for only when the command is not on PATH: "command:package".
 TEST_CMDS="kubectl:kubernetes-client node:nodejs npm:npm"
-usage() { echo "usage: tools/deps.sh [--list] build|run|test" >&2; exit 2; }
+BENCH_PKGS="golang-go"
+usage() { echo "usage: tools/deps.sh [--list] build|run|test|bench" >&2; exit 2; }
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 set_name=${1:-test}
 case "$set_name" in
     build|run) PKGS=$BUILD_PKGS; CMDS="" ;;
     test|install) PKGS="$BUILD_PKGS $TEST_PKGS"; CMDS=$TEST_CMDS ;;
+    bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS"; CMDS=$TEST_CMDS ;;
     *) usage ;;
 esac
 if [ $list = 1 ]; then

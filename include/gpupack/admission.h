@@ -51,7 +51,7 @@ typedef struct {
     size_t naudit;
 } gp_admission_response;
 
-/* Encodes the response review. *out is freed with cJSON_free(). GP_ENOMEM on failure. */
+/* Encodes the response review. *out is malloc'd (free() it). GP_ENOMEM on failure. */
 gp_status gp_admission_encode(const gp_admission_response *r, char **out, size_t *len) GP_WUR;
 
 /* The smallest allow response, built without allocating from the heap beyond buf: for replying

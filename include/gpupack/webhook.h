@@ -17,6 +17,7 @@
 #include "gpupack/cluster.h"
 #include "gpupack/log.h"
 #include "gpupack/metrics.h"
+#include "gpupack/mutate.h"
 #include "gpupack/policy.h"
 #include "gpupack/recs.h"
 #include "gpupack/server.h"
@@ -30,6 +31,7 @@ typedef struct {
     gp_log *log;              /* may be NULL; not owned */
     gp_snapshot cluster;      /* the gp_cluster view; empty when nothing is known */
     gp_snapshot recs;         /* the gp_recs_shared table; empty: rightsizing inactive */
+    char kind_labels[GP_MK_COUNT][64]; /* kind="..." of each mutation kind, made once */
 } gp_webhook;
 
 /* cluster may be NULL; the webhook takes over the caller's reference. */

@@ -3,7 +3,10 @@
 """A realistic GPU pod AdmissionReview for the benchmarks, deterministic for a seed: the pod a
 Deployment's ReplicaSet creates (defaulted as kube-apiserver defaults it before webhooks), an
 inference server with a GPU and a memory hint, two sidecars, env, volumes, probes.
-Usage: gen_review.py [--seed N] [--size-kb K]  (prints JSON; K is approximate, default 6)"""
+With --small: about 2.5 KB, the same pod with its GPU container alone and no memory hint (the
+review tools/peers/gowebhook is compared on; it still gets gpupack's toleration, class label and
+priority class).
+Usage: gen_review.py [--seed N] [--size-kb K] [--small]  (prints JSON; K is approximate, default 6)"""
 import argparse
 import json
 import random
@@ -11,6 +14,7 @@ import random
 ap = argparse.ArgumentParser()
 ap.add_argument("--seed", type=int, default=42)
 ap.add_argument("--size-kb", type=int, default=6)
+ap.add_argument("--small", action="store_true")
 a = ap.parse_args()
 rnd = random.Random(a.seed)
 
@@ -60,8 +64,14 @@ pod = {"kind": "Pod", "apiVersion": "v1",
                                  "effect": "NoExecute", "tolerationSeconds": 300}],
                 "priority": 0, "enableServiceLinks": True, "preemptionPolicy": "PreemptLowerPriority"},
        "status": {}}
+if a.small:
+    del pod["metadata"]["annotations"]["gpupack.io/gpu-memory"]
+    pod["spec"]["containers"] = pod["spec"]["containers"][:1]
+    del pod["spec"]["containers"][0]["env"][1:]
+    del pod["spec"]["containers"][0]["readinessProbe"]
 # Pad the environment to the requested size, the way real pods carry configuration.
-while len(json.dumps(pod)) < a.size_kb * 1024 - 700:
+target = 2500 if a.small else a.size_kb * 1024
+while len(json.dumps(pod)) < target - 700:
     pod["spec"]["containers"][0]["env"].append({"name": word(8).upper(), "value": word(24)})
 review = {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1",
           "request": {"uid": "0d7e4b8a-3c2f-4e1a-9b6d-%012d" % a.seed,

@@ -13,6 +13,7 @@ else
 fi
 R="$E2E_TMP/bench/results.jsonl"
 for m in floor-saturation-r1 mutate-saturation-r1 mutate-half-load mutate-new-handshake-each \
+         floor-2.5k-saturation-r1 mutate-2.5k-saturation-r1 mutate-2.5k-half-load mutate-floor-ratio-2.5k \
          extender-prioritize-500-names extender-prioritize-200-full-nodes mutate-floor-ratio \
          mig-view-build mig-choice-any-node mig-choice-no-node-matches; do
     jq -e -s --arg m "$m" 'any(.[]; .name == $m and ((.requests // .calls // .ratio // .us_per_decision // .ms // 0) > 0))' "$R" >/dev/null 2>&1 \

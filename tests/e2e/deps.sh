@@ -19,6 +19,11 @@ else fail deps.run-has-no-test-tool "test-only packages in the run set: $in_run"
 for p in clang-14 wrk nodejs npm kubernetes-client jq nghttp2-client prometheus; do
     check "deps.run-excludes-$p" sh -c "! grep -qx '$p' '$T/run' && grep -qx '$p' '$T/test'"
 done
+# Go only for `make bench` (the Go peer): never for the tests.
+sh "$D" --list bench | sort > "$T/bench"
+check deps.test-has-no-go sh -c "! grep -qx golang-go '$T/test'"
+check deps.bench-adds-go grep -qx golang-go "$T/bench"
+check deps.bench-has-every-test-package test -z "$(comm -23 "$T/test" "$T/bench")"
 sh "$D" bogus > /dev/null 2>&1
 check deps.unknown-set-refused test $? -eq 2
 # What `make run` would do (make -n runs nothing): check the run set, not the test set.

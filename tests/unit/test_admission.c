@@ -307,7 +307,7 @@ static cJSON *encode_parsed(const gp_admission_response *r)
     GP_CHECK_INT(len, strlen(out));
     j = cJSON_Parse(out);
     GP_CHECK(j != NULL);
-    cJSON_free(out);
+    free(out);
     return j;
 }
 
@@ -326,7 +326,7 @@ GP_TEST(encode_allow_without_patch)
     GP_CHECK_STR(out, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
                       "\"response\":{\"uid\":\"abc-123\",\"allowed\":true}}");
     GP_CHECK_INT(len, strlen(out ? out : ""));
-    cJSON_free(out);
+    free(out);
 }
 
 GP_TEST(encode_patch_base64_and_type)
@@ -463,6 +463,27 @@ GP_TEST(utf8_truncated_and_stray)
     GP_CHECK(!gp_utf8_valid("ab\xC3\xA9", 3));
 }
 
+/* ASCII is checked 8 bytes at a time: a NUL or a multi-byte sequence at every offset of a long
+ * ASCII text, and a sequence cut by the end, are still found. */
+GP_TEST(utf8_every_offset_in_ascii)
+{
+    char buf[40];
+
+    for (size_t at = 0; at + 4 <= sizeof(buf); at++) {
+        memset(buf, 'a', sizeof(buf));
+        GP_CHECK(gp_utf8_valid(buf, sizeof(buf)));
+        buf[at] = '\0';
+        GP_CHECK(!gp_utf8_valid(buf, sizeof(buf)));
+        memcpy(buf + at, "\xF0\x9F\x98\x80", 4);
+        GP_CHECK(gp_utf8_valid(buf, sizeof(buf)));
+        GP_CHECK(!gp_utf8_valid(buf, at + 3));
+        buf[at + 1] = 'a'; /* a lead byte without its continuation */
+        GP_CHECK(!gp_utf8_valid(buf, sizeof(buf)));
+        memcpy(buf + at, "\x7F\x01zz", 4); /* DEL and a control character are ASCII */
+        GP_CHECK(gp_utf8_valid(buf, sizeof(buf)));
+    }
+}
+
 /* --- the static allow reply ---------------------------------------------------------------- */
 
 GP_TEST(allow_static_escapes)
@@ -523,14 +544,14 @@ GP_TEST(allow_static_max_uid_of_quotes)
 }
 
 GP_MAIN(GP_CASE(decode_not_json), GP_CASE(decode_non_object_root),
-        GP_CASE(decode_wrong_api_version),
-        GP_CASE(decode_wrong_kind), GP_CASE(decode_missing_request),
-        GP_CASE(decode_missing_or_empty_uid), GP_CASE(decode_uid_too_long),
-        GP_CASE(decode_invalid_utf8), GP_CASE(decode_embedded_nul), GP_CASE(decode_depth_limit),
-        GP_CASE(decode_fields), GP_CASE(decode_defaults_and_null_object),
-        GP_CASE(encode_allow_without_patch),
+        GP_CASE(decode_wrong_api_version), GP_CASE(decode_wrong_kind),
+        GP_CASE(decode_missing_request), GP_CASE(decode_missing_or_empty_uid),
+        GP_CASE(decode_uid_too_long), GP_CASE(decode_invalid_utf8), GP_CASE(decode_embedded_nul),
+        GP_CASE(decode_depth_limit), GP_CASE(decode_fields),
+        GP_CASE(decode_defaults_and_null_object), GP_CASE(encode_allow_without_patch),
         GP_CASE(encode_patch_base64_and_type), GP_CASE(encode_patch_uses_patch_len),
         GP_CASE(encode_no_patch_no_patch_type), GP_CASE(encode_warnings_and_audit),
         GP_CASE(utf8_valid_sequences), GP_CASE(utf8_overlongs), GP_CASE(utf8_surrogates_and_range),
-        GP_CASE(utf8_truncated_and_stray), GP_CASE(allow_static_escapes),
-        GP_CASE(allow_static_small_buffer), GP_CASE(allow_static_max_uid_of_quotes))
+        GP_CASE(utf8_truncated_and_stray), GP_CASE(utf8_every_offset_in_ascii),
+        GP_CASE(allow_static_escapes), GP_CASE(allow_static_small_buffer),
+        GP_CASE(allow_static_max_uid_of_quotes))

@@ -68,6 +68,10 @@ GP_TEST(nul_escape)
     GP_CHECK(!NUL("{\"a\":\"\\u0001\"}"));
     GP_CHECK(!NUL("\\u000"));
     GP_CHECK(!NUL(""));
+    GP_CHECK(NUL("\\\\\\\\\\u0000")); /* five backslashes: the last starts \u0000 */
+    GP_CHECK(!NUL("\\\\\\\\u0000"));  /* four: two escaped backslashes, then text */
+    GP_CHECK(!NUL("\\\\\\"));         /* a run up to the end */
+    GP_CHECK(NUL("a\\n\\t\\\\ b\\u0000"));
 #undef NUL
 }
 

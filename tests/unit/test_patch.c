@@ -424,6 +424,41 @@ GP_TEST(required_changes_compose)
                 "'value':" T4_OUT "}]");
 }
 
+/* The builder writes into a copy-on-write view of the pod: what one change appended into an
+ * array or map the pod already had is seen by the next, and the pod is left as it was. */
+GP_TEST(later_changes_see_what_earlier_ones_added_to_existing_parents)
+{
+    gp_change req[] = { { .kind = GP_CH_ADD_REQUIRED, .exprs = pool_labels, .nexprs = 2 },
+                        { .kind = GP_CH_ADD_REQUIRED, .exprs = pool_labels, .nexprs = 2 } };
+    gp_change mix[] = { add_tol(&gpu_tol),   set_label("a", "1"),
+                        add_tol(&gpu_tol),   { .kind = GP_CH_REMOVE_PRIORITY },
+                        set_label("a", "2"), { .kind = GP_CH_REMOVE_PRIORITY } };
+    const char *terms = "{'spec':{'affinity':{'nodeAffinity':{"
+                        "'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':["
+                        "{'matchExpressions':[" IN("a", "b") "]}]}}}}}";
+    const char *pod = "{'metadata':{'labels':{'x':'y'}},'spec':{'priority':0,"
+                      "'tolerations':[{'operator':'Exists'}]}}";
+
+    CHECK_PATCH(terms, req, 2,
+                "[{'op':'add','path':'" REQ_PATH "/nodeSelectorTerms/0/matchExpressions/-',"
+                "'value':" IN("gpupack.io/pool", "h100") "},"
+                "{'op':'add','path':'" REQ_PATH "/nodeSelectorTerms/0/matchExpressions/-',"
+                "'value':" IN("zone", "z1") "}]");
+    CHECK_PATCH(pod, mix, 6,
+                "[{'op':'add','path':'/spec/tolerations/-','value':{'key':'nvidia.com/gpu',"
+                "'operator':'Exists','effect':'NoSchedule'}},"
+                "{'op':'add','path':'/metadata/labels/a','value':'1'},"
+                "{'op':'add','path':'/spec/tolerations/-','value':{'key':'nvidia.com/gpu',"
+                "'operator':'Exists','effect':'NoSchedule'}},"
+                "{'op':'remove','path':'/spec/priority'},"
+                "{'op':'replace','path':'/metadata/labels/a','value':'2'}]");
+    CHECK_APPLIED(pod, mix, 6,
+                  "{'metadata':{'labels':{'x':'y','a':'2'}},'spec':{'tolerations':["
+                  "{'operator':'Exists'},{'key':'nvidia.com/gpu','operator':'Exists',"
+                  "'effect':'NoSchedule'},{'key':'nvidia.com/gpu','operator':'Exists',"
+                  "'effect':'NoSchedule'}]}}");
+}
+
 GP_TEST(preferred_creates_or_appends)
 {
     gp_change c = { .kind = GP_CH_ADD_PREFERRED, .exprs = pool_labels, .nexprs = 2, .weight = 80 };
@@ -555,6 +590,7 @@ GP_MAIN(GP_CASE(pointer_escape), GP_CASE(pointer_escape_bounds), GP_CASE(no_chan
         GP_CASE(toleration_fields_and_int64_seconds), GP_CASE(priority_class_and_removals),
         GP_CASE(active_deadline_is_an_integer), GP_CASE(required_without_affinity_creates_it),
         GP_CASE(required_added_to_every_term), GP_CASE(required_changes_compose),
+        GP_CASE(later_changes_see_what_earlier_ones_added_to_existing_parents),
         GP_CASE(preferred_creates_or_appends), GP_CASE(resource_replace_keeps_other_resources),
         GP_CASE(resource_replace_init_container_limits_only),
         GP_CASE(resource_replace_index_out_of_range_is_einternal),

@@ -65,5 +65,39 @@ GP_TEST(json_escapes)
     free(s);
 }
 
+/* Text is scanned 8 bytes at a time: every byte that needs an escape, at every offset of a
+ * longer text, comes out as gp_json_escape says, and the rest as it is. */
+GP_TEST(json_escapes_at_every_offset)
+{
+    static const unsigned char special[] = { '"', '\\', 0x01, '\n', 0x1F, 0x7F };
+    char text[24], want[256];
+
+    for (size_t k = 0; k < sizeof(special); k++)
+        for (size_t at = 0; at + 1 < sizeof(text); at++) {
+            gp_strbuf b;
+            char *s = NULL, tmp[8];
+            size_t n = 0, w = 0;
+
+            for (size_t i = 0; i + 1 < sizeof(text); i++)
+                text[i] = (char)(i % 2 ? 0xC3 : 'a' + (int)i); /* with bytes above 0x7F */
+            text[sizeof(text) - 1] = '\0';
+            text[at] = (char)special[k];
+            want[w++] = '"';
+            for (const char *p = text; *p; p++) {
+                const char *e = gp_json_escape((unsigned char)*p, tmp);
+
+                memcpy(want + w, e ? e : p, e ? strlen(e) : 1);
+                w += e ? strlen(e) : 1;
+            }
+            want[w++] = '"';
+            want[w] = '\0';
+            gp_strbuf_init(&b, 0);
+            gp_strbuf_json_string(&b, text);
+            GP_CHECK_INT(gp_strbuf_take(&b, &s, &n), GP_OK);
+            GP_CHECK_STR(s, want);
+            free(s);
+        }
+}
+
 GP_MAIN(GP_CASE(appends_and_take), GP_CASE(limit_fails_once_and_clear_forgets),
-        GP_CASE(json_escapes))
+        GP_CASE(json_escapes), GP_CASE(json_escapes_at_every_offset))
