@@ -448,7 +448,7 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
     if (r.recs != NULL)
         gp_recs_shared_unref(r.recs);
     gp_policy_unref(r.pol);
-    cJSON_Delete(r.root);
+    gp_json_pool_drop(&pool, r.root); /* parsed inside the pool: released whole */
     gp_json_pool_end(&pool);
     gp_arena_free(&r.arena);
 }
