@@ -267,6 +267,18 @@ else
     BENCH_OUT="$OUT" BIN="$BIN" BUILD="$BUILD" tools/bench_schedcycle.sh "$CL" || echo "bench: the scheduler-cycle benchmark failed" >&2
 fi
 
+# ---- the extender's instructions per scheduled pod, under callgrind (tools/callgrind_extender.sh) --
+# Full: 100 pods on the 500-node cluster; smoke: 3 pods on the smoke cluster.
+if [ $SMOKE = 1 ]; then
+    cgr=$(BENCH_OUT="$OUT" BIN="$BIN" BUILD="$BUILD" CALLGRIND_PODS=3 tools/callgrind_extender.sh "$CL" 2> "$OUT/callgrind-extender.err")
+else
+    cgr=$(BENCH_OUT="$OUT" BIN="$BIN" BUILD="$BUILD" tools/callgrind_extender.sh 2> "$OUT/callgrind-extender.err")
+fi
+[ -n "$cgr" ] || echo "bench: callgrind_extender failed: $(tail -n 2 "$OUT/callgrind-extender.err")" >&2
+echo "$cgr" | while read -r l; do
+    [ -n "$l" ] && record "extender-callgrind-$(echo "$l" | jq -r .mode)" "$(echo "$l" | jq -c 'del(.mode)')"
+done
+
 # ---- the webhook's MIG choice against a large node view (tests/bench/migpick.c) -------------------
 MIGN=2000; MIGD=5000
 [ $SMOKE = 1 ] && { MIGN=200; MIGD=200; }

@@ -27,6 +27,18 @@ done
 # The advisor's report against the fake Prometheus: every query recognised, a report with findings.
 jq -e -s 'any(.[]; .name == "advisor-report-160-gpus-1d" and .wall_s > 0 and .max_rss_kb > 0 and .fake_errors == 0 and .queries > 0 and (.findings | type) == "number")' "$R" >/dev/null 2>&1 \
     && pass bench.measures-advisor-report || fail bench.measures-advisor-report "missing or failed in results.jsonl: $(grep advisor "$R" | tail -n 1)"
+# Instructions per scheduled pod, both scheduler configurations, split by call and watch.
+jq -e -s 'any(.[]; .name == "extender-callgrind-filter-prioritize" and .ir_per_pod > 0 and .filter_ir_per_pod > 0
+          and .prioritize_ir_per_pod > 0 and .watch_ir_per_pod > 0)
+    and any(.[]; .name == "extender-callgrind-prioritize" and .prioritize_ir_per_pod > 0 and .filter_ir_per_pod == 0)' "$R" >/dev/null 2>&1 \
+    && pass bench.measures-extender-callgrind || fail bench.measures-extender-callgrind "missing in results.jsonl: $(grep callgrind "$R" | tail -n 2)"
+# The prioritize-only configuration: no filter call, every pod prioritized among nodes with room.
+for k in 230 500; do
+    jq -e -s --arg m "extender-schedcycle-prioritize-only-$k-names" 'any(.[]; .name == $m and .pods > 0 and .bound == .pods
+        and .errors == 0 and .filter_p99_ms == 0 and .prioritize_p99_ms > 0 and .prioritize_names_mean > 0)' "$R" >/dev/null 2>&1 \
+        && pass "bench.measures-extender-schedcycle-prioritize-only-$k-names" \
+        || fail "bench.measures-extender-schedcycle-prioritize-only-$k-names" "missing or failed: $(grep prioritize-only "$R" | tail -n 1)"
+done
 # The scheduler's cycle against the live view: every pod filtered, prioritized and bound, CPU read.
 for k in 230 5000; do
     jq -e -s --arg m "extender-schedcycle-$k-names" 'any(.[]; .name == $m and .pods > 0 and .bound == .pods and .errors == 0
