@@ -20,7 +20,7 @@ Usage: schedcycle.py --extender URL --api URL --pid PID --nodes NODES.json [--po
                      [--seed S] [--prefix P] [--args FILE] [--verbs prioritize --cluster-pods PODS.json]
 Prints one JSON object: {"pods", "names", "filter_p50_ms", "filter_p99_ms", "prioritize_p50_ms",
 "prioritize_p99_ms", "extender_cpu_ms_per_pod", "prioritize_names_mean" (names the filter passed),
-"wall_s", "bound", "unschedulable", "errors"}.
+"wall_s", "bound", "nodes_used" (distinct nodes the pods were bound to), "unschedulable", "errors"}.
 extender_cpu_ms_per_pod: the extender's utime+stime (/proc/PID/stat) over the cycles and until its
 CPU stops moving after the last binding (the watch events decoded), divided by N. Exit 1 when a
 call failed."""
@@ -136,6 +136,7 @@ def main():
     api = connect(a.api)
     ftimes, ptimes, npassed = [], [], []
     bound = unsched = errors = 0
+    used_nodes = set()
     hz = os.sysconf("SC_CLK_TCK")
     cpu0 = cpu_ticks(a.pid)
     t0 = time.perf_counter()
@@ -174,6 +175,7 @@ def main():
             errors += 1
             continue
         bound += 1
+        used_nodes.add(best)
         free[best] = free.get(best, 0) - gpus_of(pod)
     wall = time.perf_counter() - t0
     # Until the extender has decoded the last bindings: its CPU time still for 0.3 s (max 10 s).
@@ -190,7 +192,7 @@ def main():
            "prioritize_p50_ms": pct(ptimes, 50), "prioritize_p99_ms": pct(ptimes, 99),
            "extender_cpu_ms_per_pod": round(cpu_s * 1e3 / max(a.pods, 1), 3),
            "prioritize_names_mean": round(sum(npassed) / max(len(npassed), 1), 1),
-           "wall_s": round(wall, 3), "bound": bound, "unschedulable": unsched, "errors": errors}
+           "wall_s": round(wall, 3), "bound": bound, "nodes_used": len(used_nodes), "unschedulable": unsched, "errors": errors}
     print(json.dumps(out))
     return 1 if errors else 0
 
