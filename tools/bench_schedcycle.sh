@@ -35,41 +35,9 @@ cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; for p in $PIDS; do w
 trap cleanup EXIT INT TERM
 fail() { echo "bench_schedcycle: $*" >&2; exit 1; }
 
-rm -f "$OUT/sched-api.port"
 t0=$(date +%s)
-# The generated cluster is full (every GPU taken: 5 of 16,831 free at 5,000 nodes), which leaves
-# nothing to schedule: the fake holds its pods except the GPU pods on even-numbered nodes, so
-# about half the GPU nodes have all their GPUs free.
-python3 - "$CL/pods.json" "$OUT/sched-pods.json" <<'PY' || fail "cannot thin the pods"
-import json, sys
-doc = json.load(open(sys.argv[1]))
-def keep(p):
-    gpu = any("nvidia.com/gpu" in (c.get("resources", {}).get("requests") or {}) for c in p["spec"]["containers"])
-    return not (gpu and int(p["spec"]["nodeName"].rsplit("-", 1)[1]) % 2 == 0)
-doc["items"] = [p for p in doc["items"] if keep(p)]
-json.dump(doc, open(sys.argv[2], "w"), separators=(",", ":"))
-print("bench_schedcycle: %d pods in the fake" % len(doc["items"]), file=sys.stderr)
-PY
-python3 tests/e2e/fakeapi.py --port-file "$OUT/sched-api.port" --nodes "$CL/nodes.json" --pods "$OUT/sched-pods.json" \
-    --token bench 2> "$OUT/sched-api.log" &
-PIDS="$PIDS $!"
-i=0; while [ $i -lt 3000 ] && [ ! -s "$OUT/sched-api.port" ]; do sleep 0.1; i=$((i + 1)); done
-[ -s "$OUT/sched-api.port" ] || fail "the fake API did not start: $(tail -n 3 "$OUT/sched-api.log")"
-API="http://127.0.0.1:$(cat "$OUT/sched-api.port")"
-cat > "$OUT/sched.kubeconfig" <<YAML
-apiVersion: v1
-kind: Config
-current-context: fake
-clusters:
-- name: fake
-  cluster: {server: "$API"}
-contexts:
-- name: fake
-  context: {cluster: fake, user: bench}
-users:
-- name: bench
-  user: {token: bench}
-YAML
+. tools/fakecluster.sh
+fake_cluster_start "$CL" "$OUT/sched"
 "$BIN/gpupack-extender" --listen 127.0.0.1:0 --kubeconfig "$OUT/sched.kubeconfig" --log-level warn \
     --drain-seconds 0 --assume-seconds 0 2> "$OUT/sched-extender.log" &
 XPID=$!; PIDS="$PIDS $XPID"

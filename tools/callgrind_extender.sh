@@ -40,36 +40,8 @@ cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; for p in $PIDS; do w
 trap cleanup EXIT INT TERM
 fail() { echo "callgrind_extender: $*" >&2; exit 1; }
 
-python3 - "$CL/pods.json" "$CG/pods.json" <<'PY' || fail "cannot thin the pods"
-import json, sys
-doc = json.load(open(sys.argv[1]))
-def keep(p):
-    gpu = any("nvidia.com/gpu" in (c.get("resources", {}).get("requests") or {}) for c in p["spec"]["containers"])
-    return not (gpu and int(p["spec"]["nodeName"].rsplit("-", 1)[1]) % 2 == 0)
-doc["items"] = [p for p in doc["items"] if keep(p)]
-json.dump(doc, open(sys.argv[2], "w"), separators=(",", ":"))
-PY
-rm -f "$CG/api.port"
-python3 tests/e2e/fakeapi.py --port-file "$CG/api.port" --nodes "$CL/nodes.json" --pods "$CG/pods.json" \
-    --token bench 2> "$CG/api.log" &
-PIDS="$PIDS $!"
-i=0; while [ $i -lt 600 ] && [ ! -s "$CG/api.port" ]; do sleep 0.1; i=$((i + 1)); done
-[ -s "$CG/api.port" ] || fail "the fake API did not start"
-API="http://127.0.0.1:$(cat "$CG/api.port")"
-cat > "$CG/kubeconfig" <<YAML
-apiVersion: v1
-kind: Config
-current-context: fake
-clusters:
-- name: fake
-  cluster: {server: "$API"}
-contexts:
-- name: fake
-  context: {cluster: fake, user: bench}
-users:
-- name: bench
-  user: {token: bench}
-YAML
+. tools/fakecluster.sh
+fake_cluster_start "$CL" "$CG/fake"
 
 # inclusive Ir of the functions matching REGEX in FILE (the largest: they nest).
 incl() {
@@ -81,7 +53,7 @@ for verbs in "filter,prioritize" prioritize; do
     tag=$(echo "$verbs" | tr ',' '-')
     rm -f "$CG/extender-$tag.out"*
     valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$CG/extender-$tag.out" \
-        "$BIN/gpupack-extender" --listen 127.0.0.1:0 --kubeconfig "$CG/kubeconfig" --log-level warn \
+        "$BIN/gpupack-extender" --listen 127.0.0.1:0 --kubeconfig "$CG/fake.kubeconfig" --log-level warn \
         --drain-seconds 0 --assume-seconds 0 2> "$CG/extender-$tag.log" &
     XPID=$!; PIDS="$PIDS $XPID"
     PORT=""; i=0
@@ -96,7 +68,7 @@ for verbs in "filter,prioritize" prioritize; do
     callgrind_control -i on "$XPID" > /dev/null 2>&1 || fail "callgrind_control -i on failed"
     names=230
     r=$(python3 tests/bench/schedcycle.py --extender "$U" --api "$API" --pid "$XPID" --nodes "$CL/nodes.json" \
-        --pods "$N" --names "$names" --seed 7 --prefix "cg$tag" --verbs "$verbs" --cluster-pods "$CG/pods.json") \
+        --pods "$N" --names "$names" --seed 7 --prefix "cg$tag" --verbs "$verbs" --cluster-pods "$CG/fake-pods.json") \
         || fail "schedcycle failed: $r"
     callgrind_control -d "$XPID" > /dev/null 2>&1 || fail "callgrind_control -d failed"
     kill "$XPID"; wait "$XPID" 2>/dev/null
