@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpupack/dnsname.h"
 #include "gpupack/grow.h"
 #include "gpupack/nodeview.h"
 
@@ -294,14 +295,18 @@ static gp_status index_nodes(gp_cluster *c)
     return GP_OK;
 }
 
-/* A node's nvidia.com/gpu.product label value; NULL when it has none (or not a string). */
+/* A node's nvidia.com/gpu.product label value; NULL when it has none, or one that is not a
+ * label value (kube-apiserver admits none; a hand-made snapshot might), so the view's products
+ * can be stated in node affinity as they are. */
 static const char *node_product(const cJSON *node)
 {
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(node, "metadata");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(md, "labels"), GP_LABEL_GPU_PRODUCT);
 
-    return cJSON_IsString(v) && v->valuestring[0] != '\0' ? v->valuestring : NULL;
+    return cJSON_IsString(v) && gp_k8s_label_name(v->valuestring, strlen(v->valuestring))
+               ? v->valuestring
+               : NULL;
 }
 
 /* Sorts a name set and hands it to *v / *n (freeing what they held). */

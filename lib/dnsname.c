@@ -9,15 +9,21 @@ static bool label_char(char c, bool upper)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (upper && c >= 'A' && c <= 'Z');
 }
 
-static bool label_ok(const char *s, size_t n, bool upper)
+/* s[0..n): 1 to 63 label characters, beginning and ending with one, and any of inner between. */
+static bool name_ok(const char *s, size_t n, bool upper, const char *inner)
 {
     if (n == 0 || n > GP_DNS_LABEL_MAX || !label_char(s[0], upper) ||
         !label_char(s[n - 1], upper))
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!label_char(s[i], upper) && s[i] != '-')
+        if (!label_char(s[i], upper) && (s[i] == '\0' || strchr(inner, s[i]) == NULL))
             return false;
     return true;
+}
+
+static bool label_ok(const char *s, size_t n, bool upper)
+{
+    return name_ok(s, n, upper, "-");
 }
 
 /* Every dot-separated label of s[0..n) is a label ("a..b" and a trailing dot are not). */
@@ -37,12 +43,7 @@ static bool labels_ok(const char *s, size_t n, bool upper)
 
 bool gp_k8s_label_name(const char *s, size_t n)
 {
-    if (n == 0 || n > GP_DNS_LABEL_MAX || !label_char(s[0], true) || !label_char(s[n - 1], true))
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!label_char(s[i], true) && s[i] != '-' && s[i] != '_' && s[i] != '.')
-            return false;
-    return true;
+    return name_ok(s, n, true, "-_.");
 }
 
 bool gp_dns_label(const char *s, size_t n)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The filter's model and spot rules as required node affinity (see gpuaff.h). */
+/* The filter's GPU model rules as required node affinity (see gpuaff.h). */
 #include "gpupack/gpuaff.h"
 
 #include <stdlib.h>
@@ -37,25 +37,21 @@ static bool is_glob(const char *g)
     return strpbrk(g, "*?") != NULL;
 }
 
-static bool label_value(const char *s)
-{
-    return gp_k8s_label_name(s, strlen(s));
-}
-
-/* Adds what glob g stands for: itself when exact, else the known models it matches. */
+/* Adds what glob g stands for: itself when exact (and a label value: the annotation's entries
+ * are not checked elsewhere), else the known models it matches. Known models are label values
+ * already: the view keeps only those, and the policy checks its price keys. */
 static void expand(valset *s, const char *g, const gp_cluster *view, const gp_policy *pol)
 {
     if (!is_glob(g)) {
-        if (label_value(g))
+        if (gp_k8s_label_name(g, strlen(g)))
             valset_add(s, g);
         return;
     }
     for (size_t i = 0; view != NULL && i < view->ngpu_products; i++)
-        if (gp_glob_match(g, view->gpu_products[i]) && label_value(view->gpu_products[i]))
+        if (gp_glob_match(g, view->gpu_products[i]))
             valset_add(s, view->gpu_products[i]);
     for (size_t i = 0; i < pol->scoring.ngpu_prices; i++)
-        if (gp_glob_match(g, pol->scoring.gpu_prices[i].match) &&
-            label_value(pol->scoring.gpu_prices[i].match))
+        if (gp_glob_match(g, pol->scoring.gpu_prices[i].match))
             valset_add(s, pol->scoring.gpu_prices[i].match);
 }
 

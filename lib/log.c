@@ -266,7 +266,7 @@ void gp_log_write(gp_log *log, gp_log_level level, const char *msg, const gp_log
     line_buf line;
     value_buf v;
 
-    if (log == NULL || level < log->level)
+    if (!gp_log_enabled(log, level))
         return;
     line_start(&line, level, msg);
     for (size_t i = 0; i < nfields; i++) {

@@ -276,13 +276,20 @@ static bool has_preferred(const gp_pod *pod, const gp_selector_req *exprs, size_
     return false;
 }
 
+/* Writes "key In [value]" for each label into r[0..n). */
+static void put_label_reqs(gp_selector_req *r, const gp_label *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        r[i] = (gp_selector_req){ l[i].key, "In", (char **)&l[i].value, 1 };
+}
+
 /* "key In [value]" for each label (from a); NULL on allocation failure. */
 static gp_selector_req *label_reqs(gp_arena *a, const gp_label *l, size_t n)
 {
     gp_selector_req *r = gp_arena_alloc(a, (n + 1) * sizeof(*r));
 
-    for (size_t i = 0; r != NULL && i < n; i++)
-        r[i] = (gp_selector_req){ l[i].key, "In", (char **)&l[i].value, 1 };
+    if (r != NULL)
+        put_label_reqs(r, l, n);
     return r;
 }
 
@@ -496,13 +503,8 @@ static const gp_mig_profile *node_best(const gp_cluster *view, const gp_cluster_
 
 static bool may_use(const gp_mig_where *where, const gp_cluster_node *node)
 {
-    if (where == NULL)
-        return true;
-    for (size_t i = 0; i < where->nexprs; i++)
-        if (!gp_node_req_matches(&where->exprs[i], node->labels, node->nlabels))
-            return false;
-    return gp_pod_may_use_node(where->pod, where->required, where->nrequired, node->name,
-                               node->labels, node->nlabels);
+    return where == NULL || gp_pod_may_use_node(where->pod, where->required, where->nrequired,
+                                                node->name, node->labels, node->nlabels);
 }
 
 /* Node by node: only a node that would improve on the best so far is matched against the pod. */
@@ -755,6 +757,23 @@ static int32_t slices_needed(const gp_pod *pod)
     return u.gpu;
 }
 
+/* What the webhook itself requires of the pod's node (from m->a): its class's pool when required
+ * (req_pool), then the GPU model rules; *n of them. NULL on allocation failure. */
+static const gp_selector_req *own_requirements(mctx *m, bool req_pool, size_t *n)
+{
+    const gp_pool *pool = &m->cls->pool;
+    size_t np = req_pool ? pool->nlabels : 0;
+    gp_selector_req *r = gp_arena_alloc(m->a, (np + m->models.nmodels + 1) * sizeof(*r));
+
+    if (r == NULL)
+        return NULL;
+    put_label_reqs(r, pool->labels, np);
+    if (m->models.nmodels)
+        memcpy(r + np, m->models.models, m->models.nmodels * sizeof(*r));
+    *n = np + m->models.nmodels;
+    return r;
+}
+
 /* The MIG rewrite for a pod needing `need` memory per GPU (hint: how warnings name it; why:
  * what the rewrite's reason says it needs): every container asking for one whole GPU gets the
  * smallest slice a node it may use offers, or nothing changes and a warning says why. */
@@ -765,14 +784,15 @@ static gp_status mig_rewrite(mctx *m, gp_qty need, const char *hint, const char 
      * bound by spec.nodeName, see decide_pool). */
     bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL &&
                     !m->pool_conflict;
-    gp_mig_where where = { .pod = m->pod, .required = req_pool ? pool->labels : NULL,
-                           .nrequired = req_pool ? pool->nlabels : 0,
-                           .exprs = m->models.models, .nexprs = m->models.nmodels };
+    gp_mig_where where = { .pod = m->pod };
     const gp_container *odd;
     const gp_mig_profile *prof;
 
     if ((odd = odd_gpu_container(m->pod, m->pol)) != NULL)
         return warn_mixed(m, odd);
+    where.required = own_requirements(m, req_pool, &where.nrequired);
+    if (where.required == NULL)
+        return GP_ENOMEM;
     where.count = slices_needed(m->pod); /* only for pods the rewrite may touch */
     prof = gp_mig_pick(m->pol, m->view, &where, need, m->a);
     if (prof != NULL)

@@ -108,14 +108,16 @@ static bool has_all(const gp_label *want, size_t nwant, const gp_label *labels, 
     return true;
 }
 
-bool gp_pod_may_use_node(const gp_pod *pod, const gp_label *extra, size_t nextra,
+bool gp_pod_may_use_node(const gp_pod *pod, const gp_selector_req *extra, size_t nextra,
                          const char *name, const gp_label *labels, size_t nlabels)
 {
     if (name == NULL)
         name = "";
     if (pod->node_name != NULL && strcmp(pod->node_name, name) != 0)
         return false;
+    for (size_t i = 0; i < nextra; i++)
+        if (!gp_node_req_matches(&extra[i], labels, nlabels))
+            return false;
     return has_all(pod->node_selector, pod->nnode_selector, labels, nlabels) &&
-           has_all(extra, nextra, labels, nlabels) &&
            required_matches(pod, name, labels, nlabels);
 }

@@ -38,19 +38,7 @@ fail() { echo "bench_schedcycle: $*" >&2; exit 1; }
 t0=$(date +%s)
 . tools/fakecluster.sh
 fake_cluster_start "$CL" "$OUT/sched"
-"$BIN/gpupack-extender" --listen 127.0.0.1:0 --kubeconfig "$OUT/sched.kubeconfig" --log-level warn \
-    --drain-seconds 0 --assume-seconds 0 2> "$OUT/sched-extender.log" &
-XPID=$!; PIDS="$PIDS $XPID"
-PORT=""; i=0
-while [ $i -lt 600 ] && [ -z "$PORT" ]; do
-    PORT=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$XPID," '$0 ~ p {n = split($4, a, ":"); print a[n]; exit}')
-    [ -n "$PORT" ] || sleep 0.1; i=$((i + 1))
-done
-[ -n "$PORT" ] || fail "the extender did not start: $(tail -n 3 "$OUT/sched-extender.log")"
-U="http://127.0.0.1:$PORT"
-# Ready once its first lists of Nodes and Pods are in (up to 5 minutes for the 150,000 pods).
-i=0; while [ $i -lt 3000 ] && [ "$(curl -s "$U/readyz")" != ok ]; do sleep 0.1; i=$((i + 1)); done
-[ "$(curl -s "$U/readyz")" = ok ] || fail "the extender's view never became ready: $(tail -n 3 "$OUT/sched-extender.log")"
+extender_start "$OUT/sched.kubeconfig" "$OUT/sched-extender.log"
 echo "bench_schedcycle: fake API and extender view ready in $(( $(date +%s) - t0 )) s" >&2
 rc=0
 # filter + prioritize with 230 and 5,000 names sent to the filter; prioritize only with the 230 and

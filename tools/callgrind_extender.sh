@@ -28,7 +28,7 @@ OUT=${BENCH_OUT:-$BUILD/bench}
 case $OUT in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
 CG="$OUT/callgrind"
 mkdir -p "$CG"
-for t in valgrind callgrind_annotate callgrind_control python3 ss jq; do
+for t in valgrind callgrind_annotate callgrind_control python3 ss jq curl; do
     command -v $t >/dev/null || { echo "callgrind_extender: $t is missing" >&2; exit 1; }
 done
 CL=${1:-$OUT/cluster-500-15000}
@@ -52,23 +52,11 @@ incl() {
 for verbs in "filter,prioritize" prioritize; do
     tag=$(echo "$verbs" | tr ',' '-')
     rm -f "$CG/extender-$tag.out"*
-    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$CG/extender-$tag.out" \
-        "$BIN/gpupack-extender" --listen 127.0.0.1:0 --kubeconfig "$CG/fake.kubeconfig" --log-level warn \
-        --drain-seconds 0 --assume-seconds 0 2> "$CG/extender-$tag.log" &
-    XPID=$!; PIDS="$PIDS $XPID"
-    PORT=""; i=0
-    while [ $i -lt 1200 ] && [ -z "$PORT" ]; do
-        PORT=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$XPID," '$0 ~ p {n = split($4, a, ":"); print a[n]; exit}')
-        [ -n "$PORT" ] || sleep 0.1; i=$((i + 1))
-    done
-    [ -n "$PORT" ] || fail "the extender did not start: $(tail -n 3 "$CG/extender-$tag.log")"
-    U="http://127.0.0.1:$PORT"
-    i=0; while [ $i -lt 6000 ] && [ "$(curl -s "$U/readyz")" != ok ]; do sleep 0.1; i=$((i + 1)); done
-    [ "$(curl -s "$U/readyz")" = ok ] || fail "the view never became ready"
+    extender_start "$CG/fake.kubeconfig" "$CG/extender-$tag.log" \
+        valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$CG/extender-$tag.out"
     callgrind_control -i on "$XPID" > /dev/null 2>&1 || fail "callgrind_control -i on failed"
-    names=230
     r=$(python3 tests/bench/schedcycle.py --extender "$U" --api "$API" --pid "$XPID" --nodes "$CL/nodes.json" \
-        --pods "$N" --names "$names" --seed 7 --prefix "cg$tag" --verbs "$verbs" --cluster-pods "$CG/fake-pods.json") \
+        --pods "$N" --names 230 --seed 7 --prefix "cg$tag" --verbs "$verbs" --cluster-pods "$CG/fake-pods.json") \
         || fail "schedcycle failed: $r"
     callgrind_control -d "$XPID" > /dev/null 2>&1 || fail "callgrind_control -d failed"
     kill "$XPID"; wait "$XPID" 2>/dev/null

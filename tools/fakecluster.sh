@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sourced by tools/bench_schedcycle.sh and tools/callgrind_extender.sh (not run alone): the fake
 # API server (tests/e2e/fakeapi.py) over a cluster from tests/bench/gen_cluster.py, with free GPUs,
-# and a kubeconfig for it. The caller defines fail() and PIDS and runs from the repository root.
+# a kubeconfig for it, and gpupack-extender watching it. The caller defines fail(), PIDS and BIN
+# and runs from the repository root.
 #
 # fake_cluster_start CLUSTER_DIR PREFIX: the generated cluster is full (every GPU taken: 5 of
 # 16,831 free at 5,000 nodes), which leaves nothing to schedule, so the fake holds its pods except
@@ -40,4 +41,25 @@ users:
 - name: bench
   user: {token: bench}
 YAML
+}
+
+# extender_start KUBECONFIG LOG [WRAPPER...]: gpupack-extender (under WRAPPER, e.g. valgrind) on a
+# free loopback port with its live view from KUBECONFIG, stderr to LOG; waits for its port and for
+# its first lists of Nodes and Pods (up to 10 minutes: 150,000 pods, or under valgrind). Sets XPID
+# and U (its URL) and adds XPID to PIDS.
+extender_start() {
+    kc=$1 log=$2
+    shift 2
+    "$@" "$BIN/gpupack-extender" --listen 127.0.0.1:0 --kubeconfig "$kc" --log-level warn \
+        --drain-seconds 0 --assume-seconds 0 2> "$log" &
+    XPID=$!; PIDS="$PIDS $XPID"
+    port=""; i=0
+    while [ $i -lt 1200 ] && [ -z "$port" ]; do
+        port=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$XPID," '$0 ~ p {n = split($4, a, ":"); print a[n]; exit}')
+        [ -n "$port" ] || sleep 0.1; i=$((i + 1))
+    done
+    [ -n "$port" ] || fail "the extender did not start: $(tail -n 3 "$log")"
+    U="http://127.0.0.1:$port"
+    i=0; while [ $i -lt 6000 ] && [ "$(curl -s "$U/readyz")" != ok ]; do sleep 0.1; i=$((i + 1)); done
+    [ "$(curl -s "$U/readyz")" = ok ] || fail "the extender's view never became ready: $(tail -n 3 "$log")"
 }

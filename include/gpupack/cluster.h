@@ -43,7 +43,8 @@ typedef struct gp_cluster {
     size_t nmig_profiles;
     gp_cluster_node *nodes; /* the nodes offering them, in list order */
     size_t nnodes;
-    char **gpu_products; /* every nvidia.com/gpu.product value a node carries, sorted, unique */
+    char **gpu_products; /* every nvidia.com/gpu.product value a node carries (label values
+                            only), sorted, unique */
     size_t ngpu_products;
     bool has_priority_classes;
     char **priority_classes; /* names, sorted, unique */

@@ -164,16 +164,14 @@ const char *gp_rec_text(const gp_rec *rec, gp_arena *a);
 const char *gp_label_safe(const char *s, gp_arena *a);
 
 /* Where a pod may land, for gp_mig_pick(): its own node selection (nodeName, nodeSelector,
- * required node affinity), the labels the webhook itself requires for its class (a required
- * pool; NULL / 0 when none), the requirements it states besides (the GPU model rules, gpuaff.h;
- * NULL / 0 when none), and how many slices of the profile the pod will hold (a node with fewer
- * allocatable instances of it cannot take the pod; 0 or 1: one). */
+ * required node affinity), the requirements the webhook itself adds (its class's required pool,
+ * the GPU model rules of gpuaff.h; NULL / 0 when none), and how many slices of the profile the
+ * pod will hold (a node with fewer allocatable instances of it cannot take the pod; 0 or 1:
+ * one). */
 typedef struct {
     const gp_pod *pod;
-    const gp_label *required;
+    const gp_selector_req *required;
     size_t nrequired;
-    const gp_selector_req *exprs;
-    size_t nexprs;
     int32_t count;
 } gp_mig_where;
 

@@ -20,10 +20,10 @@
 #include "gpupack/k8s.h"
 
 /* True when the pod's node selection admits the node (name may be "" when unknown: then only a
- * pod without nodeName and without matchFields can match). extra lists labels the node must
- * carry in addition (key=value each), for constraints the caller adds, such as the webhook's
- * required pool; NULL with nextra 0 for none. */
-bool gp_pod_may_use_node(const gp_pod *pod, const gp_label *extra, size_t nextra,
+ * pod without nodeName and without matchFields can match). extra lists requirements the node
+ * must meet in addition (ANDed), for constraints the caller adds, such as the webhook's required
+ * pool and GPU models; NULL with nextra 0 for none. */
+bool gp_pod_may_use_node(const gp_pod *pod, const gp_selector_req *extra, size_t nextra,
                          const char *name, const gp_label *labels, size_t nlabels);
 
 /* One requirement against a label set (Kubernetes NodeSelectorRequirement semantics above). */

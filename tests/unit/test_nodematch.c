@@ -49,6 +49,7 @@ static bool may_use(const char *spec, const char *extra, const char *name, const
 {
     char text[2048], lbuf[512], ebuf[256], *s;
     gp_label l[32], e[8];
+    gp_selector_req r[8]; /* the extra labels as the caller's requirements: key In [value] */
     size_t nl, ne;
     cJSON *json;
     gp_arena a;
@@ -60,11 +61,13 @@ static bool may_use(const char *spec, const char *extra, const char *name, const
     snprintf(ebuf, sizeof(ebuf), "%s", extra ? extra : "");
     nl = labels_of(lbuf, l, 32);
     ne = labels_of(ebuf, e, 8);
+    for (size_t i = 0; i < ne; i++)
+        r[i] = (gp_selector_req){ e[i].key, (char *)"In", &e[i].value, 1 };
     s = q(text);
     json = cJSON_Parse(s);
     gp_arena_init(&a, 0);
     if (gp_pod_from_json(json, "default", &a, &pod, NULL) == GP_OK)
-        ok = gp_pod_may_use_node(&pod, ne ? e : NULL, ne, name, l, nl);
+        ok = gp_pod_may_use_node(&pod, ne ? r : NULL, ne, name, l, nl);
     else
         printf("  pod does not decode: %s\n", s), gp_test_failed = 1;
     gp_arena_free(&a);
