@@ -34,6 +34,18 @@ until_filter '.NodeNames == ["gpu-busy"] and (.FailedNodes["gpu-empty"] | test("
 # Terminated pods count as free: the fake drops it from the field selector (DELETED for us).
 ctl apply "$(bind8 filler gpu-empty Succeeded | jq '.type = "MODIFIED"')"
 until_filter '.NodeNames == ["gpu-busy","gpu-empty"]' && pass extender-live.terminated-frees || fail extender-live.terminated-frees "$(filter)"
+# The pod watch selects bound pods (spec.nodeName!=): a pending pod is never sent, and its
+# binding arrives as one ADDED. So scheduling a pod costs the extender one watch event.
+pod_events() { curl -s "$U/metrics" | awk '/^gpupack_kube_events_total\{informer="pods",type="(ADDED|MODIFIED)"\}/ {s += $2} END {print s + 0}'; }
+before=$(pod_events)
+ctl apply "$(bind8 pending '' Pending | jq 'del(.object.spec.nodeName)')"
+ctl apply "$(bind8 pending gpu-empty Running | jq '.type = "MODIFIED"')"
+until_filter '.NodeNames == ["gpu-busy"]' && sleep 0.5
+got=$(pod_events)
+[ "$got" = $((before + 1)) ] && pass extender-live.pending-pods-not-watched \
+    || fail extender-live.pending-pods-not-watched "pod events $before -> $got (want one: the binding)"
+ctl apply "$(bind8 pending gpu-empty Running | jq '.type = "DELETED"')"
+until_filter '.NodeNames == ["gpu-busy","gpu-empty"]' || fail extender-live.pending-pod-deleted "$(filter)"
 # A dropped watch: re-watch from the last resourceVersion, nothing lost.
 ctl fault '{"fault":"drop-watches"}'
 ctl apply "$(bind8 filler2 gpu-empty Running)"
