@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP(S) server (the contract is in include/gpupack/server.h).
  *
- * Threads: libmicrohttpd runs a pool of cfg.threads polling threads (epoll); the access handler,
- * the request-completed callback and the TLS certificate callback run on them. The certificate
- * watcher (gp_watch) runs on its own thread and reloads through gp_server_reload_certs().
+ * Threads: cfg.threads libmicrohttpd daemons without a listening socket of their own (shards),
+ * each with one polling thread (epoll); the access handler, the request-completed callback and
+ * the TLS certificate callback run on them. One listener thread (lib/listener.c) accepts and
+ * gives each connection to the shard with the fewest open connections, so connections are spread
+ * evenly over the threads however they arrive (libmicrohttpd's own pool lets the first thread to
+ * wake take a whole burst: 32 connections opened at once were seen split 32/0/0/0 over four
+ * threads, and a connection stays on its thread). The certificate watcher (gp_watch) runs on its
+ * own thread and reloads through gp_server_reload_certs().
  *
  * A request's life: the first call of the access handler routes it and decides the transport
  * errors (404, 405, 415, 413 from Content-Length, 403 without a valid client certificate); later
@@ -27,6 +32,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +42,7 @@
 #include <unistd.h>
 
 #include "gpupack/fileio.h"
+#include "gpupack/listener.h"
 #include "gpupack/strbuf.h"
 #include "gpupack/tlsfiles.h"
 #include "gpupack/watchfs.h"
@@ -59,6 +66,9 @@
 #define M_EXPIRY_HELP "notAfter of the serving certificate in force, Unix seconds."
 #define M_RELOADS "gpupack_tls_reloads_total"
 #define M_RELOADS_HELP "Certificate reloads, by result; a failed reload keeps the old pair."
+#define M_REFUSED "gpupack_http_connections_refused_total"
+#define M_REFUSED_HELP "Connections closed on arrival because max_connections were open."
+#define REFUSED_LOG_EVERY_S 10 /* the warning for refused connections, at most this often */
 
 /* One certificate chain and its key, immutable once built. refs counts its holders: the server
  * while the pair is current or retired, plus readers between tls_current() and tls_pair_unref(). */
@@ -72,13 +82,22 @@ typedef struct tls_pair {
     struct tls_pair *next; /* in the retired list */
 } tls_pair;
 
+/* One libmicrohttpd daemon and its polling thread. */
+typedef struct {
+    struct MHD_Daemon *daemon;
+    atomic_uint conns; /* open connections, counted by on_connection() */
+} shard;
+
 struct gp_server {
     gp_server_config cfg; /* strings and routes point into this struct's own copies */
     gp_route routes[MAX_ROUTES];
     char *strings;        /* one block holding every copied string */
-    struct MHD_Daemon *daemon;
+    shard *shards;        /* cfg.threads of them */
+    unsigned nshards;     /* started */
+    gp_listener *listener; /* NULL once quiesced */
+    unsigned next_shard;  /* where the least-busy search starts; listener thread only */
+    time_t refused_logged; /* CLOCK_MONOTONIC s of the last refusal warning; listener only */
     int port;
-    MHD_socket quiesced; /* the listen socket after gp_server_quiesce, closed at stop */
     union {
         struct sockaddr_in v4;
         struct sockaddr_in6 v6;
@@ -980,16 +999,95 @@ static gp_status tls_setup(gp_server *s, gp_err *err)
     return GP_OK;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Shards and the listener.
+ * ------------------------------------------------------------------------------------------- */
+
+/* libmicrohttpd tells a shard when a connection it was given ends. It is counted when handed
+ * over (on_accept), not when libmicrohttpd says it started: that happens later, on the shard's
+ * thread, and a burst of connections would all see the counts of before the burst. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    shard *sh = cls;
+
+    (void)conn;
+    (void)socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+        atomic_fetch_sub_explicit(&sh->conns, 1, memory_order_relaxed);
+}
+
+/* The shard with the fewest open connections, searched from a rotating start so that ties are
+ * spread too; sets *total to the connections open over all shards. */
+static shard *least_busy(gp_server *s, unsigned *total)
+{
+    shard *best = NULL;
+    unsigned best_n = UINT_MAX;
+
+    *total = 0;
+    for (unsigned i = 0; i < s->nshards; i++) {
+        shard *sh = &s->shards[(s->next_shard + i) % s->nshards];
+        unsigned n = atomic_load_explicit(&sh->conns, memory_order_relaxed);
+
+        *total += n;
+        if (n < best_n) {
+            best = sh;
+            best_n = n;
+        }
+    }
+    s->next_shard = (s->next_shard + 1) % s->nshards;
+    return best;
+}
+
+static void count_refused(gp_server *s, double n)
+{
+    char label[MAX_NAME + 16];
+
+    snprintf(label, sizeof(label), "server=\"%s\"", s->cfg.name);
+    gp_metrics_add(s->cfg.metrics, M_REFUSED, M_REFUSED_HELP, label, n);
+}
+
+/* Closes a connection over max_connections, counted, with a warning at most every
+ * REFUSED_LOG_EVERY_S seconds. */
+static void refuse(gp_server *s, int fd, unsigned open_now)
+{
+    time_t now = mono_now();
+
+    close(fd);
+    count_refused(s, 1);
+    if (s->refused_logged != 0 && now - s->refused_logged < REFUSED_LOG_EVERY_S)
+        return;
+    s->refused_logged = now;
+    GP_LOG(s->cfg.log, GP_LOG_WARN, "connection refused: too many open",
+           GP_LS("server", s->cfg.name), GP_LI("open", open_now),
+           GP_LI("max_connections", s->cfg.max_connections));
+}
+
+/* The listener's callback: each accepted connection goes to the least busy shard. */
+static void on_accept(void *ctx, int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+    gp_server *s = ctx;
+    unsigned total;
+    shard *sh = least_busy(s, &total);
+
+    if (s->cfg.max_connections > 0 && total >= s->cfg.max_connections) {
+        refuse(s, fd, total);
+        return;
+    }
+    atomic_fetch_add_explicit(&sh->conns, 1, memory_order_relaxed);
+    if (MHD_add_connection(sh->daemon, fd, addr, addrlen) == MHD_YES)
+        return;
+    atomic_fetch_sub_explicit(&sh->conns, 1, memory_order_relaxed); /* fd is closed */
+    GP_LOG(s->cfg.log, GP_LOG_WARN, "connection dropped", GP_LS("server", s->cfg.name),
+           GP_LS("error", strerror(errno)));
+}
+
 static unsigned daemon_flags(const gp_server *s)
 {
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-                     MHD_USE_ERROR_LOG; /* ITC: MHD_quiesce_daemon needs it with a pool */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET |
+                     MHD_USE_ITC | MHD_USE_ERROR_LOG; /* ITC: MHD_add_connection needs it */
 
-    if (s->tls)
-        flags |= MHD_USE_TLS;
-    if (s->addr.v4.sin_family == AF_INET6)
-        flags |= s->dual_stack ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
-    return flags;
+    return s->tls ? flags | MHD_USE_TLS : flags;
 }
 
 typedef struct {
@@ -1004,15 +1102,16 @@ static void opt(mhd_opts *o, enum MHD_OPTION option, intptr_t v, void *p)
     o->items[o->n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 }
 
-static void daemon_options(gp_server *s, mhd_opts *o)
+/* The options of one shard. Its own connection limit is the whole server's: on_accept() keeps
+ * the total under max_connections before a shard is asked. */
+static void daemon_options(gp_server *s, shard *sh, mhd_opts *o)
 {
     o->n = 0;
     opt(o, MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, s); /* first, as MHD asks */
-    opt(o, MHD_OPTION_SOCK_ADDR, 0, &s->addr);
-    opt(o, MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)s->cfg.threads, NULL);
     opt(o, MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.idle_timeout_s, NULL);
     opt(o, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)CONN_MEMORY_LIMIT, NULL);
     opt(o, MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s);
+    opt(o, MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, sh);
     if (s->cfg.max_connections > 0)
         opt(o, MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->cfg.max_connections, NULL);
     if (!s->tls)
@@ -1023,24 +1122,51 @@ static void daemon_options(gp_server *s, mhd_opts *o)
         opt(o, MHD_OPTION_HTTPS_MEM_TRUST, 0, s->client_ca);
 }
 
-static gp_status daemon_start(gp_server *s, gp_err *err)
+static gp_status shards_start(gp_server *s, gp_err *err)
 {
-    mhd_opts o;
-    const union MHD_DaemonInfo *di;
-
-    daemon_options(s, &o);
-    s->daemon = MHD_start_daemon(daemon_flags(s), (uint16_t)s->cfg.port, NULL, NULL, on_request,
-                                 s, MHD_OPTION_ARRAY, o.items, MHD_OPTION_END);
-    if (s->daemon == NULL) {
-        pthread_mutex_lock(&s->msg_mu);
-        gp_err_set(err, "server: cannot listen on %s port %d: %s", s->cfg.host, s->cfg.port,
-                   s->mhd_msg[0] ? s->mhd_msg : strerror(errno));
-        pthread_mutex_unlock(&s->msg_mu);
-        return GP_EIO;
+    if ((s->shards = calloc(s->cfg.threads, sizeof(*s->shards))) == NULL) {
+        gp_err_set(err, "server: out of memory");
+        return GP_ENOMEM;
     }
-    di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    registry_set_port(s, di != NULL && di->port != 0 ? di->port : s->cfg.port);
+    for (; s->nshards < s->cfg.threads; s->nshards++) {
+        shard *sh = &s->shards[s->nshards];
+        mhd_opts o;
+
+        daemon_options(s, sh, &o);
+        sh->daemon = MHD_start_daemon(daemon_flags(s), 0, NULL, NULL, on_request, s,
+                                      MHD_OPTION_ARRAY, o.items, MHD_OPTION_END);
+        if (sh->daemon == NULL) {
+            pthread_mutex_lock(&s->msg_mu);
+            gp_err_set(err, "server: cannot start serving thread %u: %s", s->nshards + 1,
+                       s->mhd_msg[0] ? s->mhd_msg : strerror(errno));
+            pthread_mutex_unlock(&s->msg_mu);
+            return GP_EIO;
+        }
+    }
     return GP_OK;
+}
+
+static gp_status listen_start(gp_server *s, gp_err *err)
+{
+    gp_listener_config lc = {
+        .addr = (const struct sockaddr *)&s->addr,
+        .addrlen = s->addr.v4.sin_family == AF_INET6 ? sizeof(s->addr.v6) : sizeof(s->addr.v4),
+        .v6only = !s->dual_stack, .fn = on_accept, .ctx = s, .log = s->cfg.log,
+        .name = s->cfg.name,
+    };
+    char prefix[INET6_ADDRSTRLEN + 64];
+    gp_status st = gp_listener_open(&lc, &s->listener, err);
+
+    if (st == GP_OK) {
+        registry_set_port(s, gp_listener_port(s->listener)); /* before any handshake */
+        st = gp_listener_start(s->listener, err);
+    }
+    if (st != GP_OK) {
+        snprintf(prefix, sizeof(prefix), "server: cannot listen on %s port %d", s->cfg.host,
+                 s->cfg.port);
+        gp_err_prefix(err, prefix);
+    }
+    return st;
 }
 
 static gp_status watch_certs(gp_server *s, gp_err *err)
@@ -1060,7 +1186,6 @@ static gp_server *server_alloc(void)
 
     if (s == NULL)
         return NULL;
-    s->quiesced = MHD_INVALID_SOCKET;
     pthread_mutex_init(&s->tls_mu, NULL);
     pthread_mutex_init(&s->reload_mu, NULL);
     pthread_mutex_init(&s->msg_mu, NULL);
@@ -1084,8 +1209,10 @@ gp_status gp_server_start(const gp_server_config *cfg, gp_server **out, gp_err *
         (s->cfg.cert_file != NULL && (st = tls_setup(s, err)) != GP_OK))
         goto fail;
     s->port = s->cfg.port; /* the real one once bound, for port 0 */
+    count_refused(s, 0); /* exported as 0 from the start */
     registry_add(s); /* before the daemon: a handshake may come as soon as it listens */
-    if ((st = daemon_start(s, err)) != GP_OK || (s->tls && (st = watch_certs(s, err)) != GP_OK))
+    if ((st = shards_start(s, err)) != GP_OK || (st = listen_start(s, err)) != GP_OK ||
+        (s->tls && (st = watch_certs(s, err)) != GP_OK))
         goto fail;
     GP_LOG(s->cfg.log, GP_LOG_INFO, "listening", GP_LS("server", s->cfg.name),
            GP_LS("host", s->cfg.host), GP_LI("port", s->port),
@@ -1106,14 +1233,10 @@ int gp_server_port(const gp_server *s)
 
 void gp_server_quiesce(gp_server *s)
 {
-    if (s == NULL || s->daemon == NULL || s->quiesced != MHD_INVALID_SOCKET)
+    if (s == NULL || s->listener == NULL)
         return;
-    s->quiesced = MHD_quiesce_daemon(s->daemon);
-    /* libmicrohttpd stops accepting but leaves the socket listening, so the kernel would still
-     * complete handshakes that nobody serves. shutdown() makes it refuse them at once; the
-     * descriptor itself stays open until MHD_stop_daemon() is done with it. */
-    if (s->quiesced != MHD_INVALID_SOCKET)
-        (void)shutdown(s->quiesced, SHUT_RDWR);
+    gp_listener_close(s->listener); /* the kernel refuses new connections from now on */
+    s->listener = NULL;
     GP_LOG(s->cfg.log, GP_LOG_INFO, "no longer accepting connections",
            GP_LS("server", s->cfg.name), GP_LI("port", s->port));
 }
@@ -1123,10 +1246,10 @@ void gp_server_stop(gp_server *s)
     if (s == NULL)
         return;
     gp_watch_stop(s->watch); /* first: its callback reloads into s */
-    if (s->daemon != NULL)
-        MHD_stop_daemon(s->daemon); /* closes every connection; no callback runs after this */
-    if (s->quiesced != MHD_INVALID_SOCKET)
-        close(s->quiesced);
+    gp_listener_close(s->listener); /* before the shards it hands connections to */
+    for (unsigned i = 0; i < s->nshards; i++)
+        MHD_stop_daemon(s->shards[i].daemon); /* closes its connections; no callback after */
+    free(s->shards);
     registry_remove(s);
     pthread_mutex_lock(&s->tls_mu);
     tls_pair_unref_locked(s->cur);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The HTTP(S) server both daemons use: libmicrohttpd with a thread pool, GnuTLS limited to TLS 1.2
- * and 1.3, keep-alive, timeouts, a body cap, routing, metrics and access logs.
+/* The HTTP(S) server both daemons use: libmicrohttpd on `threads` serving threads, GnuTLS limited
+ * to TLS 1.2 and 1.3, keep-alive, timeouts, a body cap, routing, metrics and access logs.
  *
  * The server owns transport concerns only: it answers 404 (unknown path), 405 (known path, wrong
  * method, with an Allow header), 413 (body over max_body, decided from Content-Length before
@@ -27,6 +27,9 @@
  * - TLS: 1.2 and 1.3 only. With client_ca_file, every handshake requires a client certificate
  *   that verifies against that CA (a client without one fails the handshake), and each request
  *   checks it again (403 otherwise).
+ * - Connections: one thread accepts and gives each connection to the serving thread with the
+ *   fewest open connections; it stays there. Past max_connections a new connection is closed on
+ *   arrival (gpupack_http_connections_refused_total{server}, a warning at most every 10 s).
  * - Metrics (when metrics is set): gpupack_http_requests_total{server,route,code} and
  *   gpupack_http_request_duration_seconds{server,route}, where route is the route's path or
  *   "unknown" (never the raw path) and code is "none" when no response was sent;
@@ -80,10 +83,10 @@ typedef struct {
     const char *key_file;
     const char *client_ca_file;   /* NULL: no client certificates asked; else required */
     size_t max_body;              /* bytes, 1 to 1 GiB */
-    unsigned threads;             /* thread pool size; 0 means 1 */
+    unsigned threads;             /* serving threads; 0 means 1 */
     unsigned idle_timeout_s;      /* keep-alive idle connection timeout; 0: none */
     unsigned request_timeout_s;   /* a request must arrive whole within this; 0: no limit */
-    unsigned max_connections;     /* 0: libmicrohttpd's default */
+    unsigned max_connections;     /* open at once; 0: libmicrohttpd's default per thread */
     unsigned cert_reload_ms;      /* poll interval for certificate changes (inotify is
                                      immediate); 0 means 1000 */
     const gp_route *routes;       /* copied, with their path and method strings; at most 64;

@@ -70,7 +70,21 @@ static void teapot(void *ctx, const gp_http_request *req, gp_http_response *resp
     resp->status = 418; /* no body, no content type: the defaults apply */
 }
 
+/* Answers with an id of the thread serving the request. */
+static void thread_id(void *ctx, const gp_http_request *req, gp_http_response *resp)
+{
+    char id[32];
+
+    (void)ctx;
+    (void)req;
+    snprintf(id, sizeof(id), "%lu", (unsigned long)pthread_self());
+    resp->body = dup_mem(id, strlen(id));
+    resp->body_len = strlen(id);
+    resp->content_type = "text/plain";
+}
+
 static const gp_route test_routes[] = {
+    { .path = "/thread", .method = "GET", .fn = thread_id },
     { .path = "/echo", .method = "POST", .json_body = true, .fn = echo },
     { .path = "/ping", .method = "GET", .fn = ping },
     { .path = "/filter", .method = "POST", .suffix = true, .json_body = true, .fn = named,
@@ -284,6 +298,27 @@ static ssize_t raw_read(int fd, char *buf, size_t n)
 static bool raw_send(int fd, const char *s)
 {
     return send(fd, s, strlen(s), MSG_NOSIGNAL) == (ssize_t)strlen(s);
+}
+
+/* Reads one answer on a kept-alive connection: the headers, then Content-Length bytes; the body
+ * goes to body. Returns the status, or -1. */
+static int raw_answer(int fd, char *body, size_t n)
+{
+    char buf[4096] = "", *end, *cl;
+    size_t got = 0, want = 0;
+    ssize_t k;
+    int code;
+
+    while ((end = strstr(buf, "\r\n\r\n")) == NULL ||
+           (cl = strcasestr(buf, "Content-Length:")) == NULL ||
+           got < (size_t)(end + 4 - buf) + (want = strtoul(cl + 15, NULL, 10))) {
+        if (got >= sizeof(buf) - 1 || (k = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) <= 0)
+            return -1;
+        got += (size_t)k;
+        buf[got] = '\0';
+    }
+    snprintf(body, n, "%.*s", (int)want, end + 4);
+    return sscanf(buf, "HTTP/1.1 %d", &code) == 1 ? code : -1;
 }
 
 /* ---- plain HTTP tests ---------------------------------------------------------------------- */
@@ -641,6 +676,84 @@ GP_TEST(quiesce_refuses_new_keeps_open)
     curl_easy_cleanup(h);
     gp_server_stop(s);
     curl_global_cleanup();
+}
+
+/* Connections are spread evenly over the serving threads, whatever order they come in. */
+GP_TEST(connections_spread_over_threads)
+{
+    gp_server_config c = base_config(NULL);
+    gp_server *s;
+    int fd[8], code;
+    char ids[8][32];
+    int same[8];
+
+    c.threads = 4;
+    s = start(&c);
+    for (int i = 0; i < 8; i++)
+        fd[i] = raw_connect(gp_server_port(s));
+    for (int i = 0; i < 8; i++) {
+        GP_CHECK(raw_send(fd[i], "GET /thread HTTP/1.1\r\nHost: x\r\n\r\n"));
+        GP_CHECK_INT(code = raw_answer(fd[i], ids[i], sizeof(ids[i])), 200);
+        if (code != 200)
+            snprintf(ids[i], sizeof(ids[i]), "none %d", i);
+    }
+    for (int i = 0; i < 8; i++) {
+        same[i] = 0;
+        for (int j = 0; j < 8; j++)
+            same[i] += strcmp(ids[i], ids[j]) == 0;
+        GP_CHECK_INT(same[i], 2); /* 4 threads, 2 connections each */
+    }
+    for (int i = 0; i < 8; i++)
+        close(fd[i]);
+    gp_server_stop(s);
+}
+
+/* Past max_connections a new connection is closed on arrival, counted and logged; once one
+ * closes, a new one is served again. */
+GP_TEST(connection_limit_refuses_and_recovers)
+{
+    gp_metrics *m = gp_metrics_new();
+    gp_server_config c = base_config(m);
+    gp_server *s;
+    gp_log log;
+    FILE *lf = tmpfile();
+    char body[64], buf[256], *text;
+    int fd[3], extra, code = -1;
+
+    gp_log_init(&log, GP_LOG_DEBUG, lf);
+    c.log = &log;
+    c.max_connections = 2;
+    s = start(&c);
+    for (int i = 0; i < 2; i++) {
+        fd[i] = raw_connect(gp_server_port(s));
+        GP_CHECK(raw_send(fd[i], "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+        GP_CHECK_INT(raw_answer(fd[i], body, sizeof(body)), 200);
+    }
+    extra = raw_connect(gp_server_port(s)); /* the kernel completes it; the server closes it */
+    (void)raw_send(extra, "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n");
+    GP_CHECK(raw_read(extra, buf, sizeof(buf)) <= 0);
+    close(extra);
+    GP_CHECK(metric_value(m, "gpupack_http_connections_refused_total", "server=\"test\"") == 1);
+    close(fd[0]);
+    for (int i = 0; i < 50 && code != 200; i++) { /* until the server has seen the close */
+        usleep(50 * 1000);
+        fd[2] = raw_connect(gp_server_port(s));
+        code = raw_send(fd[2], "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")
+                   ? raw_answer(fd[2], body, sizeof(body)) : -1;
+        close(fd[2]);
+    }
+    GP_CHECK_INT(code, 200);
+    GP_CHECK_INT(raw_send(fd[1], "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"), 1);
+    GP_CHECK_INT(raw_answer(fd[1], body, sizeof(body)), 200);
+    close(fd[1]);
+    gp_server_stop(s);
+    text = slurp(lf);
+    GP_CHECK(strstr(text, "\"msg\":\"connection refused: too many open\",\"server\":\"test\","
+                          "\"open\":2,\"max_connections\":2") != NULL);
+    free(text);
+    fclose(lf);
+    gp_log_destroy(&log);
+    gp_metrics_free(m);
 }
 
 /* A body trickling in past request_timeout_s is cut off; an idle connection is closed after
@@ -1222,6 +1335,7 @@ GP_MAIN(GP_CASE(echo_200), GP_CASE(not_found_404_and_keepalive),
         GP_CASE(chunked_body_413_over_cap), GP_CASE(query_string_ignored), GP_CASE(suffix_routes),
         GP_CASE(handler_defaults_and_status), GP_CASE(metrics_counted_with_bounded_labels),
         GP_CASE(bind_failure_names_address), GP_CASE(quiesce_refuses_new_keeps_open),
+        GP_CASE(connections_spread_over_threads), GP_CASE(connection_limit_refuses_and_recovers),
         GP_CASE(request_and_idle_timeouts), GP_CASE(huge_headers_refused),
         GP_CASE(dual_stack_any), GP_CASE(tls_serves_and_verifies),
         GP_CASE(tls_versions_below_1_2_refused), GP_CASE(tls_keepalive_reuses_connection),
