@@ -2,6 +2,7 @@
 #include "gpupack/arena.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,71 @@ char *gp_arena_strdup(gp_arena *a, const char *s)
     return p;
 }
 
+/* True when fmt converts nothing but strings ("%s", and "%%"): the decision's texts mostly, which
+ * are then joined without vsnprintf (a tenth of the instructions). */
+static bool only_strings(const char *fmt)
+{
+    for (const char *p = strchr(fmt, '%'); p != NULL; p = strchr(p + 2, '%'))
+        if (p[1] != 's' && p[1] != '%')
+            return false;
+    return true;
+}
+
+/* Appends src[0..len) at dst + *n while it fits in cap (keeping a byte for the NUL); *n counts
+ * every byte either way. */
+static void put(char *dst, size_t cap, size_t *n, const char *src, size_t len)
+{
+    if (*n + len < cap)
+        memcpy(dst + *n, src, len);
+    *n += len;
+}
+
+/* Writes fmt with its %s arguments into dst when the whole text fits in cap bytes; returns the
+ * length (the text fits when it is below cap). A NULL argument is written as vsnprintf writes
+ * it. */
+static size_t join(char *dst, size_t cap, const char *fmt, va_list ap)
+{
+    size_t n = 0;
+
+    for (const char *p = fmt;;) {
+        const char *pct = strchr(p, '%'), *piece;
+
+        put(dst, cap, &n, p, pct != NULL ? (size_t)(pct - p) : strlen(p));
+        if (pct == NULL)
+            break;
+        piece = pct[1] == '%' ? "%" : va_arg(ap, const char *);
+        piece = piece != NULL ? piece : "(null)";
+        put(dst, cap, &n, piece, strlen(piece));
+        p = pct + 2;
+    }
+    if (n < cap)
+        dst[n] = '\0';
+    return n;
+}
+
+/* One pass into the head block's free space when the text fits (the common case), else a second
+ * one into memory of the right size. */
+static char *arena_join(gp_arena *a, const char *fmt, va_list ap)
+{
+    gp_arena_block *b = a->head;
+    size_t room = b != NULL ? b->cap - b->used : 0, n;
+    char *p = b != NULL ? (char *)b->data + b->used : NULL;
+    va_list again;
+
+    va_copy(again, ap);
+    n = join(p, room, fmt, again);
+    va_end(again);
+    if (n < room) {
+        size_t need = (n + ARENA_ALIGN) & ~(size_t)(ARENA_ALIGN - 1);
+
+        b->used += need < room ? need : room;
+        return p;
+    }
+    if ((p = gp_arena_alloc_raw(a, n + 1)) != NULL)
+        join(p, n + 1, fmt, ap);
+    return p;
+}
+
 char *gp_arena_printf(gp_arena *a, const char *fmt, ...)
 {
     gp_arena_block *b = a->head;
@@ -132,6 +198,12 @@ char *gp_arena_printf(gp_arena *a, const char *fmt, ...)
     int n;
     char *p;
 
+    if (only_strings(fmt)) {
+        va_start(ap, fmt);
+        p = arena_join(a, fmt, ap);
+        va_end(ap);
+        return p;
+    }
     /* One pass when the text fits in the head block's free space (the common case). */
     if (b != NULL && b->cap - b->used > 1) {
         size_t room = b->cap - b->used;

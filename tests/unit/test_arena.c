@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests of lib/arena.c's gp_arena_printf(): its text equals snprintf's for formats of
+ * strings only (joined without vsnprintf) and for the others, in the head block and past it, and
+ * it returns NULL over the arena's limit.
+ *
+ * Every test ends with a leak check when built with AddressSanitizer. */
+#include "gptest.h"
+
+#include "gpupack/arena.h"
+
+#include <stdio.h>
+
+/* Checks gp_arena_printf(fmt, ...) against snprintf with the same arguments. */
+#define SAME(a, fmt, ...)                                                                         \
+    do {                                                                                          \
+        char want_[20000];                                                                        \
+        char *got_ = gp_arena_printf(a, fmt, __VA_ARGS__);                                        \
+        snprintf(want_, sizeof(want_), fmt, __VA_ARGS__);                                         \
+        GP_CHECK_STR(got_, want_);                                                                \
+    } while (0)
+
+GP_TEST(strings_joined_as_snprintf_writes_them)
+{
+    gp_arena a;
+    const char *volatile none = NULL; /* volatile: the compiler would refuse a known NULL */
+
+    gp_arena_init(&a, 0);
+    SAME(&a, "%s", "");
+    SAME(&a, "%s%s", "toleration ", "nvidia.com/gpu:NoSchedule");
+    SAME(&a, "class %s (%s)", "inference", "label gpupack.io/class");
+    SAME(&a, "%s=%s%s%s", "k", "v", ":", "NoSchedule");
+    SAME(&a, "100%% of %s", "the GPU");
+    SAME(&a, "%%s is not %s%%", "a conversion");
+    SAME(&a, "no conversion at all%s", "");
+    GP_CHECK_STR(gp_arena_printf(&a, "%s%s", "a", none), "a(null)"); /* as glibc writes it */
+    gp_arena_free(&a);
+}
+
+GP_TEST(other_conversions_and_long_texts)
+{
+    gp_arena a;
+    char big[12000];
+
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    gp_arena_init(&a, 0);
+    SAME(&a, "%s: %d slices, %.1f GiB", "mig", 7, 9.75);
+    SAME(&a, "%.3s|%s", "abcdef", "g");
+    SAME(&a, "[%s]", big); /* past the 8 KiB block */
+    SAME(&a, "%s%s", big, big + 6000);
+    SAME(&a, "[%d %s]", 1, big);
+    gp_arena_free(&a);
+}
+
+GP_TEST(limit_gives_null)
+{
+    gp_arena a;
+    char big[9000];
+
+    memset(big, 'y', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    gp_arena_init(&a, 16384); /* one 8 KiB block, not two */
+    GP_CHECK_STR(gp_arena_printf(&a, "%s", "fits"), "fits");
+    GP_CHECK(gp_arena_printf(&a, "%s%s", big, big) == NULL);
+    GP_CHECK(gp_arena_printf(&a, "%d%s", 1, big) == NULL);
+    GP_CHECK_STR(gp_arena_printf(&a, "%s %d", "still", 1), "still 1");
+    gp_arena_free(&a);
+}
+
+GP_MAIN(GP_CASE(strings_joined_as_snprintf_writes_them), GP_CASE(other_conversions_and_long_texts),
+        GP_CASE(limit_gives_null))
