@@ -136,6 +136,17 @@ static bool only_strings(const char *fmt)
     return true;
 }
 
+/* Keeps the text of n bytes just written at the head block's free space (room bytes) and
+ * returns it. */
+static char *head_take(gp_arena_block *b, size_t n, size_t room)
+{
+    char *p = (char *)b->data + b->used;
+    size_t need = (n + ARENA_ALIGN) & ~(size_t)(ARENA_ALIGN - 1);
+
+    b->used += need < room ? need : room;
+    return p;
+}
+
 /* Appends src[0..len) at dst + *n while it fits in cap (keeping a byte for the NUL); *n counts
  * every byte either way. */
 static void put(char *dst, size_t cap, size_t *n, const char *src, size_t len)
@@ -180,12 +191,8 @@ static char *arena_join(gp_arena *a, const char *fmt, va_list ap)
     va_copy(again, ap);
     n = join(p, room, fmt, again);
     va_end(again);
-    if (n < room) {
-        size_t need = (n + ARENA_ALIGN) & ~(size_t)(ARENA_ALIGN - 1);
-
-        b->used += need < room ? need : room;
-        return p;
-    }
+    if (n < room)
+        return head_take(b, n, room);
     if ((p = gp_arena_alloc_raw(a, n + 1)) != NULL)
         join(p, n + 1, fmt, ap);
     return p;
@@ -214,12 +221,8 @@ char *gp_arena_printf(gp_arena *a, const char *fmt, ...)
         va_end(ap);
         if (n < 0)
             return NULL;
-        if ((size_t)n < room) {
-            size_t need = ((size_t)n + ARENA_ALIGN) & ~(size_t)(ARENA_ALIGN - 1);
-
-            b->used += need < room ? need : room;
-            return p;
-        }
+        if ((size_t)n < room)
+            return head_take(b, (size_t)n, room);
     }
     va_start(ap, fmt);
     n = vsnprintf(NULL, 0, fmt, ap);
