@@ -1053,8 +1053,8 @@ static void refuse(gp_server *s, int fd, unsigned open_now)
 {
     time_t now = mono_now();
 
+    count_refused(s, 1); /* before the close, which the client sees */
     close(fd);
-    count_refused(s, 1);
     if (s->refused_logged != 0 && now - s->refused_logged < REFUSED_LOG_EVERY_S)
         return;
     s->refused_logged = now;

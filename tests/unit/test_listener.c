@@ -161,7 +161,8 @@ GP_TEST(bad_config_and_taken_port)
 }
 
 /* With no descriptor left, accept() fails with EMFILE: the listener waits and warns (a few
- * times, not thousands), and takes the connection once the limit is raised. */
+ * times, not thousands), and takes the connection once the limit is raised. The limit is
+ * lowered before the client connects, so the listener cannot take it first. */
 GP_TEST(out_of_descriptors_waits_then_accepts)
 {
     seen s = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -178,10 +179,13 @@ GP_TEST(out_of_descriptors_waits_then_accepts)
     l = open_loopback(&s, 0, &log, &err, &st);
     GP_CHECK_INT(st, GP_OK);
     getrlimit(RLIMIT_NOFILE, &old);
-    c = dial(gp_listener_port(l)); /* the lowest free descriptor: all below it are taken */
+    c = open("/dev/null", O_RDONLY | O_CLOEXEC); /* the lowest free descriptor */
+    GP_CHECK(c >= 0);
     low = old;
-    low.rlim_cur = (rlim_t)c + 1;
+    low.rlim_cur = (rlim_t)c + 1; /* c is the only one left, for the client */
     GP_CHECK_INT(setrlimit(RLIMIT_NOFILE, &low), 0);
+    close(c);
+    GP_CHECK_INT(dial(gp_listener_port(l)), c);
     usleep(300 * 1000);
     GP_CHECK_INT(s.n, 0);
     GP_CHECK_INT(setrlimit(RLIMIT_NOFILE, &old), 0);
