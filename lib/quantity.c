@@ -39,17 +39,6 @@ typedef struct {
     uint32_t w[QTY_LIMBS]; /* little-endian 32-bit limbs */
 } qty_big;
 
-static const struct {
-    const char *name;
-    int exp10;
-    unsigned exp2;
-} qty_suffixes[] = {
-    { "", 0, 0 },    { "n", -9, 0 },  { "u", -6, 0 },  { "m", -3, 0 },  { "k", 3, 0 },
-    { "M", 6, 0 },   { "G", 9, 0 },   { "T", 12, 0 },  { "P", 15, 0 },  { "E", 18, 0 },
-    { "Ki", 0, 10 }, { "Mi", 0, 20 }, { "Gi", 0, 30 }, { "Ti", 0, 40 }, { "Pi", 0, 50 },
-    { "Ei", 0, 60 },
-};
-
 static int qty_is_digit(char c)
 {
     return c >= '0' && c <= '9';
@@ -170,16 +159,35 @@ static gp_status qty_split_number(const char *s, size_t len, size_t *pos, qty_pa
     return GP_OK;
 }
 
+/* The decimal power of a one-letter suffix, or 0 with *ok = 0 when it is not one. */
+static int qty_decimal_exp(char c, int *ok)
+{
+    static const char letters[] = "numkMGTPE";
+    static const int exps[] = { -9, -6, -3, 3, 6, 9, 12, 15, 18 };
+    const char *at = c != '\0' ? strchr(letters, c) : NULL;
+
+    *ok = at != NULL;
+    return at != NULL ? exps[at - letters] : 0;
+}
+
+/* Looks the suffix up in the table of n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei and "".
+ * Returns 0 when it is none of them. */
 static int qty_lookup_suffix(const char *suf, size_t n, qty_parts *p)
 {
-    for (size_t i = 0; i < sizeof(qty_suffixes) / sizeof(qty_suffixes[0]); i++) {
-        if (strlen(qty_suffixes[i].name) == n && memcmp(qty_suffixes[i].name, suf, n) == 0) {
-            p->exp10 = qty_suffixes[i].exp10;
-            p->exp2 = qty_suffixes[i].exp2;
-            return 1;
-        }
+    static const char binary[] = "KMGTPE";
+    const char *at;
+    int ok = 1;
+
+    p->exp10 = 0;
+    p->exp2 = 0;
+    if (n == 1)
+        p->exp10 = qty_decimal_exp(suf[0], &ok);
+    else if (n == 2) {
+        at = suf[0] != '\0' && suf[1] == 'i' ? strchr(binary, suf[0]) : NULL;
+        ok = at != NULL;
+        p->exp2 = ok ? 10 * (unsigned)(at - binary + 1) : 0;
     }
-    return 0;
+    return n <= 2 && ok;
 }
 
 /* "e" or "E" followed by nothing, a sign or a digit is meant as an exponent ("E" alone, exa, has
@@ -367,6 +375,41 @@ static gp_status qty_eval(const qty_parts *p, __int128 *nano)
     return GP_OK;
 }
 
+/* The common case, at most 15 digits and a suffix (or none): exact in 128 bits. Returns 0 when
+ * the text is anything else or out of range, for the general path to parse or explain. */
+static int qty_parse_plain(const char *s, size_t len, __int128 *nano)
+{
+    static const uint64_t pow10[] = { 1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+                                      1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+                                      10000000000ULL, 100000000000ULL, 1000000000000ULL,
+                                      10000000000000ULL, 100000000000000ULL,
+                                      1000000000000000ULL, 10000000000000000ULL,
+                                      100000000000000000ULL, 1000000000000000000ULL };
+    qty_parts p;
+    unsigned __int128 mag = 0;
+    size_t k = 0;
+    int64_t x;
+
+    for (; k < len && k < 15 && qty_is_digit(s[k]); k++)
+        mag = mag * 10 + (unsigned)(s[k] - '0');
+    if (k == 0 || (k < len && qty_is_digit(s[k])) || !qty_lookup_suffix(s + k, len - k, &p) ||
+        (int64_t)k + p.exp10 > QTY_MAX_DIGITS)
+        return 0;
+    mag <<= p.exp2; /* below 10^15 x 2^60 < 2^110 */
+    if (mag >> 63 != 0)
+        return 0;
+    x = p.exp10 + 9; /* 0 to 27; the value stays below 10^28 */
+    if (x > 18) {
+        mag *= pow10[18];
+        x -= 18;
+    }
+    mag *= pow10[x];
+    if (mag >= QTY_LIMIT)
+        return 0;
+    *nano = (__int128)mag;
+    return 1;
+}
+
 gp_status gp_qty_parse(const char *s, size_t len, gp_qty *out, gp_err *err)
 {
     qty_parts p = { 0 };
@@ -384,6 +427,10 @@ gp_status gp_qty_parse(const char *s, size_t len, gp_qty *out, gp_err *err)
     }
     if (len > GP_QTY_MAX_LEN)
         return qty_too_long(s, err);
+    if (qty_parse_plain(s, len, &nano)) {
+        out->nano = nano;
+        return GP_OK;
+    }
     if ((st = qty_check_bytes(s, len, err)) != GP_OK ||
         (st = qty_split_number(s, len, &pos, &p, err)) != GP_OK ||
         (st = qty_parse_suffix(s, len, pos, &p, err)) != GP_OK)

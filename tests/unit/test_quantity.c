@@ -555,7 +555,52 @@ GP_TEST(format_round_trips)
     }
 }
 
-GP_MAIN(GP_CASE(decimal_suffixes_have_exact_values), GP_CASE(binary_suffixes_have_exact_values),
+/* Integers with a suffix take a short path; the same numbers written with a fraction (".0") take
+ * the general one. Both must agree on the value and the status, across the 15-digit edge of the
+ * short path, every suffix, leading zeros, and the range limit. */
+GP_TEST(plain_integers_agree_with_the_general_path)
+{
+    static const char *const suffixes[] = { "", "n", "u", "m", "k", "M", "G", "T", "P", "E",
+                                            "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
+    unsigned seed = 12345;
+    int mismatches = 0, cases = 0;
+
+    for (int i = 0; i < 4000; i++) {
+        char digits[32], a[48], b[48];
+        size_t nd = 1 + (size_t)(rand_r(&seed) % 20);
+        const char *suf = suffixes[rand_r(&seed) % 16];
+        gp_err ea = { { 0 } }, eb = { { 0 } };
+        gp_qty qa = { -1 }, qb = { -2 };
+        gp_status sa, sb;
+
+        for (size_t k = 0; k < nd; k++)
+            digits[k] = (char)('0' + (k == 0 && i % 3 == 0 ? 0 : rand_r(&seed) % 10));
+        digits[nd] = '\0';
+        if (i % 7 == 0)
+            digits[0] = '9'; /* near the range limit */
+        snprintf(a, sizeof(a), "%s%s", digits, suf);
+        snprintf(b, sizeof(b), "%s.0%s", digits, suf);
+        sa = gp_qty_parse_str(a, &qa, &ea);
+        sb = gp_qty_parse_str(b, &qb, &eb);
+        cases++;
+        if (sa != sb || (sa == GP_OK && qa.nano != qb.nano)) {
+            if (mismatches++ < 5)
+                printf("  %s: status %d, %s: status %d\n", a, sa, b, sb);
+        }
+    }
+    printf("  %d pairs compared\n", cases);
+    GP_CHECK_INT(mismatches, 0);
+    check_nano("999999999999999Ki", UNITS(999999999999999LL) * 1024, __LINE__);
+    check_nano("9E", UNITS(9000000000000000000LL), __LINE__);
+    check_status("10E", 3, GP_ERANGE, __LINE__);
+    check_status("9Ei", 3, GP_ERANGE, __LINE__);
+    check_status("8191Pi", 6, GP_OK, __LINE__);
+    check_status("8192Pi", 6, GP_ERANGE, __LINE__);
+    check_nano("000000000000001m", NANO / 1000, __LINE__);
+    check_nano("7n", 7, __LINE__);
+}
+
+GP_MAIN(GP_CASE(plain_integers_agree_with_the_general_path), GP_CASE(decimal_suffixes_have_exact_values), GP_CASE(binary_suffixes_have_exact_values),
         GP_CASE(binary_suffixes_with_fractions), GP_CASE(number_forms),
         GP_CASE(sixty_four_byte_input_is_accepted), GP_CASE(exponents),
         GP_CASE(huge_exponents_are_fast_and_exact), GP_CASE(exponent_outside_int32_is_erange),
