@@ -184,16 +184,15 @@ static void put_member(gp_strbuf *o, bool first, const char *key, const char *va
 
 static void put_patch(gp_strbuf *o, const char *patch, size_t len)
 {
-    char *b64 = gp_base64_encode(patch, len);
+    char *b64;
 
-    if (b64 == NULL) {
+    gp_strbuf_puts(o, ",\"patch\":\"");
+    if (len > SIZE_MAX / 2 || (b64 = gp_strbuf_extend(o, GP_BASE64_LEN(len))) == NULL) {
         o->failed = true;
         return;
     }
-    gp_strbuf_puts(o, ",\"patch\":\"");
-    gp_strbuf_puts(o, b64); /* base64 needs no escape */
+    gp_base64_encode_to(b64, patch, len); /* base64 needs no escape */
     gp_strbuf_puts(o, "\",\"patchType\":\"JSONPatch\"");
-    free(b64);
 }
 
 static void put_audit(gp_strbuf *o, const gp_label *a, size_t n)

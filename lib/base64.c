@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Base64 (see base64.h): OpenSSL encodes; decoding is ours, because EVP_DecodeBlock() neither
- * skips the line breaks a kubeconfig may carry nor refuses a truncated last group. */
+/* Base64 (see base64.h). Decoding skips the line breaks a kubeconfig may carry and refuses a
+ * truncated last group, which OpenSSL's EVP_DecodeBlock() does not. */
 #include "gpupack/base64.h"
 
 #include <limits.h>
@@ -9,27 +9,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The four characters of the 24 bits in v. */
+static void b64_quad(char *o, uint32_t v)
+{
+    o[0] = b64_alphabet[v >> 18];
+    o[1] = b64_alphabet[(v >> 12) & 63];
+    o[2] = b64_alphabet[(v >> 6) & 63];
+    o[3] = b64_alphabet[v & 63];
+}
+
+void gp_base64_encode_to(char *dst, const void *in, size_t n)
+{
+    const unsigned char *p = in;
+
+    for (; n >= 3; n -= 3, p += 3, dst += 4)
+        b64_quad(dst, (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]);
+    if (n == 0)
+        return;
+    b64_quad(dst, (uint32_t)p[0] << 16 | (n == 2 ? (uint32_t)p[1] << 8 : 0));
+    dst[3] = '=';
+    if (n == 1)
+        dst[2] = '=';
+}
 
 char *gp_base64_encode(const void *in, size_t n)
 {
-    unsigned char *out;
+    char *out;
 
-    if (n > INT_MAX / 4 * 3 - 3)
+    if (n > (SIZE_MAX - 4) / 4 * 3 - 3)
         return NULL;
-    out = malloc(4 * ((n + 2) / 3) + 1);
-    if (out != NULL)
-        EVP_EncodeBlock(out, in, (int)n); /* writes the NUL too */
-    return (char *)out;
+    out = malloc(GP_BASE64_LEN(n) + 1);
+    if (out == NULL)
+        return NULL;
+    gp_base64_encode_to(out, in, n);
+    out[GP_BASE64_LEN(n)] = '\0';
+    return out;
 }
 
 static int b64_value(unsigned char c)
 {
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const char *p = c != '\0' ? strchr(alphabet, c) : NULL;
+    const char *p = c != '\0' ? strchr(b64_alphabet, c) : NULL;
 
-    return p != NULL ? (int)(p - alphabet) : -1;
+    return p != NULL ? (int)(p - b64_alphabet) : -1;
 }
 
 static bool b64_skippable(unsigned char c)

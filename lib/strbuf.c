@@ -70,6 +70,18 @@ void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
+char *gp_strbuf_extend(gp_strbuf *b, size_t n)
+{
+    char *at;
+
+    if (!reserve(b, n))
+        return NULL;
+    at = b->p + b->len;
+    b->len += n;
+    b->p[b->len] = '\0';
+    return at;
+}
+
 void gp_strbuf_puts(gp_strbuf *b, const char *s)
 {
     gp_strbuf_put(b, s, strlen(s));

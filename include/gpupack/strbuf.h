@@ -33,6 +33,10 @@ void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n);
 void gp_strbuf_puts(gp_strbuf *b, const char *s);
 void gp_strbuf_int(gp_strbuf *b, int64_t v);
 
+/* Appends n bytes for the caller to write, and returns where they start (the text stays
+ * NUL-terminated after them); NULL, and nothing appended, when the buffer failed. */
+char *gp_strbuf_extend(gp_strbuf *b, size_t n);
+
 /* Appends printf-style output (the whole of it, or nothing and the buffer failed). */
 void gp_strbuf_printf(gp_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
