@@ -3,14 +3,15 @@
  *
  * Series are found through an open-addressing hash table keyed by (name, labels) and grouped in
  * families (one per metric name) so that rendering writes # HELP and # TYPE once per name. One
- * mutex guards everything: updates are a hash lookup and an add, far cheaper than the requests
- * they measure. The first use of a name fixes its kind and help text; a later use of the same name
+ * mutex guards everything but a counter's value, which is atomic so that a counter handle
+ * (gp_counter, a series that is never removed) adds without the lock. The first use of a name fixes its kind and help text; a later use of the same name
  * with another kind is dropped (and counted) rather than rendered as an invalid exposition. */
 #include "gpupack/metrics.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ typedef struct family family;
 typedef struct series {
     family *fam;
     char *labels;
-    uint64_t count;             /* counter value, or histogram observation count */
+    _Atomic uint64_t count;     /* counter value, or histogram observation count */
     double value;               /* gauge value, or histogram sum */
     uint64_t buckets[NBUCKETS]; /* histogram: observations per bucket, not cumulative */
     struct series *next;        /* next series of the same family, in creation order */
@@ -222,7 +223,7 @@ static void apply(series *s, uint64_t by, double v)
 
     switch (s->fam->kind) {
     case KIND_COUNTER:
-        s->count += by;
+        atomic_fetch_add_explicit(&s->count, by, memory_order_relaxed);
         break;
     case KIND_GAUGE:
         s->value = v;
@@ -232,10 +233,15 @@ static void apply(series *s, uint64_t by, double v)
             b++;
         if (b < NBUCKETS)
             s->buckets[b]++;
-        s->count++;
+        atomic_fetch_add_explicit(&s->count, 1, memory_order_relaxed);
         s->value += v;
         break;
     }
+}
+
+static uint64_t count_of(const series *s)
+{
+    return atomic_load_explicit(&s->count, memory_order_relaxed);
 }
 
 /* One sample into the series (name, labels) of the given kind, under the registry's lock. */
@@ -257,6 +263,47 @@ void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const cha
                     uint64_t by)
 {
     record(m, name, help, labels, KIND_COUNTER, by, 0);
+}
+
+gp_counter *gp_metrics_counter(gp_metrics *m, const char *name, const char *help,
+                               const char *labels)
+{
+    series *s;
+
+    if (m == NULL)
+        return NULL;
+    pthread_mutex_lock(&m->mu);
+    s = series_get(m, name, help, labels, KIND_COUNTER);
+    pthread_mutex_unlock(&m->mu);
+    return (gp_counter *)s;
+}
+
+void gp_counter_add(gp_counter *c, uint64_t by)
+{
+    if (c != NULL)
+        atomic_fetch_add_explicit(&((series *)c)->count, by, memory_order_relaxed);
+}
+
+gp_histogram *gp_metrics_histogram(gp_metrics *m, const char *name, const char *help,
+                                   const char *labels)
+{
+    series *s;
+
+    if (m == NULL)
+        return NULL;
+    pthread_mutex_lock(&m->mu);
+    s = series_get(m, name, help, labels, KIND_HISTOGRAM);
+    pthread_mutex_unlock(&m->mu);
+    return (gp_histogram *)s;
+}
+
+void gp_histogram_observe(gp_metrics *m, gp_histogram *h, double seconds)
+{
+    if (m == NULL || h == NULL || isnan(seconds))
+        return;
+    pthread_mutex_lock(&m->mu);
+    apply((series *)h, 0, seconds);
+    pthread_mutex_unlock(&m->mu);
 }
 
 void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const char *labels,
@@ -380,11 +427,12 @@ static void render_histogram(gp_strbuf *o, const family *f, const series *s)
         gp_strbuf_printf(o, "%s_bucket{%s%sle=\"%g\"} %" PRIu64 "\n", f->name, s->labels, sep,
                    bucket_bounds[b], cum);
     }
-    gp_strbuf_printf(o, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", f->name, s->labels, sep, s->count);
+    gp_strbuf_printf(o, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", f->name, s->labels, sep,
+                     count_of(s));
     render_name(o, f->name, "_sum", s->labels);
     gp_strbuf_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
     render_name(o, f->name, "_count", s->labels);
-    gp_strbuf_printf(o, "%" PRIu64 "\n", s->count);
+    gp_strbuf_printf(o, "%" PRIu64 "\n", count_of(s));
 }
 
 static void render_family(gp_strbuf *o, const family *f)
@@ -399,7 +447,7 @@ static void render_family(gp_strbuf *o, const family *f)
         }
         render_name(o, f->name, "", s->labels);
         if (f->kind == KIND_COUNTER)
-            gp_strbuf_printf(o, "%" PRIu64 "\n", s->count);
+            gp_strbuf_printf(o, "%" PRIu64 "\n", count_of(s));
         else
             gp_strbuf_printf(o, "%s\n", fmt_double(s->value, num, sizeof(num)));
     }

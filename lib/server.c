@@ -91,6 +91,9 @@ typedef struct {
 struct gp_server {
     gp_server_config cfg; /* strings and routes point into this struct's own copies */
     gp_route routes[MAX_ROUTES];
+    /* per route, found on its first request: requests with code 200, and durations */
+    _Atomic(gp_counter *) route_ok[MAX_ROUTES];
+    _Atomic(gp_histogram *) route_duration[MAX_ROUTES];
     char *strings;        /* one block holding every copied string */
     shard *shards;        /* cfg.threads of them */
     unsigned nshards;     /* started */
@@ -789,19 +792,79 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return dispatch(s, conn, url, method, r);
 }
 
+/* The label set of r's series: server and route, and its status code when with_code. */
+static void request_labels(const gp_server *s, const req_ctx *r, bool with_code, char *buf,
+                           size_t n)
+{
+    if (!with_code)
+        snprintf(buf, n, "server=\"%s\",route=\"%s\"", s->cfg.name, r->route_label);
+    else if (r->code > 0)
+        snprintf(buf, n, "server=\"%s\",route=\"%s\",code=\"%d\"", s->cfg.name,
+                 r->route_label, r->code);
+    else
+        snprintf(buf, n, "server=\"%s\",route=\"%s\",code=\"none\"", s->cfg.name,
+                 r->route_label);
+}
+
+/* r's route, as an index into s->routes; MAX_ROUTES when it matched none. */
+static size_t route_index(const gp_server *s, const req_ctx *r)
+{
+    return r->route != NULL ? (size_t)(r->route - s->routes) : MAX_ROUTES;
+}
+
+/* The counter of r's route for code 200, found on the route's first such request and kept;
+ * NULL for any other request. */
+static gp_counter *route_ok(gp_server *s, const req_ctx *r)
+{
+    char labels[3 * MAX_NAME + 64];
+    size_t i = route_index(s, r);
+    gp_counter *c;
+
+    if (i >= MAX_ROUTES || r->code != 200)
+        return NULL;
+    if ((c = atomic_load_explicit(&s->route_ok[i], memory_order_acquire)) == NULL) {
+        request_labels(s, r, true, labels, sizeof(labels));
+        c = gp_metrics_counter(s->cfg.metrics, M_REQUESTS, M_REQUESTS_HELP, labels);
+        atomic_store_explicit(&s->route_ok[i], c, memory_order_release);
+    }
+    return c;
+}
+
+/* The duration histogram of r's route, kept the same way; NULL when r matched no route. */
+static gp_histogram *route_duration(gp_server *s, const req_ctx *r)
+{
+    char labels[3 * MAX_NAME + 64];
+    size_t i = route_index(s, r);
+    gp_histogram *h;
+
+    if (i >= MAX_ROUTES)
+        return NULL;
+    if ((h = atomic_load_explicit(&s->route_duration[i], memory_order_acquire)) == NULL) {
+        request_labels(s, r, false, labels, sizeof(labels));
+        h = gp_metrics_histogram(s->cfg.metrics, M_DURATION, M_DURATION_HELP, labels);
+        atomic_store_explicit(&s->route_duration[i], h, memory_order_release);
+    }
+    return h;
+}
+
 static void record_request(gp_server *s, const req_ctx *r, double secs)
 {
     char labels[3 * MAX_NAME + 64];
+    gp_counter *ok = route_ok(s, r);
+    gp_histogram *h = route_duration(s, r);
 
-    if (r->code > 0)
-        snprintf(labels, sizeof(labels), "server=\"%s\",route=\"%s\",code=\"%d\"", s->cfg.name,
-                 r->route_label, r->code);
-    else
-        snprintf(labels, sizeof(labels), "server=\"%s\",route=\"%s\",code=\"none\"", s->cfg.name,
-                 r->route_label);
-    gp_metrics_add(s->cfg.metrics, M_REQUESTS, M_REQUESTS_HELP, labels, 1);
-    snprintf(labels, sizeof(labels), "server=\"%s\",route=\"%s\"", s->cfg.name, r->route_label);
-    gp_metrics_observe(s->cfg.metrics, M_DURATION, M_DURATION_HELP, labels, secs);
+    if (ok != NULL) {
+        gp_counter_add(ok, 1);
+    } else {
+        request_labels(s, r, true, labels, sizeof(labels));
+        gp_metrics_add(s->cfg.metrics, M_REQUESTS, M_REQUESTS_HELP, labels, 1);
+    }
+    if (h != NULL) {
+        gp_histogram_observe(s->cfg.metrics, h, secs);
+    } else {
+        request_labels(s, r, false, labels, sizeof(labels));
+        gp_metrics_observe(s->cfg.metrics, M_DURATION, M_DURATION_HELP, labels, secs);
+    }
 }
 
 /* The access log: successes at debug level, client errors at info, the rest at warn. */

@@ -63,9 +63,11 @@ static const char *const outcome_labels[] = { "outcome=\"patched\"",   "outcome=
 _Static_assert(sizeof(outcomes) / sizeof(outcomes[0]) ==
                    sizeof(outcome_labels) / sizeof(outcome_labels[0]),
                "one label for each outcome");
+_Static_assert(sizeof(outcomes) / sizeof(outcomes[0]) == GP_WEBHOOK_OUTCOMES,
+               "a counter for each outcome");
 
 /* Every label value the webhook's counters take, at zero, so dashboards and alerts find the
- * series before the first event; and the kind="..." labels, kept in w. */
+ * series before the first event; the counters of every review are kept in w. */
 static void preregister(gp_webhook *w)
 {
     static const char *const reasons[] = { "decode", "internal", "patch", "encode" };
@@ -73,21 +75,21 @@ static void preregister(gp_webhook *w)
     char labels[64];
 
     for (int k = 0; k < GP_MK_COUNT; k++) { /* every kind gp_mutate() reports */
-        snprintf(w->kind_labels[k], sizeof(w->kind_labels[k]), "kind=\"%s\"",
-                 gp_mutation_kind_label((gp_mutation_kind)k));
-        gp_metrics_add(m, "gpupack_mutations_total", M_MUTATIONS_HELP, w->kind_labels[k], 0);
-        gp_metrics_add(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, w->kind_labels[k],
-                       0);
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label((gp_mutation_kind)k));
+        w->mutations[k] = gp_metrics_counter(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels);
+        w->would_mutate[k] =
+            gp_metrics_counter(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, labels);
     }
-    for (size_t i = 0; i < sizeof(outcome_labels) / sizeof(outcome_labels[0]); i++)
-        gp_metrics_add(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, outcome_labels[i], 0);
+    for (size_t i = 0; i < GP_WEBHOOK_OUTCOMES; i++)
+        w->reviews[i] =
+            gp_metrics_counter(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, outcome_labels[i]);
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", reasons[i]);
         gp_metrics_add(m, "gpupack_webhook_fail_open_total", M_FAIL_OPEN_HELP, labels, 0);
     }
     for (int k = GP_RS_NONE + 1; k < GP_RS_COUNT; k++) {
         snprintf(labels, sizeof(labels), "action=\"%s\"", gp_rs_action_label((gp_rs_action)k));
-        gp_metrics_add(m, M_RIGHTSIZING, M_RIGHTSIZING_HELP, labels, 0);
+        w->rightsizing[k] = gp_metrics_counter(m, M_RIGHTSIZING, M_RIGHTSIZING_HELP, labels);
     }
     gp_metrics_add(m, M_RECS_RELOADS, M_RECS_RELOADS_HELP, "result=\"ok\"", 0);
     gp_metrics_add(m, M_RECS_RELOADS, M_RECS_RELOADS_HELP, "result=\"error\"", 0);
@@ -236,23 +238,16 @@ static void add_audit(review *r, const char *key, const char *value)
 }
 
 /* One increment per pod per kind of change, however many patch operations the kind took. */
-static void count_changes(review *r, const char *metric)
+static void count_changes(review *r, gp_counter *const *by_kind)
 {
     for (size_t i = 0; i < r->d.nchanges; i++) {
         gp_mutation_kind kind = r->d.changes[i].metric;
-        char labels[64];
         bool seen = false;
 
         for (size_t j = 0; j < i && !seen; j++)
             seen = r->d.changes[j].metric == kind;
-        if (seen)
-            continue;
-        if ((unsigned)kind < GP_MK_COUNT)
-            gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, r->w->kind_labels[kind], 1);
-        else {
-            snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label(kind));
-            gp_metrics_add(r->w->metrics, metric, M_MUTATIONS_HELP, labels, 1);
-        }
+        if (!seen && (unsigned)kind < GP_MK_COUNT)
+            gp_counter_add(by_kind[kind], 1);
     }
 }
 
@@ -269,7 +264,7 @@ static void decide_changes(review *r)
     if (audit) {
         r->outcome = "audit";
         add_audit(r, "would-mutate", r->d.summary);
-        count_changes(r, "gpupack_audit_would_mutate_total");
+        count_changes(r, r->w->would_mutate);
         return;
     }
     switch (gp_patch_build(r->req.object, &r->d, &r->patch, &r->patch_len)) {
@@ -286,20 +281,19 @@ static void decide_changes(review *r)
     }
     r->outcome = "patched";
     add_audit(r, "mutated", r->d.summary);
-    count_changes(r, "gpupack_mutations_total");
+    count_changes(r, r->w->mutations);
 }
 
 /* gpupack_rightsizing_total: what became of the pod's recommendation, counted in enforce mode
  * (audit mode counts its would-be changes in gpupack_audit_would_mutate_total). */
 static void count_rightsizing(review *r)
 {
-    const char *action = gp_rs_action_label(r->d.rightsizing);
-    char labels[64];
+    gp_rs_action a = r->d.rightsizing;
 
-    if (action == NULL || r->pol->mode == GP_MODE_AUDIT || strcmp(r->outcome, "fail-open") == 0)
+    if (a <= GP_RS_NONE || a >= GP_RS_COUNT || r->pol->mode == GP_MODE_AUDIT ||
+        strcmp(r->outcome, "fail-open") == 0)
         return;
-    snprintf(labels, sizeof(labels), "action=\"%s\"", action);
-    gp_metrics_add(r->w->metrics, M_RIGHTSIZING, M_RIGHTSIZING_HELP, labels, 1);
+    gp_counter_add(r->w->rightsizing[a], 1);
 }
 
 /* Now, as the recommendations' times are: seconds since the epoch. */
@@ -388,14 +382,18 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* outcome="..." for o: the made text for a known outcome, else written into buf. */
-static const char *outcome_label(const char *o, char *buf, size_t bufsz)
+/* Counts a review's outcome: through its counter when it is one of outcomes[], else by name. */
+static void count_outcome(review *r)
 {
-    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
-        if (strcmp(o, outcomes[i]) == 0)
-            return outcome_labels[i];
-    snprintf(buf, bufsz, "outcome=\"%s\"", o);
-    return buf;
+    char labels[64];
+
+    for (size_t i = 0; i < GP_WEBHOOK_OUTCOMES; i++)
+        if (strcmp(r->outcome, outcomes[i]) == 0) {
+            gp_counter_add(r->w->reviews[i], 1);
+            return;
+        }
+    snprintf(labels, sizeof(labels), "outcome=\"%s\"", r->outcome);
+    gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total", M_REVIEWS_HELP, labels, 1);
 }
 
 static void record(review *r, double started)
@@ -403,8 +401,7 @@ static void record(review *r, double started)
     char labels[64];
     const char *pod = r->pod.name ? r->pod.name : r->pod.generate_name;
 
-    gp_metrics_add(r->w->metrics, "gpupack_admission_reviews_total", M_REVIEWS_HELP,
-                   outcome_label(r->outcome, labels, sizeof(labels)), 1);
+    count_outcome(r);
     if (r->fail_reason != NULL) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", r->fail_reason);
         gp_metrics_add(r->w->metrics, "gpupack_webhook_fail_open_total",

@@ -4,7 +4,7 @@
  * Series are created on first use and live until gp_metrics_free(). Label sets are passed
  * pre-rendered ("route=\"/mutate\",code=\"200\"", or "" for none; NULL counts as ""); callers
  * only pass label values from a bounded set (routes, status codes, kinds), never user input, and
- * escape them. All calls are thread-safe (one mutex). GP_METRICS_MAX_SERIES bounds memory: past
+ * escape them. All calls are thread-safe. GP_METRICS_MAX_SERIES bounds memory: past
  * it, new series are dropped and counted in gpupack_metrics_dropped_series_total, which is always
  * rendered. The first use of a name fixes its kind and # HELP text; using the name later as
  * another kind, an invalid name, or a label set over 512 bytes is dropped and counted the same
@@ -30,6 +30,24 @@ void gp_metrics_free(gp_metrics *m); /* NULL is harmless */
 /* name: "gpupack_..." (with "_total" for counters); help: the # HELP text. m may be NULL. */
 void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const char *labels,
                     uint64_t by);
+/* A handle on one counter series for hot paths. gp_metrics_counter() finds or creates the
+ * series (a new one renders as 0 from then on, as after gp_metrics_add(..., 0)); gp_counter_add()
+ * then adds with one atomic instruction, without a lookup or the registry's lock. The handle is
+ * valid as long as m. NULL (m NULL, or the series refused as gp_metrics_add() would) makes
+ * gp_counter_add() do nothing. */
+typedef struct gp_counter gp_counter;
+gp_counter *gp_metrics_counter(gp_metrics *m, const char *name, const char *help,
+                               const char *labels);
+void gp_counter_add(gp_counter *c, uint64_t by);
+
+/* The same for a histogram series: no lookup per observation (but the registry's lock, which
+ * keeps its buckets, count and sum consistent). The series is created with no observations;
+ * m must be the registry the handle came from. */
+typedef struct gp_histogram gp_histogram;
+gp_histogram *gp_metrics_histogram(gp_metrics *m, const char *name, const char *help,
+                                   const char *labels);
+void gp_histogram_observe(gp_metrics *m, gp_histogram *h, double seconds);
+
 void gp_metrics_set(gp_metrics *m, const char *name, const char *help, const char *labels,
                     double value);
 void gp_metrics_observe(gp_metrics *m, const char *name, const char *help, const char *labels,

@@ -24,6 +24,8 @@
 
 #define GP_WEBHOOK_ARENA_LIMIT (8u * 1024 * 1024) /* per-request decision memory */
 #define GP_WEBHOOK_JSON_POOL_LIMIT (64u * 1024 * 1024) /* per-request cJSON memory (jsonpool.h) */
+#define GP_WEBHOOK_OUTCOMES 8 /* patched, unchanged, not-gpu, skipped, ignored, audit, fail-open,
+                                 bad-request: the outcome label's values */
 
 typedef struct {
     gp_policy_holder *policy; /* not owned */
@@ -31,7 +33,11 @@ typedef struct {
     gp_log *log;              /* may be NULL; not owned */
     gp_snapshot cluster;      /* the gp_cluster view; empty when nothing is known */
     gp_snapshot recs;         /* the gp_recs_shared table; empty: rightsizing inactive */
-    char kind_labels[GP_MK_COUNT][64]; /* kind="..." of each mutation kind, made once */
+    /* The counters of every review, found once (gp_metrics_counter) and indexed by mutation
+     * kind, outcome and rightsizing action. */
+    gp_counter *mutations[GP_MK_COUNT], *would_mutate[GP_MK_COUNT];
+    gp_counter *reviews[GP_WEBHOOK_OUTCOMES];
+    gp_counter *rightsizing[GP_RS_COUNT];
 } gp_webhook;
 
 /* cluster may be NULL; the webhook takes over the caller's reference. */

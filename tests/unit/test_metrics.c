@@ -166,6 +166,58 @@ GP_TEST(concurrent_updates_counted)
     gp_metrics_free(m);
 }
 
+typedef struct {
+    gp_metrics *m;
+    gp_counter *c;
+    gp_histogram *h;
+} handles;
+
+static void *bump_handles(void *arg)
+{
+    handles *hs = arg;
+
+    for (int i = 0; i < 10000; i++) {
+        gp_counter_add(hs->c, 1);
+        gp_metrics_add(hs->m, "gpupack_h_total", "h", "k=\"a\"", 1); /* the same series by name */
+        gp_histogram_observe(hs->m, hs->h, 0.001);
+    }
+    return NULL;
+}
+
+/* A handle is the series gp_metrics_add() names: it renders at 0 once taken, counts with and
+ * without the lock together exactly, and a refused or NULL one does nothing. */
+GP_TEST(handles_count_the_same_series)
+{
+    gp_metrics *m = gp_metrics_new();
+    handles hs = { m, gp_metrics_counter(m, "gpupack_h_total", "h", "k=\"a\""),
+                   gp_metrics_histogram(m, "gpupack_h_seconds", "h", "k=\"a\"") };
+    pthread_t t[8];
+    char *out = gp_metrics_render(m, NULL);
+
+    GP_CHECK(hs.c != NULL && hs.h != NULL);
+    GP_CHECK(strstr(out, "gpupack_h_total{k=\"a\"} 0\n") != NULL);
+    GP_CHECK(strstr(out, "gpupack_h_seconds_count{k=\"a\"} 0\n") != NULL);
+    free(out);
+    for (int i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, bump_handles, &hs);
+    for (int i = 0; i < 8; i++)
+        pthread_join(t[i], NULL);
+    GP_CHECK(metric_value(m, "gpupack_h_total", "k=\"a\"") == 160000);
+    GP_CHECK(metric_value(m, "gpupack_h_seconds", "k=\"a\"") == 80000);
+    out = gp_metrics_render(m, NULL);
+    GP_CHECK(strstr(out, "gpupack_h_seconds_bucket{k=\"a\",le=\"0.001\"} 80000\n") != NULL);
+    GP_CHECK(count_occurrences(out, "gpupack_h_total{") == 1);
+    free(out);
+    gp_metrics_set(m, "gpupack_g", "g", "", 1);
+    GP_CHECK(gp_metrics_counter(m, "gpupack_g", "g", "") == NULL); /* a gauge's name */
+    GP_CHECK(gp_metrics_histogram(m, "gpupack_h_total", "h", "") == NULL); /* a counter's */
+    GP_CHECK(metric_value(m, "gpupack_metrics_dropped_series_total", "") == 2);
+    gp_counter_add(NULL, 1);
+    gp_histogram_observe(m, NULL, 1);
+    GP_CHECK(gp_metrics_counter(NULL, "gpupack_h_total", "h", "") == NULL);
+    gp_metrics_free(m);
+}
+
 GP_TEST(set_only_keeps_one_series)
 {
     gp_metrics *m = gp_metrics_new();
@@ -199,4 +251,4 @@ GP_TEST(set_only_keeps_one_series)
 GP_MAIN(GP_CASE(counter_and_gauge_render), GP_CASE(histogram_cumulative_with_inf_sum_count),
         GP_CASE(help_escaped_and_specials), GP_CASE(series_bounded_and_misuse_dropped),
         GP_CASE(null_registry_harmless), GP_CASE(concurrent_updates_counted),
-        GP_CASE(set_only_keeps_one_series))
+        GP_CASE(handles_count_the_same_series), GP_CASE(set_only_keeps_one_series))
