@@ -83,6 +83,26 @@ gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup)
     return st;
 }
 
+void gp_json_members(const cJSON *obj, const char *const *keys, size_t n, const cJSON **out)
+{
+    size_t left = n;
+
+    for (size_t i = 0; i < n; i++)
+        out[i] = NULL;
+    if (obj == NULL || (obj->type & 0xFF) != cJSON_Object)
+        return;
+    for (const cJSON *c = obj->child; c != NULL && left > 0; c = c->next) {
+        for (size_t i = 0; i < n; i++) {
+            if (out[i] == NULL && c->string != NULL && c->string[0] == keys[i][0] &&
+                strcmp(c->string, keys[i]) == 0) {
+                out[i] = c;
+                left--;
+                break;
+            }
+        }
+    }
+}
+
 bool gp_json_has_nul_escape(const char *s, size_t n)
 {
     /* An escape is a backslash preceded by an even number of backslashes: in a run of them, only

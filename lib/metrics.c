@@ -4,8 +4,9 @@
  * Series are found through an open-addressing hash table keyed by (name, labels) and grouped in
  * families (one per metric name) so that rendering writes # HELP and # TYPE once per name. One
  * mutex guards everything but a counter's value, which is atomic so that a counter handle
- * (gp_counter, a series that is never removed) adds without the lock. The first use of a name fixes its kind and help text; a later use of the same name
- * with another kind is dropped (and counted) rather than rendered as an invalid exposition. */
+ * (gp_counter, a series that is never removed) adds without the lock. The first use of a name
+ * fixes its kind and help text; a later use of the same name with another kind is dropped (and
+ * counted) rather than rendered as an invalid exposition. */
 #include "gpupack/metrics.h"
 
 #include <inttypes.h>

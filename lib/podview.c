@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpupack/json.h"
 #include "gpupack/policy.h"
 
 /* Returns the child named key when it is a string, NULL otherwise. */
@@ -26,6 +27,22 @@ static const cJSON *json_arr(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
+    return cJSON_IsArray(v) ? v : NULL;
+}
+
+/* The same tests on a member already found (gp_json_members). */
+static const char *as_str(const cJSON *v)
+{
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *as_obj(const cJSON *v)
+{
+    return cJSON_IsObject(v) ? v : NULL;
+}
+
+static const cJSON *as_arr(const cJSON *v)
+{
     return cJSON_IsArray(v) ? v : NULL;
 }
 
@@ -140,8 +157,9 @@ static gp_status decode_resources(const cJSON *m, gp_arena *a, gp_resource **out
 static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena *a,
                                   gp_container *out, gp_err *err)
 {
+    static const char *const keys[] = { "name", "restartPolicy", "resources" };
     const char *arr = init ? "initContainers" : "containers";
-    const cJSON *res, *req, *lim;
+    const cJSON *f[3], *res, *req, *lim;
     char path[96];
     gp_status st;
 
@@ -149,12 +167,12 @@ static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena
         gp_err_set(err, "spec.%s[%d]: must be an object", arr, index);
         return GP_EINVAL;
     }
-    out->name = json_str(c, "name");
+    gp_json_members(c, keys, 3, f);
+    out->name = as_str(f[0]);
     out->init = init;
-    out->sidecar = init && json_str(c, "restartPolicy") != NULL &&
-                   strcmp(json_str(c, "restartPolicy"), "Always") == 0;
+    out->sidecar = init && as_str(f[1]) != NULL && strcmp(as_str(f[1]), "Always") == 0;
     out->index = index;
-    res = cJSON_GetObjectItemCaseSensitive(c, "resources");
+    res = f[2];
     if (res == NULL || cJSON_IsNull(res))
         return GP_OK;
     if (!cJSON_IsObject(res)) {
@@ -180,10 +198,10 @@ static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena
                             err);
 }
 
-static gp_status decode_containers(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
+/* spec.containers and spec.initContainers (either may be NULL). */
+static gp_status decode_containers(const cJSON *cs, const cJSON *ics, gp_arena *a, gp_pod *p,
+                                   gp_err *err)
 {
-    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(spec, "containers");
-    const cJSON *ics = cJSON_GetObjectItemCaseSensitive(spec, "initContainers");
     size_t total, i = 0;
 
     if (cs && !cJSON_IsArray(cs) && !cJSON_IsNull(cs)) {
@@ -233,11 +251,13 @@ static int64_t clamp_int64(double d)
     return (int64_t)d;
 }
 
-static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
+/* spec.tolerations (ts may be NULL, or not an array: no tolerations). */
+static gp_status decode_tolerations(const cJSON *ts, gp_arena *a, gp_pod *p, gp_err *err)
 {
-    const cJSON *ts = json_arr(spec, "tolerations");
+    static const char *const keys[] = { "key", "operator", "value", "effect",
+                                        "tolerationSeconds" };
     void *mem;
-    gp_status st = alloc_items(ts, sizeof(*p->tolerations), a, &mem, "spec.tolerations",
+    gp_status st = alloc_items(as_arr(ts), sizeof(*p->tolerations), a, &mem, "spec.tolerations",
                                "entries", err);
     size_t i = 0;
 
@@ -246,18 +266,19 @@ static gp_status decode_tolerations(const cJSON *spec, gp_arena *a, gp_pod *p, g
     p->tolerations = mem;
     for (const cJSON *t = ts->child; t != NULL; t = t->next) {
         gp_toleration *o = &p->tolerations[i];
-        const cJSON *secs = cJSON_GetObjectItemCaseSensitive(t, "tolerationSeconds");
+        const cJSON *f[5];
         const char *op;
 
         if (!cJSON_IsObject(t))
             continue;
-        op = json_str(t, "operator");
-        o->key = (char *)(json_str(t, "key") ? json_str(t, "key") : "");
+        gp_json_members(t, keys, 5, f);
+        op = as_str(f[1]);
+        o->key = (char *)(as_str(f[0]) ? as_str(f[0]) : "");
         o->op = (char *)(op && *op ? op : "Equal");
-        o->value = (char *)(json_str(t, "value") ? json_str(t, "value") : "");
-        o->effect = (char *)(json_str(t, "effect") ? json_str(t, "effect") : "");
-        o->has_seconds = cJSON_IsNumber(secs);
-        o->seconds = o->has_seconds ? clamp_int64(secs->valuedouble) : 0;
+        o->value = (char *)(as_str(f[2]) ? as_str(f[2]) : "");
+        o->effect = (char *)(as_str(f[3]) ? as_str(f[3]) : "");
+        o->has_seconds = cJSON_IsNumber(f[4]);
+        o->seconds = o->has_seconds ? clamp_int64(f[4]->valuedouble) : 0;
         i++;
     }
     p->ntolerations = i;
@@ -325,9 +346,10 @@ static gp_status decode_terms(const cJSON *arr, bool preferred, gp_arena *a, gp_
     return GP_OK;
 }
 
-static gp_status decode_affinity(const cJSON *spec, gp_arena *a, gp_pod *p, gp_err *err)
+/* spec.affinity (may be NULL). */
+static gp_status decode_affinity(const cJSON *affinity, gp_arena *a, gp_pod *p, gp_err *err)
 {
-    const cJSON *na = json_obj(json_obj(spec, "affinity"), "nodeAffinity");
+    const cJSON *na = json_obj(as_obj(affinity), "nodeAffinity");
     const cJSON *req = json_obj(na, "requiredDuringSchedulingIgnoredDuringExecution");
     gp_status st;
 
@@ -341,54 +363,94 @@ static gp_status decode_affinity(const cJSON *spec, gp_arena *a, gp_pod *p, gp_e
 }
 
 /* The controlling owner reference (the first owner when none says controller): its kind, and
- * its name into *name (NULL when it has none). */
-static const char *controller_kind(const cJSON *meta, const char **name)
+ * its name into *name (NULL when it has none). owners: metadata.ownerReferences, or NULL. */
+static const char *controller_kind(const cJSON *owners, const char **name)
 {
-    const cJSON *owners = json_arr(meta, "ownerReferences");
-    const cJSON *first = NULL;
+    static const char *const keys[] = { "kind", "name", "controller" };
+    const cJSON *f[3];
+    const char *kind = NULL;
 
     *name = NULL;
-    for (const cJSON *o = owners ? owners->child : NULL; o != NULL; o = o->next) {
-        const cJSON *ctl = cJSON_GetObjectItemCaseSensitive(o, "controller");
-
-        if (json_str(o, "kind") == NULL)
+    for (const cJSON *o = as_arr(owners) ? owners->child : NULL; o != NULL; o = o->next) {
+        gp_json_members(o, keys, 3, f);
+        if (as_str(f[0]) == NULL || (kind != NULL && !cJSON_IsTrue(f[2])))
             continue;
-        if (cJSON_IsTrue(ctl)) {
-            first = o;
+        kind = as_str(f[0]);
+        *name = as_str(f[1]);
+        if (cJSON_IsTrue(f[2]))
             break;
-        }
-        if (first == NULL)
-            first = o;
     }
-    if (first == NULL)
-        return NULL;
-    *name = json_str(first, "name");
-    return json_str(first, "kind");
+    return kind;
 }
+
+enum { M_NAMESPACE, M_NAME, M_GENERATE_NAME, M_OWNERS, M_LABELS, M_ANNOTATIONS, M_COUNT };
+static const char *const meta_keys[M_COUNT] = { "namespace", "name", "generateName",
+                                                "ownerReferences", "labels", "annotations" };
 
 static gp_status decode_metadata(const cJSON *meta, const char *ns_fallback, gp_arena *a,
                                  gp_pod *p, gp_err *err)
 {
+    const cJSON *f[M_COUNT];
     gp_status st;
 
-    p->namespace = json_str(meta, "namespace");
+    gp_json_members(meta, meta_keys, M_COUNT, f);
+    p->namespace = as_str(f[M_NAMESPACE]);
     if (p->namespace == NULL || *p->namespace == '\0')
         p->namespace = ns_fallback ? ns_fallback : "";
-    p->name = json_str(meta, "name");
-    p->generate_name = json_str(meta, "generateName");
-    p->owner_kind = controller_kind(meta, &p->owner_name);
-    st = decode_string_map(json_obj(meta, "labels"), a, &p->labels, &p->nlabels,
-                           "metadata.labels", err);
+    p->name = as_str(f[M_NAME]);
+    p->generate_name = as_str(f[M_GENERATE_NAME]);
+    p->owner_kind = controller_kind(f[M_OWNERS], &p->owner_name);
+    st = decode_string_map(as_obj(f[M_LABELS]), a, &p->labels, &p->nlabels, "metadata.labels",
+                           err);
     if (st != GP_OK)
         return st;
-    return decode_string_map(json_obj(meta, "annotations"), a, &p->annotations, &p->nannotations,
+    return decode_string_map(as_obj(f[M_ANNOTATIONS]), a, &p->annotations, &p->nannotations,
                              "metadata.annotations", err);
+}
+
+/* The members of spec the view reads, found in one pass. */
+enum {
+    S_CONTAINERS, S_INIT_CONTAINERS, S_TOLERATIONS, S_AFFINITY, S_NODE_SELECTOR,
+    S_PRIORITY_CLASS, S_SCHEDULER, S_PRIORITY, S_PREEMPTION, S_DEADLINE, S_NODE_NAME, S_COUNT
+};
+static const char *const spec_keys[S_COUNT] = {
+    "containers",    "initContainers", "tolerations", "affinity",
+    "nodeSelector",  "priorityClassName", "schedulerName", "priority",
+    "preemptionPolicy", "activeDeadlineSeconds", "nodeName"
+};
+
+static gp_status decode_spec(const cJSON *spec, gp_arena *a, gp_pod *out, gp_err *err)
+{
+    const cJSON *f[S_COUNT];
+    gp_status st;
+
+    gp_json_members(spec, spec_keys, S_COUNT, f);
+    st = decode_containers(f[S_CONTAINERS], f[S_INIT_CONTAINERS], a, out, err);
+    if (st == GP_OK)
+        st = decode_tolerations(f[S_TOLERATIONS], a, out, err);
+    if (st == GP_OK)
+        st = decode_affinity(f[S_AFFINITY], a, out, err);
+    if (st == GP_OK)
+        st = decode_string_map(as_obj(f[S_NODE_SELECTOR]), a, &out->node_selector,
+                               &out->nnode_selector, "spec.nodeSelector", err);
+    if (st != GP_OK)
+        return st;
+    out->priority_class = as_str(f[S_PRIORITY_CLASS]);
+    out->scheduler_name = as_str(f[S_SCHEDULER]);
+    out->has_priority = f[S_PRIORITY] != NULL;
+    out->has_preemption_policy = f[S_PREEMPTION] != NULL;
+    out->has_active_deadline = cJSON_IsNumber(f[S_DEADLINE]);
+    out->node_name = as_str(f[S_NODE_NAME]);
+    if (out->node_name != NULL && *out->node_name == '\0')
+        out->node_name = NULL;
+    return GP_OK;
 }
 
 gp_status gp_pod_from_json(const cJSON *pod, const char *ns_fallback, gp_arena *a, gp_pod *out,
                            gp_err *err)
 {
-    const cJSON *spec;
+    static const char *const keys[] = { "metadata", "spec" };
+    const cJSON *f[2];
     gp_status st;
 
     memset(out, 0, sizeof(*out));
@@ -396,33 +458,13 @@ gp_status gp_pod_from_json(const cJSON *pod, const char *ns_fallback, gp_arena *
         gp_err_set(err, "object: must be a Pod object");
         return GP_EINVAL;
     }
-    spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
-    if (spec != NULL && !cJSON_IsObject(spec)) {
+    gp_json_members(pod, keys, 2, f);
+    if (f[1] != NULL && !cJSON_IsObject(f[1])) {
         gp_err_set(err, "spec: must be an object");
         return GP_EINVAL;
     }
-    st = decode_metadata(json_obj(pod, "metadata"), ns_fallback, a, out, err);
-    if (st == GP_OK)
-        st = decode_containers(spec, a, out, err);
-    if (st == GP_OK)
-        st = decode_tolerations(spec, a, out, err);
-    if (st == GP_OK)
-        st = decode_affinity(spec, a, out, err);
-    if (st == GP_OK)
-        st = decode_string_map(json_obj(spec, "nodeSelector"), a, &out->node_selector,
-                               &out->nnode_selector, "spec.nodeSelector", err);
-    if (st != GP_OK)
-        return st;
-    out->priority_class = json_str(spec, "priorityClassName");
-    out->scheduler_name = json_str(spec, "schedulerName");
-    out->has_priority = cJSON_GetObjectItemCaseSensitive(spec, "priority") != NULL;
-    out->has_preemption_policy = cJSON_GetObjectItemCaseSensitive(spec, "preemptionPolicy") != NULL;
-    out->has_active_deadline =
-        cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(spec, "activeDeadlineSeconds"));
-    out->node_name = json_str(spec, "nodeName");
-    if (out->node_name != NULL && *out->node_name == '\0')
-        out->node_name = NULL;
-    return GP_OK;
+    st = decode_metadata(as_obj(f[0]), ns_fallback, a, out, err);
+    return st == GP_OK ? decode_spec(f[1], a, out, err) : st;
 }
 
 const char *gp_pod_label(const gp_pod *p, const char *key)

@@ -75,14 +75,16 @@ static void preregister(gp_webhook *w)
     char labels[64];
 
     for (int k = 0; k < GP_MK_COUNT; k++) { /* every kind gp_mutate() reports */
-        snprintf(labels, sizeof(labels), "kind=\"%s\"", gp_mutation_kind_label((gp_mutation_kind)k));
-        w->mutations[k] = gp_metrics_counter(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels);
+        snprintf(labels, sizeof(labels), "kind=\"%s\"",
+                 gp_mutation_kind_label((gp_mutation_kind)k));
+        w->mutations[k] =
+            gp_metrics_counter(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels);
         w->would_mutate[k] =
             gp_metrics_counter(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, labels);
     }
     for (size_t i = 0; i < GP_WEBHOOK_OUTCOMES; i++)
-        w->reviews[i] =
-            gp_metrics_counter(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP, outcome_labels[i]);
+        w->reviews[i] = gp_metrics_counter(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP,
+                                           outcome_labels[i]);
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
         snprintf(labels, sizeof(labels), "reason=\"%s\"", reasons[i]);
         gp_metrics_add(m, "gpupack_webhook_fail_open_total", M_FAIL_OPEN_HELP, labels, 0);

@@ -20,6 +20,11 @@
  * (owned by the tree) when there is one; GP_ENOMEM when scratch memory ran out. */
 gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup) GP_WUR;
 
+/* Finds the members of obj named keys[0..n) in one pass over obj: out[i] is the first member
+ * named keys[i], as cJSON_GetObjectItemCaseSensitive() would return it, or NULL (all NULL when
+ * obj is NULL or not an object). Cheaper than n lookups when n is more than two or three. */
+void gp_json_members(const cJSON *obj, const char *const *keys, size_t n, const cJSON **out);
+
 /* True when the JSON text holds the escape \u0000 (in a string or a member name). */
 bool gp_json_has_nul_escape(const char *s, size_t n);
 

@@ -90,6 +90,42 @@ GP_TEST(reject_ambiguous_messages)
     cJSON_Delete(b);
 }
 
-GP_MAIN(GP_CASE(no_duplicates), GP_CASE(duplicates_anywhere),
+/* One pass finds what one lookup per key finds: the first member of each name, NULL for a
+ * missing one, nothing in an array, a string or NULL; names that share a first letter or a
+ * prefix are told apart. */
+GP_TEST(members_agree_with_lookups)
+{
+    static const char *const docs[] = {
+        "{\"a\":1,\"ab\":2,\"abc\":3,\"b\":4,\"a\":5,\"\":6}",
+        "{\"spec\":{},\"status\":null,\"s\":[1],\"metadata\":\"x\"}",
+        "{}", "[{\"a\":1}]", "\"a\"", "{\"name\":1,\"namespace\":2,\"name\":3}",
+    };
+    static const char *const keys[] = { "a",    "ab",       "abc",  "b",    "",     "spec",
+                                        "s",    "metadata", "name", "namespace", "missing" };
+    const size_t nk = sizeof(keys) / sizeof(keys[0]);
+    const cJSON *got[sizeof(keys) / sizeof(keys[0])];
+    int bad = 0;
+
+    for (size_t d = 0; d < sizeof(docs) / sizeof(docs[0]); d++) {
+        cJSON *root = cJSON_Parse(docs[d]);
+
+        GP_CHECK(root != NULL);
+        gp_json_members(root, keys, nk, got);
+        for (size_t k = 0; k < nk; k++) {
+            const cJSON *want =
+                cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, keys[k]) : NULL;
+
+            if (got[k] != want && bad++ < 5)
+                printf("  %s: key \"%s\" differs\n", docs[d], keys[k]);
+        }
+        cJSON_Delete(root);
+    }
+    gp_json_members(NULL, keys, nk, got);
+    for (size_t k = 0; k < nk; k++)
+        bad += got[k] != NULL;
+    GP_CHECK_INT(bad, 0);
+}
+
+GP_MAIN(GP_CASE(members_agree_with_lookups), GP_CASE(no_duplicates), GP_CASE(duplicates_anywhere),
         GP_CASE(duplicates_in_large_objects), GP_CASE(nul_escape),
         GP_CASE(reject_ambiguous_messages))

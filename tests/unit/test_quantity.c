@@ -600,7 +600,8 @@ GP_TEST(plain_integers_agree_with_the_general_path)
     check_nano("7n", 7, __LINE__);
 }
 
-GP_MAIN(GP_CASE(plain_integers_agree_with_the_general_path), GP_CASE(decimal_suffixes_have_exact_values), GP_CASE(binary_suffixes_have_exact_values),
+GP_MAIN(GP_CASE(plain_integers_agree_with_the_general_path),
+        GP_CASE(decimal_suffixes_have_exact_values), GP_CASE(binary_suffixes_have_exact_values),
         GP_CASE(binary_suffixes_with_fractions), GP_CASE(number_forms),
         GP_CASE(sixty_four_byte_input_is_accepted), GP_CASE(exponents),
         GP_CASE(huge_exponents_are_fast_and_exact), GP_CASE(exponent_outside_int32_is_erange),
