@@ -17,16 +17,6 @@ static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
     return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
-static bool depth_ok(const cJSON *node, int depth)
-{
-    if (depth > GP_JSON_MAX_DEPTH)
-        return false;
-    for (const cJSON *c = node->child; c != NULL; c = c->next)
-        if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && !depth_ok(c, depth + 1))
-            return false;
-    return true;
-}
-
 static gp_status check_envelope(const cJSON *root, gp_err *err)
 {
     const char *api = str_or(root, "apiVersion", NULL);
@@ -99,14 +89,9 @@ gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
         gp_err_set(err, "body is not valid JSON (near byte %zu)", off);
         return GP_EINVAL;
     }
-    if (!depth_ok(*root, 0)) {
-        gp_err_set(err, "body is nested deeper than %d levels", GP_JSON_MAX_DEPTH);
-        st = GP_EINVAL;
-    } else {
-        st = gp_json_reject_ambiguous(body, len, *root, err);
-        if (st == GP_OK)
-            st = check_envelope(*root, err);
-    }
+    st = gp_json_reject_ambiguous(body, len, *root, GP_JSON_MAX_DEPTH, err);
+    if (st == GP_OK)
+        st = check_envelope(*root, err);
     if (st == GP_OK)
         st = decode_request(cJSON_GetObjectItemCaseSensitive(*root, "request"), req, err);
     if (st != GP_OK) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "gpupack/json.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,19 +69,26 @@ static gp_status duplicate_in(const cJSON *obj, const char **dup)
     return i < n ? GP_EINVAL : GP_OK;
 }
 
-gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup)
+/* Duplicates in node and under it, and nesting past max_depth (GP_ETOOBIG), in one walk that
+ * goes no deeper than max_depth + 1. */
+static gp_status check_tree(const cJSON *node, int depth, int max_depth, const char **dup)
 {
     gp_status st = GP_OK;
 
-    *dup = NULL;
-    if (root == NULL)
-        return GP_OK;
-    if ((root->type & 0xFF) == cJSON_Object)
-        st = duplicate_in(root, dup);
-    for (const cJSON *c = root->child; st == GP_OK && c != NULL; c = c->next)
+    if (depth > max_depth)
+        return GP_ETOOBIG;
+    if ((node->type & 0xFF) == cJSON_Object)
+        st = duplicate_in(node, dup);
+    for (const cJSON *c = node->child; st == GP_OK && c != NULL; c = c->next)
         if ((c->type & 0xFF) == cJSON_Object || (c->type & 0xFF) == cJSON_Array)
-            st = gp_json_find_duplicate_key(c, dup); /* (cJSON_IsObject is a call per node) */
+            st = check_tree(c, depth + 1, max_depth, dup); /* (cJSON_IsObject is a call) */
     return st;
+}
+
+gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup)
+{
+    *dup = NULL;
+    return root != NULL ? check_tree(root, 0, INT_MAX, dup) : GP_OK;
 }
 
 void gp_json_members(const cJSON *obj, const char *const *keys, size_t n, const cJSON **out)
@@ -121,19 +129,23 @@ bool gp_json_has_nul_escape(const char *s, size_t n)
     return false;
 }
 
-gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *root, gp_err *err)
+gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *root, int max_depth,
+                                   gp_err *err)
 {
     const char *dup = NULL;
-    gp_status st;
+    gp_status st = root != NULL ? check_tree(root, 0, max_depth, &dup) : GP_OK;
 
-    if (gp_json_has_nul_escape(body, len)) {
-        gp_err_set(err, "body holds \\u0000, which gpupack does not accept in any string");
+    if (st == GP_ETOOBIG) {
+        gp_err_set(err, "body is nested deeper than %d levels", max_depth);
         return GP_EINVAL;
     }
-    st = gp_json_find_duplicate_key(root, &dup);
     if (st == GP_ENOMEM)
         gp_err_set(err, "out of memory");
     else if (st != GP_OK)
         gp_err_set(err, "duplicate key \"%.64s\" in an object", dup);
+    if (st == GP_OK && gp_json_has_nul_escape(body, len)) {
+        gp_err_set(err, "body holds \\u0000, which gpupack does not accept in any string");
+        return GP_EINVAL;
+    }
     return st;
 }

@@ -28,9 +28,11 @@ void gp_json_members(const cJSON *obj, const char *const *keys, size_t n, const 
 /* True when the JSON text holds the escape \u0000 (in a string or a member name). */
 bool gp_json_has_nul_escape(const char *s, size_t n);
 
-/* Both checks on a request body and its tree: GP_OK, or GP_EINVAL (GP_ENOMEM) with a message
- * for the client in err ("duplicate key \"uid\"", "\u0000 in a string"). */
-gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *root,
+/* The checks on a request body and its tree, in one walk of the tree: nesting deeper than
+ * max_depth levels, a duplicate member name, then \u0000 in the text. GP_OK, or GP_EINVAL
+ * (GP_ENOMEM) with a message for the client in err ("body is nested deeper than 64 levels",
+ * "duplicate key \"uid\" in an object", "body holds \u0000 ..."). */
+gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *root, int max_depth,
                                    gp_err *err) GP_WUR;
 
 #endif

@@ -82,12 +82,37 @@ GP_TEST(reject_ambiguous_messages)
     cJSON *a = cJSON_Parse(dup), *b = cJSON_Parse(nul);
     gp_err err = { { 0 } };
 
-    GP_CHECK_INT(gp_json_reject_ambiguous(dup, strlen(dup), a, &err), GP_EINVAL);
+    GP_CHECK_INT(gp_json_reject_ambiguous(dup, strlen(dup), a, 64, &err), GP_EINVAL);
     GP_CHECK_STR(err.msg, "duplicate key \"kind\" in an object");
-    GP_CHECK_INT(gp_json_reject_ambiguous(nul, strlen(nul), b, &err), GP_EINVAL);
+    GP_CHECK_INT(gp_json_reject_ambiguous(nul, strlen(nul), b, 64, &err), GP_EINVAL);
     GP_CHECK(strstr(err.msg, "\\u0000") != NULL);
     cJSON_Delete(a);
     cJSON_Delete(b);
+}
+
+/* Nesting is checked in the same walk: exactly max_depth levels pass, one more is refused, and
+ * a duplicate below the limit is still found. */
+GP_TEST(reject_ambiguous_depth)
+{
+    char deep[256] = "";
+    cJSON *root;
+    gp_err err = { { 0 } };
+
+    for (int i = 0; i < 5; i++)
+        strcat(deep, "{\"a\":");
+    strcat(deep, "[1]}}}}}");
+    root = cJSON_Parse(deep); /* depth 0 to 5: five objects and an array */
+    GP_CHECK_INT(gp_json_reject_ambiguous(deep, strlen(deep), root, 5, &err), GP_OK);
+    GP_CHECK_INT(gp_json_reject_ambiguous(deep, strlen(deep), root, 4, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "body is nested deeper than 4 levels");
+    cJSON_Delete(root);
+    strcpy(deep, "{\"a\":{\"b\":[{\"c\":1,\"c\":2}]}}");
+    root = cJSON_Parse(deep);
+    GP_CHECK_INT(gp_json_reject_ambiguous(deep, strlen(deep), root, 3, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "duplicate key \"c\" in an object");
+    GP_CHECK_INT(gp_json_reject_ambiguous(deep, strlen(deep), root, 2, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "body is nested deeper than 2 levels");
+    cJSON_Delete(root);
 }
 
 /* One pass finds what one lookup per key finds: the first member of each name, NULL for a
@@ -128,4 +153,4 @@ GP_TEST(members_agree_with_lookups)
 
 GP_MAIN(GP_CASE(members_agree_with_lookups), GP_CASE(no_duplicates), GP_CASE(duplicates_anywhere),
         GP_CASE(duplicates_in_large_objects), GP_CASE(nul_escape),
-        GP_CASE(reject_ambiguous_messages))
+        GP_CASE(reject_ambiguous_messages), GP_CASE(reject_ambiguous_depth))
