@@ -266,17 +266,24 @@ void gp_metrics_add(gp_metrics *m, const char *name, const char *help, const cha
     record(m, name, help, labels, KIND_COUNTER, by, 0);
 }
 
-gp_counter *gp_metrics_counter(gp_metrics *m, const char *name, const char *help,
-                               const char *labels)
+/* The series (name, labels) of the given kind, created if new, for a handle. */
+static series *handle_of(gp_metrics *m, const char *name, const char *help, const char *labels,
+                         metric_kind kind)
 {
     series *s;
 
     if (m == NULL)
         return NULL;
     pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_COUNTER);
+    s = series_get(m, name, help, labels, kind);
     pthread_mutex_unlock(&m->mu);
-    return (gp_counter *)s;
+    return s;
+}
+
+gp_counter *gp_metrics_counter(gp_metrics *m, const char *name, const char *help,
+                               const char *labels)
+{
+    return (gp_counter *)handle_of(m, name, help, labels, KIND_COUNTER);
 }
 
 void gp_counter_add(gp_counter *c, uint64_t by)
@@ -288,14 +295,7 @@ void gp_counter_add(gp_counter *c, uint64_t by)
 gp_histogram *gp_metrics_histogram(gp_metrics *m, const char *name, const char *help,
                                    const char *labels)
 {
-    series *s;
-
-    if (m == NULL)
-        return NULL;
-    pthread_mutex_lock(&m->mu);
-    s = series_get(m, name, help, labels, KIND_HISTOGRAM);
-    pthread_mutex_unlock(&m->mu);
-    return (gp_histogram *)s;
+    return (gp_histogram *)handle_of(m, name, help, labels, KIND_HISTOGRAM);
 }
 
 void gp_histogram_observe(gp_metrics *m, gp_histogram *h, double seconds)

@@ -92,8 +92,8 @@ struct gp_server {
     gp_server_config cfg; /* strings and routes point into this struct's own copies */
     gp_route routes[MAX_ROUTES];
     /* per route, found on its first request: requests with code 200, and durations */
-    _Atomic(gp_counter *) route_ok[MAX_ROUTES];
-    _Atomic(gp_histogram *) route_duration[MAX_ROUTES];
+    _Atomic(void *) route_ok[MAX_ROUTES];       /* gp_counter */
+    _Atomic(void *) route_duration[MAX_ROUTES]; /* gp_histogram */
     char *strings;        /* one block holding every copied string */
     shard *shards;        /* cfg.threads of them */
     unsigned nshards;     /* started */
@@ -812,39 +812,37 @@ static size_t route_index(const gp_server *s, const req_ctx *r)
     return r->route != NULL ? (size_t)(r->route - s->routes) : MAX_ROUTES;
 }
 
-/* The counter of r's route for code 200, found on the route's first such request and kept;
- * NULL for any other request. */
-static gp_counter *route_ok(gp_server *s, const req_ctx *r)
+/* The handle kept in *slot: r's route's counter for its code (counter) or its duration
+ * histogram, looked up on the route's first request and kept for the next ones. */
+static void *kept(gp_server *s, const req_ctx *r, _Atomic(void *) *slot, bool counter)
 {
     char labels[3 * MAX_NAME + 64];
-    size_t i = route_index(s, r);
-    gp_counter *c;
+    void *h = atomic_load_explicit(slot, memory_order_acquire);
 
-    if (i >= MAX_ROUTES || r->code != 200)
-        return NULL;
-    if ((c = atomic_load_explicit(&s->route_ok[i], memory_order_acquire)) == NULL) {
-        request_labels(s, r, true, labels, sizeof(labels));
-        c = gp_metrics_counter(s->cfg.metrics, M_REQUESTS, M_REQUESTS_HELP, labels);
-        atomic_store_explicit(&s->route_ok[i], c, memory_order_release);
-    }
-    return c;
+    if (h != NULL)
+        return h;
+    request_labels(s, r, counter, labels, sizeof(labels));
+    h = counter ? (void *)gp_metrics_counter(s->cfg.metrics, M_REQUESTS, M_REQUESTS_HELP, labels)
+                : (void *)gp_metrics_histogram(s->cfg.metrics, M_DURATION, M_DURATION_HELP,
+                                               labels);
+    atomic_store_explicit(slot, h, memory_order_release);
+    return h;
 }
 
-/* The duration histogram of r's route, kept the same way; NULL when r matched no route. */
+/* The counter of r's route for code 200 (NULL for any other request), and the duration
+ * histogram of r's route (NULL when it matched none). */
+static gp_counter *route_ok(gp_server *s, const req_ctx *r)
+{
+    size_t i = route_index(s, r);
+
+    return i < MAX_ROUTES && r->code == 200 ? kept(s, r, &s->route_ok[i], true) : NULL;
+}
+
 static gp_histogram *route_duration(gp_server *s, const req_ctx *r)
 {
-    char labels[3 * MAX_NAME + 64];
     size_t i = route_index(s, r);
-    gp_histogram *h;
 
-    if (i >= MAX_ROUTES)
-        return NULL;
-    if ((h = atomic_load_explicit(&s->route_duration[i], memory_order_acquire)) == NULL) {
-        request_labels(s, r, false, labels, sizeof(labels));
-        h = gp_metrics_histogram(s->cfg.metrics, M_DURATION, M_DURATION_HELP, labels);
-        atomic_store_explicit(&s->route_duration[i], h, memory_order_release);
-    }
-    return h;
+    return i < MAX_ROUTES ? kept(s, r, &s->route_duration[i], false) : NULL;
 }
 
 static void record_request(gp_server *s, const req_ctx *r, double secs)
