@@ -774,10 +774,11 @@ static const gp_selector_req *own_requirements(mctx *m, bool req_pool, size_t *n
     return r;
 }
 
-/* The MIG rewrite for a pod needing `need` memory per GPU (hint: how warnings name it; why:
- * what the rewrite's reason says it needs): every container asking for one whole GPU gets the
- * smallest slice a node it may use offers, or nothing changes and a warning says why. */
-static gp_status mig_rewrite(mctx *m, gp_qty need, const char *hint, const char *why)
+/* The MIG rewrite for a pod whose GPU containers all ask for one whole GPU, needing `need`
+ * memory per GPU (hint: how warnings name it; why: what the rewrite's reason says it needs):
+ * each of them gets the smallest slice a node the pod may use offers, or nothing changes and a
+ * warning says why. */
+static gp_status mig_rewrite_uniform(mctx *m, gp_qty need, const char *hint, const char *why)
 {
     const gp_pool *pool = &m->cls->pool;
     /* The webhook's own required pool narrows where the pod may land (it is not added to a pod
@@ -785,11 +786,8 @@ static gp_status mig_rewrite(mctx *m, gp_qty need, const char *hint, const char 
     bool req_pool = pool->placement == GP_PLACE_REQUIRED && m->pod->node_name == NULL &&
                     !m->pool_conflict;
     gp_mig_where where = { .pod = m->pod };
-    const gp_container *odd;
     const gp_mig_profile *prof;
 
-    if ((odd = odd_gpu_container(m->pod, m->pol)) != NULL)
-        return warn_mixed(m, odd);
     where.required = own_requirements(m, req_pool, &where.nrequired);
     if (where.required == NULL)
         return GP_ENOMEM;
@@ -814,20 +812,31 @@ static gp_status mig_rewrite(mctx *m, gp_qty need, const char *hint, const char 
                                           GP_RES_GPU, hint));
 }
 
+/* The same for any pod: one whose GPU containers do not all ask for one whole GPU gets the
+ * warning instead. */
+static gp_status mig_rewrite(mctx *m, gp_qty need, const char *hint, const char *why)
+{
+    const gp_container *odd = odd_gpu_container(m->pod, m->pol);
+
+    return odd != NULL ? warn_mixed(m, odd) : mig_rewrite_uniform(m, need, hint, why);
+}
+
 static gp_status decide_mig(mctx *m)
 {
     const char *hint = gp_pod_annotation(m->pod, GP_ANN_GPU_MEMORY);
     gp_err qerr = { { 0 } };
     gp_qty need = { 0 };
+    const gp_container *odd;
 
     if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
         return GP_OK;
-    if (odd_gpu_container(m->pod, m->pol) == NULL &&
-        (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0))
+    if ((odd = odd_gpu_container(m->pod, m->pol)) != NULL)
+        return warn_mixed(m, odd);
+    if (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0)
         return add_warning(m, gp_arena_printf(m->a, "annotation " GP_ANN_GPU_MEMORY " \"%.40s\" "
                                               "is not a positive quantity; no MIG rewrite",
                                               hint));
-    return mig_rewrite(m, need, hint, hint);
+    return mig_rewrite_uniform(m, need, hint, hint);
 }
 
 /* --- rightsizing: the advisor's recommendations ------------------------------------------- */
