@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void gp_strbuf_init(gp_strbuf *b, size_t limit)
 {
@@ -154,21 +157,44 @@ static bool plain8(const char *p)
             high) == 0;
 }
 
+/* How many of the n bytes at p need no escape, from the start, in whole blocks (16 bytes with
+ * SSE2, else 8). */
+static size_t plain_run(const char *p, size_t n)
+{
+    size_t i = 0;
+
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i del = _mm_set1_epi8(0x7F), ctl = _mm_set1_epi8(0x1F);
+
+    for (; n - i >= 16; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i qb = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
+        __m128i dc = _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+
+        if (_mm_movemask_epi8(_mm_or_si128(qb, dc)) != 0)
+            break; /* ctl: max(v, 0x1F) == 0x1F exactly when v <= 0x1F, unsigned */
+    }
+#endif
+    for (; n - i >= 8 && plain8(p + i); i += 8)
+        ;
+    return i;
+}
+
 void gp_strbuf_json_string(gp_strbuf *b, const char *s)
 {
     const char *run = s, *end = s + strlen(s);
 
     gp_strbuf_put(b, "\"", 1);
     while (s < end) {
-        unsigned char c = (unsigned char)*s;
+        unsigned char c;
         char tmp[8];
         const char *e;
 
-        if (end - s >= 8 && plain8(s)) {
-            s += 8;
-            continue;
-        }
-        s++;
+        s += plain_run(s, (size_t)(end - s));
+        if (s == end)
+            break;
+        c = (unsigned char)*s++;
         if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F)
             continue; /* without a call */
         e = gp_json_escape(c, tmp);

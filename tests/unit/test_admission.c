@@ -467,7 +467,7 @@ GP_TEST(utf8_truncated_and_stray)
  * ASCII text, and a sequence cut by the end, are still found. */
 GP_TEST(utf8_every_offset_in_ascii)
 {
-    char buf[40];
+    char buf[72]; /* blocks of 16 (and 8) bytes at every alignment */
 
     for (size_t at = 0; at + 4 <= sizeof(buf); at++) {
         memset(buf, 'a', sizeof(buf));

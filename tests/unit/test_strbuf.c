@@ -69,8 +69,9 @@ GP_TEST(json_escapes)
  * longer text, comes out as gp_json_escape says, and the rest as it is. */
 GP_TEST(json_escapes_at_every_offset)
 {
-    static const unsigned char special[] = { '"', '\\', 0x01, '\n', 0x1F, 0x7F };
-    char text[24], want[256];
+    static const unsigned char special[] = { '"', '\\', 0x01, '\n', 0x1F, 0x7F, 0x00,
+                                             ' ', 0x80, 0xFF }; /* the last three stand as is */
+    char text[56], want[512];
 
     for (size_t k = 0; k < sizeof(special); k++)
         for (size_t at = 0; at + 1 < sizeof(text); at++) {
