@@ -109,10 +109,14 @@ bool gp_arena_owns(const gp_arena *a, const void *p)
 
 void *gp_arena_grow(gp_arena *a, void *old, size_t old_n, size_t new_n)
 {
-    void *p = gp_arena_alloc(a, new_n);
+    size_t kept = old != NULL ? (old_n < new_n ? old_n : new_n) : 0;
+    char *p = gp_arena_alloc_raw(a, new_n);
 
-    if (p != NULL && old != NULL)
-        memcpy(p, old, old_n < new_n ? old_n : new_n);
+    if (p == NULL)
+        return NULL;
+    if (kept > 0)
+        memcpy(p, old, kept);
+    memset(p + kept, 0, new_n - kept); /* only what is new is zeroed */
     return p;
 }
 

@@ -90,11 +90,12 @@ void gp_strbuf_puts(gp_strbuf *b, const char *s)
     gp_strbuf_put(b, s, strlen(s));
 }
 
-void gp_strbuf_int(gp_strbuf *b, int64_t v)
+size_t gp_int_text(char out[GP_INT_TEXT_MAX], int64_t v)
 {
-    char tmp[24];
+    char tmp[GP_INT_TEXT_MAX];
     char *p = tmp + sizeof(tmp);
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN too */
+    size_t n;
 
     do {
         *--p = (char)('0' + u % 10);
@@ -102,7 +103,16 @@ void gp_strbuf_int(gp_strbuf *b, int64_t v)
     } while (u != 0);
     if (v < 0)
         *--p = '-';
-    gp_strbuf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+    n = (size_t)(tmp + sizeof(tmp) - p);
+    memcpy(out, p, n);
+    return n;
+}
+
+void gp_strbuf_int(gp_strbuf *b, int64_t v)
+{
+    char tmp[GP_INT_TEXT_MAX] = "";
+
+    gp_strbuf_put(b, tmp, gp_int_text(tmp, v));
 }
 
 void gp_strbuf_printf(gp_strbuf *b, const char *fmt, ...)
@@ -181,10 +191,28 @@ static size_t plain_run(const char *p, size_t n)
     return i;
 }
 
+/* True when c stands as is in a JSON string. */
+static bool plain_byte(unsigned char c)
+{
+    return c >= 0x20 && c != '"' && c != '\\' && c != 0x7F;
+}
+
 void gp_strbuf_json_string(gp_strbuf *b, const char *s)
 {
-    const char *run = s, *end = s + strlen(s);
+    size_t n = strlen(s), k = plain_run(s, n);
+    const char *run = s, *end = s + n;
+    char *at;
 
+    while (k < n && plain_byte((unsigned char)s[k]))
+        k++;
+    if (k == n) { /* the common case: nothing to escape, one append */
+        if ((at = gp_strbuf_extend(b, n + 2)) != NULL) {
+            at[0] = '"';
+            memcpy(at + 1, s, n);
+            at[n + 1] = '"';
+        }
+        return;
+    }
     gp_strbuf_put(b, "\"", 1);
     while (s < end) {
         unsigned char c;
@@ -195,7 +223,7 @@ void gp_strbuf_json_string(gp_strbuf *b, const char *s)
         if (s == end)
             break;
         c = (unsigned char)*s++;
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F)
+        if (plain_byte(c))
             continue; /* without a call */
         e = gp_json_escape(c, tmp);
         if (e == NULL)

@@ -35,7 +35,8 @@ void *gp_arena_alloc_raw(gp_arena *a, size_t n);
 /* True when p points into memory this arena handed out. */
 bool gp_arena_owns(const gp_arena *a, const void *p);
 
-/* Grows an array allocated from the arena (old contents copied, old block not reclaimed). */
+/* Grows an array allocated from the arena (old contents copied, the rest zeroed, old block not
+ * reclaimed). */
 void *gp_arena_grow(gp_arena *a, void *old, size_t old_n, size_t new_n);
 
 char *gp_arena_strdup(gp_arena *a, const char *s);

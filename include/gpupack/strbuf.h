@@ -33,6 +33,10 @@ void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n);
 void gp_strbuf_puts(gp_strbuf *b, const char *s);
 void gp_strbuf_int(gp_strbuf *b, int64_t v);
 
+/* v in decimal, written at out (not NUL-terminated); returns its length, at most 20. */
+#define GP_INT_TEXT_MAX 24
+size_t gp_int_text(char out[GP_INT_TEXT_MAX], int64_t v);
+
 /* Appends n bytes for the caller to write, and returns where they start (the text stays
  * NUL-terminated after them); NULL, and nothing appended, when the buffer failed. */
 char *gp_strbuf_extend(gp_strbuf *b, size_t n);

@@ -67,5 +67,33 @@ GP_TEST(limit_gives_null)
     gp_arena_free(&a);
 }
 
+/* Growing keeps the old contents and zeroes only what is new; shrinking keeps the front. */
+GP_TEST(grow_keeps_and_zeroes_the_rest)
+{
+    gp_arena a;
+    unsigned char *p, *q;
+    size_t bad = 0;
+
+    gp_arena_init(&a, 0);
+    p = gp_arena_alloc_raw(&a, 100);
+    GP_CHECK(p != NULL);
+    if (p == NULL)
+        return;
+    memset(p, 0xAB, 100);
+    q = gp_arena_grow(&a, p, 100, 5000);
+    GP_CHECK(q != NULL && q != p);
+    for (size_t i = 0; q != NULL && i < 5000; i++)
+        bad += q[i] != (i < 100 ? 0xAB : 0);
+    GP_CHECK_INT(bad, 0);
+    q = gp_arena_grow(&a, p, 100, 10);
+    GP_CHECK(q != NULL && q[0] == 0xAB && q[9] == 0xAB);
+    q = gp_arena_grow(&a, NULL, 0, 64);
+    for (size_t i = 0; q != NULL && i < 64; i++)
+        bad += q[i] != 0;
+    GP_CHECK(q != NULL);
+    GP_CHECK_INT(bad, 0);
+    gp_arena_free(&a);
+}
+
 GP_MAIN(GP_CASE(strings_joined_as_snprintf_writes_them), GP_CASE(other_conversions_and_long_texts),
-        GP_CASE(limit_gives_null))
+        GP_CASE(limit_gives_null), GP_CASE(grow_keeps_and_zeroes_the_rest))

@@ -27,6 +27,38 @@ GP_TEST(appends_and_take)
     free(s);
 }
 
+GP_TEST(int_text_lengths)
+{
+    static const struct {
+        int64_t v;
+        const char *text;
+    } cases[] = { { 0, "0" }, { 7, "7" }, { 10, "10" }, { -1, "-1" }, { -10, "-10" },
+                  { INT64_MAX, "9223372036854775807" }, { INT64_MIN, "-9223372036854775808" } };
+    char out[GP_INT_TEXT_MAX + 1];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = gp_int_text(out, cases[i].v);
+
+        out[n < GP_INT_TEXT_MAX ? n : GP_INT_TEXT_MAX] = '\0';
+        GP_CHECK_STR(out, cases[i].text);
+        GP_CHECK_INT(n, strlen(cases[i].text));
+    }
+}
+
+/* A string that would pass the limit is not appended in part: the buffer fails. */
+GP_TEST(json_string_past_the_limit_appends_nothing)
+{
+    gp_strbuf b;
+
+    gp_strbuf_init(&b, 8);
+    gp_strbuf_json_string(&b, "abcd"); /* 6 bytes and the NUL */
+    GP_CHECK_STR(b.p, "\"abcd\"");
+    gp_strbuf_json_string(&b, "x");
+    GP_CHECK(b.failed);
+    GP_CHECK_INT(b.len, 6);
+    gp_strbuf_free(&b);
+}
+
 GP_TEST(limit_fails_once_and_clear_forgets)
 {
     gp_strbuf b;
@@ -100,5 +132,7 @@ GP_TEST(json_escapes_at_every_offset)
         }
 }
 
-GP_MAIN(GP_CASE(appends_and_take), GP_CASE(limit_fails_once_and_clear_forgets),
+GP_MAIN(GP_CASE(appends_and_take), GP_CASE(int_text_lengths),
+        GP_CASE(json_string_past_the_limit_appends_nothing),
+        GP_CASE(limit_fails_once_and_clear_forgets),
         GP_CASE(json_escapes), GP_CASE(json_escapes_at_every_offset))
