@@ -19,7 +19,9 @@
  * With nodeCacheCapable false the body carries every Node whole (~13 KB each: images,
  * conditions, managedFields). Scoring reads four fields of a node, so the tree keeps only those;
  * everything else of the body is kept whole (a bare Pod body too). The byte span of every item is
- * recorded so that a filter answer can hand the passing nodes back exactly as they came. */
+ * recorded so that a filter answer can hand the passing nodes back exactly as they came.
+ * NodeNames' strings (thousands a call with nodeCacheCapable true) go straight to a list in the
+ * arena; the tree keeps an empty array in their place. */
 
 typedef enum {
     M_ALL,    /* keep everything below */
@@ -30,6 +32,8 @@ typedef enum {
     M_META,   /* metadata: name, labels */
     M_SPEC,   /* spec: unschedulable */
     M_STATUS, /* status: allocatable */
+    M_NAMES,  /* NodeNames: its elements go to the name list, not into the tree */
+    M_NAME,   /* one element of NodeNames */
     M_SKIP    /* a pruned value: nothing is built */
 } mode;
 
@@ -63,6 +67,11 @@ typedef struct {
     const char *error;
     size_t *off, *len; /* item spans, grown in the arena */
     size_t nitems, capitems;
+    const char **names; /* NodeNames' strings, copied into the arena (thousands a call) */
+    size_t nnames, capnames;
+    size_t nelems;      /* elements of NodeNames seen, strings or not */
+    size_t bad_name;    /* the first that is not a non-empty string, when bad */
+    bool bad, too_many;
 } sax;
 
 /* What a member named k of an object in mode m becomes. */
@@ -70,7 +79,8 @@ static mode child_mode(mode m, const char *k)
 {
     switch (m) {
     case M_ALL: return M_ALL;
-    case M_ROOT: return strcmp(k, "Nodes") == 0 ? M_NODES : M_ALL;
+    case M_ROOT:
+        return strcmp(k, "Nodes") == 0 ? M_NODES : strcmp(k, "NodeNames") == 0 ? M_NAMES : M_ALL;
     case M_NODES: return strcmp(k, "items") == 0 ? M_ITEMS : M_SKIP;
     case M_ITEM:
         return strcmp(k, "metadata") == 0 ? M_META
@@ -94,13 +104,47 @@ static mode next_mode(const sax *x)
     f = &x->stack[x->depth - 1];
     if (cJSON_IsObject(f->node))
         return x->key_mode;
-    return f->m == M_ITEMS ? M_ITEM : f->m == M_ALL ? M_ALL : M_SKIP;
+    return f->m == M_ITEMS ? M_ITEM : f->m == M_NAMES ? M_NAME : f->m == M_ALL ? M_ALL : M_SKIP;
 }
 
 static int fail(sax *x, const char *why)
 {
     x->error = why;
     return 0;
+}
+
+/* One element of NodeNames: s (n bytes) for a string, NULL for any other value. The name is
+ * kept; the first element that is not a non-empty string is noted for the error. */
+static int name_element(sax *x, const unsigned char *s, size_t n)
+{
+    size_t i = x->nelems++;
+    char *copy;
+
+    if (s == NULL || n == 0) {
+        if (!x->bad)
+            x->bad_name = i;
+        x->bad = true;
+        return 1;
+    }
+    if (x->nnames == GP_EXTARGS_MAX_NODES) {
+        x->too_many = true;
+        return 1;
+    }
+    if (x->nnames == x->capnames) {
+        size_t ncap = x->capnames ? x->capnames * 2 : 256;
+
+        x->names = gp_arena_grow(x->a, x->names, x->capnames * sizeof(char *),
+                                 ncap * sizeof(char *));
+        if (x->names == NULL)
+            return fail(x, "out of memory");
+        x->capnames = ncap;
+    }
+    if ((copy = gp_arena_alloc_raw(x->a, n + 1)) == NULL)
+        return fail(x, "out of memory");
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    x->names[x->nnames++] = copy;
+    return 1;
 }
 
 /* Places a new value v (NULL: allocation failed) under the open container, or as the root. A
@@ -130,6 +174,8 @@ static int attach(sax *x, cJSON *v)
 /* A scalar: kept or dropped. */
 static int scalar(sax *x, cJSON *(*make)(const void *), const void *arg)
 {
+    if (x->skip == 0 && next_mode(x) == M_NAME)
+        return name_element(x, NULL, 0);
     if (x->skip > 0 || next_mode(x) == M_SKIP) {
         cJSON_free(x->key);
         x->key = NULL;
@@ -175,6 +221,8 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
 
     if (memchr(s, '\0', n) != NULL)
         return fail(x, "\\u0000 in a string");
+    if (x->skip == 0 && next_mode(x) == M_NAME)
+        return name_element(x, s, n);
     if (x->skip > 0 || next_mode(x) == M_SKIP) {
         cJSON_free(x->key);
         x->key = NULL;
@@ -236,7 +284,9 @@ static int open_container(sax *x, bool object)
 
     if (x->depth + x->skip >= GP_EXTARGS_MAX_DEPTH)
         return fail(x, "nested too deeply");
-    if (m == M_SKIP) {
+    if (m == M_NAME && !name_element(x, NULL, 0))
+        return 0;
+    if (m == M_SKIP || m == M_NAME) {
         cJSON_free(x->key);
         x->key = NULL;
         x->skip++;
@@ -382,15 +432,15 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
     return GP_OK;
 }
 
-static gp_status alloc_lists(gp_arena *a, gp_extargs *args, size_t n, bool full, gp_err *err)
+static gp_status alloc_lists(gp_arena *a, gp_extargs *args, size_t n, gp_err *err)
 {
     if (n > GP_EXTARGS_MAX_NODES) {
         gp_err_set(err, "more than %d nodes", GP_EXTARGS_MAX_NODES);
         return GP_ETOOBIG;
     }
     args->names = gp_arena_alloc(a, (n ? n : 1) * sizeof(char *));
-    args->nodes = full ? gp_arena_alloc(a, (n ? n : 1) * sizeof(cJSON *)) : NULL;
-    if (args->names == NULL || (full && args->nodes == NULL))
+    args->nodes = gp_arena_alloc(a, (n ? n : 1) * sizeof(cJSON *));
+    if (args->names == NULL || args->nodes == NULL)
         return GP_ENOMEM;
     return GP_OK;
 }
@@ -399,7 +449,7 @@ static gp_status decode_full(const cJSON *items, const sax *x, gp_arena *a, gp_e
                              gp_err *err)
 {
     const cJSON *it;
-    gp_status st = alloc_lists(a, args, (size_t)cJSON_GetArraySize(items), true, err);
+    gp_status st = alloc_lists(a, args, (size_t)cJSON_GetArraySize(items), err);
 
     if (st != GP_OK)
         return st;
@@ -425,22 +475,20 @@ static gp_status decode_full(const cJSON *items, const sax *x, gp_arena *a, gp_e
     return GP_OK;
 }
 
-static gp_status decode_names(const cJSON *names, gp_arena *a, gp_extargs *args, gp_err *err)
+/* NodeNames, as the parse collected them (the tree holds an empty array in their place). */
+static gp_status decode_names(const sax *x, gp_arena *a, gp_extargs *args, gp_err *err)
 {
-    const cJSON *it;
-    gp_status st = alloc_lists(a, args, (size_t)cJSON_GetArraySize(names), false, err);
-
-    if (st != GP_OK)
-        return st;
-    cJSON_ArrayForEach(it, names)
-    {
-        if (!cJSON_IsString(it) || *it->valuestring == '\0') {
-            gp_err_set(err, "NodeNames[%zu]: must be a non-empty string", args->n);
-            return GP_EINVAL;
-        }
-        args->names[args->n++] = it->valuestring;
+    if (x->too_many) {
+        gp_err_set(err, "more than %d nodes", GP_EXTARGS_MAX_NODES);
+        return GP_ETOOBIG;
     }
-    return GP_OK;
+    if (x->bad) {
+        gp_err_set(err, "NodeNames[%zu]: must be a non-empty string", x->bad_name);
+        return GP_EINVAL;
+    }
+    args->names = x->names != NULL ? x->names : gp_arena_alloc(a, sizeof(char *));
+    args->n = x->nnames;
+    return args->names != NULL ? GP_OK : GP_ENOMEM;
 }
 
 gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **root,
@@ -479,7 +527,7 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
         return GP_EINVAL;
     }
     if (cJSON_IsArray(names))
-        return decode_names(names, a, args, err);
+        return decode_names(&x, a, args, err);
     if (cJSON_IsArray(items))
         return decode_full(items, &x, a, args, err);
     if (cJSON_IsObject(nodes) && items == NULL)
@@ -559,6 +607,21 @@ gp_status gp_extargs_encode_filter_error(const char *error, char **out, size_t *
     return gp_strbuf_take(&b, out, len);
 }
 
+/* One HostPriority, {"Host":"name","Score":n}, in three appends (thousands a call). */
+static void put_priority(gp_strbuf *b, bool first, const char *host, int score)
+{
+    static const char head[] = ",{\"Host\":", score_key[] = ",\"Score\":";
+    char tail[sizeof(score_key) + GP_INT_TEXT_MAX];
+    size_t k = sizeof(score_key) - 1;
+
+    gp_strbuf_put(b, head + first, sizeof(head) - 1 - first);
+    gp_strbuf_json_string(b, host);
+    memcpy(tail, score_key, k);
+    k += gp_int_text(tail + k, score);
+    tail[k++] = '}';
+    gp_strbuf_put(b, tail, k);
+}
+
 gp_status gp_extargs_encode_priorities(const gp_extargs *args, const int *scores, char **out,
                                        size_t *len)
 {
@@ -566,13 +629,8 @@ gp_status gp_extargs_encode_priorities(const gp_extargs *args, const int *scores
 
     gp_strbuf_init(&b, 0);
     gp_strbuf_put(&b, "[", 1);
-    for (size_t i = 0; i < args->n; i++) {
-        gp_strbuf_puts(&b, i ? ",{\"Host\":" : "{\"Host\":");
-        gp_strbuf_json_string(&b, args->names[i]);
-        gp_strbuf_puts(&b, ",\"Score\":");
-        gp_strbuf_int(&b, scores[i]);
-        gp_strbuf_put(&b, "}", 1);
-    }
+    for (size_t i = 0; i < args->n; i++)
+        put_priority(&b, i == 0, args->names[i], scores[i]);
     gp_strbuf_put(&b, "]", 1);
     return gp_strbuf_take(&b, out, len);
 }

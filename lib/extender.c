@@ -108,13 +108,14 @@ static bool alloc_arrays(call *c)
 {
     size_t n = c->args.n ? c->args.n : 1;
 
-    /* Not zeroed (n views of ~600 bytes): resolve_nodes() fills each one. */
+    /* Not zeroed (n views of ~600 bytes, n parts of 56): resolve_nodes() fills each view,
+     * run_prioritize() each part. */
     c->nodes = gp_arena_alloc_raw(&c->a, n * sizeof(*c->nodes));
     c->known = gp_arena_alloc(&c->a, n * sizeof(*c->known));
     c->owned = gp_arena_alloc(&c->a, n * sizeof(*c->owned));
     c->fres = gp_arena_alloc(&c->a, n * sizeof(*c->fres));
     c->freason = gp_arena_alloc(&c->a, n * sizeof(*c->freason));
-    c->parts = gp_arena_alloc(&c->a, n * sizeof(*c->parts));
+    c->parts = gp_arena_alloc_raw(&c->a, n * sizeof(*c->parts));
     c->scores = gp_arena_alloc(&c->a, n * sizeof(*c->scores));
     if (!c->nodes || !c->known || !c->owned || !c->fres || !c->freason || !c->parts ||
         !c->scores)
@@ -211,8 +212,9 @@ static void workload_mix(call *c, gp_frag_mix *mix)
 
 static bool run_prioritize(call *c)
 {
-    const gp_node **ptrs = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*ptrs));
-    gp_score_parts *kp = gp_arena_alloc(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*kp));
+    /* Not zeroed: the known nodes' pointers are written below, their parts by gp_prioritize(). */
+    const gp_node **ptrs = gp_arena_alloc_raw(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*ptrs));
+    gp_score_parts *kp = gp_arena_alloc_raw(&c->a, (c->args.n ? c->args.n : 1) * sizeof(*kp));
     gp_typical typ = { .cpu_m_per_gpu = c->pol->scoring.typical_cpu_milli_per_gpu,
                        .mem_per_gpu = c->pol->scoring.typical_memory_per_gpu,
                        .mix = NULL };

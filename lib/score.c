@@ -283,6 +283,8 @@ static gp_filter_verdict refuse_model(const gp_demand *d, const gp_class *cls, c
 static gp_filter_verdict check_models(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                       gp_filter_why *why)
 {
+    if (d->ndeny == 0 && d->nallow == 0)
+        return GP_FILTER_PASS; /* no model constraint: no class to look up, once a node */
     const gp_class *cls = gp_policy_class(pol, d->class_name);
     const char *model = n->gpu_product;
 
@@ -443,9 +445,11 @@ static gp_filter_verdict check_free(const gp_usage *u, const gp_node *n, gp_filt
 static gp_filter_verdict check_spot(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                     gp_filter_why *why)
 {
-    const gp_class *cls = gp_policy_class(pol, d->class_name);
+    const gp_class *cls;
 
-    if (!n->spot || d->spot_ok || !d->spot_hard || cls == NULL)
+    if (!n->spot || d->spot_ok || !d->spot_hard)
+        return GP_FILTER_PASS;
+    if ((cls = gp_policy_class(pol, d->class_name)) == NULL)
         return GP_FILTER_PASS;
     return refuse(why, cls->spot_allowed ? GP_FR_SPOT_CHECKPOINT : GP_FR_SPOT_CLASS, cls->name,
                   NULL, NULL, 0, 0, 0);

@@ -35,7 +35,8 @@ typedef struct {
 } gp_extargs;
 
 /* Parses an ExtenderArgs body (NUL-terminated) with yajl into a cJSON tree, pruning what
- * scoring does not read of full Node objects. *root owns the tree (cJSON_Delete); *args borrows
+ * scoring does not read of full Node objects; NodeNames' strings are copied into a, not the tree
+ * (which keeps NodeNames as an empty array). *root owns the tree (cJSON_Delete); *args borrows
  * from it, from a and from body (which must outlive it). GP_EINVAL with a message for anything that is not ExtenderArgs
  * (not JSON, no Pod object, neither Nodes nor NodeNames, a node without a name, too many). */
 gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **root,

@@ -200,6 +200,18 @@ GP_TEST(decode_inline_forms)
     GP_CHECK(!r.args.full_nodes);
     req_done(&r);
 
+    /* Only the top-level NodeNames lists nodes; one inside the Pod is the Pod's own. */
+    req_text(&r, "{\"Pod\":{\"NodeNames\":[\"x\"]},\"NodeNames\":[\"a\",\"b\\u0063\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 2);
+    if (r.args.n == 2) {
+        GP_CHECK_STR(r.args.names[0], "a");
+        GP_CHECK_STR(r.args.names[1], "bc");
+    }
+    GP_CHECK(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r.root, "Pod"), "NodeNames")));
+    req_done(&r);
+
     req_text(&r, "{\"Pod\":{},\"Nodes\":{\"items\":[]},\"NodeNames\":null}");
     GP_CHECK_INT(r.st, GP_OK);
     GP_CHECK_INT(r.args.n, 0);
@@ -258,6 +270,12 @@ GP_TEST(decode_errors)
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\",3]}", "NodeNames[1]");
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[null]}", "NodeNames[0]");
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"\"]}", "NodeNames[0]");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[[\"a\"]]}", "NodeNames[0]");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\",{\"b\":\"c\"},3]}", "NodeNames[1]");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\",true,\"\"]}", "NodeNames[1]");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\"],\"NodeNames\":[\"b\"]}",
+                  "duplicate key \"NodeNames\"");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":{\"a\":\"b\"}}", "neither");
     EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"}},"
                   "{\"metadata\":{}}]}}",
                   "Nodes.items[1]");
@@ -385,21 +403,42 @@ GP_TEST(decode_utf8_names_ok)
     req_done(&r);
 }
 
+/* A body of n NodeNames, "n0", "n1", ... */
+static void names_body(req *r, size_t n)
+{
+    size_t cap = 64 + n * 12, off;
+
+    memset(r, 0, sizeof(*r));
+    r->body = malloc(cap);
+    off = (size_t)snprintf(r->body, cap, "{\"Pod\":{},\"NodeNames\":[");
+    for (size_t i = 0; i < n; i++)
+        off += (size_t)snprintf(r->body + off, cap - off, "%s\"n%zu\"", i ? "," : "", i);
+    off += (size_t)snprintf(r->body + off, cap - off, "]}");
+    r->len = off;
+}
+
+/* The limit: exactly GP_EXTARGS_MAX_NODES names are read, in order; one more is refused. */
 GP_TEST(decode_too_many_nodes)
 {
-    size_t n = GP_EXTARGS_MAX_NODES + 1, cap = 64 + n * 4;
-    char *body = malloc(cap);
-    size_t off = (size_t)snprintf(body, cap, "{\"Pod\":{},\"NodeNames\":[");
     req r;
+    size_t wrong = 0;
 
-    for (size_t i = 0; i < n; i++)
-        off += (size_t)snprintf(body + off, cap - off, "%s\"a\"", i ? "," : "");
-    off += (size_t)snprintf(body + off, cap - off, "]}");
-    memset(&r, 0, sizeof(r));
-    r.body = body;
-    r.len = off;
+    names_body(&r, GP_EXTARGS_MAX_NODES);
     req_decode(&r);
-    GP_CHECK(r.st != GP_OK);
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, GP_EXTARGS_MAX_NODES);
+    for (size_t i = 0; i < r.args.n; i++) {
+        char want[24];
+
+        snprintf(want, sizeof(want), "n%zu", i);
+        wrong += strcmp(r.args.names[i], want) != 0;
+    }
+    GP_CHECK_INT(wrong, 0);
+    req_done(&r);
+
+    names_body(&r, GP_EXTARGS_MAX_NODES + 1);
+    req_decode(&r);
+    GP_CHECK_INT(r.st, GP_ETOOBIG);
     GP_CHECK(strstr(r.err.msg, "50000") != NULL);
     req_done(&r);
 }
