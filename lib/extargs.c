@@ -72,6 +72,9 @@ typedef struct {
     size_t nelems;      /* elements of NodeNames seen, strings or not */
     size_t bad_name;    /* the first that is not a non-empty string, when bad */
     bool bad, too_many;
+    size_t base;        /* where in the body the text yajl is reading now starts */
+    size_t names_open;  /* where the NodeNames array's '[' is in the body (SIZE_MAX: none) */
+    int names_arrays;   /* NodeNames arrays seen (more than one is a duplicate key) */
 } sax;
 
 /* What a member named k of an object in mode m becomes. */
@@ -113,23 +116,11 @@ static int fail(sax *x, const char *why)
     return 0;
 }
 
-/* One element of NodeNames: s (n bytes) for a string, NULL for any other value. The name is
- * kept; the first element that is not a non-empty string is noted for the error. */
-static int name_element(sax *x, const unsigned char *s, size_t n)
+/* Keeps a copy of the n bytes at s as the next node name (0: out of memory). */
+static int keep_name(sax *x, const char *s, size_t n)
 {
-    size_t i = x->nelems++;
     char *copy;
 
-    if (s == NULL || n == 0) {
-        if (!x->bad)
-            x->bad_name = i;
-        x->bad = true;
-        return 1;
-    }
-    if (x->nnames == GP_EXTARGS_MAX_NODES) {
-        x->too_many = true;
-        return 1;
-    }
     if (x->nnames == x->capnames) {
         size_t ncap = x->capnames ? x->capnames * 2 : 256;
 
@@ -145,6 +136,25 @@ static int name_element(sax *x, const unsigned char *s, size_t n)
     copy[n] = '\0';
     x->names[x->nnames++] = copy;
     return 1;
+}
+
+/* One element of NodeNames: s (n bytes) for a string, NULL for any other value. The name is
+ * kept; the first element that is not a non-empty string is noted for the error. */
+static int name_element(sax *x, const unsigned char *s, size_t n)
+{
+    size_t i = x->nelems++;
+
+    if (s == NULL || n == 0) {
+        if (!x->bad)
+            x->bad_name = i;
+        x->bad = true;
+        return 1;
+    }
+    if (x->nnames == GP_EXTARGS_MAX_NODES) {
+        x->too_many = true;
+        return 1;
+    }
+    return keep_name(x, (const char *)s, n);
 }
 
 /* Places a new value v (NULL: allocation failed) under the open container, or as the root. A
@@ -273,7 +283,7 @@ static int span_start(sax *x)
             return fail(x, "out of memory");
         x->capitems = ncap;
     }
-    x->off[x->nitems] = yajl_get_bytes_consumed(x->h) - 1;
+    x->off[x->nitems] = x->base + yajl_get_bytes_consumed(x->h) - 1;
     return 1;
 }
 
@@ -294,6 +304,10 @@ static int open_container(sax *x, bool object)
     }
     if (m == M_ITEM && object && !span_start(x))
         return 0;
+    if (m == M_NAMES && !object) {
+        x->names_open = x->base + yajl_get_bytes_consumed(x->h) - 1;
+        x->names_arrays++;
+    }
     v = object ? cJSON_CreateObject() : cJSON_CreateArray();
     if (!attach(x, v))
         return 0;
@@ -311,7 +325,7 @@ static int close_container(sax *x)
     }
     x->depth--;
     if (x->stack[x->depth].m == M_ITEM && cJSON_IsObject(x->stack[x->depth].node)) {
-        x->len[x->nitems] = yajl_get_bytes_consumed(x->h) - x->off[x->nitems];
+        x->len[x->nitems] = x->base + yajl_get_bytes_consumed(x->h) - x->off[x->nitems];
         x->nitems++;
     }
     return 1;
@@ -395,8 +409,10 @@ static void held_free_all(sax *x)
     }
 }
 
-/* Parses body into x->root (pruned). GP_EINVAL with a message for text that is not JSON. */
-static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
+/* Parses body into x->root (pruned), all but the bytes [cut_from, cut_to), which yajl does not
+ * see (cut_from == cut_to: the whole body). GP_EINVAL with a message for text that is not JSON. */
+static gp_status sax_run(sax *x, const char *body, size_t len, size_t cut_from, size_t cut_to,
+                         gp_err *err)
 {
     yajl_alloc_funcs funcs = { y_malloc, y_realloc, y_free, x };
     yajl_status ys;
@@ -411,13 +427,18 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
         return GP_ENOMEM;
     }
     x->h = yajl_alloc(&sax_callbacks, &funcs, x);
-    ys = yajl_parse(x->h, (const unsigned char *)body, len);
+    x->base = 0;
+    ys = yajl_parse(x->h, (const unsigned char *)body, cut_from);
+    if (ys == yajl_status_ok && cut_to < len) {
+        x->base = cut_to;
+        ys = yajl_parse(x->h, (const unsigned char *)body + cut_to, len - cut_to);
+    }
     if (ys == yajl_status_ok)
         ys = yajl_complete_parse(x->h);
     cJSON_free(x->key);
     x->key = NULL;
     if (ys != yajl_status_ok) {
-        size_t at = yajl_get_bytes_consumed(x->h);
+        size_t at = x->base + yajl_get_bytes_consumed(x->h);
 
         cJSON_Delete(x->root);
         x->root = NULL;
@@ -430,6 +451,86 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
     }
     yajl_free(x->h);
     return GP_OK;
+}
+
+/* Back from p over JSON whitespace. */
+static size_t back_ws(const char *b, size_t p)
+{
+    while (p > 0 && (b[p - 1] == ' ' || b[p - 1] == '\n' || b[p - 1] == '\r' || b[p - 1] == '\t'))
+        p--;
+    return p;
+}
+
+/* The names of a body that ends the way kube-scheduler's do with nodeCacheCapable true,
+ * "NodeNames":["a","b",...]}, read backwards from the end into x->names, when every element is a
+ * non-empty string without escapes or control characters. [*open, *close] are the array's
+ * brackets. False (and no names kept) for anything else: the whole body is then left to yajl. */
+static bool names_from_tail(sax *x, const char *b, size_t len, size_t *open, size_t *close)
+{
+    size_t p = back_ws(b, len);
+
+    if (p == 0 || b[p - 1] != '}' || (p = back_ws(b, p - 1)) == 0 || b[p - 1] != ']')
+        return false;
+    *close = p - 1;
+    p = back_ws(b, p - 1);
+    while (p > 0 && b[p - 1] == '"') {
+        size_t end = p - 1, q = end;
+
+        while (q > 0 && b[q - 1] != '"' && b[q - 1] != '\\' && (unsigned char)b[q - 1] >= 0x20)
+            q--;
+        if (q == 0 || b[q - 1] != '"' || q == end || x->nnames == GP_EXTARGS_MAX_NODES ||
+            !keep_name(x, b + q, end - q))
+            break;
+        p = back_ws(b, q - 1);
+        if (p > 0 && b[p - 1] == '[') {
+            *open = p - 1;
+            for (size_t i = 0, j = x->nnames - 1; i < j; i++, j--) { /* read last to first */
+                const char *t = x->names[i];
+
+                x->names[i] = x->names[j];
+                x->names[j] = t;
+            }
+            x->nelems = x->nnames;
+            return true;
+        }
+        if (p == 0 || b[p - 1] != ',')
+            break;
+        p = back_ws(b, p - 1);
+    }
+    x->nnames = 0;
+    x->error = NULL;
+    return false;
+}
+
+/* Forgets a parse, to read the body again from the start. */
+static void sax_reset(sax *x)
+{
+    cJSON_Delete(x->root);
+    x->root = NULL;
+    x->depth = x->skip = 0;
+    x->error = NULL;
+    x->nitems = x->nnames = x->nelems = 0;
+    x->bad = x->too_many = false;
+    x->names_arrays = 0;
+}
+
+/* Parses body into x->root (pruned). A long NodeNames at the end (thousands of names, the bulk
+ * of the body) is read by names_from_tail() and cut out of what yajl reads, which must then find
+ * the top-level NodeNames array, once, exactly where the cut is; otherwise, and for any error,
+ * the whole body is read again by yajl alone (whose messages and checks then apply). */
+static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
+{
+    size_t open = 0, close = 0;
+    gp_err ignored = { "" };
+    gp_status st;
+
+    if (names_from_tail(x, body, len, &open, &close)) {
+        st = sax_run(x, body, len, open + 1, close, &ignored);
+        if (st == GP_ENOMEM || (st == GP_OK && x->names_arrays == 1 && x->names_open == open))
+            return st;
+        sax_reset(x);
+    }
+    return sax_run(x, body, len, len, len, err);
 }
 
 static gp_status alloc_lists(gp_arena *a, gp_extargs *args, size_t n, gp_err *err)
@@ -607,19 +708,30 @@ gp_status gp_extargs_encode_filter_error(const char *error, char **out, size_t *
     return gp_strbuf_take(&b, out, len);
 }
 
-/* One HostPriority, {"Host":"name","Score":n}, in three appends (thousands a call). */
+/* One HostPriority, {"Host":"name","Score":n} (thousands a call): one append when the name
+ * needs no escape, as node names never do. */
 static void put_priority(gp_strbuf *b, bool first, const char *host, int score)
 {
-    static const char head[] = ",{\"Host\":", score_key[] = ",\"Score\":";
-    char tail[sizeof(score_key) + GP_INT_TEXT_MAX];
-    size_t k = sizeof(score_key) - 1;
+    static const char head[] = ",{\"Host\":\"", mid[] = "\",\"Score\":";
+    size_t hl = sizeof(head) - 1 - first, n = strlen(host), ml = sizeof(mid) - 1, k;
+    char num[GP_INT_TEXT_MAX], *p;
 
-    gp_strbuf_put(b, head + first, sizeof(head) - 1 - first);
-    gp_strbuf_json_string(b, host);
-    memcpy(tail, score_key, k);
-    k += gp_int_text(tail + k, score);
-    tail[k++] = '}';
-    gp_strbuf_put(b, tail, k);
+    if (!gp_json_plain(host, n)) {
+        gp_strbuf_put(b, head + first, hl - 1);
+        gp_strbuf_json_string(b, host);
+        gp_strbuf_put(b, mid + 1, ml - 1);
+        gp_strbuf_int(b, score);
+        gp_strbuf_put(b, "}", 1);
+        return;
+    }
+    k = gp_int_text(num, score);
+    if ((p = gp_strbuf_extend(b, hl + n + ml + k + 1)) == NULL)
+        return;
+    memcpy(p, head + first, hl);
+    memcpy(p += hl, host, n);
+    memcpy(p += n, mid, ml);
+    memcpy(p += ml, num, k);
+    p[k] = '}';
 }
 
 gp_status gp_extargs_encode_priorities(const gp_extargs *args, const int *scores, char **out,

@@ -97,6 +97,10 @@ size_t gp_int_text(char out[GP_INT_TEXT_MAX], int64_t v)
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN too */
     size_t n;
 
+    if (v >= 0 && v < 10) { /* a score, a count: one digit, most often */
+        out[0] = (char)('0' + v);
+        return 1;
+    }
     do {
         *--p = (char)('0' + u % 10);
         u /= 10;
@@ -167,25 +171,31 @@ static bool plain8(const char *p)
             high) == 0;
 }
 
-/* How many of the n bytes at p need no escape, from the start, in whole blocks (16 bytes with
- * SSE2, else 8). */
+/* The same for the 16 bytes at p. */
+static bool plain16(const char *p)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i del = _mm_set1_epi8(0x7F), ctl = _mm_set1_epi8(0x1F);
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i qb = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
+    __m128i dc = _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+
+    /* ctl: max(v, 0x1F) == 0x1F exactly when v <= 0x1F, unsigned */
+    return _mm_movemask_epi8(_mm_or_si128(qb, dc)) == 0;
+#else
+    return plain8(p) && plain8(p + 8);
+#endif
+}
+
+/* How many of the n bytes at p need no escape, from the start, in whole blocks of 16 bytes,
+ * then of 8. */
 static size_t plain_run(const char *p, size_t n)
 {
     size_t i = 0;
 
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i del = _mm_set1_epi8(0x7F), ctl = _mm_set1_epi8(0x1F);
-
-    for (; n - i >= 16; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i qb = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
-        __m128i dc = _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-
-        if (_mm_movemask_epi8(_mm_or_si128(qb, dc)) != 0)
-            break; /* ctl: max(v, 0x1F) == 0x1F exactly when v <= 0x1F, unsigned */
-    }
-#endif
+    for (; n - i >= 16 && plain16(p + i); i += 16)
+        ;
     for (; n - i >= 8 && plain8(p + i); i += 8)
         ;
     return i;
@@ -197,15 +207,31 @@ static bool plain_byte(unsigned char c)
     return c >= 0x20 && c != '"' && c != '\\' && c != 0x7F;
 }
 
+bool gp_json_plain(const char *s, size_t n)
+{
+    size_t i = 0;
+
+    if (n >= 16) { /* whole blocks, then the last 16 bytes again (they overlap the blocks) */
+        for (; n - i > 16; i += 16)
+            if (!plain16(s + i))
+                return false;
+        return plain16(s + n - 16);
+    }
+    if (n >= 8)
+        return plain8(s) && plain8(s + n - 8);
+    for (; i < n; i++)
+        if (!plain_byte((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
 void gp_strbuf_json_string(gp_strbuf *b, const char *s)
 {
-    size_t n = strlen(s), k = plain_run(s, n);
+    size_t n = strlen(s);
     const char *run = s, *end = s + n;
     char *at;
 
-    while (k < n && plain_byte((unsigned char)s[k]))
-        k++;
-    if (k == n) { /* the common case: nothing to escape, one append */
+    if (gp_json_plain(s, n)) { /* the common case: nothing to escape, one append */
         if ((at = gp_strbuf_extend(b, n + 2)) != NULL) {
             at[0] = '"';
             memcpy(at + 1, s, n);

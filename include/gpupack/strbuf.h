@@ -49,6 +49,9 @@ void gp_strbuf_printf(gp_strbuf *b, const char *fmt, ...) __attribute__((format(
  * escaped; every other byte is left alone (valid UTF-8 is the caller's business). */
 const char *gp_json_escape(unsigned char c, char tmp[8]);
 
+/* True when none of the n bytes at s needs an escape: s stands as is between quotes. */
+bool gp_json_plain(const char *s, size_t n);
+
 /* s as a JSON string literal, quotes included, each byte escaped by gp_json_escape(). */
 void gp_strbuf_json_string(gp_strbuf *b, const char *s);
 

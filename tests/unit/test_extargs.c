@@ -417,6 +417,71 @@ static void names_body(req *r, size_t n)
     r->len = off;
 }
 
+/* Bodies that end with a NodeNames array are read by a faster way (the names from the end);
+ * each array here must decode the same there as in the middle of a body (read by yajl alone):
+ * the same status, names and order. */
+GP_TEST(decode_names_at_the_end_as_in_the_middle)
+{
+    static const char *const arrays[] = {
+        "[\"a\"]", "[ \"a\" ,\n\t\"b\" ]", "[\"\xc3\xa9\",\"x y\",\"\x7f\"]", "[\"a\\\"b\",\"c\"]",
+        "[\"a\",\"b\\u0063\"]", "[\"\",\"a\"]", "[\"a\",\"\"]", "[\"a\",1]", "[1,\"a\"]",
+        "[\"a\",]", "[,\"a\"]", "[\"a\" \"b\"]", "[\"a\"\"b\"]", "[]", "[\"a\tb\"]", "[\"a\\u0000\"]",
+        "[\"a\",\"b]\"]", "[\"[\",\"]\"]", "[\"a\",[\"b\"]]", "[\"a\",{\"b\":\"c\"}]",
+    };
+    char end[256], mid[256];
+
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        req a, b;
+
+        snprintf(end, sizeof(end), "{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"Nodes\":null,"
+                 "\"NodeNames\":%s} \n", arrays[i]);
+        snprintf(mid, sizeof(mid), "{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"NodeNames\":%s,"
+                 "\"Nodes\":null}", arrays[i]);
+        req_text(&a, end);
+        req_text(&b, mid);
+        if (a.st != b.st || a.args.n != b.args.n) {
+            printf("  %s: status %d, %zu names at the end; %d, %zu in the middle\n", arrays[i],
+                   (int)a.st, a.args.n, (int)b.st, b.args.n);
+            gp_test_failed = 1;
+        }
+        for (size_t k = 0; a.st == GP_OK && k < a.args.n && k < b.args.n; k++)
+            GP_CHECK_STR(a.args.names[k], b.args.names[k]);
+        req_done(&a);
+        req_done(&b);
+    }
+}
+
+/* The last array of a body is not always NodeNames: what is taken from the end must be the
+ * top-level NodeNames array, once, or the body is read the usual way. */
+GP_TEST(decode_names_only_from_the_node_names_array)
+{
+    req r;
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"a\"],\"z\":[\"c\",\"d\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(r.args.n, 1);
+    if (r.args.n == 1)
+        GP_CHECK_STR(r.args.names[0], "a");
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{\"NodeNames\":[\"x\"]},\"z\":[\"c\"]}");
+    GP_CHECK_INT(r.st, GP_EINVAL);
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":null,\"z\":{\"NodeNames\":[\"c\"]}}");
+    GP_CHECK_INT(r.st, GP_EINVAL);
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"a\"],\"NodeNames\":[\"b\"]}");
+    GP_CHECK_INT(r.st, GP_EINVAL);
+    GP_CHECK(strstr(r.err.msg, "duplicate key \"NodeNames\"") != NULL);
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{},\"k\":\"[\\\"a\\\"]}"); /* the tail inside a string */
+    GP_CHECK_INT(r.st, GP_EINVAL);
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[],\"k\":\"[\"a\"]}"); /* not JSON */
+    GP_CHECK_INT(r.st, GP_EINVAL);
+    GP_CHECK(strstr(r.err.msg, "JSON") != NULL);
+    req_done(&r);
+}
+
 /* The limit: exactly GP_EXTARGS_MAX_NODES names are read, in order; one more is refused. */
 GP_TEST(decode_too_many_nodes)
 {
@@ -605,6 +670,31 @@ static void check_priorities(const char *path)
     req_done(&r);
 }
 
+/* Plain and escaped names mixed, first and later in the list, with scores of any width. */
+GP_TEST(encode_priorities_plain_and_escaped_names)
+{
+    req r;
+    int scores[4] = { 10, -2, 123456, 0 };
+    char *out = NULL;
+    size_t len = 0;
+
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"node-0123456789abcdef\",\"a\\\"b\","
+                 "\"n3\",\"\\u00e9t\\u00e9-long-name-of-nodes\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK_INT(gp_extargs_encode_priorities(&r.args, scores, &out, &len), GP_OK);
+    GP_CHECK_STR(out, "[{\"Host\":\"node-0123456789abcdef\",\"Score\":10},"
+                      "{\"Host\":\"a\\\"b\",\"Score\":-2},{\"Host\":\"n3\",\"Score\":123456},"
+                      "{\"Host\":\"\xc3\xa9t\xc3\xa9-long-name-of-nodes\",\"Score\":0}]");
+    GP_CHECK_INT(len, out ? strlen(out) : 0);
+    free(out);
+    out = NULL;
+    r.args.n = 0;
+    GP_CHECK_INT(gp_extargs_encode_priorities(&r.args, scores, &out, &len), GP_OK);
+    GP_CHECK_STR(out, "[]");
+    free(out);
+    req_done(&r);
+}
+
 GP_TEST(encode_priorities_request_order)
 {
     check_priorities(CAP "extenderargs-fullnodes-prioritize-gpu.json");
@@ -666,7 +756,9 @@ GP_MAIN(GP_CASE(decode_captured_nodecache_filter), GP_CASE(decode_captured_nodec
         GP_CASE(decode_captured_fullnodes_prioritize), GP_CASE(decode_constructed_nodecache),
         GP_CASE(decode_constructed_fullnodes), GP_CASE(decode_inline_forms),
         GP_CASE(decode_errors), GP_CASE(decode_depth_limit), GP_CASE(decode_full_nodes_pruned),
-        GP_CASE(encode_escapes), GP_CASE(decode_utf8_names_ok), GP_CASE(decode_too_many_nodes),
+        GP_CASE(encode_escapes), GP_CASE(encode_priorities_plain_and_escaped_names),
+        GP_CASE(decode_utf8_names_ok), GP_CASE(decode_names_at_the_end_as_in_the_middle),
+        GP_CASE(decode_names_only_from_the_node_names_array), GP_CASE(decode_too_many_nodes),
         GP_CASE(encode_filter_nodenames_form), GP_CASE(encode_filter_full_form),
         GP_CASE(encode_filter_all_fail_and_null_reason), GP_CASE(encode_filter_with_error_argument),
         GP_CASE(encode_filter_error), GP_CASE(encode_priorities_request_order),

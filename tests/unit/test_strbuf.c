@@ -132,7 +132,35 @@ GP_TEST(json_escapes_at_every_offset)
         }
 }
 
+/* gp_json_plain() reads in blocks that overlap at the end: at every length up to 40 and every
+ * position, one byte that needs an escape is found, and bytes that do not are passed. */
+GP_TEST(json_plain_every_length_and_position)
+{
+    static const unsigned char bad[] = { '"', '\\', 0x00, 0x01, '\n', 0x1F, 0x7F };
+    static const unsigned char good[] = { ' ', 'a', 0x80, 0xC3, 0xFF, '~', 0x20 };
+    char text[48] = "";
+    size_t wrong = 0;
+
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++)
+            text[i] = (char)good[i % sizeof(good)];
+        wrong += !gp_json_plain(text, n);
+        for (size_t at = 0; at < n; at++)
+            for (size_t k = 0; k < sizeof(bad); k++) {
+                char keep = text[at];
+
+                text[at] = (char)bad[k];
+                wrong += gp_json_plain(text, n);
+                text[at] = keep;
+            }
+        text[n] = '"'; /* just past the end: not read */
+        wrong += !gp_json_plain(text, n);
+    }
+    GP_CHECK_INT(wrong, 0);
+}
+
 GP_MAIN(GP_CASE(appends_and_take), GP_CASE(int_text_lengths),
+        GP_CASE(json_plain_every_length_and_position),
         GP_CASE(json_string_past_the_limit_appends_nothing),
         GP_CASE(limit_fails_once_and_clear_forgets),
         GP_CASE(json_escapes), GP_CASE(json_escapes_at_every_offset))
