@@ -59,7 +59,7 @@ typedef struct {
     const char *body;
     gp_arena *a;
     cJSON *root;
-    frame stack[GP_EXTARGS_MAX_DEPTH + 1];
+    frame *stack;     /* GP_EXTARGS_MAX_DEPTH + 1 frames, not zeroed (16 KB a call) */
     int depth;        /* frames in use */
     int skip;         /* open containers inside a pruned value */
     char *key;        /* the member name waiting for its value (malloc'd) */
@@ -597,18 +597,16 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
 {
     const cJSON *nodes, *names, *items;
     const char *dup = NULL;
-    sax x;
+    frame stack[GP_EXTARGS_MAX_DEPTH + 1]; /* each written before it is read */
+    sax x = { .body = body, .a = a, .stack = stack };
     gp_status st;
 
     memset(args, 0, sizeof(*args));
-    memset(&x, 0, sizeof(x));
     *root = NULL;
     if (!gp_utf8_valid(body, len)) {
         gp_err_set(err, "body is not valid UTF-8 text");
         return GP_EINVAL;
     }
-    x.body = body;
-    x.a = a;
     st = sax_parse(&x, body, len, err);
     if (st != GP_OK)
         return st;
