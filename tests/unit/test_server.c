@@ -815,9 +815,15 @@ GP_TEST(huge_headers_refused)
     s = start(&c);
     big_header(s, 16 * 1024, buf, sizeof(buf));
     GP_CHECK_STR(buf, "HTTP/1.1 200 OK");
+    big_header(s, 28 * 1024, buf, sizeof(buf)); /* a connection's memory is 32 KiB */
+    GP_CHECK_STR(buf, "HTTP/1.1 200 OK");
+    big_header(s, 36 * 1024, buf, sizeof(buf));
+    GP_CHECK_STR(buf, "HTTP/1.1 431 Request Header Fields Too Large");
     big_header(s, 90 * 1024, buf, sizeof(buf));
     GP_CHECK(strncmp(buf, "HTTP/1.1 4", 10) == 0 || buf[0] == '\0');
     printf("  90 KiB header: \"%s\"\n", buf);
+    big_header(s, 100, buf, sizeof(buf)); /* still serving */
+    GP_CHECK_STR(buf, "HTTP/1.1 200 OK");
     gp_server_stop(s);
 }
 
