@@ -90,6 +90,7 @@ static mode child_mode(mode m, const char *k)
                : strcmp(k, "spec") == 0   ? M_SPEC
                : strcmp(k, "status") == 0 ? M_STATUS
                                           : M_SKIP;
+    case M_NAMES: return M_ALL; /* NodeNames as an object: kept whole, as any other value */
     case M_META: return strcmp(k, "name") == 0 || strcmp(k, "labels") == 0 ? M_ALL : M_SKIP;
     case M_SPEC: return strcmp(k, "unschedulable") == 0 ? M_ALL : M_SKIP;
     case M_STATUS: return strcmp(k, "allocatable") == 0 ? M_ALL : M_SKIP;
@@ -139,19 +140,20 @@ static int keep_name(sax *x, const char *s, size_t n)
 }
 
 /* One element of NodeNames: s (n bytes) for a string, NULL for any other value. The name is
- * kept; the first element that is not a non-empty string is noted for the error. */
+ * kept; the first element that is not a non-empty string is noted for the error. Every element
+ * counts toward the limit. */
 static int name_element(sax *x, const unsigned char *s, size_t n)
 {
     size_t i = x->nelems++;
 
+    if (i >= GP_EXTARGS_MAX_NODES) {
+        x->too_many = true;
+        return 1;
+    }
     if (s == NULL || n == 0) {
         if (!x->bad)
             x->bad_name = i;
         x->bad = true;
-        return 1;
-    }
-    if (x->nnames == GP_EXTARGS_MAX_NODES) {
-        x->too_many = true;
         return 1;
     }
     return keep_name(x, (const char *)s, n);
@@ -294,9 +296,12 @@ static int open_container(sax *x, bool object)
 
     if (x->depth + x->skip >= GP_EXTARGS_MAX_DEPTH)
         return fail(x, "nested too deeply");
-    if (m == M_NAME && !name_element(x, NULL, 0))
-        return 0;
-    if (m == M_SKIP || m == M_NAME) {
+    if (m == M_NAME) { /* not a name: noted, and built like any value (duplicate keys in it) */
+        if (!name_element(x, NULL, 0))
+            return 0;
+        m = M_ALL;
+    }
+    if (m == M_SKIP) {
         cJSON_free(x->key);
         x->key = NULL;
         x->skip++;
@@ -461,14 +466,17 @@ static size_t back_ws(const char *b, size_t p)
     return p;
 }
 
-/* The names of a body that ends the way kube-scheduler's do with nodeCacheCapable true,
- * "NodeNames":["a","b",...]}, read backwards from the end into x->names, when every element is a
- * non-empty string without escapes or control characters. [*open, *close] are the array's
- * brackets. False (and no names kept) for anything else: the whole body is then left to yajl. */
-static bool names_from_tail(sax *x, const char *b, size_t len, size_t *open, size_t *close)
+/* A body that ends the way kube-scheduler's do with nodeCacheCapable true,
+ * "NodeNames":["a","b",...]}, read backwards from the end: true when every element is a
+ * non-empty string without escapes or control characters, and at most GP_EXTARGS_MAX_NODES;
+ * [*open, *close] are the array's brackets, *count the names and *bytes their length. Nothing
+ * is kept: copy_tail_names() copies them once the rest of the body is known to agree. */
+static bool tail_names(const char *b, size_t len, size_t *open, size_t *close, size_t *count,
+                       size_t *bytes)
 {
     size_t p = back_ws(b, len);
 
+    *count = *bytes = 0;
     if (p == 0 || b[p - 1] != '}' || (p = back_ws(b, p - 1)) == 0 || b[p - 1] != ']')
         return false;
     *close = p - 1;
@@ -478,28 +486,50 @@ static bool names_from_tail(sax *x, const char *b, size_t len, size_t *open, siz
 
         while (q > 0 && b[q - 1] != '"' && b[q - 1] != '\\' && (unsigned char)b[q - 1] >= 0x20)
             q--;
-        if (q == 0 || b[q - 1] != '"' || q == end || x->nnames == GP_EXTARGS_MAX_NODES ||
-            !keep_name(x, b + q, end - q))
-            break;
+        if (q == 0 || b[q - 1] != '"' || q == end || *count == GP_EXTARGS_MAX_NODES)
+            return false;
+        ++*count;
+        *bytes += end - q;
         p = back_ws(b, q - 1);
         if (p > 0 && b[p - 1] == '[') {
             *open = p - 1;
-            for (size_t i = 0, j = x->nnames - 1; i < j; i++, j--) { /* read last to first */
-                const char *t = x->names[i];
-
-                x->names[i] = x->names[j];
-                x->names[j] = t;
-            }
-            x->nelems = x->nnames;
             return true;
         }
         if (p == 0 || b[p - 1] != ',')
-            break;
+            return false;
         p = back_ws(b, p - 1);
     }
-    x->nnames = 0;
-    x->error = NULL;
     return false;
+}
+
+/* The count names between the brackets at open and close (as tail_names() found them: plain
+ * strings, commas and whitespace), into x->names in order, in two allocations. */
+static bool copy_tail_names(sax *x, const char *b, size_t open, size_t close, size_t count,
+                            size_t bytes)
+{
+    const char **names = gp_arena_alloc_raw(x->a, count * sizeof(char *));
+    char *text = gp_arena_alloc_raw(x->a, bytes + count);
+    const char *p = b + open + 1, *end = b + close;
+
+    if (names == NULL || text == NULL)
+        return false;
+    for (size_t k = 0; k < count; k++) {
+        const char *q = memchr(p, '"', (size_t)(end - p)), *e;
+        size_t n;
+
+        if (q == NULL || (e = memchr(q + 1, '"', (size_t)(end - q - 1))) == NULL)
+            return false; /* cannot be: tail_names() found count strings here */
+        n = (size_t)(e - ++q);
+
+        memcpy(text, q, n);
+        text[n] = '\0';
+        names[k] = text;
+        text += n + 1;
+        p = e + 1;
+    }
+    x->names = names;
+    x->nnames = x->nelems = x->capnames = count;
+    return true;
 }
 
 /* Forgets a parse, to read the body again from the start. */
@@ -511,23 +541,32 @@ static void sax_reset(sax *x)
     x->error = NULL;
     x->nitems = x->nnames = x->nelems = 0;
     x->bad = x->too_many = false;
+    x->names_open = SIZE_MAX;
     x->names_arrays = 0;
 }
 
 /* Parses body into x->root (pruned). A long NodeNames at the end (thousands of names, the bulk
- * of the body) is read by names_from_tail() and cut out of what yajl reads, which must then find
+ * of the body) is read by tail_names() and cut out of what yajl reads, which must then find
  * the top-level NodeNames array, once, exactly where the cut is; otherwise, and for any error,
  * the whole body is read again by yajl alone (whose messages and checks then apply). */
 static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
 {
-    size_t open = 0, close = 0;
+    size_t open = 0, close = 0, count, bytes;
     gp_err ignored = { "" };
     gp_status st;
 
-    if (names_from_tail(x, body, len, &open, &close)) {
+    if (tail_names(body, len, &open, &close, &count, &bytes)) {
         st = sax_run(x, body, len, open + 1, close, &ignored);
-        if (st == GP_ENOMEM || (st == GP_OK && x->names_arrays == 1 && x->names_open == open))
+        if (st == GP_OK && x->names_arrays == 1 && x->names_open == open) {
+            if (copy_tail_names(x, body, open, close, count, bytes))
+                return GP_OK;
+            st = GP_ENOMEM;
+        }
+        if (st == GP_ENOMEM) {
+            cJSON_Delete(x->root);
+            x->root = NULL;
             return st;
+        }
         sax_reset(x);
     }
     return sax_run(x, body, len, len, len, err);
@@ -598,7 +637,7 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
     const cJSON *nodes, *names, *items;
     const char *dup = NULL;
     frame stack[GP_EXTARGS_MAX_DEPTH + 1]; /* each written before it is read */
-    sax x = { .body = body, .a = a, .stack = stack };
+    sax x = { .body = body, .a = a, .stack = stack, .names_open = SIZE_MAX };
     gp_status st;
 
     memset(args, 0, sizeof(*args));

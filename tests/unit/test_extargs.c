@@ -276,6 +276,12 @@ GP_TEST(decode_errors)
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"a\"],\"NodeNames\":[\"b\"]}",
                   "duplicate key \"NodeNames\"");
     EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":{\"a\":\"b\"}}", "neither");
+    /* What NodeNames holds that is not a name is still read: its duplicate keys are found. */
+    EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[]},\"NodeNames\":{\"a\":1,\"a\":2}}",
+                  "duplicate key \"a\"");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[{\"a\":1,\"a\":2}]}", "duplicate key \"a\"");
+    EXPECT_EINVAL("{\"Pod\":{},\"NodeNames\":[\"x\",{\"b\":[{\"c\":1,\"c\":1}]},\"y\"]}",
+                  "duplicate key \"c\"");
     EXPECT_EINVAL("{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"a\"}},"
                   "{\"metadata\":{}}]}}",
                   "Nodes.items[1]");
@@ -506,6 +512,36 @@ GP_TEST(decode_too_many_nodes)
     GP_CHECK_INT(r.st, GP_ETOOBIG);
     GP_CHECK(strstr(r.err.msg, "50000") != NULL);
     req_done(&r);
+}
+
+/* Every element counts toward the limit, names or not, wherever the bad one is. */
+GP_TEST(decode_too_many_elements_of_any_kind)
+{
+    static const char *const extra[] = { "null", "\"\"", "1", "{\"a\":1}" };
+
+    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
+        for (int last = 0; last < 2; last++) {
+            req r;
+            char *b;
+            size_t at;
+
+            names_body(&r, GP_EXTARGS_MAX_NODES);
+            b = malloc(r.len + 16);
+            at = strlen("{\"Pod\":{},\"NodeNames\":[");
+            if (last) /* ...,"n49999",null]} */
+                snprintf(b, r.len + 16, "%.*s,%s]}", (int)(r.len - 2), r.body, extra[i]);
+            else      /* [null,"n0",...]} */
+                snprintf(b, r.len + 16, "%.*s%s,%s", (int)at, r.body, extra[i], r.body + at);
+            free(r.body);
+            r.body = b;
+            r.len = strlen(b);
+            req_decode(&r);
+            if (r.st != GP_ETOOBIG)
+                printf("  %s %s: status %d, \"%s\"\n", extra[i], last ? "last" : "first",
+                       (int)r.st, r.err.msg);
+            GP_CHECK_INT(r.st, GP_ETOOBIG);
+            req_done(&r);
+        }
 }
 
 /* ---- encoding ---- */
@@ -759,6 +795,7 @@ GP_MAIN(GP_CASE(decode_captured_nodecache_filter), GP_CASE(decode_captured_nodec
         GP_CASE(encode_escapes), GP_CASE(encode_priorities_plain_and_escaped_names),
         GP_CASE(decode_utf8_names_ok), GP_CASE(decode_names_at_the_end_as_in_the_middle),
         GP_CASE(decode_names_only_from_the_node_names_array), GP_CASE(decode_too_many_nodes),
+        GP_CASE(decode_too_many_elements_of_any_kind),
         GP_CASE(encode_filter_nodenames_form), GP_CASE(encode_filter_full_form),
         GP_CASE(encode_filter_all_fail_and_null_reason), GP_CASE(encode_filter_with_error_argument),
         GP_CASE(encode_filter_error), GP_CASE(encode_priorities_request_order),
