@@ -457,6 +457,68 @@ GP_TEST(decode_names_at_the_end_as_in_the_middle)
     }
 }
 
+/* One random element for a NodeNames array, into b (room for 64 bytes): a text before and after
+ * a number, or a fixed text (num false). */
+static void random_element(char *b, unsigned *seed)
+{
+    static const struct {
+        const char *pre, *post;
+        bool num;
+    } kinds[] = {
+        { "\"node-", "\"", true }, { "\"n", "\"", true }, { "\"a\\\"", "\"", true },
+        { "\"\\u00", "\"", true }, { "", "", true }, { "null", "", false }, { "\"\"", "", false },
+        { "{\"a\":", ",\"a\":1}", true }, { "[\"", "\"]", true }, { "\"\xc3\xa9", "\"", true },
+        { "\"x\x7f", "\"", true }, { "\"b]", "\"", true }, { "true", "", false },
+    };
+    unsigned r = (unsigned)rand_r(seed), k = r % (sizeof(kinds) / sizeof(kinds[0]));
+
+    if (kinds[k].num)
+        snprintf(b, 64, "%s%02x%s", kinds[k].pre, (r >> 8) % 256, kinds[k].post);
+    else
+        snprintf(b, 64, "%s", kinds[k].pre);
+}
+
+/* The same with 3,000 arrays made of random elements (fixed seed) and random whitespace. */
+GP_TEST(decode_random_names_at_the_end_as_in_the_middle)
+{
+    unsigned seed = 42;
+    size_t differ = 0, fast = 0;
+
+    for (int t = 0; t < 3000; t++) {
+        char arr[2048] = "[", end[2300], mid[2300];
+        size_t n = 1;
+        int len = rand_r(&seed) % 12;
+        req a, b;
+
+        for (int i = 0; i < len; i++) {
+            char e[64];
+
+            random_element(e, &seed);
+            n += (size_t)snprintf(arr + n, sizeof(arr) - n, "%s%s%s", i ? "," : "",
+                                  rand_r(&seed) % 4 ? "" : " \n", e);
+        }
+        snprintf(arr + n, sizeof(arr) - n, "%s]", rand_r(&seed) % 4 ? "" : "\t");
+        snprintf(end, sizeof(end), "{\"Pod\":{},\"Nodes\":null,\"NodeNames\":%s}", arr);
+        snprintf(mid, sizeof(mid), "{\"Pod\":{},\"NodeNames\":%s,\"Nodes\":null}", arr);
+        req_text(&a, end);
+        req_text(&b, mid);
+        fast += a.st == GP_OK && a.args.n > 0;
+        if (a.st != b.st || a.args.n != b.args.n ||
+            (a.st != GP_OK && strcmp(a.err.msg, b.err.msg) != 0 &&
+             strstr(a.err.msg, "near byte") == NULL)) {
+            if (differ++ < 5)
+                printf("  %s: %d \"%s\" / %d \"%s\"\n", arr, (int)a.st, a.err.msg, (int)b.st,
+                       b.err.msg);
+        }
+        for (size_t k = 0; a.st == GP_OK && b.st == GP_OK && k < a.args.n && k < b.args.n; k++)
+            differ += strcmp(a.args.names[k], b.args.names[k]) != 0;
+        req_done(&a);
+        req_done(&b);
+    }
+    GP_CHECK_INT(differ, 0);
+    GP_CHECK(fast > 100); /* enough bodies went the fast way */
+}
+
 /* The last array of a body is not always NodeNames: what is taken from the end must be the
  * top-level NodeNames array, once, or the body is read the usual way. */
 GP_TEST(decode_names_only_from_the_node_names_array)
@@ -794,6 +856,7 @@ GP_MAIN(GP_CASE(decode_captured_nodecache_filter), GP_CASE(decode_captured_nodec
         GP_CASE(decode_errors), GP_CASE(decode_depth_limit), GP_CASE(decode_full_nodes_pruned),
         GP_CASE(encode_escapes), GP_CASE(encode_priorities_plain_and_escaped_names),
         GP_CASE(decode_utf8_names_ok), GP_CASE(decode_names_at_the_end_as_in_the_middle),
+        GP_CASE(decode_random_names_at_the_end_as_in_the_middle),
         GP_CASE(decode_names_only_from_the_node_names_array), GP_CASE(decode_too_many_nodes),
         GP_CASE(decode_too_many_elements_of_any_kind),
         GP_CASE(encode_filter_nodenames_form), GP_CASE(encode_filter_full_form),
