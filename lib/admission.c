@@ -13,11 +13,14 @@
 #include "gpupack/json.h"
 #include "gpupack/strbuf.h"
 
+static const char *text_or(const cJSON *v, const char *dflt)
+{
+    return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
 static const char *str_or(const cJSON *obj, const char *key, const char *dflt)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-    return cJSON_IsString(v) ? v->valuestring : dflt;
+    return text_or(gp_json_member(obj, key), dflt);
 }
 
 static gp_status check_envelope(const cJSON *root, gp_err *err)
@@ -42,16 +45,28 @@ static gp_status check_envelope(const cJSON *root, gp_err *err)
     return GP_OK;
 }
 
+/* The request's members, found in one pass over it (it holds the pod, and kube-apiserver sends
+ * up to a dozen members). */
+enum { RQ_UID, RQ_KIND, RQ_OBJECT, RQ_RESOURCE, RQ_SUB, RQ_OPERATION, RQ_NAMESPACE, RQ_NAME,
+       RQ_DRY_RUN, RQ_COUNT };
+
 static gp_status decode_request(const cJSON *rq, gp_admission_request *req, gp_err *err)
 {
-    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(rq, "kind");
-    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(rq, "object");
+    static const char *const keys[RQ_COUNT] = {
+        [RQ_UID] = "uid",         [RQ_KIND] = "kind",
+        [RQ_OBJECT] = "object",   [RQ_RESOURCE] = "resource",
+        [RQ_SUB] = "subResource", [RQ_OPERATION] = "operation",
+        [RQ_NAMESPACE] = "namespace", [RQ_NAME] = "name",
+        [RQ_DRY_RUN] = "dryRun",
+    };
+    const cJSON *m[RQ_COUNT];
 
     if (!cJSON_IsObject(rq)) {
         gp_err_set(err, "request: must be an object");
         return GP_EINVAL;
     }
-    req->uid = str_or(rq, "uid", NULL);
+    gp_json_members(rq, keys, RQ_COUNT, m);
+    req->uid = text_or(m[RQ_UID], NULL);
     if (req->uid == NULL || *req->uid == '\0') {
         gp_err_set(err, "request.uid: missing");
         return GP_EINVAL;
@@ -60,16 +75,16 @@ static gp_status decode_request(const cJSON *rq, gp_admission_request *req, gp_e
         gp_err_set(err, "request.uid: longer than %d bytes", GP_ADMISSION_MAX_UID);
         return GP_EINVAL;
     }
-    req->kind_group = str_or(kind, "group", "");
-    req->kind_version = str_or(kind, "version", "");
-    req->kind = str_or(kind, "kind", "");
-    req->resource = str_or(cJSON_GetObjectItemCaseSensitive(rq, "resource"), "resource", "");
-    req->sub_resource = str_or(rq, "subResource", "");
-    req->operation = str_or(rq, "operation", "");
-    req->namespace = str_or(rq, "namespace", "");
-    req->name = str_or(rq, "name", "");
-    req->dry_run = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rq, "dryRun"));
-    req->object = cJSON_IsObject(obj) ? obj : NULL;
+    req->kind_group = str_or(m[RQ_KIND], "group", "");
+    req->kind_version = str_or(m[RQ_KIND], "version", "");
+    req->kind = str_or(m[RQ_KIND], "kind", "");
+    req->resource = str_or(m[RQ_RESOURCE], "resource", "");
+    req->sub_resource = text_or(m[RQ_SUB], "");
+    req->operation = text_or(m[RQ_OPERATION], "");
+    req->namespace = text_or(m[RQ_NAMESPACE], "");
+    req->name = text_or(m[RQ_NAME], "");
+    req->dry_run = cJSON_IsTrue(m[RQ_DRY_RUN]);
+    req->object = cJSON_IsObject(m[RQ_OBJECT]) ? m[RQ_OBJECT] : NULL;
     return GP_OK;
 }
 
@@ -96,7 +111,7 @@ gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
     if (st == GP_OK)
         st = check_envelope(*root, err);
     if (st == GP_OK)
-        st = decode_request(cJSON_GetObjectItemCaseSensitive(*root, "request"), req, err);
+        st = decode_request(gp_json_member(*root, "request"), req, err);
     if (st != GP_OK) {
         cJSON_Delete(*root);
         *root = NULL;

@@ -21,12 +21,30 @@ static void b64_quad(char *o, uint32_t v)
     o[3] = b64_alphabet[v & 63];
 }
 
+/* The two characters of each 12-bit value, built by the compiler: encoding looks up 12 bits at a
+ * time (a patch is encoded for every admitted pod). */
+#define B64_CHAR(v)                                                                               \
+    (char)((v) < 26 ? 'A' + (v) : (v) < 52 ? 'a' + (v) - 26 : (v) < 62 ? '0' + (v) - 52          \
+           : (v) == 62 ? '+' : '/')
+#define B64_P1(v) {B64_CHAR((v) >> 6), B64_CHAR((v) & 63)},
+#define B64_P4(v) B64_P1(v) B64_P1((v) + 1) B64_P1((v) + 2) B64_P1((v) + 3)
+#define B64_P16(v) B64_P4(v) B64_P4((v) + 4) B64_P4((v) + 8) B64_P4((v) + 12)
+#define B64_P64(v) B64_P16(v) B64_P16((v) + 16) B64_P16((v) + 32) B64_P16((v) + 48)
+#define B64_P256(v) B64_P64(v) B64_P64((v) + 64) B64_P64((v) + 128) B64_P64((v) + 192)
+#define B64_P1024(v) B64_P256(v) B64_P256((v) + 256) B64_P256((v) + 512) B64_P256((v) + 768)
+static const char b64_pairs[4096][2] = {B64_P1024(0) B64_P1024(1024) B64_P1024(2048)
+                                            B64_P1024(3072)};
+
 void gp_base64_encode_to(char *dst, const void *in, size_t n)
 {
     const unsigned char *p = in;
 
-    for (; n >= 3; n -= 3, p += 3, dst += 4)
-        b64_quad(dst, (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]);
+    for (; n >= 3; n -= 3, p += 3, dst += 4) {
+        uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+
+        memcpy(dst, b64_pairs[v >> 12], 2);
+        memcpy(dst + 2, b64_pairs[v & 4095], 2);
+    }
     if (n == 0)
         return;
     b64_quad(dst, (uint32_t)p[0] << 16 | (n == 2 ? (uint32_t)p[1] << 8 : 0));

@@ -91,6 +91,16 @@ gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup)
     return root != NULL ? check_tree(root, 0, INT_MAX, dup) : GP_OK;
 }
 
+const cJSON *gp_json_member(const cJSON *obj, const char *key)
+{
+    if (obj == NULL || (obj->type & 0xFF) != cJSON_Object)
+        return NULL;
+    for (const cJSON *c = obj->child; c != NULL; c = c->next)
+        if (c->string != NULL && c->string[0] == key[0] && strcmp(c->string, key) == 0)
+            return c;
+    return NULL;
+}
+
 void gp_json_members(const cJSON *obj, const char *const *keys, size_t n, const cJSON **out)
 {
     size_t left = n;

@@ -15,7 +15,7 @@ const char *gp_object_name(const cJSON *obj)
 const char *gp_label_find(const gp_label *l, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(l[i].key, key) == 0)
+        if (l[i].key[0] == key[0] && strcmp(l[i].key, key) == 0)
             return l[i].value;
     return NULL;
 }

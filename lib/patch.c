@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpupack/json.h"
 #include "gpupack/strbuf.h"
 
 #define PATH_MAX_TOKENS 12
@@ -26,23 +27,26 @@ typedef struct {
     size_t nops;
 } builder;
 
-/* Writes key escaped per RFC 6901 at buf + *n, NUL-terminated, advancing *n. */
+/* Writes key escaped per RFC 6901 at buf + *n, NUL-terminated, advancing *n: the runs between
+ * '~' and '/' are copied whole. */
 static gp_status escape_at(const char *key, char *buf, size_t bufsz, size_t *n)
 {
     size_t o = *n;
 
-    for (const char *p = key; *p; p++) {
-        const char *rep = *p == '~' ? "~0" : *p == '/' ? "~1" : NULL;
-        size_t add = rep ? 2 : 1;
+    for (;;) {
+        size_t k = strcspn(key, "~/");
 
-        if (o + add + 1 > bufsz)
+        if (o + k + 1 > bufsz)
             return GP_ETOOBIG;
-        if (rep) {
-            memcpy(buf + o, rep, 2);
-        } else {
-            buf[o] = *p;
-        }
-        o += add;
+        memcpy(buf + o, key, k);
+        o += k;
+        key += k;
+        if (*key == '\0')
+            break;
+        if (o + 3 > bufsz)
+            return GP_ETOOBIG;
+        buf[o++] = '~';
+        buf[o++] = *key++ == '~' ? '0' : '1';
     }
     buf[o] = '\0';
     *n = o;
@@ -101,24 +105,35 @@ static gp_status put_value(gp_strbuf *o, const cJSON *value)
     return GP_OK;
 }
 
+typedef enum { OP_ADD, OP_REPLACE, OP_REMOVE } op_kind;
+
 /* Writes one operation into the patch; value (may be NULL) is printed as it is now. */
-static gp_status emit(builder *b, const char *op, const char *const *tok, size_t n, bool append,
+static gp_status emit(builder *b, op_kind op, const char *const *tok, size_t n, bool append,
                       const cJSON *value)
 {
+    static const struct {
+        const char *text;
+        size_t len;
+    } heads[] = {
+#define HEAD(name) {",{\"op\":\"" name "\",\"path\":", sizeof(",{\"op\":\"" name "\",\"path\":") - 1}
+        [OP_ADD] = HEAD("add"),
+        [OP_REPLACE] = HEAD("replace"),
+        [OP_REMOVE] = HEAD("remove"),
+#undef HEAD
+    };
+    size_t first = b->nops++ == 0; /* the first operation has no comma */
     char path[PATH_MAX_LEN];
 
     if (path_string(tok, n, append, path, sizeof(path)) != GP_OK)
         return GP_EINTERNAL;
-    gp_strbuf_puts(&b->ops, b->nops++ > 0 ? ",{\"op\":\"" : "{\"op\":\"");
-    gp_strbuf_puts(&b->ops, op);
-    gp_strbuf_puts(&b->ops, "\",\"path\":");
+    gp_strbuf_put(&b->ops, heads[op].text + first, heads[op].len - first);
     gp_strbuf_json_string(&b->ops, path);
     if (value != NULL) {
-        gp_strbuf_puts(&b->ops, ",\"value\":");
+        gp_strbuf_put(&b->ops, ",\"value\":", 9);
         if (put_value(&b->ops, value) != GP_OK)
             return GP_ENOMEM;
     }
-    gp_strbuf_puts(&b->ops, "}");
+    gp_strbuf_put(&b->ops, "}", 1);
     return b->ops.failed ? GP_ENOMEM : GP_OK;
 }
 
@@ -142,7 +157,7 @@ static cJSON *child(cJSON *node, const char *tok)
     int idx;
 
     if (cJSON_IsObject(node))
-        return cJSON_GetObjectItemCaseSensitive(node, tok);
+        return (cJSON *)gp_json_member(node, tok);
     if (cJSON_IsArray(node) && parse_index(tok, &idx))
         return cJSON_GetArrayItem(node, idx);
     return NULL;
@@ -238,7 +253,7 @@ static cJSON *nest(const char *const *tok, size_t from, size_t n, cJSON *value)
 /* Stores value (taken) under key in the object parent of the working copy. */
 static gp_status store(cJSON *parent, const char *key, cJSON *value)
 {
-    if (cJSON_GetObjectItemCaseSensitive(parent, key) != NULL) {
+    if (gp_json_member(parent, key) != NULL) {
         if (!cJSON_ReplaceItemInObjectCaseSensitive(parent, key, value)) {
             cJSON_Delete(value);
             return GP_ENOMEM;
@@ -286,8 +301,8 @@ static gp_status set(builder *b, const char *const *tok, size_t n, cJSON *value)
     wrapped = nest(tok, k, n, value);
     if (wrapped == NULL)
         return GP_ENOMEM;
-    existed = cJSON_GetObjectItemCaseSensitive(node, tok[k]) != NULL && k + 1 == n;
-    st = emit(b, existed ? "replace" : "add", tok, k + 1, false, wrapped);
+    existed = k + 1 == n && gp_json_member(node, tok[k]) != NULL;
+    st = emit(b, existed ? OP_REPLACE : OP_ADD, tok, k + 1, false, wrapped);
     if (st != GP_OK) {
         cJSON_Delete(wrapped);
         return st;
@@ -303,7 +318,7 @@ static gp_status append(builder *b, const char *const *tok, size_t n, cJSON *val
     gp_status st;
 
     if (cJSON_IsArray(arr)) {
-        st = emit(b, "add", tok, n, true, value);
+        st = emit(b, OP_ADD, tok, n, true, value);
         if (st == GP_OK)
             arr = writable(b, tok, n, &st);
         if (st != GP_OK) {
@@ -330,13 +345,13 @@ static gp_status remove_at(builder *b, const char *const *tok, size_t n)
     cJSON *parent = get(b->doc, tok, n - 1);
     gp_status st;
 
-    if (!cJSON_IsObject(parent) || cJSON_GetObjectItemCaseSensitive(parent, tok[n - 1]) == NULL)
+    if (gp_json_member(parent, tok[n - 1]) == NULL) /* (NULL too when parent is no object) */
         return GP_OK;
-    st = emit(b, "remove", tok, n, false, NULL);
+    st = emit(b, OP_REMOVE, tok, n, false, NULL);
     if (st == GP_OK)
         parent = writable(b, tok, n - 1, &st);
-    if (st == GP_OK)
-        cJSON_DeleteItemFromObjectCaseSensitive(parent, tok[n - 1]);
+    if (st == GP_OK) /* (writable() made parent the view's own: look again) */
+        cJSON_Delete(cJSON_DetachItemViaPointer(parent, (cJSON *)gp_json_member(parent, tok[n - 1])));
     return st;
 }
 

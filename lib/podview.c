@@ -7,6 +7,7 @@
 
 #include "gpupack/json.h"
 #include "gpupack/policy.h"
+#include "gpupack/strbuf.h"
 
 /* Returns the child named key when it is a string, NULL otherwise. */
 static const char *json_str(const cJSON *obj, const char *key)
@@ -154,13 +155,35 @@ static gp_status decode_resources(const cJSON *m, gp_arena *a, gp_resource **out
     return st;
 }
 
+#define PATH_CAP 96
+
+/* "spec.ARR[INDEX].resources.WHICH" in path (PATH_CAP bytes; ARR and WHICH are this file's own
+ * short names), written without printf: it runs twice for every container of every pod. */
+static const char *resources_path(char path[PATH_CAP], const char *arr, int index,
+                                  const char *which)
+{
+    char num[GP_INT_TEXT_MAX];
+    const char *parts[] = { "spec.", arr, "[", num, "].resources.", which };
+    size_t n = 0, k;
+
+    num[gp_int_text(num, index)] = '\0';
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++, n += k) {
+        k = strlen(parts[i]);
+        if (n + k >= PATH_CAP)
+            break;
+        memcpy(path + n, parts[i], k);
+    }
+    path[n] = '\0';
+    return path;
+}
+
 static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena *a,
                                   gp_container *out, gp_err *err)
 {
     static const char *const keys[] = { "name", "restartPolicy", "resources" };
     const char *arr = init ? "initContainers" : "containers";
     const cJSON *f[3], *res, *req, *lim;
-    char path[96];
+    char path[PATH_CAP];
     gp_status st;
 
     if (!cJSON_IsObject(c)) {
@@ -179,8 +202,8 @@ static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena
         gp_err_set(err, "spec.%s[%d].resources: must be an object", arr, index);
         return GP_EINVAL;
     }
-    req = cJSON_GetObjectItemCaseSensitive(res, "requests");
-    lim = cJSON_GetObjectItemCaseSensitive(res, "limits");
+    req = gp_json_member(res, "requests");
+    lim = gp_json_member(res, "limits");
     if ((req && !cJSON_IsObject(req) && !cJSON_IsNull(req)) ||
         (lim && !cJSON_IsObject(lim) && !cJSON_IsNull(lim))) {
         gp_err_set(err, "spec.%s[%d].resources: requests and limits must be objects", arr, index);
@@ -188,14 +211,12 @@ static gp_status decode_container(const cJSON *c, bool init, int index, gp_arena
     }
     out->has_requests = cJSON_IsObject(req);
     out->has_limits = cJSON_IsObject(lim);
-    snprintf(path, sizeof(path), "spec.%s[%d].resources.requests", arr, index);
-    st = decode_resources(out->has_requests ? req : NULL, a, &out->requests, &out->nrequests, path,
-                          err);
+    st = decode_resources(out->has_requests ? req : NULL, a, &out->requests, &out->nrequests,
+                          resources_path(path, arr, index, "requests"), err);
     if (st != GP_OK)
         return st;
-    snprintf(path, sizeof(path), "spec.%s[%d].resources.limits", arr, index);
-    return decode_resources(out->has_limits ? lim : NULL, a, &out->limits, &out->nlimits, path,
-                            err);
+    return decode_resources(out->has_limits ? lim : NULL, a, &out->limits, &out->nlimits,
+                            resources_path(path, arr, index, "limits"), err);
 }
 
 /* spec.containers and spec.initContainers (either may be NULL). */

@@ -20,6 +20,10 @@
  * (owned by the tree) when there is one; GP_ENOMEM when scratch memory ran out. */
 gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup) GP_WUR;
 
+/* The first member of obj named key, as cJSON_GetObjectItemCaseSensitive() returns it, or NULL
+ * (also when obj is NULL or not an object). Compares a name's first byte before calling strcmp. */
+const cJSON *gp_json_member(const cJSON *obj, const char *key);
+
 /* Finds the members of obj named keys[0..n) in one pass over obj: out[i] is the first member
  * named keys[i], as cJSON_GetObjectItemCaseSensitive() would return it, or NULL (all NULL when
  * obj is NULL or not an object). Cheaper than n lookups when n is more than two or three. */

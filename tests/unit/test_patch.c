@@ -237,6 +237,37 @@ GP_TEST(label_existing_key_is_replaced)
                 "'value':'inference'}]");
 }
 
+/* A path's tokens escaped per RFC 6901 ('~' and '/'), then per JSON (a quote, a control byte),
+ * and a path up to 1,023 bytes long once escaped; one byte more is an internal error. */
+GP_TEST(paths_escaped_twice_and_bounded)
+{
+    gp_change c = set_label("a~b/c~", "v");
+    char key[1100];
+    size_t room = 1023 - strlen("/metadata/labels/");
+
+    CHECK_PATCH("{'metadata':{'labels':{}}}", &c, 1,
+                "[{'op':'add','path':'/metadata/labels/a~0b~1c~0','value':'v'}]");
+    c = set_label("we\"i/rd\x01", "v");
+    CHECK_PATCH("{'metadata':{'labels':{}}}", &c, 1,
+                "[{'op':'add','path':'/metadata/labels/we\\\"i~1rd\\u0001','value':'v'}]");
+    c = set_label(key, "v");
+    for (int plain = 0; plain < 2; plain++) {
+        memset(key, 'k', room);
+        key[0] = plain ? 'k' : '\n';
+        key[room] = '\0';
+        check_patch("{'metadata':{'labels':{}}}", &c, 1, GP_OK, NULL, __LINE__);
+        key[room] = 'k';
+        key[room + 1] = '\0';
+        check_patch("{'metadata':{'labels':{}}}", &c, 1, GP_EINTERNAL, NULL, __LINE__);
+    }
+    memset(key, '~', room / 2);
+    key[room / 2] = '\0';
+    check_patch("{'metadata':{'labels':{}}}", &c, 1, GP_OK, NULL, __LINE__);
+    key[room / 2] = '~';
+    key[room / 2 + 1] = '\0';
+    check_patch("{'metadata':{'labels':{}}}", &c, 1, GP_EINTERNAL, NULL, __LINE__);
+}
+
 GP_TEST(later_changes_see_created_parents)
 {
     gp_change c[] = { set_label("a", "1"), set_ann("gpupack.io/mutated", "x"), set_label("b", "2"),
@@ -585,7 +616,8 @@ GP_TEST(patch_for_a_real_decision)
 
 GP_MAIN(GP_CASE(pointer_escape), GP_CASE(pointer_escape_bounds), GP_CASE(no_changes_is_empty_array),
         GP_CASE(label_without_map_adds_the_map), GP_CASE(label_with_map_adds_the_key),
-        GP_CASE(label_existing_key_is_replaced), GP_CASE(later_changes_see_created_parents),
+        GP_CASE(label_existing_key_is_replaced), GP_CASE(paths_escaped_twice_and_bounded),
+        GP_CASE(later_changes_see_created_parents),
         GP_CASE(wrong_type_parent_is_einternal), GP_CASE(toleration_creates_or_appends),
         GP_CASE(toleration_fields_and_int64_seconds), GP_CASE(priority_class_and_removals),
         GP_CASE(active_deadline_is_an_integer), GP_CASE(required_without_affinity_creates_it),
