@@ -164,6 +164,9 @@ gp_status gp_gpu_affinity_of(const gp_pod *pod, const gp_policy *pol, const gp_c
     gp_status st;
 
     memset(out, 0, sizeof(*out));
+    if ((cls == NULL || cls->ngpu_models + cls->nexclude_gpu_models == 0) &&
+        gp_pod_annotation(pod, GP_ANN_GPU_MODELS) == NULL)
+        return GP_OK; /* no model constraint to state (most pods): the demand is not needed */
     st = gp_demand_for_class(pod, pol, cls, a, &d, err);
     if (st != GP_OK || d.never_filter || !d.gpu)
         return st;

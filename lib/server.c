@@ -743,8 +743,8 @@ static enum MHD_Result request_begin(gp_server *s, struct MHD_Connection *conn, 
     *con_cls = r;
     r->route = route_find(s, url, method, &known);
     r->route_label = r->route ? r->route->path : known ? known->path : "unknown";
-    snprintf(r->path, sizeof(r->path), "%s", url);
-    snprintf(r->method, sizeof(r->method), "%s", method);
+    gp_copy_text(r->path, sizeof(r->path), url, strlen(url));
+    gp_copy_text(r->method, sizeof(r->method), method, strlen(method));
     r->error = early_error(s, conn, r, known);
     if (r->error != 0 && (has_body(conn) || r->error == MHD_HTTP_FORBIDDEN))
         return send_error(s, conn, url, r, r->error); /* now, without reading the body */

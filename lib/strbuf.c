@@ -73,6 +73,14 @@ void gp_strbuf_put(gp_strbuf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
+size_t gp_copy_text(char *dst, size_t cap, const char *src, size_t n)
+{
+    n = n < cap - 1 ? n : cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return n;
+}
+
 char *gp_strbuf_extend(gp_strbuf *b, size_t n)
 {
     char *at;

@@ -12,8 +12,9 @@
 #include "gpupack/workload.h"
 
 #include <ctype.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "gpupack/strbuf.h"
 
 typedef struct {
     const char *label;
@@ -38,8 +39,8 @@ static const char *label_of(const gp_workload_in *in, const char *key)
 
 static bool set(gp_workload *out, const char *kind, const char *name)
 {
-    snprintf(out->kind, sizeof(out->kind), "%s", kind);
-    snprintf(out->name, sizeof(out->name), "%s", name);
+    gp_copy_text(out->kind, sizeof(out->kind), kind, strlen(kind));
+    gp_copy_text(out->name, sizeof(out->name), name, strlen(name));
     return true;
 }
 
@@ -80,8 +81,8 @@ static bool deployment_by_hash(const gp_workload_in *in, gp_workload *out)
     if (n < hn + 2 || in->owner_name[n - hn - 1] != '-' ||
         strcmp(in->owner_name + n - hn, h) != 0)
         return false;
-    set(out, "Deployment", "");
-    snprintf(out->name, sizeof(out->name), "%.*s", (int)(n - hn - 1), in->owner_name);
+    gp_copy_text(out->kind, sizeof(out->kind), "Deployment", strlen("Deployment"));
+    gp_copy_text(out->name, sizeof(out->name), in->owner_name, n - hn - 1);
     return true;
 }
 
@@ -109,6 +110,11 @@ char *gp_workload_ref(const gp_workload *w, char *buf, size_t n)
         return buf;
     for (; w->kind[i] != '\0' && i + 1 < n; i++)
         buf[i] = (char)tolower((unsigned char)w->kind[i]);
-    snprintf(buf + i, n - i, "/%s", w->name);
+    if (i + 1 < n) {
+        buf[i++] = '/';
+        gp_copy_text(buf + i, n - i, w->name, strlen(w->name));
+    } else {
+        buf[i] = '\0';
+    }
     return buf;
 }

@@ -37,6 +37,10 @@ void gp_strbuf_int(gp_strbuf *b, int64_t v);
 #define GP_INT_TEXT_MAX 24
 size_t gp_int_text(char out[GP_INT_TEXT_MAX], int64_t v);
 
+/* The first n bytes of src, or as many as fit, into dst of cap > 0 bytes, NUL-terminated (as
+ * snprintf's "%.*s" would, for a fraction of its cost); returns the length written. */
+size_t gp_copy_text(char *dst, size_t cap, const char *src, size_t n);
+
 /* Appends n bytes for the caller to write, and returns where they start (the text stays
  * NUL-terminated after them); NULL, and nothing appended, when the buffer failed. */
 char *gp_strbuf_extend(gp_strbuf *b, size_t n);

@@ -1631,6 +1631,26 @@ GP_TEST(cluster_view_lists_gpu_products)
     gp_cluster_unref(c);
 }
 
+/* The models' demand is worked out only for a pod with a model constraint: a pod asking for
+ * more distinct MIG profiles than a demand holds (nine) is still classed and steered. */
+GP_TEST(gpu_models_demand_only_when_constrained)
+{
+    gp_policy *pol = default_policy();
+    mfx f;
+    char pod[2048] = "{'metadata':{'name':'p'},'spec':{'containers':[";
+    static const char *const profiles[] = { "1g.5gb",  "1g.10gb", "1g.12gb", "1g.24gb", "2g.10gb",
+                                            "2g.20gb", "3g.20gb", "3g.40gb", "7g.80gb" };
+
+    for (size_t i = 0; i < 9; i++)
+        app(pod, sizeof(pod), "%s{'name':'c%zu','resources':{'limits':{'nvidia.com/mig-%s':'1'}}}",
+            i ? "," : "", i, profiles[i]);
+    app(pod, sizeof(pod), "]}}");
+    if (mfx_run(&f, pol, NULL, pod))
+        GP_CHECK(find_change(&f.d, GP_CH_SET_LABEL, "gpupack.io/class") != NULL);
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
 /* The class's model lists become required node affinity: exact names as they are, globs as the
  * models known (the view's nodes, the policy's prices) that they match. */
 GP_TEST(gpu_models_become_required_affinity)
@@ -2330,6 +2350,7 @@ GP_MAIN(GP_CASE(mutation_kind_table), GP_CASE(bare_gpu_pod_gets_everything_in_or
         GP_CASE(mig_only_in_the_required_pool), GP_CASE(spot_for_checkpointing_training),
         GP_CASE(spot_only_with_true_and_spot_class), GP_CASE(spot_skips_what_the_pod_has),
         GP_CASE(pool_preferred), GP_CASE(pool_required), GP_CASE(cluster_view_lists_gpu_products),
+        GP_CASE(gpu_models_demand_only_when_constrained),
         GP_CASE(gpu_models_become_required_affinity), GP_CASE(gpu_models_compose_and_warn),
         GP_CASE(mig_needs_a_node_view_or_an_authoritative_list),
         GP_CASE(checkpointing_pods_get_the_preemptible_class),

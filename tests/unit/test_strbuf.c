@@ -27,6 +27,24 @@ GP_TEST(appends_and_take)
     free(s);
 }
 
+/* gp_copy_text() writes what snprintf("%.*s") writes, for every length against every room. */
+GP_TEST(copy_text_as_snprintf)
+{
+    const char *src = "gpupack";
+
+    for (size_t cap = 1; cap <= 10; cap++) {
+        for (size_t n = 0; n <= strlen(src); n++) {
+            char got[12], want[12];
+
+            memset(got, 'x', sizeof(got));
+            memset(want, 'x', sizeof(want));
+            snprintf(want, cap, "%.*s", (int)n, src);
+            GP_CHECK_INT(gp_copy_text(got, cap, src, n), strlen(want));
+            GP_CHECK(memcmp(got, want, sizeof(got)) == 0);
+        }
+    }
+}
+
 GP_TEST(int_text_lengths)
 {
     static const struct {
@@ -159,7 +177,7 @@ GP_TEST(json_plain_every_length_and_position)
     GP_CHECK_INT(wrong, 0);
 }
 
-GP_MAIN(GP_CASE(appends_and_take), GP_CASE(int_text_lengths),
+GP_MAIN(GP_CASE(appends_and_take), GP_CASE(copy_text_as_snprintf), GP_CASE(int_text_lengths),
         GP_CASE(json_plain_every_length_and_position),
         GP_CASE(json_string_past_the_limit_appends_nothing),
         GP_CASE(limit_fails_once_and_clear_forgets),
