@@ -5,10 +5,12 @@
 #
 #   webhook: POST /mutate of a ~2.5 KB and a ~6 KB Deployment GPU pod review over TLS keep-alive,
 #            against the floor (tests/bench/floor.c: the same HTTP/TLS layer, cJSON parse, fixed
-#            allow) and, when Go is here, the Go peer (tools/peers/gowebhook), interleaved in the
-#            same run: saturation (wrk -t2 -c32), half of the webhook's saturated rate (h2load
-#            --rps), and a new TLS handshake per request (6 KB). Ratios: mutate/floor for each
-#            review, and go-peer-ratio (webhook over Go peer, 2.5 KB, the same rounds).
+#            allow; and "floor-sized", the same floor padding its allow to the webhook's answer
+#            size on the 2.5 KB review) and, when Go is here, the Go peer
+#            (tools/peers/gowebhook), interleaved in the same run: saturation (wrk -t2 -c32), half
+#            of the webhook's saturated rate (h2load --rps), and a new TLS handshake per request
+#            (6 KB). Ratios: mutate/floor for each review, mutate/floor-sized (2.5 KB), and
+#            go-peer-ratio (webhook over Go peer, 2.5 KB, the same rounds).
 #            --webhook: this part alone, then the summary.
 #   extender: POST /prioritize and /filter with 500 and all node names against a view of NODES
 #            nodes and PODS pods, and with all NODES full Node objects (nodeCacheCapable false).
@@ -119,6 +121,8 @@ summary() {
       | column -t -s "$(printf '\t')"
     ratio mutate-floor-ratio mutate-saturation floor-saturation "mutate/floor throughput, 6 KB review"
     ratio mutate-floor-ratio-2.5k mutate-2.5k-saturation floor-2.5k-saturation "mutate/floor throughput, 2.5 KB review"
+    ratio mutate-floor-sized-ratio-2.5k mutate-2.5k-saturation floor-sized-2.5k-saturation \
+        "mutate/floor-sized throughput, 2.5 KB review (the floor answering as many bytes)"
     ratio go-peer-ratio mutate-2.5k-saturation go-peer-2.5k-saturation "webhook/Go peer throughput, 2.5 KB review"
     bad=$(jq -s '[.[] | (.errors // 0) + (.non2xx // 0)] | add' "$RES")
     [ "$bad" = 0 ] || { echo "bench: $bad requests failed" >&2; exit 1; }
@@ -157,6 +161,16 @@ WPORT=$PORT; WPID=$PID
 start floor "$BUILD/bench/floor" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
     --tls-key "$OUT/certs/tls.key" --log-level warn
 FPORT=$PORT; FPID=$PID
+# The floor answering as many bytes as the webhook does on the 2.5 KB review (its patch,
+# annotations and warnings): what the answer's size costs the server layer by itself.
+ANSWER_BYTES=$(curl -sk -H 'Content-Type: application/json' --data-binary @"$OUT/review-2.5k.json" \
+    "https://127.0.0.1:$WPORT/mutate" | wc -c)
+start floor-sized "$BUILD/bench/floor" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" \
+    --tls-key "$OUT/certs/tls.key" --log-level warn --answer-bytes "$ANSWER_BYTES"
+SPORT=$PORT; SPID=$PID
+got=$(curl -sk -H 'Content-Type: application/json' --data-binary @"$OUT/review-2.5k.json" \
+    "https://127.0.0.1:$SPORT/mutate" | wc -c)
+[ "$got" = "$ANSWER_BYTES" ] || { echo "bench: floor-sized answers $got bytes, the webhook $ANSWER_BYTES" >&2; exit 1; }
 GPORT=""
 if [ -n "$GOBIN" ]; then
     start go-peer "$GOBIN" --listen 127.0.0.1:0 --tls-cert "$OUT/certs/tls.crt" --tls-key "$OUT/certs/tls.key"
@@ -166,12 +180,14 @@ sleep 0.5
 record webhook-rss-idle "{\"rss_kb\": $(rss_kb $WPID)}"
 # Other work on the machine moves every req/s figure: the load when this part starts says how much.
 record machine-load "{\"loadavg_1m\": $(cut -d' ' -f1 /proc/loadavg), \"cpus\": $(nproc)}"
-port_of() { case $1 in floor) echo "$FPORT" ;; mutate) echo "$WPORT" ;; go-peer) echo "$GPORT" ;; esac; }
-pid_of() { case $1 in floor) echo "$FPID" ;; mutate) echo "$WPID" ;; go-peer) echo "$GOPID" ;; esac; }
-# Saturation, interleaved, two rounds: the ~2.5 KB review (floor, webhook, Go peer), then the
-# ~6 KB one (floor, webhook; the Go peer once, after them).
+port_of() { case $1 in floor) echo "$FPORT" ;; floor-sized) echo "$SPORT" ;; mutate) echo "$WPORT" ;; go-peer) echo "$GPORT" ;; esac; }
+pid_of() { case $1 in floor) echo "$FPID" ;; floor-sized) echo "$SPID" ;; mutate) echo "$WPID" ;; go-peer) echo "$GOPID" ;; esac; }
+# Saturation, interleaved, two rounds: the ~2.5 KB review (floor, the floor answering as many
+# bytes as the webhook, webhook, Go peer), then the ~6 KB one (floor, webhook; the Go peer once,
+# after them).
+record webhook-answer-bytes-2.5k "{\"bytes\": $ANSWER_BYTES}"
 for round in 1 2; do
-    for t in floor mutate go-peer; do
+    for t in floor floor-sized mutate go-peer; do
         [ $t = go-peer ] && [ -z "$GPORT" ] && continue
         with_cpu "$(pid_of $t)" "$t-2.5k-saturation-r$round" wrk_post "https://127.0.0.1:$(port_of $t)/mutate" "$OUT/review-2.5k.json" 32
     done
@@ -206,7 +222,7 @@ half_load "" "$OUT/review.json"
 for t in floor mutate; do
     record "$t-new-handshake-each" "$(wrk_post "https://127.0.0.1:$(port_of $t)/mutate" "$OUT/review.json" 8 close)"
 done
-kill $WPID 2>/dev/null
+kill $WPID $SPID 2>/dev/null
 [ -n "$GPORT" ] && kill "$GOPID" 2>/dev/null
 [ $WEBHOOK_ONLY = 1 ] && { summary; exit $?; }
 

@@ -14,11 +14,15 @@ fi
 R="$E2E_TMP/bench/results.jsonl"
 for m in floor-saturation-r1 mutate-saturation-r1 mutate-half-load mutate-new-handshake-each \
          floor-2.5k-saturation-r1 mutate-2.5k-saturation-r1 mutate-2.5k-half-load mutate-floor-ratio-2.5k \
+         floor-sized-2.5k-saturation-r1 mutate-floor-sized-ratio-2.5k \
          extender-prioritize-500-names extender-prioritize-200-full-nodes mutate-floor-ratio \
          mig-view-build mig-choice-any-node mig-choice-no-node-matches; do
     jq -e -s --arg m "$m" 'any(.[]; .name == $m and ((.requests // .calls // .ratio // .us_per_decision // .ms // 0) > 0))' "$R" >/dev/null 2>&1 \
         && pass "bench.measures-$m" || fail "bench.measures-$m" "missing or empty in results.jsonl"
 done
+# The floor-sized floor answered as many bytes as the webhook's answer to the 2.5 KB review.
+jq -e -s 'any(.[]; .name == "webhook-answer-bytes-2.5k" and .bytes > 1000)' "$R" >/dev/null 2>&1 \
+    && pass bench.measures-webhook-answer-bytes || fail bench.measures-webhook-answer-bytes "missing: $(grep answer-bytes "$R")"
 # Where an extender call's time goes, from the daemon's own phase histogram.
 for m in extender-prioritize-500-names-one-at-a-time extender-filter-200-full-nodes; do
     jq -e -s --arg m "$m" 'any(.[]; .name == $m and .decode_ms > 0 and .decide_ms > 0 and .encode_ms > 0)' "$R" >/dev/null 2>&1 \
