@@ -115,15 +115,16 @@ GP_TEST(reject_ambiguous_depth)
     cJSON_Delete(root);
 }
 
-/* One pass finds what one lookup per key finds: the first member of each name, NULL for a
- * missing one, nothing in an array, a string or NULL; names that share a first letter or a
- * prefix are told apart. */
+/* One pass (gp_json_members) and one lookup (gp_json_member) find what cJSON's lookup finds: the
+ * first member of each name, NULL for a missing one, nothing in an array, a string or NULL;
+ * names that share a first letter or a prefix, and the empty name, are told apart. */
 GP_TEST(members_agree_with_lookups)
 {
     static const char *const docs[] = {
         "{\"a\":1,\"ab\":2,\"abc\":3,\"b\":4,\"a\":5,\"\":6}",
         "{\"spec\":{},\"status\":null,\"s\":[1],\"metadata\":\"x\"}",
         "{}", "[{\"a\":1}]", "\"a\"", "{\"name\":1,\"namespace\":2,\"name\":3}",
+        "{\"\":1,\"a\":2}", "{\"ab\":1,\"a\":2,\"b\":3}",
     };
     static const char *const keys[] = { "a",    "ab",       "abc",  "b",    "",     "spec",
                                         "s",    "metadata", "name", "namespace", "missing" };
@@ -142,12 +143,14 @@ GP_TEST(members_agree_with_lookups)
 
             if (got[k] != want && bad++ < 5)
                 printf("  %s: key \"%s\" differs\n", docs[d], keys[k]);
+            if (gp_json_member(root, keys[k]) != want && bad++ < 5)
+                printf("  %s: one lookup of \"%s\" differs\n", docs[d], keys[k]);
         }
         cJSON_Delete(root);
     }
     gp_json_members(NULL, keys, nk, got);
     for (size_t k = 0; k < nk; k++)
-        bad += got[k] != NULL;
+        bad += got[k] != NULL || gp_json_member(NULL, keys[k]) != NULL;
     GP_CHECK_INT(bad, 0);
 }
 
