@@ -93,6 +93,7 @@ int main(int argc, char **argv)
     if (gp_daemon_start_server(&o, "floor", GP_ADMISSION_MAX_BODY, routes, 2, NULL, NULL, &s,
                                &health, &err) != GP_OK) {
         fprintf(stderr, "bench-floor: %s\n", err.msg);
+        free(answer);
         return 2;
     }
     fprintf(stderr, "{\"msg\":\"serving\",\"port\":%d}\n", gp_server_port(s));
