@@ -141,6 +141,12 @@ void gp_json_pool_drop(const gp_json_pool *p, cJSON *tree)
         cJSON_Delete(tree);
 }
 
+void gp_json_pool_drop_here(cJSON *tree)
+{
+    if (bound_pool == NULL)
+        cJSON_Delete(tree);
+}
+
 void gp_json_pool_end(gp_json_pool *p)
 {
     if (p->bound && bound_pool == p)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gpupack/json.h"
+#include "gpupack/jsonpool.h"
 #include "gpupack/strbuf.h"
 
 #define PATH_MAX_TOKENS 12
@@ -382,26 +383,43 @@ static bool add_int(cJSON *o, const char *key, long long v)
     return true;
 }
 
+/* Appends ,"name":"value" (no comma before the first member); head is "\"name\":". */
+static void put_member(gp_strbuf *o, const char *head, const char *value)
+{
+    if (o->len > 1)
+        gp_strbuf_put(o, ",", 1);
+    gp_strbuf_puts(o, head);
+    gp_strbuf_json_string(o, value);
+}
+
+/* A toleration as a raw node of its JSON text, members in the order cJSON printed the object
+ * this replaced (key, operator, value, effect, tolerationSeconds): no change reads inside a
+ * toleration, so the view need not hold it as an object. */
 static cJSON *toleration_json(const gp_toleration *t)
 {
-    cJSON *o = cJSON_CreateObject();
-    bool ok = o != NULL;
+    gp_strbuf o;
+    cJSON *raw = NULL;
 
-    if (ok && *t->key)
-        ok = cJSON_AddStringToObject(o, "key", t->key) != NULL;
-    if (ok)
-        ok = cJSON_AddStringToObject(o, "operator", t->op) != NULL;
-    if (ok && *t->value)
-        ok = cJSON_AddStringToObject(o, "value", t->value) != NULL;
-    if (ok && *t->effect)
-        ok = cJSON_AddStringToObject(o, "effect", t->effect) != NULL;
-    if (ok && t->has_seconds)
-        ok = add_int(o, "tolerationSeconds", t->seconds);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
+    gp_strbuf_init(&o, 0);
+    gp_strbuf_put(&o, "{", 1);
+    if (*t->key)
+        put_member(&o, "\"key\":", t->key);
+    put_member(&o, "\"operator\":", t->op);
+    if (*t->value)
+        put_member(&o, "\"value\":", t->value);
+    if (*t->effect)
+        put_member(&o, "\"effect\":", t->effect);
+    if (t->has_seconds) {
+        static const char name[] = ",\"tolerationSeconds\":";
+
+        gp_strbuf_put(&o, name, sizeof(name) - 1);
+        gp_strbuf_int(&o, t->seconds);
     }
-    return o;
+    gp_strbuf_put(&o, "}", 1);
+    if (!o.failed)
+        raw = cJSON_CreateRaw(o.p);
+    gp_strbuf_free(&o);
+    return raw;
 }
 
 /* One matchExpressions element: {"key": ..., "operator": ..., "values": [...]}. */
@@ -639,6 +657,6 @@ gp_status gp_patch_build(const cJSON *pod, const gp_decision *d, char **out, siz
     if (st == GP_OK)
         st = gp_strbuf_take(&b.ops, out, len);
     gp_strbuf_free(&b.ops);
-    cJSON_Delete(b.doc);
+    gp_json_pool_drop_here(b.doc); /* made in this call: with a request's pool, it goes with it */
     return st;
 }

@@ -52,6 +52,11 @@ void gp_json_pool_begin(gp_json_pool *p, size_t limit);
  * cJSON_Delete() otherwise. */
 void gp_json_pool_drop(const gp_json_pool *p, struct cJSON *tree);
 
+/* gp_json_pool_drop() for code that builds and drops a tree within one call without knowing the
+ * pool (the patch builder's view): nothing to walk when the calling thread has a pool bound (the
+ * tree came from it), cJSON_Delete() otherwise. */
+void gp_json_pool_drop_here(struct cJSON *tree);
+
 /* Unbinds p and releases everything allocated from it. */
 void gp_json_pool_end(gp_json_pool *p);
 

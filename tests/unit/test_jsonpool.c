@@ -104,8 +104,9 @@ GP_TEST(pool_limit_is_an_allocation_failure)
     free(text);
 }
 
-/* gp_json_pool_drop(): a tree of the bound pool is left for the pool's end (nothing walked); with
- * no pool bound it is deleted (under valgrind and ASan, a leak otherwise). */
+/* gp_json_pool_drop() and gp_json_pool_drop_here(): a tree of the bound pool is left for the
+ * pool's end (nothing walked); with no pool bound it is deleted (under valgrind and ASan, a leak
+ * otherwise). */
 GP_TEST(pool_drop_frees_only_without_a_pool)
 {
     gp_json_pool pool;
@@ -123,6 +124,17 @@ GP_TEST(pool_drop_frees_only_without_a_pool)
     j = cJSON_Parse("[1,2,3]"); /* no pool bound: malloc, and drop must free it */
     GP_CHECK(j != NULL);
     gp_json_pool_drop(&pool, j);
+    /* gp_json_pool_drop_here(): the same, by the calling thread's binding */
+    gp_json_pool_begin(&pool, 0);
+    j = cJSON_Parse("{\"x\":{\"y\":[true]}}");
+    GP_CHECK(j != NULL);
+    used = pool.used;
+    gp_json_pool_drop_here(j);
+    GP_CHECK(on ? pool.used == used && used > 0 : pool.used == 0);
+    gp_json_pool_end(&pool);
+    j = cJSON_Parse("[4,5]");
+    GP_CHECK(j != NULL);
+    gp_json_pool_drop_here(j); /* no pool bound: freed (a leak under ASan and valgrind if not) */
 }
 
 GP_TEST(pool_off_by_environment)
