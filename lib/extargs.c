@@ -562,12 +562,9 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
                 return GP_OK;
             st = GP_ENOMEM;
         }
-        if (st == GP_ENOMEM) {
-            cJSON_Delete(x->root);
-            x->root = NULL;
-            return st;
-        }
         sax_reset(x);
+        if (st == GP_ENOMEM)
+            return st;
     }
     return sax_run(x, body, len, len, len, err);
 }

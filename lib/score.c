@@ -283,10 +283,12 @@ static gp_filter_verdict refuse_model(const gp_demand *d, const gp_class *cls, c
 static gp_filter_verdict check_models(const gp_demand *d, const gp_node *n, const gp_policy *pol,
                                       gp_filter_why *why)
 {
+    const gp_class *cls;
+    const char *model = n->gpu_product;
+
     if (d->ndeny == 0 && d->nallow == 0)
         return GP_FILTER_PASS; /* no model constraint: no class to look up, once a node */
-    const gp_class *cls = gp_policy_class(pol, d->class_name);
-    const char *model = n->gpu_product;
+    cls = gp_policy_class(pol, d->class_name);
 
     if (model != NULL && check_denied(d, cls, model, why) != GP_FILTER_PASS)
         return GP_FILTER_UNRESOLVABLE;

@@ -81,7 +81,7 @@ static bool deployment_by_hash(const gp_workload_in *in, gp_workload *out)
     if (n < hn + 2 || in->owner_name[n - hn - 1] != '-' ||
         strcmp(in->owner_name + n - hn, h) != 0)
         return false;
-    gp_copy_text(out->kind, sizeof(out->kind), "Deployment", strlen("Deployment"));
+    set(out, "Deployment", "");
     gp_copy_text(out->name, sizeof(out->name), in->owner_name, n - hn - 1);
     return true;
 }

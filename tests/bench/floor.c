@@ -31,7 +31,9 @@ static const char allow[] = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"
  * warnings). */
 static char *make_answer(unsigned n)
 {
-    size_t fixed = strlen(allow) + strlen("\"pad\":\"\","), pad;
+    static const char head[] = "{\"pad\":\"", tail[] = "\",";
+    const size_t hl = sizeof(head) - 1, tl = sizeof(tail) - 1;
+    size_t fixed = strlen(allow) + hl + tl - 1, pad; /* allow's own '{' is head's */
     char *a;
 
     if (n <= fixed)
@@ -40,10 +42,10 @@ static char *make_answer(unsigned n)
     a = malloc((size_t)n + 1);
     if (a == NULL)
         return NULL;
-    memcpy(a, "{\"pad\":\"", 8);
-    memset(a + 8, 'x', pad);
-    memcpy(a + 8 + pad, "\",", 2);
-    strcpy(a + 10 + pad, allow + 1);
+    memcpy(a, head, hl);
+    memset(a + hl, 'x', pad);
+    memcpy(a + hl + pad, tail, tl);
+    strcpy(a + hl + pad + tl, allow + 1);
     return a;
 }
 
