@@ -20,7 +20,7 @@
 #define POOL_ENABLED 1
 #endif
 
-#define ALIGN 16
+#define ALIGN GP_JSON_POOL_ALIGN
 
 /* Each thread keeps its first chunk between requests (a 6 KB review needs about 100 KB of cJSON
  * nodes): no malloc and no fresh pages per request. It is freed when the thread exits. */
@@ -50,23 +50,27 @@ static bool in_chunk(const unsigned char *base, size_t cap, const void *p)
     return base != NULL && q >= base && q < base + cap;
 }
 
-static void *pool_malloc(size_t n)
+void *gp_json_pool_alloc_slow(gp_json_pool *p, size_t n)
 {
-    gp_json_pool *p = bound_pool;
     size_t need;
-    void *r;
 
-    if (p == NULL)
-        return malloc(n);
     if (n > SIZE_MAX - ALIGN)
         return NULL;
     need = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     if (p->base != NULL && p->cap - p->used >= need) {
-        r = p->base + p->used;
+        void *r = p->base + p->used;
+
         p->used += need;
         return r;
     }
     return gp_arena_alloc_raw(&p->overflow, n); /* past the first chunk: rare, bounded */
+}
+
+static void *pool_malloc(size_t n)
+{
+    gp_json_pool *p = bound_pool;
+
+    return p != NULL ? gp_json_pool_alloc(p, n) : malloc(n);
 }
 
 static void pool_free(void *ptr)
@@ -133,6 +137,11 @@ void gp_json_pool_begin(gp_json_pool *p, size_t limit)
     p->bound = hooks_on;
     if (p->bound)
         bound_pool = p;
+}
+
+gp_json_pool *gp_json_pool_bound(void)
+{
+    return bound_pool;
 }
 
 void gp_json_pool_drop(const gp_json_pool *p, cJSON *tree)

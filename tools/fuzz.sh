@@ -13,7 +13,7 @@ shift
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 FIXTURES="$ROOT/tests/fixtures"
 export GP_FUZZ_SNAPSHOT="$ROOT/tests/extender"
-names=${*:-"admission extargs policy promjson quantity watch"}
+names=${*:-"admission extargs jsonparse policy promjson quantity watch"}
 rc=0
 
 # seed NAME DIR: fills the working corpus the first time (libFuzzer keeps adding to it).
@@ -33,6 +33,12 @@ seed() {
             [ -f "$f" ] || continue
             b=$(basename "$f" .json)
             { printf 0; cat "$f"; } > "$dir/f-$b"; { printf 1; cat "$f"; } > "$dir/p-$b"
+        done ;;
+    jsonparse)
+        # Every JSON the repository holds: reviews, extender calls, lists, policies.
+        for f in "$FIXTURES"/*.json "$FIXTURES"/kube-v1.32-captured/*.json tests/examples/*.json \
+                 tests/extender/*.json manifests/base/*.json; do
+            [ -f "$f" ] && cp "$f" "$dir/$(echo "$f" | tr / _)"
         done ;;
     policy)
         cp manifests/base/policy.json "$dir/default.json"

@@ -27,6 +27,7 @@
 struct cJSON;
 
 #define GP_JSON_POOL_CHUNK (256u * 1024) /* kept per thread; overflow comes in chunks this size */
+#define GP_JSON_POOL_ALIGN 16
 
 typedef struct {
     unsigned char *base; /* the thread's kept chunk */
@@ -56,6 +57,28 @@ void gp_json_pool_drop(const gp_json_pool *p, struct cJSON *tree);
  * pool (the patch builder's view): nothing to walk when the calling thread has a pool bound (the
  * tree came from it), cJSON_Delete() otherwise. */
 void gp_json_pool_drop_here(struct cJSON *tree);
+
+/* The pool bound to the calling thread, or NULL (none bound, or the hooks are not installed). */
+gp_json_pool *gp_json_pool_bound(void);
+
+/* n bytes from p, a pool bound to the calling thread, as cJSON's allocator gives them while it is
+ * bound (GP_JSON_POOL_ALIGN-aligned, released with the pool); NULL past the pool's limit. For a
+ * parser that makes many nodes: no call through cJSON's hooks for each one. */
+void *gp_json_pool_alloc_slow(gp_json_pool *p, size_t n);
+
+static inline void *gp_json_pool_alloc(gp_json_pool *p, size_t n)
+{
+    size_t need = (n + GP_JSON_POOL_ALIGN - 1) & ~(size_t)(GP_JSON_POOL_ALIGN - 1);
+
+    /* (for n near SIZE_MAX need wraps around: the slow path refuses it) */
+    if (n < need + GP_JSON_POOL_ALIGN && p->base != NULL && p->cap - p->used >= need) {
+        void *r = p->base + p->used;
+
+        p->used += need;
+        return r;
+    }
+    return gp_json_pool_alloc_slow(p, n);
+}
 
 /* Unbinds p and releases everything allocated from it. */
 void gp_json_pool_end(gp_json_pool *p);

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpupack/jsonparse.h"
 #include "gpupack/jsonpool.h"
 
 /* Under AddressSanitizer the pool is never used (the sanitizer must see every allocation): then
@@ -104,6 +105,37 @@ GP_TEST(pool_limit_is_an_allocation_failure)
     free(text);
 }
 
+/* gp_json_parse() takes its nodes straight from the bound pool: the same tree as cJSON's parser
+ * makes there, and the pool's limit is its allocation failure too. */
+GP_TEST(fast_parser_allocates_from_the_pool)
+{
+    gp_json_pool pool;
+    char *text = big_array(20000);
+    gp_json_error err = { GP_JSON_OK, 0 };
+    cJSON *j, *want;
+    bool on = pool_or_note();
+
+    gp_json_pool_begin(&pool, 0);
+    j = gp_json_parse(text, strlen(text), 64, &err);
+    want = cJSON_Parse(text);
+    GP_CHECK(j != NULL && want != NULL && cJSON_Compare(j, want, 1));
+    if (on) /* the root first in the kept chunk, the last elements in the overflow */
+        GP_CHECK(j != NULL && (unsigned char *)j == pool.base &&
+                 gp_arena_owns(&pool.overflow, j->child->prev));
+    else
+        GP_CHECK(pool.used == 0);
+    gp_json_pool_drop(&pool, j);
+    gp_json_pool_drop(&pool, want);
+    gp_json_pool_end(&pool);
+
+    gp_json_pool_begin(&pool, GP_JSON_POOL_CHUNK + 64 * 1024);
+    j = gp_json_parse(text, strlen(text), 64, &err);
+    GP_CHECK(on ? j == NULL && err.kind == GP_JSON_NOMEM : j != NULL);
+    cJSON_Delete(j);
+    gp_json_pool_end(&pool);
+    free(text);
+}
+
 /* gp_json_pool_drop() and gp_json_pool_drop_here(): a tree of the bound pool is left for the
  * pool's end (nothing walked); with no pool bound it is deleted (under valgrind and ASan, a leak
  * otherwise). */
@@ -154,5 +186,6 @@ GP_TEST(pool_off_by_environment)
 }
 
 GP_MAIN(GP_CASE(pool_serves_and_releases), GP_CASE(pool_grows_past_its_chunk),
-        GP_CASE(pool_limit_is_an_allocation_failure), GP_CASE(pool_drop_frees_only_without_a_pool),
+        GP_CASE(pool_limit_is_an_allocation_failure), GP_CASE(fast_parser_allocates_from_the_pool),
+        GP_CASE(pool_drop_frees_only_without_a_pool),
         GP_CASE(pool_off_by_environment))

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* gp_json_parse() against cJSON's own parser on the same bytes. Properties: whatever
+ * gp_json_parse accepts, cJSON accepts too, as the same tree (types, names, strings, numbers to
+ * the bit, valueint, each container's links); a refusal says why (syntax or depth, never memory
+ * here) at an offset inside the input. gp_json_parse may refuse what cJSON accepts (it is
+ * stricter: leading zeros, raw control characters, "\u" without four hex digits...). */
+#include "fuzz_common.h"
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpupack/jsonparse.h"
+
+#define MAX_DEPTH 64
+
+static bool same_text(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static bool links_ok(const cJSON *n)
+{
+    const cJSON *last = NULL;
+
+    for (const cJSON *c = n->child; c != NULL; last = c, c = c->next)
+        if (c != n->child && c->prev != last)
+            return false;
+    return n->child == NULL || n->child->prev == last;
+}
+
+static bool same_tree(const cJSON *a, const cJSON *b)
+{
+    if (a->type != b->type || !same_text(a->string, b->string) ||
+        !same_text(a->valuestring, b->valuestring) || a->valueint != b->valueint ||
+        memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)) != 0 || !links_ok(a))
+        return false;
+    for (a = a->child, b = b->child; a != NULL && b != NULL; a = a->next, b = b->next)
+        if (!same_tree(a, b))
+            return false;
+    return a == NULL && b == NULL;
+}
+
+/* cJSON counts depth its own way (and to 1000): its tree is only compared when ours exists,
+ * which bounds the depth to MAX_DEPTH. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = fuzz_body(data, size);
+    gp_json_error err = { GP_JSON_OK, 0 };
+    cJSON *got = gp_json_parse(text, size, MAX_DEPTH, &err), *want;
+
+    if (got == NULL) {
+        FUZZ_ASSERT(err.kind == GP_JSON_SYNTAX || err.kind == GP_JSON_DEPTH, "kind %d",
+                    (int)err.kind);
+        FUZZ_ASSERT(err.offset <= size, "offset %zu of %zu", err.offset, size);
+    } else {
+        FUZZ_ASSERT(err.kind == GP_JSON_OK, "a tree and kind %d", (int)err.kind);
+        want = cJSON_ParseWithLengthOpts(text, size + 1, NULL, 1); /* as admission.c called it */
+        FUZZ_ASSERT(want != NULL, "accepted what cJSON refuses");
+        FUZZ_ASSERT(same_tree(got, want), "a tree unlike cJSON's");
+        cJSON_Delete(want);
+    }
+    cJSON_Delete(got);
+    free(text);
+    return 0;
+}
