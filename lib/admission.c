@@ -11,6 +11,7 @@
 
 #include "gpupack/base64.h"
 #include "gpupack/json.h"
+#include "gpupack/jsonparse.h"
 #include "gpupack/strbuf.h"
 
 static const char *text_or(const cJSON *v, const char *dflt)
@@ -88,10 +89,23 @@ static gp_status decode_request(const cJSON *rq, gp_admission_request *req, gp_e
     return GP_OK;
 }
 
+static gp_status parse_failure(const gp_json_error *jerr, gp_err *err)
+{
+    if (jerr->kind == GP_JSON_NOMEM) { /* the request's pool has a limit (webhook.h) */
+        gp_err_set(err, "body is too large to decode (out of memory)");
+        return GP_ENOMEM;
+    }
+    if (jerr->kind == GP_JSON_DEPTH)
+        gp_err_set(err, "body is nested deeper than %d levels", GP_JSON_MAX_DEPTH);
+    else
+        gp_err_set(err, "body is not valid JSON (near byte %zu)", jerr->offset);
+    return GP_EINVAL;
+}
+
 gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
                               gp_admission_request *req, gp_err *err)
 {
-    const char *end = NULL;
+    gp_json_error jerr;
     gp_status st;
 
     memset(req, 0, sizeof(*req));
@@ -100,13 +114,9 @@ gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
         gp_err_set(err, "body is not valid UTF-8 text");
         return GP_EINVAL;
     }
-    *root = cJSON_ParseWithLengthOpts(body, len + 1, &end, 1);
-    if (*root == NULL) {
-        size_t off = end && end >= body ? (size_t)(end - body) : 0;
-
-        gp_err_set(err, "body is not valid JSON (near byte %zu)", off);
-        return GP_EINVAL;
-    }
+    *root = gp_json_parse(body, len, GP_JSON_MAX_DEPTH, &jerr);
+    if (*root == NULL)
+        return parse_failure(&jerr, err);
     st = gp_json_reject_ambiguous(body, len, *root, GP_JSON_MAX_DEPTH, err);
     if (st == GP_OK)
         st = check_envelope(*root, err);
