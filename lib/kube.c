@@ -31,6 +31,7 @@
 #include "gpupack/kube.h"
 
 #include "gpupack/curlbody.h"
+#include "gpupack/jsonparse.h"
 #include "gpupack/jsonpool.h"
 #include "gpupack/kubeexec.h"
 #include <curl/curl.h>
@@ -50,6 +51,7 @@
 #define KUBE_CONTINUE_MAX 8192   /* a continue token */
 #define KUBE_ERRBODY_MAX 8192    /* the body of a non-2xx response, kept for the message */
 #define KUBE_NAME_MAX 32         /* an informer's name */
+#define KUBE_JSON_DEPTH 1000     /* lists and watch events nest at most this deep (cJSON's limit) */
 #define KUBE_PATH_MAX 1024       /* an informer's path, and its field selector */
 #define KUBE_SHORT_WATCH_MS 1000 /* a watch ending sooner than this with no event is a failure */
 #define KUBE_KEEPIDLE_S 30
@@ -708,7 +710,7 @@ static gp_status parse_page(const char *body, size_t len, cJSON **root, const cJ
 {
     const cJSON *meta, *jrv, *jcont;
 
-    *root = cJSON_ParseWithLengthOpts(body, len + 1, NULL, 1);
+    *root = gp_json_parse(body, len, KUBE_JSON_DEPTH, NULL);
     meta = cJSON_GetObjectItemCaseSensitive(*root, "metadata");
     jrv = cJSON_GetObjectItemCaseSensitive(meta, "resourceVersion");
     jcont = cJSON_GetObjectItemCaseSensitive(meta, "continue");
@@ -918,7 +920,7 @@ static gp_status on_line(void *arg, const char *line, size_t len)
     gp_json_pool pool;
 
     gp_json_pool_begin(&pool, 0);
-    cJSON *root = cJSON_ParseWithLengthOpts(line, len + 1, NULL, 1);
+    cJSON *root = gp_json_parse(line, len, KUBE_JSON_DEPTH, NULL);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "object");
     gp_status st;
