@@ -97,6 +97,8 @@ static gp_status parse_failure(const gp_json_error *jerr, gp_err *err)
     }
     if (jerr->kind == GP_JSON_DEPTH)
         gp_err_set(err, "body is nested deeper than %d levels", GP_JSON_MAX_DEPTH);
+    else if (jerr->kind == GP_JSON_DUPLICATE)
+        gp_err_set(err, "duplicate key \"%s\" in an object", jerr->name);
     else
         gp_err_set(err, "body is not valid JSON (near byte %zu)", jerr->offset);
     return GP_EINVAL;
@@ -114,10 +116,10 @@ gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
         gp_err_set(err, "body is not valid UTF-8 text");
         return GP_EINVAL;
     }
-    *root = gp_json_parse(body, len, GP_JSON_MAX_DEPTH, &jerr);
+    *root = gp_json_parse_unambiguous(body, len, GP_JSON_MAX_DEPTH, &jerr);
     if (*root == NULL)
         return parse_failure(&jerr, err);
-    st = gp_json_reject_ambiguous(body, len, *root, GP_JSON_MAX_DEPTH, err);
+    st = gp_json_reject_ambiguous(body, len, NULL, GP_JSON_MAX_DEPTH, err); /* \u0000 */
     if (st == GP_OK)
         st = check_envelope(*root, err);
     if (st == GP_OK)

@@ -6,14 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SMALL_OBJECT 16 /* members compared pairwise; larger objects are sorted */
+#define SMALL_OBJECT GP_JSON_SMALL_OBJECT
 
-/* A cheap summary of a member name (its length and three of its bytes): two names of one object
- * almost always differ here, so the pairwise comparison of a small object compares numbers and
- * calls strcmp only on a match. */
-static uint32_t name_hash(const char *s)
+uint32_t gp_json_name_hash(const char *s, size_t n)
 {
-    size_t n = strlen(s);
     const unsigned char *u = (const unsigned char *)s;
 
     if (n == 0)
@@ -30,7 +26,7 @@ static const char *duplicate_in_small(const cJSON *obj)
 
     for (const cJSON *c = obj->child; c != NULL; c = c->next, n++) {
         m[n] = c;
-        h[n] = name_hash(c->string);
+        h[n] = gp_json_name_hash(c->string, strlen(c->string));
     }
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
@@ -44,11 +40,14 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static gp_status duplicate_in(const cJSON *obj, const char **dup)
+gp_status gp_json_object_duplicate(const cJSON *obj, const char **dup)
 {
     size_t n = 0, i = 0;
     const char **names;
 
+    *dup = NULL;
+    if (obj == NULL || (obj->type & 0xFF) != cJSON_Object)
+        return GP_OK;
     for (const cJSON *c = obj->child; c != NULL; c = c->next)
         n++;
     if (n <= SMALL_OBJECT) {
@@ -78,7 +77,7 @@ static gp_status check_tree(const cJSON *node, int depth, int max_depth, const c
     if (depth > max_depth)
         return GP_ETOOBIG;
     if ((node->type & 0xFF) == cJSON_Object)
-        st = duplicate_in(node, dup);
+        st = gp_json_object_duplicate(node, dup);
     for (const cJSON *c = node->child; st == GP_OK && c != NULL; c = c->next)
         if ((c->type & 0xFF) == cJSON_Object || (c->type & 0xFF) == cJSON_Array)
             st = check_tree(c, depth + 1, max_depth, dup); /* (cJSON_IsObject is a call) */

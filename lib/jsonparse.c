@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "gpupack/json.h"
 #include "gpupack/jsonpool.h"
 
 #define NUMBER_BUF 64   /* a number's text is copied for strtod on the stack up to this length */
@@ -24,8 +25,16 @@ typedef struct {
     const byte *p, *end, *start;
     int max_depth;
     gp_json_pool *pool; /* the thread's bound pool: nodes from it without cJSON's hooks */
+    bool unique;        /* refuse duplicate member names */
     gp_json_error err;
 } parser;
+
+/* The members of the object being read, for the duplicate check of a small one. */
+typedef struct {
+    uint32_t hash[GP_JSON_SMALL_OBJECT];
+    const cJSON *member[GP_JSON_SMALL_OBJECT];
+    size_t n;
+} names;
 
 static cJSON *parse_value(parser *ps, int depth);
 
@@ -197,8 +206,8 @@ static bool escape(const byte **pp, const byte *lim, byte **out)
     return true;
 }
 
-/* A string with escapes, its content from s on. */
-static char *escaped_string(parser *ps, const byte *s)
+/* A string with escapes, its content from s on; *len is its strlen. */
+static char *escaped_string(parser *ps, const byte *s, size_t *len)
 {
     const byte *close = string_close(ps, s);
     byte *out, *o;
@@ -221,24 +230,27 @@ static char *escaped_string(parser *ps, const byte *s)
         }
     }
     *o = '\0';
+    *len = strlen((char *)out); /* \u0000 ends it early */
     ps->p = close + 1;
     return (char *)out;
 }
 
-/* The string at ps->p (its opening quote), decoded into memory from cJSON_malloc(). */
-static char *parse_string(parser *ps)
+/* The string at ps->p (its opening quote), decoded into memory as cJSON_malloc() gives it; *len
+ * is its strlen. */
+static char *parse_string(parser *ps, size_t *len)
 {
     const byte *s = ps->p + 1;
     size_t run = plain_run(s, ps->end);
     char *out;
 
     if (s + run >= ps->end || s[run] != '"')
-        return escaped_string(ps, s);
+        return escaped_string(ps, s, len);
     out = alloc(ps, run + 1);
     if (out == NULL)
         return fail(ps, GP_JSON_NOMEM, s);
     memcpy(out, s, run);
     out[run] = '\0';
+    *len = run;
     ps->p = s + run + 1;
     return out;
 }
@@ -352,16 +364,19 @@ static bool more(parser *ps, byte close, bool *ok)
     return false;
 }
 
-/* One member: "name" : value. */
-static cJSON *parse_member(parser *ps, int depth)
+/* One member: "name" : value; *hash summarises the name (gp_json_name_hash). */
+static cJSON *parse_member(parser *ps, int depth, uint32_t *hash)
 {
     char *name;
+    size_t len;
     cJSON *v;
 
     if (ps->p >= ps->end || *ps->p != '"')
         return fail(ps, GP_JSON_SYNTAX, ps->p);
-    if ((name = parse_string(ps)) == NULL)
+    if ((name = parse_string(ps, &len)) == NULL)
         return NULL;
+    if (ps->unique)
+        *hash = gp_json_name_hash(name, len);
     skip_space(ps);
     if (ps->p >= ps->end || *ps->p != ':') {
         cJSON_free(name);
@@ -377,12 +392,56 @@ static cJSON *parse_member(parser *ps, int depth)
     return v;
 }
 
+/* The first name obj holds twice (nm: its members' summaries, when it has few), or NULL. */
+static const char *repeated_name(parser *ps, const cJSON *obj, const names *nm)
+{
+    const char *dup = NULL;
+
+    if (nm->n > GP_JSON_SMALL_OBJECT) {
+        if (gp_json_object_duplicate(obj, &dup) == GP_ENOMEM)
+            fail(ps, GP_JSON_NOMEM, ps->p);
+        return dup;
+    }
+    for (size_t i = 0; i < nm->n; i++)
+        for (size_t j = i + 1; j < nm->n; j++)
+            if (nm->hash[i] == nm->hash[j] &&
+                strcmp(nm->member[i]->string, nm->member[j]->string) == 0)
+                return nm->member[i]->string;
+    return NULL;
+}
+
+/* Notes member (just read, with its name's summary) for the duplicate check. */
+static void note_name(names *nm, const cJSON *member, uint32_t hash)
+{
+    if (nm->n < GP_JSON_SMALL_OBJECT) {
+        nm->hash[nm->n] = hash;
+        nm->member[nm->n] = member;
+    }
+    nm->n++;
+}
+
+/* False, with the failure recorded, when the object that started at open repeats a name. */
+static bool unique_names(parser *ps, const cJSON *obj, const names *nm, const byte *open)
+{
+    const char *dup = repeated_name(ps, obj, nm);
+    size_t n;
+
+    if (dup == NULL)
+        return ps->err.kind == GP_JSON_OK;
+    fail(ps, GP_JSON_DUPLICATE, open);
+    n = strlen(dup) < GP_JSON_NAME_KEPT ? strlen(dup) : GP_JSON_NAME_KEPT;
+    memcpy(ps->err.name, dup, n);
+    ps->err.name[n] = '\0';
+    return false;
+}
+
 /* An object or an array at ps->p (its '{' or '['). */
 static cJSON *parse_container(parser *ps, int depth, bool object)
 {
-    const byte close = object ? '}' : ']';
+    const byte close = object ? '}' : ']', *open = ps->p;
     cJSON *c, *last = NULL;
     bool ok = true;
+    names nm;
 
     if (depth > ps->max_depth)
         return fail(ps, GP_JSON_DEPTH, ps->p);
@@ -394,15 +453,21 @@ static cJSON *parse_container(parser *ps, int depth, bool object)
         ps->p++;
         return c;
     }
+    nm.n = 0;
     do {
-        cJSON *item = object ? parse_member(ps, depth + 1) : parse_value(ps, depth + 1);
+        uint32_t hash = 0;
+        cJSON *item = object ? parse_member(ps, depth + 1, &hash) : parse_value(ps, depth + 1);
 
         if (item == NULL) {
             ok = false;
             break;
         }
         append(c, &last, item);
+        if (object && ps->unique)
+            note_name(&nm, item, hash);
     } while (more(ps, close, &ok));
+    if (ok && object && ps->unique)
+        ok = unique_names(ps, c, &nm, open);
     if (!ok) {
         cJSON_Delete(c);
         return NULL;
@@ -414,8 +479,9 @@ static cJSON *parse_container(parser *ps, int depth, bool object)
 static cJSON *parse_string_value(parser *ps)
 {
     cJSON *n = new_node(ps, cJSON_String);
+    size_t len;
 
-    if (n != NULL && (n->valuestring = parse_string(ps)) == NULL) {
+    if (n != NULL && (n->valuestring = parse_string(ps, &len)) == NULL) {
         cJSON_free(n);
         return NULL;
     }
@@ -446,10 +512,10 @@ static cJSON *parse_value(parser *ps, int depth)
     }
 }
 
-cJSON *gp_json_parse(const char *text, size_t len, int max_depth, gp_json_error *err)
+static cJSON *parse(const char *text, size_t len, int max_depth, bool unique, gp_json_error *err)
 {
     parser ps = { (const byte *)text, (const byte *)text + len, (const byte *)text, max_depth,
-                  gp_json_pool_bound(), { GP_JSON_OK, 0 } };
+                  gp_json_pool_bound(), unique, { GP_JSON_OK, 0, "" } };
     cJSON *root;
 
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
@@ -465,4 +531,14 @@ cJSON *gp_json_parse(const char *text, size_t len, int max_depth, gp_json_error 
     if (err != NULL)
         *err = ps.err;
     return root;
+}
+
+cJSON *gp_json_parse(const char *text, size_t len, int max_depth, gp_json_error *err)
+{
+    return parse(text, len, max_depth, false, err);
+}
+
+cJSON *gp_json_parse_unambiguous(const char *text, size_t len, int max_depth, gp_json_error *err)
+{
+    return parse(text, len, max_depth, true, err);
 }

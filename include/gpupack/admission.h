@@ -35,8 +35,8 @@ typedef struct {
     const cJSON *object;      /* NULL when absent or null */
 } gp_admission_request;
 
-/* Parses body (len bytes, strict RFC 8259 JSON with gp_json_parse(): nested at most
- * GP_JSON_MAX_DEPTH deep). On success *root owns the tree (free with cJSON_Delete) and *req
+/* Parses body (len bytes, strict RFC 8259 JSON with gp_json_parse_unambiguous(): nested at most
+ * GP_JSON_MAX_DEPTH deep, no member name twice in an object, no \u0000). On success *root owns the tree (free with cJSON_Delete) and *req
  * borrows from it. GP_ENOMEM when memory ran out. */
 gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
                               gp_admission_request *req, gp_err *err) GP_WUR;

@@ -10,15 +10,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "gpupack/status.h"
 
+#define GP_JSON_SMALL_OBJECT 16 /* members compared pairwise; larger objects are sorted */
+
 /* Looks for an object that names a member twice, anywhere under root (root's depth must already
  * be bounded). Returns GP_OK when there is none; GP_EINVAL with *dup set to the repeated name
  * (owned by the tree) when there is one; GP_ENOMEM when scratch memory ran out. */
 gp_status gp_json_find_duplicate_key(const cJSON *root, const char **dup) GP_WUR;
+
+/* The same for obj alone, not what is under it (GP_OK when obj is not an object). */
+gp_status gp_json_object_duplicate(const cJSON *obj, const char **dup) GP_WUR;
+
+/* A cheap summary of a member name of n bytes (n as strlen counts them; its length and three of
+ * its bytes): two names of one object almost always differ here, so comparing summaries before
+ * calling strcmp finds duplicates in a small object without comparing names. */
+uint32_t gp_json_name_hash(const char *s, size_t n);
 
 /* The first member of obj named key, as cJSON_GetObjectItemCaseSensitive() returns it, or NULL
  * (also when obj is NULL or not an object). Compares a name's first byte before calling strcmp. */
@@ -35,7 +46,8 @@ bool gp_json_has_nul_escape(const char *s, size_t n);
 /* The checks on a request body and its tree, in one walk of the tree: nesting deeper than
  * max_depth levels, a duplicate member name, then \u0000 in the text. GP_OK, or GP_EINVAL
  * (GP_ENOMEM) with a message for the client in err ("body is nested deeper than 64 levels",
- * "duplicate key \"uid\" in an object", "body holds \u0000 ..."). */
+ * "duplicate key \"uid\" in an object", "body holds \u0000 ..."). With root NULL, the text's
+ * check alone (for a tree gp_json_parse_unambiguous() made, which checked the rest). */
 gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *root, int max_depth,
                                    gp_err *err) GP_WUR;
 

@@ -18,6 +18,10 @@
  * Containers nest at most max_depth deep: the root is at depth 0, a container inside it at 1, as
  * gp_json_reject_ambiguous() counts. The recursion is bounded by it.
  *
+ * gp_json_parse_unambiguous() also refuses an object that names a member twice (cJSON keeps
+ * both; Go's decoders take the last), the check gp_json_reject_ambiguous() makes after a parse,
+ * made here while the names' lengths are known.
+ *
  * On failure: NULL, nothing allocated left behind, and *err (when err is not NULL) says why and at
  * which byte. */
 #ifndef GPUPACK_JSONPARSE_H
@@ -29,16 +33,21 @@
 
 typedef enum {
     GP_JSON_OK = 0,
-    GP_JSON_SYNTAX, /* not JSON, at offset */
-    GP_JSON_DEPTH,  /* a container deeper than max_depth starts at offset */
-    GP_JSON_NOMEM   /* cJSON_malloc() failed */
+    GP_JSON_SYNTAX,    /* not JSON, at offset */
+    GP_JSON_DEPTH,     /* a container deeper than max_depth starts at offset */
+    GP_JSON_DUPLICATE, /* the object starting at offset names a member twice (name) */
+    GP_JSON_NOMEM      /* cJSON_malloc() failed */
 } gp_json_fail;
+
+#define GP_JSON_NAME_KEPT 64 /* bytes of a duplicate name kept for the message */
 
 typedef struct {
     gp_json_fail kind;
-    size_t offset; /* the byte of text where it failed */
+    size_t offset;                    /* the byte of text where it failed */
+    char name[GP_JSON_NAME_KEPT + 1]; /* GP_JSON_DUPLICATE: the name (its start) */
 } gp_json_error;
 
 cJSON *gp_json_parse(const char *text, size_t len, int max_depth, gp_json_error *err);
+cJSON *gp_json_parse_unambiguous(const char *text, size_t len, int max_depth, gp_json_error *err);
 
 #endif

@@ -297,7 +297,7 @@ GP_TEST(edited_documents_accepted_only_as_cjson_reads_them)
 
 static void check_refused(const char *s, gp_json_fail kind, size_t offset)
 {
-    gp_json_error err = { GP_JSON_OK, 0 };
+    gp_json_error err = { GP_JSON_OK, 0, "" };
     cJSON *got = gp_json_parse(s, strlen(s), 64, &err);
 
     if (got != NULL || err.kind != kind || err.offset != offset) {
@@ -450,7 +450,7 @@ static char *nested(int levels, const char *open, const char *inner, const char 
 static void depth_agrees(int levels, const char *open, const char *inner, const char *close)
 {
     char *s = nested(levels, open, inner, close);
-    gp_json_error err = { GP_JSON_OK, 0 };
+    gp_json_error err = { GP_JSON_OK, 0, "" };
     cJSON *got = gp_json_parse(s, strlen(s), 8, &err), *ref = cJSON_Parse(s);
     gp_err e = { { 0 } };
     bool ref_ok = ref != NULL && gp_json_reject_ambiguous(s, strlen(s), ref, 8, &e) == GP_OK;
@@ -480,6 +480,105 @@ GP_TEST(nesting_limit_counted_as_reject_ambiguous_counts)
     GP_CHECK_INT(err.kind, GP_JSON_DEPTH);
     GP_CHECK_INT(err.offset, 65);
     free(deep);
+}
+
+/* ---- duplicate names ---- */
+
+/* An object of n members named from a few names (so that some repeat), nested once at random. */
+static void gen_named_object(gen_text *t, unsigned n, int depth)
+{
+    static const char *const names[] = { "\"a\"", "\"b\"", "\"ab\"", "\"ba\"", "\"a\\u0000x\"",
+                                          "\"\\u0061\"", "\"\"", "\"abc\"", "\"cab\"" };
+    char own[32];
+
+    put(t, "{");
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0)
+            put(t, ",");
+        if (rnd(3) == 0) { /* a name no other member has */
+            snprintf(own, sizeof(own), "\"m%u\"", i);
+            put(t, own);
+        } else {
+            put(t, names[rnd(sizeof(names) / sizeof(names[0]))]);
+        }
+        put(t, ":");
+        if (depth < 2 && rnd(4) == 0)
+            gen_named_object(t, rnd(6), depth + 1);
+        else
+            put(t, "1");
+    }
+    put(t, "}");
+}
+
+/* gp_json_parse_unambiguous refuses exactly what gp_json_find_duplicate_key finds in cJSON's
+ * tree, naming the same member in a flat object; gp_json_parse takes both. Small objects (compared by summary)
+ * and large ones (sorted). */
+GP_TEST(duplicates_refused_as_find_duplicate_key_finds_them)
+{
+    gen_text t = { 0 };
+    int agree = 0, dups = 0, runs = 3000;
+
+    for (int i = 0; i < runs; i++) {
+        gp_json_error err = { GP_JSON_OK, 0, "" };
+        cJSON *ref, *got, *lax;
+        const char *dup = NULL;
+        gp_status st;
+
+        t.n = 0;
+        put(&t, "");
+        gen_named_object(&t, rnd(i % 2 ? 8 : 40), 0);
+        ref = cJSON_Parse(t.s);
+        st = gp_json_find_duplicate_key(ref, &dup);
+        got = gp_json_parse_unambiguous(t.s, t.n, 64, &err);
+        lax = gp_json_parse(t.s, t.n, 64, NULL);
+        dups += dup != NULL;
+        /* the same name when there is one object; nested ones are checked inner first here */
+        if (st == GP_OK ? got != NULL && err.kind == GP_JSON_OK
+                        : got == NULL && err.kind == GP_JSON_DUPLICATE &&
+                              (strchr(t.s + 1, '{') != NULL || strcmp(err.name, dup) == 0))
+            agree++;
+        else
+            printf("  disagree on %s\n", t.s);
+        GP_CHECK(lax != NULL);
+        cJSON_Delete(ref);
+        cJSON_Delete(got);
+        cJSON_Delete(lax);
+    }
+    GP_CHECK_INT(agree, runs);
+    GP_CHECK(dups > runs / 4 && dups < runs);
+    free(t.s);
+}
+
+GP_TEST(duplicate_named_with_its_object)
+{
+    static const char doc[] = "{\"a\":{\"x\":1,\"y\":2,\"x\":3},\"b\":1}";
+    gp_json_error err = { GP_JSON_OK, 0, "" };
+    char longdoc[300], m[32];
+    gen_text t = { 0 };
+    cJSON *ok;
+
+    GP_CHECK(gp_json_parse_unambiguous(doc, strlen(doc), 64, &err) == NULL);
+    GP_CHECK_INT(err.kind, GP_JSON_DUPLICATE);
+    GP_CHECK_INT(err.offset, 5);
+    GP_CHECK_STR(err.name, "x");
+    snprintf(longdoc, sizeof(longdoc), "{\"%0100d\":1,\"%0100d\":2}", 7, 7);
+    GP_CHECK(gp_json_parse_unambiguous(longdoc, strlen(longdoc), 64, &err) == NULL);
+    GP_CHECK_INT(strlen(err.name), GP_JSON_NAME_KEPT); /* cut for the message */
+    /* past GP_JSON_SMALL_OBJECT members, both repeats beyond the first 16 */
+    put(&t, "{");
+    for (int i = 0; i < 20; i++) {
+        snprintf(m, sizeof(m), "\"m%d\":%d,", i, i);
+        put(&t, m);
+    }
+    put(&t, "\"m17\":0}");
+    GP_CHECK(gp_json_parse_unambiguous(t.s, t.n, 64, &err) == NULL);
+    GP_CHECK_INT(err.kind, GP_JSON_DUPLICATE);
+    GP_CHECK_STR(err.name, "m17");
+    t.s[t.n - 5] = 'x'; /* "m1x": no repeat */
+    ok = gp_json_parse_unambiguous(t.s, t.n, 64, &err);
+    GP_CHECK(ok != NULL);
+    cJSON_Delete(ok);
+    free(t.s);
 }
 
 /* ---- memory ---- */
@@ -517,7 +616,7 @@ GP_TEST(every_allocation_failure_leaves_nothing)
     GP_CHECK_INT(live, 0);
     GP_CHECK(need > 10);
     for (long k = 0; k < need; k++) {
-        gp_json_error err = { GP_JSON_OK, 0 };
+        gp_json_error err = { GP_JSON_OK, 0, "" };
 
         allowed = k;
         t = gp_json_parse(doc, strlen(doc), 64, &err);
@@ -537,4 +636,6 @@ GP_MAIN(GP_CASE(same_tree_as_cjson_on_every_fixture),
         GP_CASE(byte_order_mark_and_whitespace_around), GP_CASE(numbers_as_cjson_reads_them),
         GP_CASE(strings_decoded_as_cjson_decodes_them),
         GP_CASE(nesting_limit_counted_as_reject_ambiguous_counts),
+        GP_CASE(duplicates_refused_as_find_duplicate_key_finds_them),
+        GP_CASE(duplicate_named_with_its_object),
         GP_CASE(every_allocation_failure_leaves_nothing))

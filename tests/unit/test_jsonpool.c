@@ -111,7 +111,7 @@ GP_TEST(fast_parser_allocates_from_the_pool)
 {
     gp_json_pool pool;
     char *text = big_array(20000);
-    gp_json_error err = { GP_JSON_OK, 0 };
+    gp_json_error err = { GP_JSON_OK, 0, "" };
     cJSON *j, *want;
     bool on = pool_or_note();
 
