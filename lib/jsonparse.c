@@ -235,14 +235,56 @@ static char *escaped_string(parser *ps, const byte *s, size_t *len)
     return (char *)out;
 }
 
+#ifdef __SSE2__
+/* A plain string (no escape) whose content starts at s, copied 16 bytes at a time while it is
+ * scanned, straight into the bound pool's free space, which it then takes. NULL, with nothing
+ * taken, when it is not plain, when fewer than 16 bytes of text follow a block, or when the pool's
+ * chunk is short: the caller goes the long way. */
+static char *plain_into_pool(parser *ps, const byte *s, size_t *len)
+{
+    gp_json_pool *pool = ps->pool;
+    byte *dst = pool->base + pool->used;
+    const size_t room = pool->cap - pool->used, n = (size_t)(ps->end - s);
+    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1F);
+
+    for (size_t i = 0; n - i >= 16 && room - i >= 16; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
+                                   low);
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        size_t k;
+
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), v);
+        if (mask == 0)
+            continue;
+        k = i + (size_t)__builtin_ctz(mask);
+        if (s[k] != '"')
+            return NULL;
+        dst[k] = '\0'; /* k < i + 16 <= room; room is a multiple of the alignment */
+        pool->used += (k + GP_JSON_POOL_ALIGN) & ~(size_t)(GP_JSON_POOL_ALIGN - 1);
+        *len = k;
+        ps->p = s + k + 1;
+        return (char *)dst;
+    }
+    return NULL;
+}
+#endif
+
 /* The string at ps->p (its opening quote), decoded into memory as cJSON_malloc() gives it; *len
  * is its strlen. */
 static char *parse_string(parser *ps, size_t *len)
 {
     const byte *s = ps->p + 1;
-    size_t run = plain_run(s, ps->end);
+    size_t run;
     char *out;
 
+#ifdef __SSE2__
+    if (ps->pool != NULL && ps->pool->base != NULL && (out = plain_into_pool(ps, s, len)) != NULL)
+        return out;
+#endif
+    run = plain_run(s, ps->end);
     if (s + run >= ps->end || s[run] != '"')
         return escaped_string(ps, s, len);
     out = alloc(ps, run + 1);

@@ -15,6 +15,7 @@
 #include "gpupack/fileio.h"
 #include "gpupack/json.h"
 #include "gpupack/jsonparse.h"
+#include "gpupack/jsonpool.h"
 
 /* ---- comparing trees ---- */
 
@@ -54,8 +55,8 @@ enum { BOTH_REFUSE, SAME_TREE, ONLY_CJSON, DIFFERENT };
  * refuses) never is. */
 static int compare(const char *s, size_t len)
 {
+    cJSON *got = gp_json_parse(s, len, 1000, NULL); /* first: at the pool's end when bound */
     cJSON *want = cJSON_ParseWithLengthOpts(s, len + 1, NULL, 1); /* s[len] is a NUL */
-    cJSON *got = gp_json_parse(s, len, 1000, NULL);
     int r;
 
     if (got == NULL)
@@ -254,6 +255,31 @@ GP_TEST(same_tree_as_cjson_on_generated_documents)
         same += compare(t.s, t.n) == SAME_TREE;
     }
     GP_CHECK_INT(same, 4000);
+    free(t.s);
+}
+
+/* The same with the request pool bound (jsonpool.h): plain strings are copied while scanned
+ * straight into the pool's chunk, up to its end, where the long way takes over. */
+GP_TEST(same_tree_with_the_pool_bound)
+{
+    gen_text t = { 0 };
+    int same = 0;
+
+    gp_json_pool_install();
+    if (!gp_json_pool_active())
+        printf("  the pool is off (a sanitizer build, or GPUPACK_JSON_POOL=off): malloc only\n");
+    for (int i = 0; i < 2000; i++) {
+        gp_json_pool pool;
+
+        gp_json_pool_begin(&pool, 0);
+        pool.used = pool.cap > 0 ? pool.cap - 16 * (size_t)rnd(64) : 0; /* near the chunk's end */
+        t.n = 0;
+        put(&t, "");
+        gen_value(&t, 0);
+        same += compare(t.s, t.n) == SAME_TREE;
+        gp_json_pool_end(&pool);
+    }
+    GP_CHECK_INT(same, 2000);
     free(t.s);
 }
 
@@ -629,7 +655,7 @@ GP_TEST(every_allocation_failure_leaves_nothing)
 }
 
 GP_MAIN(GP_CASE(same_tree_as_cjson_on_every_fixture),
-        GP_CASE(same_tree_as_cjson_on_generated_documents),
+        GP_CASE(same_tree_as_cjson_on_generated_documents), GP_CASE(same_tree_with_the_pool_bound),
         GP_CASE(edited_documents_accepted_only_as_cjson_reads_them),
         GP_CASE(refuses_what_is_not_json_and_says_where),
         GP_CASE(every_cut_of_an_object_is_refused),
