@@ -11,6 +11,7 @@
 
 #include "gpupack/admission.h"
 #include "gpupack/json.h"
+#include "gpupack/jsonparse.h"
 #include "gpupack/k8s.h"
 #include "gpupack/strbuf.h"
 
@@ -569,6 +570,45 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
     return sax_run(x, body, len, len, len, err);
 }
 
+/* The usual body (nodeCacheCapable: a Pod, then NodeNames last) without yajl: the names read
+ * from the end (tail_names), the rest with NodeNames' brackets closed up parsed whole by
+ * gp_json_parse_unambiguous (duplicates refused there). The parse must find NodeNames as the
+ * document's last member and an empty array: then its '[' is the one tail_names found, and the
+ * names are the array's elements. False, with nothing kept, when any of it does not hold or the
+ * text holds a BOM or \u0000 (the yajl path then reads the body, with its messages and refusals),
+ * or when memory is short (*st). */
+static bool names_body_fast(sax *x, const char *body, size_t len, gp_status *st)
+{
+    size_t open, close, count, bytes, head;
+    const cJSON *last;
+    char *text;
+
+    *st = GP_OK;
+    if ((len >= 3 && memcmp(body, "\xEF\xBB\xBF", 3) == 0) || /* yajl refuses a BOM */
+        !tail_names(body, len, &open, &close, &count, &bytes))
+        return false;
+    head = open + 1;
+    if ((text = gp_arena_alloc_raw(x->a, head + (len - close))) == NULL) {
+        *st = GP_ENOMEM;
+        return false;
+    }
+    memcpy(text, body, head);
+    memcpy(text + head, body + close, len - close);
+    if (gp_json_has_nul_escape(text, head + (len - close))) /* yajl's path refuses it */
+        return false;
+    x->root = gp_json_parse_unambiguous(text, head + (len - close), GP_EXTARGS_MAX_DEPTH - 1, NULL);
+    last = cJSON_IsObject(x->root) && x->root->child != NULL ? x->root->child->prev : NULL;
+    if (last != NULL && last->string != NULL && strcmp(last->string, "NodeNames") == 0 &&
+        cJSON_IsArray(last) && last->child == NULL) {
+        if (copy_tail_names(x, body, open, close, count, bytes))
+            return true;
+        *st = GP_ENOMEM;
+    }
+    cJSON_Delete(x->root);
+    x->root = NULL;
+    return false;
+}
+
 static gp_status alloc_lists(gp_arena *a, gp_extargs *args, size_t n, gp_err *err)
 {
     if (n > GP_EXTARGS_MAX_NODES) {
@@ -628,10 +668,33 @@ static gp_status decode_names(const sax *x, gp_arena *a, gp_extargs *args, gp_er
     return args->names != NULL ? GP_OK : GP_ENOMEM;
 }
 
+/* The ExtenderArgs in root (parsed, without duplicate names): the Pod, and NodeNames or Nodes. */
+static gp_status decode_args(const sax *x, gp_arena *a, const cJSON *root, gp_extargs *args,
+                             gp_err *err)
+{
+    const cJSON *nodes, *names, *items;
+
+    args->pod = cJSON_GetObjectItemCaseSensitive(root, "Pod");
+    nodes = cJSON_GetObjectItemCaseSensitive(root, "Nodes");
+    names = cJSON_GetObjectItemCaseSensitive(root, "NodeNames");
+    items = cJSON_GetObjectItemCaseSensitive(nodes, "items");
+    if (!cJSON_IsObject(root) || !cJSON_IsObject(args->pod)) {
+        gp_err_set(err, "not an ExtenderArgs: no Pod object");
+        return GP_EINVAL;
+    }
+    if (cJSON_IsArray(names))
+        return decode_names(x, a, args, err);
+    if (cJSON_IsArray(items))
+        return decode_full(items, x, a, args, err);
+    if (cJSON_IsObject(nodes) && items == NULL)
+        return decode_full(NULL, x, a, args, err);
+    gp_err_set(err, "not an ExtenderArgs: neither NodeNames nor Nodes.items");
+    return GP_EINVAL;
+}
+
 gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **root,
                             gp_extargs *args, gp_err *err)
 {
-    const cJSON *nodes, *names, *items;
     const char *dup = NULL;
     frame stack[GP_EXTARGS_MAX_DEPTH + 1]; /* each written before it is read */
     sax x = { .body = body, .a = a, .stack = stack, .names_open = SIZE_MAX };
@@ -643,7 +706,12 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
         gp_err_set(err, "body is not valid UTF-8 text");
         return GP_EINVAL;
     }
-    st = sax_parse(&x, body, len, err);
+    if (names_body_fast(&x, body, len, &st)) {
+        *root = x.root;
+        return decode_args(&x, a, *root, args, err);
+    }
+    if (st == GP_OK)
+        st = sax_parse(&x, body, len, err);
     if (st != GP_OK)
         return st;
     *root = x.root;
@@ -653,22 +721,7 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
             gp_err_set(err, "duplicate key \"%.64s\"", dup);
         return st;
     }
-    args->pod = cJSON_GetObjectItemCaseSensitive(*root, "Pod");
-    nodes = cJSON_GetObjectItemCaseSensitive(*root, "Nodes");
-    names = cJSON_GetObjectItemCaseSensitive(*root, "NodeNames");
-    items = cJSON_GetObjectItemCaseSensitive(nodes, "items");
-    if (!cJSON_IsObject(*root) || !cJSON_IsObject(args->pod)) {
-        gp_err_set(err, "not an ExtenderArgs: no Pod object");
-        return GP_EINVAL;
-    }
-    if (cJSON_IsArray(names))
-        return decode_names(&x, a, args, err);
-    if (cJSON_IsArray(items))
-        return decode_full(items, &x, a, args, err);
-    if (cJSON_IsObject(nodes) && items == NULL)
-        return decode_full(NULL, &x, a, args, err);
-    gp_err_set(err, "not an ExtenderArgs: neither NodeNames nor Nodes.items");
-    return GP_EINVAL;
+    return decode_args(&x, a, *root, args, err);
 }
 
 /* ---- encoding: written directly (a tree of thousands of nodes costs more than the decision) */

@@ -519,6 +519,99 @@ GP_TEST(decode_random_names_at_the_end_as_in_the_middle)
     GP_CHECK(fast > 100); /* enough bodies went the fast way */
 }
 
+/* A body moved around: NodeNames first (read by yajl) and last (the names from the end, the rest
+ * by gp_json_parse_unambiguous). The same Pod tree, names and status, on every captured and
+ * constructed ExtenderArgs with NodeNames, and with the Pod edited. */
+static void same_both_ways(const char *pod, const char *names)
+{
+    size_t n = strlen(pod) + strlen(names) + 64;
+    char *first = malloc(n), *last = malloc(n);
+    req a, b;
+
+    if (first == NULL || last == NULL)
+        abort();
+    snprintf(first, n, "{\"NodeNames\":%s,\"Pod\":%s,\"Nodes\":null}", names, pod);
+    snprintf(last, n, "{\"Pod\":%s,\"Nodes\":null,\"NodeNames\":%s}", pod, names);
+    req_text(&a, first);
+    req_text(&b, last);
+    if (a.st != b.st || a.args.n != b.args.n ||
+        (a.st == GP_OK && !cJSON_Compare(a.args.pod, b.args.pod, 1)) ||
+        (a.st != GP_OK && strcmp(a.err.msg, b.err.msg) != 0 &&
+         strstr(a.err.msg, "near byte") == NULL)) {
+        printf("  differ (%d \"%s\" / %d \"%s\") on %.200s\n", (int)a.st, a.err.msg, (int)b.st,
+               b.err.msg, last);
+        gp_test_failed = 1;
+    }
+    for (size_t k = 0; a.st == GP_OK && b.st == GP_OK && k < a.args.n && k < b.args.n; k++)
+        GP_CHECK_STR(a.args.names[k], b.args.names[k]);
+    req_done(&a);
+    req_done(&b);
+    free(first);
+    free(last);
+}
+
+static char *names_json(const gp_extargs *args)
+{
+    cJSON *arr = cJSON_CreateArray();
+    char *s;
+
+    for (size_t k = 0; k < args->n; k++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(args->names[k]));
+    s = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    return s;
+}
+
+GP_TEST(decode_pod_the_same_with_names_first_or_last)
+{
+    static const char *const files[] = {
+        CAP "extenderargs-nodecache-filter-gpu.json",
+        CAP "extenderargs-nodecache-prioritize-gpu.json",
+        FIX "extender-v1-ExtenderArgs-nodecache-gpu.constructed.json",
+    };
+    static const char *const edits[][2] = {
+        { "\"spec\":", "\"spec\": \t" }, { "\"name\"", "\"n\\u0061me\"" },
+        /* (not 1e400: cJSON_Compare finds inf unequal to itself) */
+        { "\"metadata\":{", "\"metadata\":{\"x\":1e300,\"y\":-0.5,\"z\":[true,false,null]," },
+        { "\"metadata\":{", "\"metadata\":{\"name\":\"dup\"," },
+        { "\"spec\":", "\"q\":\"a\\u0000\",\"spec\":" }, { "\"spec\":", "\"q\":[1,],\"spec\":" },
+        { "\"spec\":", "\"q\":01,\"spec\":" }, { "\"spec\":", "\"q\":\"\\uD800\",\"spec\":" },
+        { "\"spec\":", "\"q\":\"a\tb\",\"spec\":" },
+    };
+
+
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        req r;
+        char *pod, *names;
+
+        req_file(&r, files[i]);
+        GP_CHECK_INT(r.st, GP_OK);
+        pod = cJSON_PrintUnformatted(r.args.pod);
+        names = names_json(&r.args); /* the tree holds [] in their place */
+        GP_CHECK(pod != NULL && names != NULL && r.args.n > 0);
+        if (pod != NULL && names != NULL)
+            same_both_ways(pod, names);
+        for (size_t e = 0; pod != NULL && names != NULL && e < sizeof(edits) / sizeof(edits[0]);
+             e++) {
+            const char *at = strstr(pod, edits[e][0]);
+            size_t n = strlen(pod) + strlen(edits[e][1]) + 1;
+            char *edited = malloc(n);
+
+            if (at == NULL || edited == NULL) {
+                free(edited);
+                continue;
+            }
+            snprintf(edited, n, "%.*s%s%s", (int)(at - pod), pod, edits[e][1],
+                     at + strlen(edits[e][0]));
+            same_both_ways(edited, names);
+            free(edited);
+        }
+        cJSON_free(pod);
+        cJSON_free(names);
+        req_done(&r);
+    }
+}
+
 /* The last array of a body is not always NodeNames: what is taken from the end must be the
  * top-level NodeNames array, once, or the body is read the usual way. */
 GP_TEST(decode_names_only_from_the_node_names_array)
@@ -857,6 +950,7 @@ GP_MAIN(GP_CASE(decode_captured_nodecache_filter), GP_CASE(decode_captured_nodec
         GP_CASE(encode_escapes), GP_CASE(encode_priorities_plain_and_escaped_names),
         GP_CASE(decode_utf8_names_ok), GP_CASE(decode_names_at_the_end_as_in_the_middle),
         GP_CASE(decode_random_names_at_the_end_as_in_the_middle),
+        GP_CASE(decode_pod_the_same_with_names_first_or_last),
         GP_CASE(decode_names_only_from_the_node_names_array), GP_CASE(decode_too_many_nodes),
         GP_CASE(decode_too_many_elements_of_any_kind),
         GP_CASE(encode_filter_nodenames_form), GP_CASE(encode_filter_full_form),
