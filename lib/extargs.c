@@ -570,40 +570,38 @@ static gp_status sax_parse(sax *x, const char *body, size_t len, gp_err *err)
     return sax_run(x, body, len, len, len, err);
 }
 
-/* The usual body (nodeCacheCapable: a Pod, then NodeNames last) without yajl: the names read
- * from the end (tail_names), the rest with NodeNames' brackets closed up parsed whole by
+/* The usual body (nodeCacheCapable: a Pod, no Nodes, NodeNames last) without yajl: the names
+ * read from the end (tail_names), the rest with NodeNames' brackets closed up parsed whole by
  * gp_json_parse_unambiguous (duplicates refused there). The parse must find NodeNames as the
  * document's last member and an empty array: then its '[' is the one tail_names found, and the
- * names are the array's elements. False, with nothing kept, when any of it does not hold or the
- * text holds a BOM or \u0000 (the yajl path then reads the body, with its messages and refusals),
- * or when memory is short (*st). */
-static bool names_body_fast(sax *x, const char *body, size_t len, gp_status *st)
+ * names are the array's elements. False, with nothing kept, when any of it does not hold, when
+ * the rest is over GP_EXTARGS_STRICT_MAX bytes or holds full Nodes (which yajl prunes as it reads)
+ * or the text a BOM or \u0000 (yajl refuses those), or when memory is short: the yajl path then
+ * reads the body, with its limits and messages. */
+static bool names_body_fast(sax *x, const char *body, size_t len)
 {
-    size_t open, close, count, bytes, head;
-    const cJSON *last;
+    size_t open, close, count, bytes, head, n;
+    const cJSON *last, *nodes;
     char *text;
 
-    *st = GP_OK;
-    if ((len >= 3 && memcmp(body, "\xEF\xBB\xBF", 3) == 0) || /* yajl refuses a BOM */
+    if ((len >= 3 && memcmp(body, "\xEF\xBB\xBF", 3) == 0) ||
         !tail_names(body, len, &open, &close, &count, &bytes))
         return false;
     head = open + 1;
-    if ((text = gp_arena_alloc_raw(x->a, head + (len - close))) == NULL) {
-        *st = GP_ENOMEM;
+    n = head + (len - close);
+    if (n > GP_EXTARGS_STRICT_MAX || (text = gp_arena_alloc_raw(x->a, n)) == NULL)
         return false;
-    }
     memcpy(text, body, head);
     memcpy(text + head, body + close, len - close);
-    if (gp_json_has_nul_escape(text, head + (len - close))) /* yajl's path refuses it */
+    if (gp_json_has_nul_escape(text, n))
         return false;
-    x->root = gp_json_parse_unambiguous(text, head + (len - close), GP_EXTARGS_MAX_DEPTH - 1, NULL);
+    x->root = gp_json_parse_unambiguous(text, n, GP_EXTARGS_MAX_DEPTH - 1, NULL);
     last = cJSON_IsObject(x->root) && x->root->child != NULL ? x->root->child->prev : NULL;
+    nodes = cJSON_GetObjectItemCaseSensitive(x->root, "Nodes");
     if (last != NULL && last->string != NULL && strcmp(last->string, "NodeNames") == 0 &&
-        cJSON_IsArray(last) && last->child == NULL) {
-        if (copy_tail_names(x, body, open, close, count, bytes))
-            return true;
-        *st = GP_ENOMEM;
-    }
+        cJSON_IsArray(last) && last->child == NULL && (nodes == NULL || cJSON_IsNull(nodes)) &&
+        copy_tail_names(x, body, open, close, count, bytes))
+        return true;
     cJSON_Delete(x->root);
     x->root = NULL;
     return false;
@@ -706,12 +704,12 @@ gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **r
         gp_err_set(err, "body is not valid UTF-8 text");
         return GP_EINVAL;
     }
-    if (names_body_fast(&x, body, len, &st)) {
+    if (names_body_fast(&x, body, len)) {
         *root = x.root;
+        args->strict_parse = true;
         return decode_args(&x, a, *root, args, err);
     }
-    if (st == GP_OK)
-        st = sax_parse(&x, body, len, err);
+    st = sax_parse(&x, body, len, err);
     if (st != GP_OK)
         return st;
     *root = x.root;

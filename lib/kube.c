@@ -51,7 +51,7 @@
 #define KUBE_CONTINUE_MAX 8192   /* a continue token */
 #define KUBE_ERRBODY_MAX 8192    /* the body of a non-2xx response, kept for the message */
 #define KUBE_NAME_MAX 32         /* an informer's name */
-#define KUBE_JSON_DEPTH 1000     /* lists and watch events nest at most this deep (cJSON's limit) */
+#define KUBE_JSON_DEPTH 999      /* lists and watch events: 1,000 containers deep, cJSON's limit */
 #define KUBE_PATH_MAX 1024       /* an informer's path, and its field selector */
 #define KUBE_SHORT_WATCH_MS 1000 /* a watch ending sooner than this with no event is a failure */
 #define KUBE_KEEPIDLE_S 30

@@ -20,6 +20,8 @@
 #define GP_EXTARGS_MAX_BODY (128u * 1024 * 1024) /* 5,000 full Node objects are ~65 MB */
 #define GP_EXTARGS_MAX_NODES 50000
 #define GP_EXTARGS_MAX_DEPTH 1000 /* JSON nesting, as cJSON's own limit */
+#define GP_EXTARGS_STRICT_MAX (4u * 1024 * 1024) /* a body's text besides NodeNames, for the
+                                                  * strict parser (a Pod is at most ~1.5 MB) */
 
 typedef struct {
     const cJSON *pod;          /* the Pod object */
@@ -32,11 +34,14 @@ typedef struct {
     const size_t *node_off;    /* ... and where each node's object starts in it ... */
     const size_t *node_len;    /* ... and its length: a filter answer hands them back verbatim */
     size_t n;
+    bool strict_parse;         /* the usual NodeNames body, read by gp_json_parse (not yajl) */
 } gp_extargs;
 
 /* Parses an ExtenderArgs body (NUL-terminated) with yajl into a cJSON tree, pruning what
  * scoring does not read of full Node objects; NodeNames' strings are copied into a, not the tree
- * (which keeps NodeNames as an empty array). *root owns the tree (cJSON_Delete); *args borrows
+ * (which keeps NodeNames as an empty array). The usual body (a Pod of at most
+ * GP_EXTARGS_STRICT_MAX bytes, no Nodes, and NodeNames last) is read by gp_json_parse_unambiguous
+ * instead, to the same tree; anything else about it goes to yajl. *root owns the tree (cJSON_Delete); *args borrows
  * from it, from a and from body (which must outlive it). GP_EINVAL with a message for anything that is not ExtenderArgs
  * (not JSON, no Pod object, neither Nodes nor NodeNames, a node without a name, too many). */
 gp_status gp_extargs_decode(const char *body, size_t len, gp_arena *a, cJSON **root,

@@ -20,6 +20,7 @@
 #include "gpupack/cluster.h"
 #include "gpupack/extender.h"
 #include "gpupack/fileio.h"
+#include "gpupack/jsonparse.h"
 #include "gpupack/log.h"
 #include "gpupack/metrics.h"
 #include "gpupack/policy.h"
@@ -447,6 +448,50 @@ GP_TEST(policy_load_default)
            "refused, 0 leaks\n", total, ok, enomem);
 }
 
+/* ---- the strict JSON parser ---------------------------------------------------------------- */
+
+/* gp_json_parse_unambiguous on a text that takes every allocation it makes: nodes and strings
+ * (cJSON's allocator), a large object's names sorted for the duplicate check and a long number's
+ * copy for strtod (malloc). Each failure is a refusal for memory, with nothing left behind. */
+GP_TEST(json_parse_every_allocation)
+{
+    static const char text[] =
+        "{\"a\":[1,2.5,\"x\\n\",\"plain\",true,null],\"big\":{\"m0\":0,\"m1\":1,\"m2\":2,"
+        "\"m3\":3,\"m4\":4,\"m5\":5,\"m6\":6,\"m7\":7,\"m8\":8,\"m9\":9,\"m10\":0,\"m11\":1,"
+        "\"m12\":2,\"m13\":3,\"m14\":4,\"m15\":5,\"m16\":6,\"m17\":7,\"m18\":8,\"m19\":9},"
+        "\"n\":100000000000000000000000000000000000000000000000000000000000000000000.5}";
+    gp_json_error err;
+    cJSON *t;
+    long total, refused = 0;
+
+    inj_start(0);
+    t = gp_json_parse_unambiguous(text, strlen(text), 64, &err);
+    GP_CHECK(t != NULL);
+    cJSON_Delete(t);
+    inj_stop();
+    total = count;
+    GP_CHECK(nlive == 0 && total > 40);
+    for (long n = 1; n <= total && !gp_test_failed; n++) {
+        inj_start(n);
+        t = gp_json_parse_unambiguous(text, strlen(text), 64, &err);
+        refused += t == NULL;
+        if (t != NULL || err.kind != GP_JSON_NOMEM || !failed) {
+            printf("  allocation %ld of %ld failing: %s, kind %d\n", n, total,
+                   t ? "a tree" : "NULL", (int)err.kind);
+            gp_test_failed = 1;
+        }
+        cJSON_Delete(t);
+        inj_stop();
+        if (nlive != 0) {
+            printf("  allocation %ld of %ld failing: %zu blocks leaked\n", n, total, nlive);
+            gp_test_failed = 1;
+        }
+    }
+    printf("  %ld allocations, each failed once: %ld refused for memory, 0 leaks\n", total,
+           refused);
+}
+
 GP_MAIN(GP_CASE(webhook_review_deployment_mig), GP_CASE(webhook_review_captured_training),
         GP_CASE(webhook_review_captured_cpu), GP_CASE(extender_filter_nodecache),
-        GP_CASE(extender_prioritize_fullnodes), GP_CASE(policy_load_default))
+        GP_CASE(extender_prioritize_fullnodes), GP_CASE(policy_load_default),
+        GP_CASE(json_parse_every_allocation))

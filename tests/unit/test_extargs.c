@@ -522,7 +522,7 @@ GP_TEST(decode_random_names_at_the_end_as_in_the_middle)
 /* A body moved around: NodeNames first (read by yajl) and last (the names from the end, the rest
  * by gp_json_parse_unambiguous). The same Pod tree, names and status, on every captured and
  * constructed ExtenderArgs with NodeNames, and with the Pod edited. */
-static void same_both_ways(const char *pod, const char *names)
+static void same_both_ways(const char *pod, const char *names, bool strict)
 {
     size_t n = strlen(pod) + strlen(names) + 64;
     char *first = malloc(n), *last = malloc(n);
@@ -544,6 +544,12 @@ static void same_both_ways(const char *pod, const char *names)
     }
     for (size_t k = 0; a.st == GP_OK && b.st == GP_OK && k < a.args.n && k < b.args.n; k++)
         GP_CHECK_STR(a.args.names[k], b.args.names[k]);
+    GP_CHECK(!a.args.strict_parse); /* names first: yajl's */
+    if (b.args.strict_parse != strict) {
+        printf("  names last: %s, want %s: %.200s\n", b.args.strict_parse ? "strict" : "yajl",
+               strict ? "strict" : "yajl", last);
+        gp_test_failed = 1;
+    }
     req_done(&a);
     req_done(&b);
     free(first);
@@ -569,6 +575,8 @@ GP_TEST(decode_pod_the_same_with_names_first_or_last)
         CAP "extenderargs-nodecache-prioritize-gpu.json",
         FIX "extender-v1-ExtenderArgs-nodecache-gpu.constructed.json",
     };
+    /* The first three are read by the strict parser too, the others go to yajl (refused, or
+     * \u0000 which yajl refuses with its own message) */
     static const char *const edits[][2] = {
         { "\"spec\":", "\"spec\": \t" }, { "\"name\"", "\"n\\u0061me\"" },
         /* (not 1e400: cJSON_Compare finds inf unequal to itself) */
@@ -590,7 +598,7 @@ GP_TEST(decode_pod_the_same_with_names_first_or_last)
         names = names_json(&r.args); /* the tree holds [] in their place */
         GP_CHECK(pod != NULL && names != NULL && r.args.n > 0);
         if (pod != NULL && names != NULL)
-            same_both_ways(pod, names);
+            same_both_ways(pod, names, true);
         for (size_t e = 0; pod != NULL && names != NULL && e < sizeof(edits) / sizeof(edits[0]);
              e++) {
             const char *at = strstr(pod, edits[e][0]);
@@ -603,13 +611,40 @@ GP_TEST(decode_pod_the_same_with_names_first_or_last)
             }
             snprintf(edited, n, "%.*s%s%s", (int)(at - pod), pod, edits[e][1],
                      at + strlen(edits[e][0]));
-            same_both_ways(edited, names);
+            same_both_ways(edited, names, e < 3);
             free(edited);
         }
         cJSON_free(pod);
         cJSON_free(names);
         req_done(&r);
     }
+}
+
+/* Bodies the strict parser leaves to yajl though NodeNames comes last: full Nodes (pruned by
+ * yajl, with its limit on their number) and a rest over GP_EXTARGS_STRICT_MAX bytes. */
+GP_TEST(decode_names_last_left_to_yajl)
+{
+    size_t big = GP_EXTARGS_STRICT_MAX + 16;
+    char *body = malloc(big + 64);
+    req r;
+
+    req_text(&r, "{\"Pod\":{},\"Nodes\":{\"items\":[]},\"NodeNames\":[\"a\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(!r.args.strict_parse && r.args.n == 1);
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{},\"Nodes\":null,\"NodeNames\":[\"a\"]}");
+    GP_CHECK(r.st == GP_OK && r.args.strict_parse && r.args.n == 1);
+    req_done(&r);
+    if (body == NULL)
+        abort();
+    strcpy(body, "{\"Pod\":{\"x\":\"");
+    memset(body + strlen(body), 'a', big);
+    strcpy(body + 13 + big, "\"},\"NodeNames\":[\"a\",\"b\"]}"); /* 13: the start's length */
+    req_text(&r, body);
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(!r.args.strict_parse && r.args.n == 2);
+    req_done(&r);
+    free(body);
 }
 
 /* The last array of a body is not always NodeNames: what is taken from the end must be the
@@ -951,6 +986,7 @@ GP_MAIN(GP_CASE(decode_captured_nodecache_filter), GP_CASE(decode_captured_nodec
         GP_CASE(decode_utf8_names_ok), GP_CASE(decode_names_at_the_end_as_in_the_middle),
         GP_CASE(decode_random_names_at_the_end_as_in_the_middle),
         GP_CASE(decode_pod_the_same_with_names_first_or_last),
+        GP_CASE(decode_names_last_left_to_yajl),
         GP_CASE(decode_names_only_from_the_node_names_array), GP_CASE(decode_too_many_nodes),
         GP_CASE(decode_too_many_elements_of_any_kind),
         GP_CASE(encode_filter_nodenames_form), GP_CASE(encode_filter_full_form),

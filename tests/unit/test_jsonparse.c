@@ -415,8 +415,9 @@ GP_TEST(numbers_as_cjson_reads_them)
         "0", "-0", "7", "-7", "2147483647", "2147483648", "-2147483648", "-2147483649",
         "999999999999999", "1000000000000000", "9007199254740993", "18446744073709551616",
         "0.1", "1e400", "-1e400", "1e-400", "1E+2", "6.02214076e23", "-0.0", "4.9e-324",
-        "100000000000000000000000000000000000000000000000000000000000000000000.5", /* heap copy */
     };
+    static const char longnum[] = /* 71 characters: copied to the heap for strtod */
+        "100000000000000000000000000000000000000000000000000000000000000000000.5";
     char buf[128];
     cJSON *t;
 
@@ -424,6 +425,11 @@ GP_TEST(numbers_as_cjson_reads_them)
         snprintf(buf, sizeof(buf), "[%s]", nums[i]);
         GP_CHECK_INT(compare_str(buf), SAME_TREE);
     }
+    /* (Debian's cJSON reads a number this long whole, upstream 1.7.15 only its first 63
+     * characters: compared with strtod here) */
+    t = gp_json_parse(longnum, strlen(longnum), 64, NULL);
+    GP_CHECK(t != NULL && t->valuedouble == strtod(longnum, NULL));
+    cJSON_Delete(t);
     t = parse_str("[1e400,2147483648,-3000000000,-0,12.5]");
     GP_CHECK(t != NULL);
     if (t != NULL) {
@@ -506,6 +512,17 @@ GP_TEST(nesting_limit_counted_as_reject_ambiguous_counts)
     GP_CHECK_INT(err.kind, GP_JSON_DEPTH);
     GP_CHECK_INT(err.offset, 65);
     free(deep);
+    /* cJSON's own limit, 1,000 containers deep, is max_depth 999 here (the root at 0) */
+    for (int levels = 999; levels <= 1001; levels++) {
+        char *s = nested(levels, "[", "", "]");
+        cJSON *mine = gp_json_parse(s, strlen(s), 999, NULL), *theirs = cJSON_Parse(s);
+
+        GP_CHECK((mine != NULL) == (levels <= 1000));
+        GP_CHECK((theirs != NULL) == (levels <= 1000));
+        cJSON_Delete(mine);
+        cJSON_Delete(theirs);
+        free(s);
+    }
 }
 
 /* ---- duplicate names ---- */
