@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "gpupack/fileio.h"
 #include "gpupack/json.h"
@@ -280,6 +281,67 @@ GP_TEST(same_tree_with_the_pool_bound)
         gp_json_pool_end(&pool);
     }
     GP_CHECK_INT(same, 2000);
+    free(t.s);
+}
+
+/* Memory of n bytes that ends where an inaccessible page begins: a read or write past its end
+ * faults. NULL if mmap fails. */
+static unsigned char *guarded(size_t n, void **map, size_t *maplen)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), body = (n + page - 1) / page * page;
+    unsigned char *m = mmap(NULL, body + page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (m == MAP_FAILED || mprotect(m + body, page, PROT_NONE) != 0)
+        return NULL;
+    *map = m;
+    *maplen = body + page;
+    return m + body - n;
+}
+
+/* The pool path's 16-byte loads and stores stay inside the text and the pool's chunk: the text
+ * ends at a guard page, and so does the chunk, whose free space is left at 0..1 KB. (The
+ * sanitizer builds do not use the pool: this is their check of it.) */
+GP_TEST(pool_path_inside_text_and_chunk)
+{
+    const size_t chunk = 64 * 1024;
+    void *tmap, *cmap;
+    size_t tlen, clen;
+    unsigned char *cbase = guarded(chunk, &cmap, &clen);
+    gen_text t = { 0 };
+    int same = 0;
+
+    gp_json_pool_install();
+    if (!gp_json_pool_active()) {
+        printf("  the pool is off (a sanitizer build, or GPUPACK_JSON_POOL=off): nothing here\n");
+        munmap(cmap, clen);
+        return;
+    }
+    GP_CHECK(cbase != NULL);
+    for (int i = 0; i < 3000 && cbase != NULL; i++) {
+        gp_json_pool pool;
+        unsigned char *text;
+        cJSON *got, *want;
+
+        t.n = 0;
+        put(&t, "");
+        gen_value(&t, 0);
+        if ((text = guarded(t.n, &tmap, &tlen)) == NULL)
+            abort();
+        memcpy(text, t.s, t.n); /* no NUL after it: the guard page */
+        want = cJSON_Parse(t.s); /* before the pool is bound */
+        gp_json_pool_begin(&pool, 0);
+        pool.base = cbase;
+        pool.cap = chunk;
+        pool.used = chunk - 16 * (size_t)rnd(64);
+        got = gp_json_parse((const char *)text, t.n, 64, NULL);
+        same += got != NULL && want != NULL && same_tree(got, want);
+        gp_json_pool_end(&pool);
+        cJSON_Delete(want);
+        munmap(tmap, tlen);
+    }
+    GP_CHECK_INT(same, 3000);
+    munmap(cmap, clen);
     free(t.s);
 }
 
@@ -554,8 +616,8 @@ static void gen_named_object(gen_text *t, unsigned n, int depth)
 }
 
 /* gp_json_parse_unambiguous refuses exactly what gp_json_find_duplicate_key finds in cJSON's
- * tree, naming the same member in a flat object; gp_json_parse takes both. Small objects (compared by summary)
- * and large ones (sorted). */
+ * tree, naming the same member in a flat object; gp_json_parse takes both. Small objects
+ * (compared by summary) and large ones (sorted). */
 GP_TEST(duplicates_refused_as_find_duplicate_key_finds_them)
 {
     gen_text t = { 0 };
@@ -673,6 +735,7 @@ GP_TEST(every_allocation_failure_leaves_nothing)
 
 GP_MAIN(GP_CASE(same_tree_as_cjson_on_every_fixture),
         GP_CASE(same_tree_as_cjson_on_generated_documents), GP_CASE(same_tree_with_the_pool_bound),
+        GP_CASE(pool_path_inside_text_and_chunk),
         GP_CASE(edited_documents_accepted_only_as_cjson_reads_them),
         GP_CASE(refuses_what_is_not_json_and_says_where),
         GP_CASE(every_cut_of_an_object_is_refused),
