@@ -83,6 +83,19 @@ static cJSON *new_node(parser *ps, int type)
     return n;
 }
 
+#ifdef __SSE2__
+/* A bit for each of the 16 bytes in v that ends plain string content: '"', '\\', a control
+ * character. */
+static inline unsigned special_bytes(__m128i v)
+{
+    __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v); /* v <= 0x1F */
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                               _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(hit, low));
+}
+#endif
+
 /* How many bytes from p on are plain string content: not '"', not '\\', not a control
  * character. */
 static size_t plain_run(const byte *p, const byte *end)
@@ -90,15 +103,8 @@ static size_t plain_run(const byte *p, const byte *end)
     size_t i = 0, n = (size_t)(end - p);
 
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
-    const __m128i ctl = _mm_set1_epi8(0x1F);
-
     for (; n - i >= 16; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v); /* v <= 0x1F */
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
-                                   low);
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        unsigned mask = special_bytes(_mm_loadu_si128((const __m128i *)(const void *)(p + i)));
 
         if (mask != 0)
             return i + (size_t)__builtin_ctz(mask);
@@ -250,15 +256,10 @@ static char *plain_into_pool(parser *ps, const byte *s, size_t *len)
     gp_json_pool *pool = ps->pool;
     byte *dst = pool->base + pool->used;
     const size_t room = pool->cap - pool->used, n = (size_t)(ps->end - s);
-    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
-    const __m128i ctl = _mm_set1_epi8(0x1F);
 
     for (size_t i = 0; n - i >= 16 && room - i >= 16; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
-                                   low);
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        unsigned mask = special_bytes(v);
         size_t k;
 
         _mm_storeu_si128((__m128i *)(void *)(dst + i), v);

@@ -13,35 +13,9 @@
 
 #include "gpupack/json.h"
 #include "gpupack/jsonparse.h"
+#include "../unit/jsontree.h"
 
 #define MAX_DEPTH 64
-
-static bool same_text(const char *a, const char *b)
-{
-    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static bool links_ok(const cJSON *n)
-{
-    const cJSON *last = NULL;
-
-    for (const cJSON *c = n->child; c != NULL; last = c, c = c->next)
-        if (c != n->child && c->prev != last)
-            return false;
-    return n->child == NULL || n->child->prev == last;
-}
-
-static bool same_tree(const cJSON *a, const cJSON *b)
-{
-    if (a->type != b->type || !same_text(a->string, b->string) ||
-        !same_text(a->valuestring, b->valuestring) || a->valueint != b->valueint ||
-        memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)) != 0 || !links_ok(a))
-        return false;
-    for (a = a->child, b = b->child; a != NULL && b != NULL; a = a->next, b = b->next)
-        if (!same_tree(a, b))
-            return false;
-    return a == NULL && b == NULL;
-}
 
 /* gp_json_parse_unambiguous: the same as gp_json_parse (lax) but for objects that repeat a
  * name, which it refuses exactly when gp_json_find_duplicate_key finds one in lax's tree. */
@@ -55,7 +29,7 @@ static void check_unambiguous(const char *text, size_t size, const cJSON *lax)
     if (lax == NULL) /* (a repeat may be seen before the syntax error past it) */
         FUZZ_ASSERT(strict == NULL, "strict took what lax refused");
     else if (st == GP_OK)
-        FUZZ_ASSERT(strict != NULL && same_tree(strict, lax), "strict refused a tree lax took");
+        FUZZ_ASSERT(strict != NULL && jt_same_tree(strict, lax), "strict refused a tree lax took");
     else
         FUZZ_ASSERT(strict == NULL && err.kind == GP_JSON_DUPLICATE, "a repeated name let through");
     cJSON_Delete(strict);
@@ -77,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(err.kind == GP_JSON_OK, "a tree and kind %d", (int)err.kind);
         want = cJSON_ParseWithLengthOpts(text, size + 1, NULL, 1); /* as admission.c called it */
         FUZZ_ASSERT(want != NULL, "accepted what cJSON refuses");
-        FUZZ_ASSERT(same_tree(got, want), "a tree unlike cJSON's");
+        FUZZ_ASSERT(jt_same_tree(got, want), "a tree unlike cJSON's");
         cJSON_Delete(want);
     }
     check_unambiguous(text, size, got);

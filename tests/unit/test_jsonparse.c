@@ -16,38 +16,10 @@
 #include "gpupack/fileio.h"
 #include "gpupack/json.h"
 #include "gpupack/jsonparse.h"
+#include "jsontree.h"
 #include "gpupack/jsonpool.h"
 
-/* ---- comparing trees ---- */
-
-static bool same_text(const char *a, const char *b)
-{
-    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-/* The children's links: each one's prev at the one before, the first one's at the last. */
-static bool links_ok(const cJSON *n)
-{
-    const cJSON *last = NULL;
-
-    for (const cJSON *c = n->child; c != NULL; last = c, c = c->next)
-        if (c != n->child && c->prev != last)
-            return false;
-    return n->child == NULL || n->child->prev == last;
-}
-
-static bool same_tree(const cJSON *a, const cJSON *b)
-{
-    if (a->type != b->type || !same_text(a->string, b->string) ||
-        !same_text(a->valuestring, b->valuestring) || a->valueint != b->valueint ||
-        memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)) != 0 || !links_ok(a) ||
-        !links_ok(b))
-        return false;
-    for (a = a->child, b = b->child; a != NULL && b != NULL; a = a->next, b = b->next)
-        if (!same_tree(a, b))
-            return false;
-    return a == NULL && b == NULL;
-}
+/* ---- comparing with cJSON (trees: jsontree.h) ---- */
 
 enum { BOTH_REFUSE, SAME_TREE, ONLY_CJSON, DIFFERENT };
 
@@ -63,7 +35,7 @@ static int compare(const char *s, size_t len)
     if (got == NULL)
         r = want == NULL ? BOTH_REFUSE : ONLY_CJSON;
     else
-        r = want != NULL && same_tree(want, got) ? SAME_TREE : DIFFERENT;
+        r = want != NULL && jt_same_tree(want, got) ? SAME_TREE : DIFFERENT;
     if (r == DIFFERENT)
         printf("  differs on: %.*s\n", (int)(len < 300 ? len : 300), s);
     cJSON_Delete(want);
@@ -335,7 +307,7 @@ GP_TEST(pool_path_inside_text_and_chunk)
         pool.cap = chunk;
         pool.used = chunk - 16 * (size_t)rnd(64);
         got = gp_json_parse((const char *)text, t.n, 64, NULL);
-        same += got != NULL && want != NULL && same_tree(got, want);
+        same += got != NULL && want != NULL && jt_same_tree(got, want);
         gp_json_pool_end(&pool);
         cJSON_Delete(want);
         munmap(tmap, tlen);
