@@ -119,7 +119,7 @@ gp_status gp_admission_decode(const char *body, size_t len, cJSON **root,
     *root = gp_json_parse_unambiguous(body, len, GP_JSON_MAX_DEPTH, &jerr);
     if (*root == NULL)
         return parse_failure(&jerr, err);
-    st = gp_json_reject_ambiguous(body, len, NULL, GP_JSON_MAX_DEPTH, err); /* \u0000 */
+    st = gp_json_reject_nul_escape(body, len, err);
     if (st == GP_OK)
         st = check_envelope(*root, err);
     if (st == GP_OK)

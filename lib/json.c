@@ -152,9 +152,13 @@ gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *ro
         gp_err_set(err, "out of memory");
     else if (st != GP_OK)
         gp_err_set(err, "duplicate key \"%.64s\" in an object", dup);
-    if (st == GP_OK && gp_json_has_nul_escape(body, len)) {
-        gp_err_set(err, "body holds \\u0000, which gpupack does not accept in any string");
-        return GP_EINVAL;
-    }
-    return st;
+    return st == GP_OK ? gp_json_reject_nul_escape(body, len, err) : st;
+}
+
+gp_status gp_json_reject_nul_escape(const char *body, size_t len, gp_err *err)
+{
+    if (!gp_json_has_nul_escape(body, len))
+        return GP_OK;
+    gp_err_set(err, "body holds \\u0000, which gpupack does not accept in any string");
+    return GP_EINVAL;
 }

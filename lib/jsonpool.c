@@ -52,17 +52,9 @@ static bool in_chunk(const unsigned char *base, size_t cap, const void *p)
 
 void *gp_json_pool_alloc_slow(gp_json_pool *p, size_t n)
 {
-    size_t need;
-
+    /* gp_json_pool_alloc() found no room in the kept chunk (or none), or n wrapped around */
     if (n > SIZE_MAX - ALIGN)
         return NULL;
-    need = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-    if (p->base != NULL && p->cap - p->used >= need) {
-        void *r = p->base + p->used;
-
-        p->used += need;
-        return r;
-    }
     return gp_arena_alloc_raw(&p->overflow, n); /* past the first chunk: rare, bounded */
 }
 

@@ -46,9 +46,12 @@ bool gp_json_has_nul_escape(const char *s, size_t n);
 /* The checks on a request body and its tree, in one walk of the tree: nesting deeper than
  * max_depth levels, a duplicate member name, then \u0000 in the text. GP_OK, or GP_EINVAL
  * (GP_ENOMEM) with a message for the client in err ("body is nested deeper than 64 levels",
- * "duplicate key \"uid\" in an object", "body holds \u0000 ..."). With root NULL, the text's
- * check alone (for a tree gp_json_parse_unambiguous() made, which checked the rest). */
+ * "duplicate key \"uid\" in an object", "body holds \u0000 ..."). */
 gp_status gp_json_reject_ambiguous(const char *body, size_t len, const cJSON *root, int max_depth,
                                    gp_err *err) GP_WUR;
+
+/* Its last check alone, for a tree gp_json_parse_unambiguous() made (which refused the rest):
+ * GP_EINVAL with the message above when the text holds \u0000. */
+gp_status gp_json_reject_nul_escape(const char *body, size_t len, gp_err *err) GP_WUR;
 
 #endif

@@ -63,7 +63,8 @@ gp_json_pool *gp_json_pool_bound(void);
 
 /* n bytes from p, a pool bound to the calling thread, as cJSON's allocator gives them while it is
  * bound (GP_JSON_POOL_ALIGN-aligned, released with the pool); NULL past the pool's limit. For a
- * parser that makes many nodes: no call through cJSON's hooks for each one. */
+ * parser that makes many nodes: no call through cJSON's hooks for each one. The kept chunk is
+ * served inline; gp_json_pool_alloc_slow() takes what does not fit there. */
 void *gp_json_pool_alloc_slow(gp_json_pool *p, size_t n);
 
 static inline void *gp_json_pool_alloc(gp_json_pool *p, size_t n)
