@@ -1204,11 +1204,17 @@ static void add_load(const gp_node *load, gp_node *out)
         view_add_mig(out, load->mig[i].profile, load->mig[i].used);
 }
 
-static void add_assumed(gp_cache *c, uint32_t id, int64_t now_ms, gp_node *out)
+static void add_assumed(gp_cache *c, uint32_t id, const gp_cache_at *at, gp_node *out)
 {
-    for (size_t i = 0; i < c->nassumed; i++)
-        if (c->assumed[i].node == id && c->assumed[i].expires_ms > now_ms)
-            gp_node_apply_usage(out, &c->assumed[i].usage, +1);
+    for (size_t i = 0; i < c->nassumed; i++) {
+        const assumption *as = &c->assumed[i];
+
+        if (as->node != id || as->expires_ms <= at->now_ms)
+            continue;
+        if (at->has_self && memcmp(as->key, at->self, 16) == 0)
+            continue;
+        gp_node_apply_usage(out, &as->usage, +1);
+    }
 }
 
 /* The node's capacity without its usage. Field by field: the whole struct is mostly the name's
@@ -1241,7 +1247,18 @@ static void view_copy(const gp_node *n, gp_node *out)
     out->gpu_pods = 0;
 }
 
-bool gp_cache_view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
+gp_cache_at gp_cache_at_for(const char *uid, int64_t now_ms)
+{
+    gp_cache_at at = { .now_ms = now_ms };
+
+    if (uid != NULL && *uid != '\0') {
+        uid_key(uid, at.self);
+        at.has_self = true;
+    }
+    return at;
+}
+
+bool gp_cache_view(gp_cache *c, const char *name, const gp_cache_at *at, gp_node *out)
 {
     uint32_t id = node_find(c, name);
 
@@ -1249,18 +1266,18 @@ bool gp_cache_view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
         return false;
     view_copy(&c->nodes[id].node, out);
     add_load(&c->nodes[id].load, out);
-    add_assumed(c, id, now_ms, out);
+    add_assumed(c, id, at, out);
     return true;
 }
 
-bool gp_cache_add_usage(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
+bool gp_cache_add_usage(gp_cache *c, const char *name, const gp_cache_at *at, gp_node *out)
 {
     uint32_t id = node_find(c, name);
 
     if (id == NO_NODE)
         return false;
     add_load(&c->nodes[id].load, out);
-    add_assumed(c, id, now_ms, out);
+    add_assumed(c, id, at, out);
     return true;
 }
 

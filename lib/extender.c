@@ -123,10 +123,21 @@ static bool alloc_arrays(call *c)
     return true;
 }
 
-/* Node views: from the cache by name, or decoded from the full Node objects. */
+/* The pod's metadata.uid, or NULL when it has none (or an empty one). */
+static const char *pod_uid(const call *c)
+{
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(c->args.pod, "metadata"), "uid");
+
+    return cJSON_IsString(uid) && *uid->valuestring != '\0' ? uid->valuestring : NULL;
+}
+
+/* Node views: from the cache by name, or decoded from the full Node objects. The pod's own
+ * assumption, from an earlier cycle that did not bind, is left out of them. */
 static bool resolve_nodes(call *c)
 {
     gp_cache *cache = c->x->cache;
+    gp_cache_at at = gp_cache_at_for(pod_uid(c), c->now_ms);
 
     if (!c->args.full_nodes && cache == NULL) {
         set_error(c, "no cluster view to look node names up in (run with --kubeconfig, in a "
@@ -148,7 +159,7 @@ static bool resolve_nodes(call *c)
         gp_status st;
 
         if (!c->args.full_nodes) {
-            c->known[i] = gp_cache_view(cache, c->args.names[i], c->now_ms, &c->nodes[i]);
+            c->known[i] = gp_cache_view(cache, c->args.names[i], &at, &c->nodes[i]);
             if (!c->known[i])
                 memset(&c->nodes[i], 0, sizeof(c->nodes[i]));
             continue;
@@ -162,7 +173,7 @@ static bool resolve_nodes(call *c)
         c->known[i] = st == GP_OK;
         c->owned[i] = c->known[i];
         if (c->known[i] && cache != NULL)
-            gp_cache_add_usage(cache, c->args.names[i], c->now_ms, &c->nodes[i]);
+            gp_cache_add_usage(cache, c->args.names[i], &at, &c->nodes[i]);
     }
     return true;
 }
@@ -258,14 +269,13 @@ static int best_index(const call *c)
 
 static void assume_best(call *c)
 {
-    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(c->args.pod, "metadata"), "uid");
+    const char *uid = pod_uid(c);
     int best = best_index(c);
 
     if (c->x->cache == NULL || c->x->assume_ttl_ms <= 0 || !c->d.gpu || c->d.never_filter ||
-        best < 0 || !cJSON_IsString(uid) || *uid->valuestring == '\0')
+        best < 0 || uid == NULL)
         return;
-    gp_cache_assume(c->x->cache, uid->valuestring, c->args.names[best], &c->d.usage, c->now_ms,
+    gp_cache_assume(c->x->cache, uid, c->args.names[best], &c->d.usage, c->now_ms,
                     c->x->assume_ttl_ms);
 }
 

@@ -74,14 +74,27 @@ bool gp_cache_synced(gp_cache *c);
 void gp_cache_rdlock(gp_cache *c);
 void gp_cache_unlock(gp_cache *c);
 
+/* What a call reads the view for: the time assumptions are checked against, and the pod being
+ * placed, whose own assumption is left out (a pod sent again after a failed cycle, a rejected
+ * Permit or bind, must not find the node it was assumed on taken by itself). uid NULL or "":
+ * no pod's assumption is left out. */
+typedef struct gp_cache_at {
+    int64_t now_ms;
+    bool has_self;
+    uint8_t self[16];
+} gp_cache_at;
+gp_cache_at gp_cache_at_for(const char *uid, int64_t now_ms);
+
 /* Under the read lock: fills *out with the node named name as scoring sees it (allocatable,
- * used by bound pods, plus unexpired assumptions at now_ms). Strings in *out borrow from the
- * cache and stay valid until gp_cache_unlock(). Returns false when the node is unknown. */
-bool gp_cache_view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out);
+ * used by bound pods, plus unexpired assumptions at at->now_ms but at->self's). Strings in *out
+ * borrow from the cache and stay valid until gp_cache_unlock(). Returns false when the node is
+ * unknown. */
+bool gp_cache_view(gp_cache *c, const char *name, const gp_cache_at *at, gp_node *out);
 
 /* Under the read lock: the bound usage on a node (for a Node object sent in full by the
- * scheduler), added to out's used counters. Returns false when no pod is known there. */
-bool gp_cache_add_usage(gp_cache *c, const char *name, int64_t now_ms, gp_node *out);
+ * scheduler) and its assumptions as gp_cache_view() counts them, added to out's used counters.
+ * Returns false when the node is unknown. */
+bool gp_cache_add_usage(gp_cache *c, const char *name, const gp_cache_at *at, gp_node *out);
 
 /* Under the read lock: every known node's name, in a stable order (for --once without names). */
 size_t gp_cache_node_names(gp_cache *c, const char **names, size_t max);

@@ -325,6 +325,18 @@ GPU2=$(pod two '{"nvidia.com/gpu":"2"}' '{"gpupack.io/class":"inference"}')
 f=$(args "$GPU2" gpu-busy | post /filter)
 echo "$f" | jq -e '(.FailedNodes["gpu-busy"] | test("1 of 8 free"))' >/dev/null \
     && pass extender.assumed-pod-counted || fail extender.assumed-pod-counted "$f"
+# The same pod sent again (its cycle failed after prioritize: Permit, PreBind, the bind call) is
+# not kept off the node it was assumed on by its own assumption; another pod is.
+r=$(args "$GPU8" gpu-empty gpu-spot | post /prioritize)
+f=$(args "$GPU8" gpu-empty gpu-spot | post /filter)
+r2=$(args "$GPU8" gpu-empty gpu-spot | post /prioritize)
+OTHER8=$(pod other '{"nvidia.com/gpu":"8"}' '{"gpupack.io/class":"training"}' '{}' Job)
+f2=$(args "$OTHER8" gpu-empty | post /filter)
+[ "$(echo "$r" | score_of gpu-empty)" = 10 ] && [ "$r2" = "$r" ] \
+    && echo "$f" | jq -e '.NodeNames == ["gpu-empty"]' >/dev/null \
+    && echo "$f2" | jq -e '.FailedNodes["gpu-empty"] | test("0 of 8 free")' >/dev/null \
+    && pass extender.own-assumption-not-counted \
+    || fail extender.own-assumption-not-counted "$r / $f / $r2 / $f2"
 
 # --- --health-listen: the sidecar's probes and scrapes reach a daemon whose main address is
 # loopback; the health address serves only the GET routes.

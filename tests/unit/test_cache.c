@@ -126,11 +126,12 @@ static void gpu_pod(gp_cache *c, const char *type, const char *uid, const char *
 /* The view of a node (false when unknown), taken under the read lock. */
 static bool view(gp_cache *c, const char *name, int64_t now_ms, gp_node *out)
 {
+    gp_cache_at at = gp_cache_at_for(NULL, now_ms);
     bool ok;
 
     memset(out, 0, sizeof(*out));
     gp_cache_rdlock(c);
-    ok = gp_cache_view(c, name, now_ms, out);
+    ok = gp_cache_view(c, name, &at, out);
     gp_cache_unlock(c);
     return ok;
 }
@@ -594,6 +595,7 @@ GP_TEST(add_usage_adds_to_caller_node)
 {
     fixture f;
     gp_node n;
+    gp_cache_at at = gp_cache_at_for(NULL, 0);
 
     fx_init(&f);
     node_ev(f.c, "ADDED", "gpu-1", 8);
@@ -601,8 +603,8 @@ GP_TEST(add_usage_adds_to_caller_node)
     memset(&n, 0, sizeof(n));
     n.gpu_used = 1;
     gp_cache_rdlock(f.c);
-    GP_CHECK(gp_cache_add_usage(f.c, "gpu-1", 0, &n));
-    GP_CHECK(!gp_cache_add_usage(f.c, "unknown", 0, &n));
+    GP_CHECK(gp_cache_add_usage(f.c, "gpu-1", &at, &n));
+    GP_CHECK(!gp_cache_add_usage(f.c, "unknown", &at, &n));
     gp_cache_unlock(f.c);
     GP_CHECK_INT(n.gpu_used, 3);
     GP_CHECK_INT(n.pods_used, 1);
@@ -784,6 +786,41 @@ GP_TEST(reassume_replaces_previous)
     GP_CHECK(view(f.c, "gpu-2", 10, &n));
     GP_CHECK_INT(n.gpu_used, 2);
     GP_CHECK_INT(gp_cache_get_stats(f.c).assumed, 1);
+    fx_done(&f);
+}
+
+/* A pod scheduled again (its cycle failed after prioritize: Permit, PreBind or the bind call)
+ * sees the node it was assumed on as it was before: its own assumption is left out, other
+ * pods' are not, on a view and on a full Node's usage alike. */
+GP_TEST(own_assumption_left_out_of_the_view)
+{
+    fixture f;
+    gp_node n;
+    gp_usage u = usage_gpus(8);
+    gp_cache_at self = gp_cache_at_for(UID1, 10), other = gp_cache_at_for(UID2, 10);
+    gp_cache_at none = gp_cache_at_for("", 10);
+
+    fx_init(&f);
+    node_ev(f.c, "ADDED", "gpu-1", 8);
+    gp_cache_assume(f.c, UID1, "gpu-1", &u, 0, 60000);
+    GP_CHECK(!none.has_self);
+    gp_cache_rdlock(f.c);
+    memset(&n, 0, sizeof(n));
+    GP_CHECK(gp_cache_view(f.c, "gpu-1", &self, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK_INT(n.pods_used, 0);
+    memset(&n, 0, sizeof(n));
+    GP_CHECK(gp_cache_view(f.c, "gpu-1", &other, &n));
+    GP_CHECK_INT(n.gpu_used, 8);
+    memset(&n, 0, sizeof(n));
+    GP_CHECK(gp_cache_view(f.c, "gpu-1", &none, &n));
+    GP_CHECK_INT(n.gpu_used, 8);
+    memset(&n, 0, sizeof(n));
+    GP_CHECK(gp_cache_add_usage(f.c, "gpu-1", &self, &n));
+    GP_CHECK_INT(n.gpu_used, 0);
+    GP_CHECK(gp_cache_add_usage(f.c, "gpu-1", &other, &n));
+    GP_CHECK_INT(n.gpu_used, 8);
+    gp_cache_unlock(f.c);
     fx_done(&f);
 }
 
@@ -1732,6 +1769,7 @@ GP_MAIN(GP_CASE(view_shows_allocatable_and_used), GP_CASE(pod_bound_later_counts
         GP_CASE(assumption_dropped_when_bound_elsewhere), GP_CASE(assumption_dropped_when_deleted),
         GP_CASE(assumption_kept_while_pending_update),
         GP_CASE(assume_bound_pod_or_unknown_node_is_ignored), GP_CASE(reassume_replaces_previous),
+        GP_CASE(own_assumption_left_out_of_the_view),
         GP_CASE(typical_averages_bound_gpu_pods), GP_CASE(typical_falls_back_to_policy),
         GP_CASE(mix_learned_from_bound_gpu_pods), GP_CASE(mix_counts_cpu_pods_next_to_gpus), GP_CASE(mix_popularity_cut_and_full_table),
         GP_CASE(pressure_learned_from_bound_pods), GP_CASE(pressure_constraint_edges),
