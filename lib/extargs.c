@@ -666,7 +666,9 @@ static gp_status decode_names(const sax *x, gp_arena *a, gp_extargs *args, gp_er
     return args->names != NULL ? GP_OK : GP_ENOMEM;
 }
 
-/* The ExtenderArgs in root (parsed, without duplicate names): the Pod, and NodeNames or Nodes. */
+/* The ExtenderArgs in root (parsed, without duplicate names): the Pod, and NodeNames or Nodes.
+ * kube-scheduler sends one of the two; given both (as upstream's round-trip test writes them),
+ * full Nodes win when there are any: they need no cluster view to be read. */
 static gp_status decode_args(const sax *x, gp_arena *a, const cJSON *root, gp_extargs *args,
                              gp_err *err)
 {
@@ -680,7 +682,7 @@ static gp_status decode_args(const sax *x, gp_arena *a, const cJSON *root, gp_ex
         gp_err_set(err, "not an ExtenderArgs: no Pod object");
         return GP_EINVAL;
     }
-    if (cJSON_IsArray(names))
+    if (cJSON_IsArray(names) && !(cJSON_IsArray(items) && items->child != NULL))
         return decode_names(x, a, args, err);
     if (cJSON_IsArray(items))
         return decode_full(items, x, a, args, err);

@@ -151,6 +151,10 @@ jq '.Nodes = {metadata: {}, items: [.Nodes.items[0]]}' "$CAP/extenderargs-fullno
 f=$(once filter < "$E2E_TMP/one.json")
 echo "$f" | jq -e '.NodeNames == null and (.Nodes.items | length) == 1 and .Nodes.items[0].metadata.name != null' >/dev/null \
     && pass extender.fullnodes-filter-answers-in-kind || fail extender.fullnodes-filter-answers-in-kind "$f"
+# Upstream's round-trip args carry both forms: the full Nodes are read, no view needed.
+f=$(once filter < "$ROOT/tests/fixtures/extender-v1-ExtenderArgs-k8s-1.33plus.json"); rc=$?
+[ $rc = 0 ] && echo "$f" | jq -e '.Error == "" and .NodeNames == null and ([.Nodes.items[].metadata.name] == ["nodename"])' >/dev/null \
+    && pass extender.both-forms-full-nodes-read || fail extender.both-forms-full-nodes-read "rc $rc: $f"
 f=$(once filter < "$CAP/extenderargs-nodecache-filter-gpu.json")
 echo "$f" | jq -e '.Error | test("no cluster view")' >/dev/null \
     && pass extender.nodecache-without-view-errors || fail extender.nodecache-without-view-errors "$f"

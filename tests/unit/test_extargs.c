@@ -193,11 +193,32 @@ GP_TEST(decode_inline_forms)
 {
     req r;
 
-    /* NodeNames wins even when Nodes is present too; an empty list is fine. */
+    /* An empty NodeNames list is fine. */
     req_text(&r, "{\"Pod\":{},\"NodeNames\":[]}");
     GP_CHECK_INT(r.st, GP_OK);
     GP_CHECK_INT(r.args.n, 0);
     GP_CHECK(!r.args.full_nodes);
+    req_done(&r);
+
+    /* Both forms (upstream's round-trip test): full Nodes win when there are any, in either
+     * order; NodeNames when the Nodes list is empty. */
+    req_text(&r, "{\"Pod\":{},\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"full\"}}]},"
+                 "\"NodeNames\":[\"n1\",\"n2\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(r.args.full_nodes);
+    GP_CHECK_INT(r.args.n, 1);
+    if (r.args.n == 1)
+        GP_CHECK_STR(r.args.names[0], "full");
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{},\"NodeNames\":[\"n1\"],"
+                 "\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"full\"}}]}}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(r.args.full_nodes);
+    req_done(&r);
+    req_text(&r, "{\"Pod\":{},\"Nodes\":{\"items\":[]},\"NodeNames\":[\"n1\"]}");
+    GP_CHECK_INT(r.st, GP_OK);
+    GP_CHECK(!r.args.full_nodes);
+    GP_CHECK_INT(r.args.n, 1);
     req_done(&r);
 
     /* Only the top-level NodeNames lists nodes; one inside the Pod is the Pod's own. */
