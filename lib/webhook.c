@@ -434,8 +434,8 @@ void gp_webhook_review(gp_webhook *w, const char *body, size_t len, gp_http_resp
         gp_metrics_add(w->metrics, "gpupack_admission_reviews_total", M_REVIEWS_HELP,
                        "outcome=\"bad-request\"", 1);
         GP_LOG(w->log, GP_LOG_WARN, "bad admission review", GP_LS("error", r.err.msg));
+        gp_json_pool_end(&pool); /* first: the pool may be what ran out, the answer needs none */
         reply_json_error(resp, 400, r.err.msg);
-        gp_json_pool_end(&pool);
         return;
     }
     r.pol = gp_policy_holder_get(w->policy);
