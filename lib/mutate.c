@@ -14,6 +14,7 @@
 #include "gpupack/gpuaff.h"
 #include "gpupack/nodematch.h"
 #include "gpupack/nodeview.h"
+#include "gpupack/strbuf.h"
 #include "gpupack/workload.h"
 
 typedef struct {
@@ -1202,12 +1203,12 @@ static gp_status summarise(mctx *m)
         s = gp_arena_printf(m->a, "%s%s%s", s, *s ? "; " : "", note);
     if (s == NULL)
         return GP_ENOMEM;
-    m->d->summary = s;
+    m->d->summary = gp_utf8_repair((char *)s); /* reasons cut user text by bytes */
     c = add_change(m, GP_CH_SET_ANNOTATION, GP_MK_ANNOTATION, NULL);
     if (c == NULL)
         return GP_ENOMEM;
     c->key = GP_ANN_MUTATED;
-    c->value = old && *old ? gp_arena_printf(m->a, "%.1000s; %s", old, s) : s;
+    c->value = old && *old ? gp_utf8_repair(gp_arena_printf(m->a, "%.1000s; %s", old, s)) : s;
     return c->value ? GP_OK : GP_ENOMEM;
 }
 

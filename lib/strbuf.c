@@ -323,6 +323,25 @@ bad:
     return 1;
 }
 
+char *gp_utf8_repair(char *s)
+{
+    size_t n = s ? strlen(s) : 0, out = 0;
+
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = gp_utf8_next(s + i, n - i, &cp);
+
+        if (!(len == 1 && cp == 0xfffd)) {
+            memmove(s + out, s + i, len);
+            out += len;
+        }
+        i += len;
+    }
+    if (s != NULL)
+        s[out] = '\0';
+    return s;
+}
+
 void gp_strbuf_put_cp(gp_strbuf *b, uint32_t cp)
 {
     char t[4];

@@ -16,6 +16,7 @@
 #include "gpupack/mutate.h"
 #include "gpupack/patch.h"
 #include "gpupack/podview.h"
+#include "gpupack/strbuf.h"
 
 #define MAX_OUT_WARNINGS (GP_MAX_CHANGES + GP_MAX_WARNINGS + 1)
 
@@ -216,7 +217,7 @@ static const char *prefixed(review *r, const char *prefix, const char *text)
         memcpy(s + np + 1, text, nt);
         s[np + 1 + nt] = '\0';
     }
-    return s;
+    return gp_utf8_repair(s); /* the text, and user text inside it, may be cut by bytes */
 }
 
 static void collect_warnings(review *r, bool audit)

@@ -67,6 +67,11 @@ gp_status gp_strbuf_take(gp_strbuf *b, char **out, size_t *len) GP_WUR;
  * *cp = U+FFFD for a byte that does not start a valid, shortest UTF-8 sequence. */
 size_t gp_utf8_next(const char *s, size_t n, uint32_t *cp);
 
+/* Drops, in place, every byte of s that gp_utf8_next() reads as not starting a valid sequence:
+ * what a byte-counted cut ("%.40s" of user text) leaves of a character, so that text written
+ * into a patch or an answer is UTF-8 again. Returns s (NULL stays NULL). */
+char *gp_utf8_repair(char *s);
+
 /* Appends code point cp as UTF-8. */
 void gp_strbuf_put_cp(gp_strbuf *b, uint32_t cp);
 

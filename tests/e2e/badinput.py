@@ -172,6 +172,22 @@ expect_allowed("huge-tolerations-array", review_with(lambda r: pod(r)["spec"].__
     "tolerations", [{"key": f"k{i}", "operator": "Exists"} for i in range(60_000)])))
 expect_allowed("many-containers", review_with(lambda r: pod(r)["spec"].__setitem__(
     "containers", [{"name": f"c{i}", "image": "x"} for i in range(20_000)])))
+# User text that gpupack quotes in a warning or carries over into gpupack.io/mutated is cut by
+# bytes; a cut never splits a character (the answer and the patch stay UTF-8, which
+# expect_allowed() and patch_ops() decode strictly), and what is carried over is kept whole up to
+# its first 1,000 bytes.
+js = expect_allowed("cut-text-stays-utf8-in-warnings", review_with(lambda r: pod(r)["metadata"]
+                    ["annotations"].__setitem__("gpupack.io/gpu-memory", "a" + "\u00e9" * 40)))
+warns = (js or {}).get("response", {}).get("warnings", [])
+result("webhook.cut-text-warning-quoted", any("gpu-memory \"a\u00e9" in w for w in warns), f"{warns}")
+js = expect_allowed("cut-text-stays-utf8-in-patch", review_with(lambda r: pod(r)["metadata"]
+                    ["annotations"].__setitem__("gpupack.io/mutated", "a" + "\u00e9" * 600)))
+try:
+    mutated = [o["value"] for o in patch_ops(js or {}) if o["path"].endswith("gpupack.io~1mutated")]
+except ValueError as e:
+    mutated = [f"patch not UTF-8 JSON: {e}"]
+result("webhook.cut-text-carried-over", len(mutated) == 1 and
+       mutated[0].startswith("a" + "\u00e9" * 499 + "; "), f"{[m[:40] + '...' + m[990:1010] for m in mutated]}")
 for name, val in (("2^53+1", "9007199254740993"), ("1e308", "1e308"), ("-1e308", "-1e308"),
                   ("1e999", "1e999"), ("huge-int", "1" + "0" * 400)):
     # The numbers go in as text: Python would round them on the way.

@@ -5,6 +5,7 @@
  * Every test ends with a leak check when built with AddressSanitizer. */
 #include "gptest.h"
 
+#include "gpupack/admission.h"
 #include "gpupack/strbuf.h"
 
 GP_TEST(appends_and_take)
@@ -177,8 +178,31 @@ GP_TEST(json_plain_every_length_and_position)
     GP_CHECK_INT(wrong, 0);
 }
 
+/* A character cut anywhere by a byte-counted "%.*s" leaves nothing of it behind; whole
+ * characters, U+FFFD written out among them, are kept. */
+GP_TEST(utf8_repair_drops_what_a_cut_leaves)
+{
+    const char *text = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdz"; /* aé€😀<U+FFFD>z */
+    size_t n = strlen(text);
+    char buf[64];
+
+    for (size_t cut = 0; cut <= n; cut++) {
+        snprintf(buf, sizeof(buf), "%.*s; after", (int)cut, text);
+        gp_utf8_repair(buf);
+        GP_CHECK(gp_utf8_valid(buf, strlen(buf)));
+        GP_CHECK(strstr(buf, "; after") != NULL);
+        GP_CHECK(strncmp(buf, text, strlen(buf) - strlen("; after")) == 0);
+    }
+    snprintf(buf, sizeof(buf), "%s", text);
+    GP_CHECK_STR(gp_utf8_repair(buf), text);
+    snprintf(buf, sizeof(buf), "\xff\x80x\xc0\xafy\xed\xa0\x80");
+    GP_CHECK_STR(gp_utf8_repair(buf), "xy");
+    GP_CHECK(gp_utf8_repair(NULL) == NULL);
+}
+
 GP_MAIN(GP_CASE(appends_and_take), GP_CASE(copy_text_as_snprintf), GP_CASE(int_text_lengths),
         GP_CASE(json_plain_every_length_and_position),
         GP_CASE(json_string_past_the_limit_appends_nothing),
         GP_CASE(limit_fails_once_and_clear_forgets),
-        GP_CASE(json_escapes), GP_CASE(json_escapes_at_every_offset))
+        GP_CASE(json_escapes), GP_CASE(json_escapes_at_every_offset),
+        GP_CASE(utf8_repair_drops_what_a_cut_leaves))
