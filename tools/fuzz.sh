@@ -26,7 +26,11 @@ seed() {
                  tests/examples/*.json; do [ -f "$f" ] && cp "$f" "$dir/"; done
         # GPU model rules: globs, exclusions, one that is not a label value.
         jq '.request.object.metadata.annotations["gpupack.io/gpu-models"] = "NVIDIA-A100*, !*-PCIe-*,H 1"' \
-            tests/examples/gpu-deployment-review.json > "$dir/gpu-models-review.json" ;;
+            tests/examples/gpu-deployment-review.json > "$dir/gpu-models-review.json"
+        # Multi-byte user text where warnings and gpupack.io/mutated cut it by bytes.
+        jq '.request.object.metadata.annotations["gpupack.io/gpu-memory"] = "a" + ("\u00e9" * 40)
+            | .request.object.metadata.annotations["gpupack.io/mutated"] = "a" + ("\u00e9" * 600)' \
+            tests/examples/gpu-deployment-review.json > "$dir/cut-text-review.json" ;;
     extargs)
         # The first byte picks the verb: '0' filter, '1' prioritize.
         for f in "$FIXTURES"/extender-v1-ExtenderArgs-*.json "$FIXTURES"/kube-v1.32-captured/extenderargs-*.json; do

@@ -2,11 +2,14 @@
 /* AdmissionReview path: raw body -> decode -> decision -> JSON patch -> encoded response, as
  * POST /mutate runs it, with the default policy and a cluster view that offers MIG profiles (on
  * a node with a GPU product, for the GPU model rules) and PriorityClasses. Properties: every answer is a 200 AdmissionReview that allows the pod, or a
- * 400 with an error body; a 200 answer parses as JSON and carries the request's uid. */
+ * 400 with an error body; a 200 answer parses as JSON and carries the request's uid; the answer
+ * and the patch in it are UTF-8 (text cut by bytes never splits a character). */
 #include "fuzz_common.h"
 
 #include <cjson/cJSON.h>
+#include <openssl/evp.h>
 
+#include "gpupack/admission.h"
 #include "gpupack/cluster.h"
 #include "gpupack/webhook.h"
 
@@ -31,6 +34,24 @@ static void setup(void)
     gp_webhook_init(&hook, &holder, c, NULL, NULL);
 }
 
+/* The base64 patch, decoded, is UTF-8 text. */
+static void check_patch_utf8(const cJSON *patch)
+{
+    size_t n = cJSON_IsString(patch) ? strlen(patch->valuestring) : 0;
+    unsigned char *raw = n ? malloc(n / 4 * 3 + 1) : NULL;
+    int len;
+
+    if (n == 0)
+        return;
+    FUZZ_ASSERT(raw != NULL, "out of memory");
+    len = EVP_DecodeBlock(raw, (const unsigned char *)patch->valuestring, (int)n);
+    FUZZ_ASSERT(len >= 0, "patch is not base64");
+    while (len > 0 && raw[len - 1] == '\0') /* EVP_DecodeBlock keeps the padding's zero bytes */
+        len--;
+    FUZZ_ASSERT(gp_utf8_valid((const char *)raw, (size_t)len), "patch is not UTF-8");
+    free(raw);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int ready;
@@ -52,6 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "allowed")),
                     "a pod was denied");
         FUZZ_ASSERT(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "uid")), "no uid");
+        FUZZ_ASSERT(gp_utf8_valid(resp.body, resp.body_len), "answer is not UTF-8");
+        check_patch_utf8(cJSON_GetObjectItemCaseSensitive(r, "patch"));
         cJSON_Delete(out);
     }
     free(resp.body);
