@@ -513,6 +513,13 @@ static void record(call *c, double started)
     cJSON_free(top);
 }
 
+static int error_status(const call *c)
+{
+    if (!c->error[0] || (c->outcome != NULL && strcmp(c->outcome, "internal") == 0))
+        return 500;
+    return c->outcome != NULL && strcmp(c->outcome, "not-synced") == 0 ? 503 : 400;
+}
+
 static void respond(call *c, gp_http_response *resp)
 {
     char *out = NULL;
@@ -532,8 +539,9 @@ static void respond(call *c, gp_http_response *resp)
         resp->body_len = len;
         return;
     }
-    /* A HostPriorityList cannot carry an error: say it with a status the scheduler reports. */
-    resp->status = c->error[0] ? 400 : 500;
+    /* A HostPriorityList cannot carry an error: say it with a status the scheduler reports,
+     * 400 for arguments it cannot use, 503 while the view is not synced, 500 for the rest. */
+    resp->status = error_status(c);
     cJSON *e = cJSON_CreateObject();
     char *s = NULL;
 

@@ -99,6 +99,19 @@ W=$(curl -s --max-time 5 --cacert "$CERTS/ca.crt" -H 'Content-Type: application/
 echo "$W" | jq -e '(.response.patch // "" | @base64d | test("mig-") | not)
     and (.response.warnings | any(test("no synced view of the nodes")))' >/dev/null \
     && pass webhook-live.no-view-no-mig || fail webhook-live.no-view-no-mig "$(echo "$W" | jq -c .response.warnings)"
+# The extender on a view that never syncs: not ready, filter answers 200 with Error, prioritize
+# 503 (the server's state, not the scheduler's arguments).
+$VG "$X" --listen 127.0.0.1:0 --kubeconfig "$E2E_TMP/bad.kubeconfig" --drain-seconds 0 2> "$E2E_TMP/xbad.log" &
+E2E_PIDS="$E2E_PIDS $!"
+i=0; XBPORT=""
+while [ $i -lt 100 ] && [ -z "$XBPORT" ]; do XBPORT=$(grep '"msg":"serving"' "$E2E_TMP/xbad.log" 2>/dev/null | jq -r .port | head -n 1); [ -n "$XBPORT" ] || sleep 0.1; i=$((i+1)); done
+XB="http://127.0.0.1:$XBPORT"
+rz=$(curl -s -o /dev/null -w '%{http_code}' "$XB/readyz")
+fb=$(curl -s --max-time 5 -H 'Content-Type: application/json' --data-binary "$ARGS" -w ' %{http_code}' "$XB/filter")
+pb=$(curl -s --max-time 5 -H 'Content-Type: application/json' --data-binary "$ARGS" -w ' %{http_code}' "$XB/prioritize")
+[ "$rz" = 503 ] && echo "$fb" | grep -q '"Error":"gpupack: cluster view not synced yet".* 200$' \
+    && echo "$pb" | grep -q '^{"error":"gpupack: cluster view not synced yet"} 503$' \
+    && pass extender-live.not-synced-answers || fail extender-live.not-synced-answers "readyz $rz; $fb; $pb"
 ctl apply "$(jq '.items[] | select(.metadata.name == "mig-empty") | .status.allocatable["nvidia.com/mig-3g.40gb"] = "2" | {kind: "nodes", type: "MODIFIED", object: .}' "$ROOT/tests/extender/nodes.json")"
 i=0; while [ $i -lt 50 ] && [ "$(mig_of)" = none ]; do sleep 0.1; i=$((i+1)); done
 mig_of | grep -q 'mig-3g.40gb' && pass webhook-live.new-profile-through-watch || fail webhook-live.new-profile-through-watch "$(mig_of)"
