@@ -20,6 +20,7 @@
 #include "gpupack/log.h"
 #include "gpupack/policy.h"
 #include "gpupack/prom.h"
+#include "gpupack/server.h"
 #include "render.h"
 #include "report.h"
 #include "serve.h"
@@ -343,9 +344,10 @@ static int serve_values(const opts *o, gp_adv_serve_opts *v, char *ns, char *nam
     if (o->listen != NULL) {
         char host[256];
         int port;
+        gp_err err = { "" };
 
-        if (gp_split_hostport(o->listen, host, sizeof(host), &port, NULL) != GP_OK)
-            return usage_error("--listen", "want HOST:PORT, got", o->listen);
+        if (gp_server_parse_listen(o->listen, host, sizeof(host), &port, &err) != GP_OK)
+            return usage_error("--listen", err.msg, NULL);
     }
     return 0;
 }

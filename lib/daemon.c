@@ -329,16 +329,26 @@ static size_t get_routes(const gp_route *routes, size_t nroutes, gp_route *out)
     return n;
 }
 
-static gp_status start_one(const char *flag, const char *listen, gp_server_config *cfg,
+/* A listen flag's address, checked before any socket is opened. */
+typedef struct {
+    char host[256];
+    int port;
+} listen_addr;
+
+static gp_status parse_listen(const char *flag, const char *value, listen_addr *a, gp_err *err)
+{
+    if (gp_server_parse_listen(value, a->host, sizeof(a->host), &a->port, err) == GP_OK)
+        return GP_OK;
+    gp_err_prefix(err, flag);
+    return GP_EINVAL;
+}
+
+static gp_status start_one(const char *flag, const listen_addr *a, gp_server_config *cfg,
                            gp_server **out, gp_err *err)
 {
-    char host[256];
-
-    if (gp_split_hostport(listen, host, sizeof(host), &cfg->port, err) != GP_OK) {
-        gp_err_prefix(err, flag);
-        return GP_EINVAL;
-    }
-    cfg->host = host;
+    cfg->host = a->host;
+    cfg->port = a->port;
+    cfg->listen_flag = flag;
     return gp_server_start(cfg, out, err);
 }
 
@@ -347,6 +357,7 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                                  gp_log *log, gp_server **out, gp_server **health, gp_err *err)
 {
     gp_route get[GP_DAEMON_MAX_ROUTES];
+    listen_addr main_addr, health_addr;
     char hname[64];
     gp_server_config cfg = { .cert_file = o->cert, .key_file = o->key,
                              .client_ca_file = o->client_ca, .max_body = max_body,
@@ -357,9 +368,14 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                              .log = log, .name = name };
     gp_status st;
 
+    *out = *health = NULL;
+    /* Every address is checked before the first socket is bound. */
+    if ((st = parse_listen("--listen", o->listen, &main_addr, err)) != GP_OK ||
+        (o->health_listen != NULL &&
+         (st = parse_listen("--health-listen", o->health_listen, &health_addr, err)) != GP_OK))
+        return st;
     gp_daemon_block_signals();
-    st = start_one("--listen", o->listen, &cfg, out, err);
-    *health = NULL;
+    st = start_one("--listen", &main_addr, &cfg, out, err);
     if (st != GP_OK || o->health_listen == NULL)
         return st;
     snprintf(hname, sizeof(hname), "%s-health", name);
@@ -368,12 +384,23 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                               .request_timeout_s = o->request_timeout, .max_connections = 64,
                               .routes = get, .nroutes = get_routes(routes, nroutes, get),
                               .metrics = metrics, .log = log, .name = hname };
-    st = start_one("--health-listen", o->health_listen, &cfg, health, err);
+    st = start_one("--health-listen", &health_addr, &cfg, health, err);
     if (st != GP_OK) {
         gp_server_stop(*out);
         *out = NULL;
     }
     return st;
+}
+
+/* 2 after the usage error when a listen flag's address is bad, else -1. */
+static int check_listen_flag(const char *prog, const char *flag, const char *value)
+{
+    listen_addr a;
+    gp_err err = { { 0 } };
+
+    if (value == NULL || parse_listen(flag, value, &a, &err) == GP_OK)
+        return -1;
+    return gp_flags_fail(stderr, prog, err.msg);
 }
 
 int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc, char **argv,
@@ -401,6 +428,9 @@ int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc,
         return gp_daemon_check_policy(cli->prog, d->check_policy, stdout, stderr);
     if (gp_log_level_parse(d->log_level, level) != GP_OK)
         return gp_flags_fail(stderr, cli->prog, "--log-level: expected debug, info, warn or error");
+    if (check_listen_flag(cli->prog, "--listen", d->listen) == 2 ||
+        check_listen_flag(cli->prog, "--health-listen", d->health_listen) == 2)
+        return 2;
     return -1;
 }
 

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# What the contract says of a bad start (shared/CONTRACT.md): a bad flag, an unreadable file or an
+# invalid policy exits 2 before any socket is opened, and stderr names the flag, the file or the
+# policy field. Each case runs under strace (when present) to see that no socket was bound.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$E2E_TMP
+ERR=$T/err
+make_certs "$T/c"
+CRT=$T/c/tls.crt
+KEY=$T/c/tls.key
+HAVE_STRACE=0
+strace -f -qq -e trace=bind -o /dev/null true 2>/dev/null && HAVE_STRACE=1
+
+# refused NAME WANT_RC TEXT PROG ARGS...: PROG exits WANT_RC, stderr has TEXT, and nothing was
+# bound (strace; without it, no "listening" log line).
+refused() {
+    name=$1; want=$2; text=$3; shift 3
+    if [ $HAVE_STRACE = 1 ]; then
+        timeout 20 strace -f -qq -e trace=bind -e signal=none -o "$T/trace" "$@" \
+            < /dev/null > "$T/out" 2> "$ERR"; rc=$?
+        binds=$(grep -c 'bind(' "$T/trace")
+    else
+        timeout 20 "$@" < /dev/null > "$T/out" 2> "$ERR"; rc=$?
+        binds=$(grep -c '"msg":"listening"' "$ERR")
+    fi
+    if [ "$rc" = "$want" ] && grep -qF -- "$text" "$ERR" && [ "$binds" = 0 ]; then
+        pass "startup-errors.$name"
+    else
+        fail "startup-errors.$name" "rc $rc (want $want), binds $binds: $(head -c 400 "$ERR")"
+    fi
+}
+
+# ---- 1. every listen address is checked before the first bind ------------------------------------
+W="$BIN/gpupack-webhook --tls-cert $CRT --tls-key $KEY --drain-seconds 0"
+X="$BIN/gpupack-extender --drain-seconds 0"
+for d in webhook extender; do
+    [ $d = extender ] && P=$X || P=$W
+    refused "$d-health-port-out-of-range" 2 \
+        '--health-listen: expected HOST:PORT (e.g. 0.0.0.0:8443 or [::]:8443), got "127.0.0.1:99999"' \
+        $P --listen 127.0.0.1:0 --health-listen 127.0.0.1:99999
+    refused "$d-health-no-port" 2 '--health-listen: expected HOST:PORT' \
+        $P --listen 127.0.0.1:0 --health-listen 127.0.0.1
+    refused "$d-health-name" 2 '--health-listen: host "localhost" is not a numeric IPv4 or IPv6 address' \
+        $P --listen 127.0.0.1:0 --health-listen localhost:28444
+    refused "$d-listen-name" 2 '--listen: host "localhost" is not a numeric IPv4 or IPv6 address' \
+        $P --listen localhost:28443
+    refused "$d-listen-bad-ip" 2 '--listen: host "999.1.1.1" is not a numeric' $P --listen 999.1.1.1:1
+    grep -q "^see gpupack-$d --help$" "$ERR" && pass "startup-errors.$d-listen-see-help" \
+        || fail "startup-errors.$d-listen-see-help" "$(cat "$ERR")"
+done
+# A port in use is no flag error, but the message still says which flag gave the address.
+BUSY=$(free_port)
+python3 -c 'import socket,sys,time
+s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(30)' "$BUSY" &
+BUSY_PID=$!
+E2E_PIDS="$E2E_PIDS $BUSY_PID"
+sleep 0.3
+timeout 20 $X --listen 127.0.0.1:0 --health-listen "127.0.0.1:$BUSY" > /dev/null 2> "$ERR"; rc=$?
+[ $rc = 2 ] && grep -q -- "--health-listen: cannot listen on 127.0.0.1 port $BUSY" "$ERR" \
+    && pass startup-errors.health-port-in-use-named || fail startup-errors.health-port-in-use-named "rc $rc: $(cat "$ERR")"
+kill $BUSY_PID 2>/dev/null
+refused advisor-serve-listen-name 2 '--listen: host "localhost" is not a numeric IPv4 or IPv6 address' \
+    "$BIN/gpupack-advisor" serve --prometheus http://127.0.0.1:9 --listen localhost:8090 \
+    --recommendations-file "$T/recs.json"
