@@ -1058,22 +1058,29 @@ static gp_status parse_host(gp_server *s, gp_err *err)
 
 static gp_status tls_setup(gp_server *s, gp_err *err)
 {
+    char prefix[GP_ERR_MAX];
     size_t len;
     gp_status st;
 
     s->tls = true;
     if ((st = tls_load(s, &s->cur, err)) != GP_OK) {
-        gp_err_prefix(err, "server: certificate pair refused");
+        snprintf(prefix, sizeof(prefix), "server: certificate pair refused (certificate %s, key "
+                 "%s)", s->cfg.cert_file, s->cfg.key_file);
+        gp_err_prefix(err, prefix);
         return st;
     }
     gp_metrics_set(s->cfg.metrics, M_EXPIRY, M_EXPIRY_HELP, "", (double)s->cur->info.not_after);
     gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"success\"", 0);
     gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"failure\"", 0);
     log_pair(s, "tls certificate loaded", s->cur);
-    if (s->cfg.client_ca_file != NULL &&
-        (st = gp_file_read(s->cfg.client_ca_file, GP_TLS_MAX_PEM, &s->client_ca, &len, err)) !=
-            GP_OK) {
-        gp_err_prefix(err, "server: client CA");
+    if (s->cfg.client_ca_file == NULL)
+        return GP_OK;
+    /* Read once: a CA without a certificate would fail every handshake, so it stops the start. */
+    if ((st = gp_file_read(s->cfg.client_ca_file, GP_TLS_MAX_PEM, &s->client_ca, &len, err)) !=
+            GP_OK ||
+        (st = gp_tls_check_ca(s->client_ca, len, NULL, err)) != GP_OK) {
+        snprintf(prefix, sizeof(prefix), "server: client CA %s", s->cfg.client_ca_file);
+        gp_err_prefix(err, st == GP_EINVAL ? prefix : "server: client CA");
         return st;
     }
     return GP_OK;

@@ -64,3 +64,28 @@ kill $BUSY_PID 2>/dev/null
 refused advisor-serve-listen-name 2 '--listen: host "localhost" is not a numeric IPv4 or IPv6 address' \
     "$BIN/gpupack-advisor" serve --prometheus http://127.0.0.1:9 --listen localhost:8090 \
     --recommendations-file "$T/recs.json"
+
+# ---- 5. the serving pair's problems name the flag and the file ----------------------------------
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/other.key" \
+    -out "$T/other.crt" -subj /CN=other -addext subjectAltName=IP:127.0.0.1 -days 2 2>/dev/null
+for d in webhook extender; do
+    P="$BIN/gpupack-$d --listen 127.0.0.1:0 --drain-seconds 0"
+    refused "$d-pair-swapped" 2 "--tls-cert: $KEY: cannot parse certificate PEM: no start line" \
+        $P --tls-cert "$KEY" --tls-key "$CRT"
+    refused "$d-key-of-another" 2 \
+        "--tls-key: $T/other.key: private key does not match the certificate in --tls-cert $CRT" \
+        $P --tls-cert "$CRT" --tls-key "$T/other.key"
+    refused "$d-key-missing" 2 "--tls-key: $T/none.key: cannot open: No such file or directory" \
+        $P --tls-cert "$CRT" --tls-key "$T/none.key"
+done
+
+# ---- 6. a --client-ca without a certificate stops the start -------------------------------------
+: > "$T/empty.pem"
+printf '# README\nPut the client CA here.\n' > "$T/README"
+for d in webhook extender; do
+    P="$BIN/gpupack-$d --listen 127.0.0.1:0 --drain-seconds 0 --tls-cert $CRT --tls-key $KEY"
+    for ca in empty.pem c/tls.key README; do
+        refused "$d-client-ca-$(basename $ca)" 2 "--client-ca: $T/$ca: no PEM certificate in it" \
+            $P --client-ca "$T/$ca"
+    done
+done
