@@ -89,3 +89,23 @@ for d in webhook extender; do
             $P --client-ca "$T/$ca"
     done
 done
+
+# ---- 5. a snapshot error names its own flag, not --snapshot-* ------------------------------------
+echo '{' > "$T/broken.json"
+NODES=$ROOT/tests/extender/nodes.json
+snap() { # NAME TEXT PROG ARGS...
+    name=$1; text=$2; shift 2
+    timeout 20 "$@" < /dev/null > /dev/null 2> "$ERR"; rc=$?
+    [ $rc = 2 ] && grep -qF -- "$text" "$ERR" && ! grep -qF -- '--snapshot-*' "$ERR" \
+        && pass "startup-errors.$name" || fail "startup-errors.$name" "rc $rc: $(cat "$ERR")"
+}
+snap extender-snapshot-nodes "gpupack-extender: --snapshot-nodes: $T/broken.json: nodes snapshot is not valid JSON" \
+    "$BIN/gpupack-extender" --once filter --snapshot-nodes "$T/broken.json" --snapshot-pods "$T/broken.json"
+snap extender-snapshot-pods "gpupack-extender: --snapshot-pods: $T/broken.json: pods snapshot is not valid JSON" \
+    "$BIN/gpupack-extender" --once filter --snapshot-nodes "$NODES" --snapshot-pods "$T/broken.json"
+snap extender-snapshot-missing "gpupack-extender: --snapshot-pods: $T/none.json: cannot open" \
+    "$BIN/gpupack-extender" --once filter --snapshot-nodes "$NODES" --snapshot-pods "$T/none.json"
+snap webhook-snapshot-nodes "gpupack-webhook: --snapshot-nodes: $T/broken.json: node list is not valid JSON" \
+    "$BIN/gpupack-webhook" --review --snapshot-nodes "$T/broken.json"
+snap webhook-snapshot-priorityclasses "gpupack-webhook: --snapshot-priorityclasses: $T/broken.json: " \
+    "$BIN/gpupack-webhook" --review --snapshot-priorityclasses "$T/broken.json"
