@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
 #include "gpupack/kubeconfig.h"
 #include "gpupack/flags.h"
@@ -132,25 +133,6 @@ static int usage_error(const char *flag, const char *msg, const char *value)
             value ? "\"" : "");
     fprintf(stderr, "see " PROG " --help\n");
     return EXIT_USAGE;
-}
-
-static gp_status load_policy(const char *path, gp_policy **pol, gp_err *err)
-{
-    char *buf = NULL, *errors = NULL;
-    size_t len = 0;
-    gp_status st;
-
-    if (path == NULL)
-        st = gp_policy_default(pol, &errors);
-    else if ((st = gp_file_read(path, GP_POLICY_MAX_BYTES, &buf, &len, err)) == GP_OK)
-        st = gp_policy_parse(buf, len, pol, &errors);
-    else
-        return st;
-    if (st != GP_OK && errors != NULL)
-        gp_err_set(err, "%s", errors);
-    free(buf);
-    free(errors);
-    return st;
 }
 
 /* Whether the directory --output's file goes in is writable (checked before minutes of
@@ -283,8 +265,8 @@ static int report(int argc, char **argv)
     }
     if ((ms = check_values(&o, &r)) == EXIT_USAGE)
         return EXIT_USAGE;
-    if (load_policy(o.policy, &pol, &err) != GP_OK)
-        return usage_error("--policy", err.msg, NULL);
+    if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
+        return EXIT_USAGE;
     prom_config(&o, (unsigned)ms, &pc);
     r.prom = &pc;
     r.pol = pol;
@@ -380,8 +362,8 @@ static int serve(int argc, char **argv)
     *r = (gp_adv_report_opts){ .since = 7 * 86400.0, .step = 300, .log = stderr };
     if ((ms = check_values(&o, r)) == EXIT_USAGE || serve_values(&o, &v, ns, name) != 0)
         return EXIT_USAGE;
-    if (load_policy(o.policy, &pol, &err) != GP_OK)
-        return usage_error("--policy", err.msg, NULL);
+    if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
+        return EXIT_USAGE;
     prom_config(&o, (unsigned)ms, &pc);
     r->prom = &pc;
     r->pol = pol;

@@ -197,20 +197,29 @@ int gp_daemon_check_policy(const char *prog, const char *path, FILE *out, FILE *
     return 0;
 }
 
-int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h,
+int gp_daemon_policy_flag(const char *prog, const char *path, gp_policy **out,
                           char digest[GP_DAEMON_DIGEST_SIZE])
 {
-    gp_policy *p = NULL;
-    char *errors = NULL;
-    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
+    char *errors = NULL, own[GP_DAEMON_DIGEST_SIZE];
+    gp_status st = gp_daemon_policy_read(path, out, digest != NULL ? digest : own, &errors);
 
     if (st != GP_OK) {
         print_policy_errors(stderr, prog, "--policy", st, errors);
         free(errors);
         return 2;
     }
-    gp_policy_holder_init(h, p);
     return 0;
+}
+
+int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h,
+                          char digest[GP_DAEMON_DIGEST_SIZE])
+{
+    gp_policy *p = NULL;
+    int rc = gp_daemon_policy_flag(prog, path, &p, digest);
+
+    if (rc == 0)
+        gp_policy_holder_init(h, p);
+    return rc;
 }
 
 #define M_RELOADS "gpupack_policy_reloads_total"

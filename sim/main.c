@@ -726,17 +726,10 @@ static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *
  * Returns 0 or 2. */
 static int load_policy(options *o, gp_frag_shape *shapes, gp_frag_mix *out, gp_policy **pol)
 {
-    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
-    gp_status st = gp_daemon_policy_read(o->policy_path, pol, digest, &errors);
-
     out->n = 0;
     out->shapes = shapes;
-    if (st != GP_OK) {
-        fprintf(stderr, "gpupack-sim: --policy: %s%s", st == GP_EIO ? "" : "invalid policy:\n",
-                errors ? errors : "out of memory\n");
-        free(errors);
+    if (gp_daemon_policy_flag("gpupack-sim", o->policy_path, pol, NULL) != 0)
         return 2;
-    }
     out->n = gp_score_policy_mix(*pol, shapes, GP_SCORE_MAX_MIX);
     o->typical_cpu = (*pol)->scoring.typical_cpu_milli_per_gpu;
     o->policy_mix = out->n > 0;

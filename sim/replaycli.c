@@ -331,13 +331,9 @@ static int load_pools(const ropts *o, inputs *x)
 static int load_inputs(const ropts *o, inputs *x)
 {
     gp_err err = { { 0 } };
-    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
 
-    if (gp_daemon_policy_read(o->policy, &x->pol, digest, &errors) != GP_OK) {
-        fprintf(stderr, PROG ": --policy: %s", errors ? errors : "out of memory\n");
-        free(errors);
+    if (gp_daemon_policy_flag(PROG, o->policy, &x->pol, NULL) != 0)
         return 2;
-    }
     x->policy_mix = (gp_frag_mix){ gp_score_policy_mix(x->pol, x->policy_shapes, GP_SCORE_MAX_MIX),
                                    x->policy_shapes };
     x->in.keep_finished = x->in.all_as_tasks = x->in.skip_daemonsets = x->in.keep_names = true;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Pieces both daemons' main.c share: the command line's start, the policy and API view at
- * start-up, plain-text replies, the health, readiness and metrics routes, and the SIGTERM drain
+/* Pieces both daemons' main.c share: the command line's start, the policy (its --policy
+ * loading also serves the advisor, the simulator and gpupack-certs) and API view at start-up, plain-text replies, the health, readiness and metrics routes, and the SIGTERM drain
  * sequence. */
 #ifndef GPUPACK_DAEMON_H
 #define GPUPACK_DAEMON_H
@@ -114,6 +114,14 @@ gp_status gp_daemon_policy_read(const char *path, gp_policy **out,
  * sha256 DIGEST" on out, returns 0. Otherwise "PROG: --check-policy: cannot read FILE: reason"
  * or "PROG: --check-policy: invalid policy:" and every error line on err, returns 1. */
 int gp_daemon_check_policy(const char *prog, const char *path, FILE *out, FILE *err);
+
+/* Any gpupack program's --policy FILE (path NULL: the embedded default), read and validated by
+ * gp_daemon_policy_read(). On failure prints "PROG: --policy: cannot read FILE: reason", or
+ * "PROG: --policy: invalid policy:" and every error line ("FILE: json.path: message", at most
+ * GP_POLICY_MAX_ERRORS then "... and N more errors") on stderr, and returns 2 (the exit status).
+ * Returns 0 with *out holding one reference (gp_policy_unref()) on success. digest may be NULL. */
+int gp_daemon_policy_flag(const char *prog, const char *path, gp_policy **out,
+                          char digest[GP_DAEMON_DIGEST_SIZE]);
 
 /* Loads the policy in force at start-up (path NULL: the embedded default) into h and sets
  * digest. On failure prints "PROG: --policy: cannot read FILE: reason", or "PROG: --policy:

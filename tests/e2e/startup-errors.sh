@@ -109,3 +109,23 @@ snap webhook-snapshot-nodes "gpupack-webhook: --snapshot-nodes: $T/broken.json: 
     "$BIN/gpupack-webhook" --review --snapshot-nodes "$T/broken.json"
 snap webhook-snapshot-priorityclasses "gpupack-webhook: --snapshot-priorityclasses: $T/broken.json: " \
     "$BIN/gpupack-webhook" --review --snapshot-priorityclasses "$T/broken.json"
+
+# ---- 7. every program lists policy errors alike: 64 lines, each with the file, then the rest -----
+python3 -c 'import json; print(json.dumps({"bad%d" % i: 1 for i in range(70)}))' > "$T/many.json"
+"$BIN/gpupack-webhook" --review --policy "$T/many.json" < /dev/null > /dev/null 2> "$T/want"
+sed -i 's/^gpupack-webhook: //' "$T/want"
+[ "$(wc -l < "$T/want")" = 66 ] && tail -n 1 "$T/want" | grep -q "^$T/many.json: \.\.\. and [0-9]* more errors$" \
+    && pass startup-errors.policy-errors-webhook-listing || fail startup-errors.policy-errors-webhook-listing "$(tail -n 2 "$T/want")"
+policy_alike() { # NAME PROG ARGS...
+    name=$1; prog=$2; shift 2
+    timeout 20 "$BIN/$prog" "$@" --policy "$T/many.json" < /dev/null > /dev/null 2> "$ERR"; rc=$?
+    sed "s/^$prog: //" "$ERR" > "$T/got"
+    [ $rc = 2 ] && cmp -s "$T/want" "$T/got" && pass "startup-errors.policy-errors-$name" \
+        || fail "startup-errors.policy-errors-$name" "rc $rc: $(diff "$T/want" "$T/got" | head -n 5)"
+}
+policy_alike extender gpupack-extender --once filter
+policy_alike advisor-report gpupack-advisor report --prometheus http://127.0.0.1:9
+policy_alike advisor-serve gpupack-advisor serve --prometheus http://127.0.0.1:9 --once \
+    --recommendations-file "$T/recs.json"
+policy_alike sim gpupack-sim --nodes "$NODES" --pods "$NODES"
+policy_alike sim-replay gpupack-sim --replay --nodes "$NODES" --pods "$NODES"
