@@ -129,3 +129,18 @@ policy_alike advisor-serve gpupack-advisor serve --prometheus http://127.0.0.1:9
     --recommendations-file "$T/recs.json"
 policy_alike sim gpupack-sim --nodes "$NODES" --pods "$NODES"
 policy_alike sim-replay gpupack-sim --replay --nodes "$NODES" --pods "$NODES"
+
+# ---- 2. gpupack-certs validates --policy as the daemons do, before writing anything --------------
+"$BIN/gpupack-certs" --service s --namespace n --out "$T/certs-out" --policy "$T/many.json" \
+    > "$T/out" 2> "$ERR"; rc=$?
+sed 's/^gpupack-certs: //' "$ERR" > "$T/got"
+[ $rc = 2 ] && cmp -s "$T/want" "$T/got" && [ ! -e "$T/certs-out" ] && [ ! -s "$T/out" ] \
+    && pass startup-errors.certs-invalid-policy || fail startup-errors.certs-invalid-policy "rc $rc: $(head -n 3 "$ERR")"
+jq '.mode = "sometimes"' "$ROOT/manifests/base/policy.json" > "$T/mode.json"
+"$BIN/gpupack-certs" --check "$CRT" --policy "$T/mode.json" > "$T/out" 2> "$ERR"; rc=$?
+[ $rc = 2 ] && grep -q "^gpupack-certs: --policy: invalid policy:$" "$ERR" && grep -q "^$T/mode.json: mode: " "$ERR" \
+    && pass startup-errors.certs-check-invalid-policy || fail startup-errors.certs-check-invalid-policy "rc $rc: $(cat "$ERR")"
+"$BIN/gpupack-certs" --service s --namespace n --out "$T/certs-ok" --policy "$ROOT/manifests/base/policy.json" \
+    > /dev/null 2> "$ERR"; rc=$?
+[ $rc = 0 ] && [ -s "$T/certs-ok/tls.crt" ] && pass startup-errors.certs-valid-policy \
+    || fail startup-errors.certs-valid-policy "rc $rc: $(cat "$ERR")"
