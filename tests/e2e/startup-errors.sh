@@ -144,3 +144,31 @@ jq '.mode = "sometimes"' "$ROOT/manifests/base/policy.json" > "$T/mode.json"
     > /dev/null 2> "$ERR"; rc=$?
 [ $rc = 0 ] && [ -s "$T/certs-ok/tls.crt" ] && pass startup-errors.certs-valid-policy \
     || fail startup-errors.certs-valid-policy "rc $rc: $(cat "$ERR")"
+
+# ---- 3. gpupack-sim takes --log-level, in --replay mode too, and --help names --replay ----------
+head -n 11 "$ROOT/data/alibaba-gpu-v2023/openb_node_list_gpu_node.csv" > "$T/nodes.csv"
+head -n 21 "$ROOT/data/alibaba-gpu-v2023/openb_pod_list_default.csv" > "$T/pods.csv"
+head -n 18 "$T/pods.csv" > "$T/pods17.csv" # the 18th asks more than a node of the ten holds
+for mode in "" "--replay"; do
+    name=sim${mode:+-replay}
+    SIM="$BIN/gpupack-sim --nodes $T/nodes.csv --pods $T/pods${mode:+17}.csv --jobs 1 --scorer bestfit --json"
+    $SIM $mode --log-level loud > "$T/out" 2> "$ERR"; rc=$?
+    [ $rc = 2 ] && grep -q '^gpupack-sim: --log-level: expected debug, info, warn or error$' "$ERR" \
+        && [ "$(tail -n 1 "$ERR")" = "see gpupack-sim --help" ] && [ ! -s "$T/out" ] \
+        && pass "startup-errors.$name-bad-log-level" || fail "startup-errors.$name-bad-log-level" "rc $rc: $(cat "$ERR")"
+    for lvl in debug info warn error; do
+        $SIM $mode --log-level $lvl > "$T/out" 2> "$ERR"; rc=$?
+        [ $rc = 0 ] && jq -e '.scorer == "bestfit"' "$T/out" > /dev/null \
+            && pass "startup-errors.$name-log-level-$lvl" || fail "startup-errors.$name-log-level-$lvl" "rc $rc: $(head -c 300 "$ERR")"
+    done
+done
+# The replay's note about GPU sharing is info: shown by default, not at warn.
+$SIM --replay > /dev/null 2> "$ERR"
+grep -q 'gpupack-sim: note: ' "$ERR" && pass startup-errors.sim-replay-note-at-info || fail startup-errors.sim-replay-note-at-info "$(cat "$ERR")"
+$SIM --replay --log-level warn > /dev/null 2> "$ERR"
+! grep -q 'gpupack-sim: note: ' "$ERR" && pass startup-errors.sim-replay-no-note-at-warn || fail startup-errors.sim-replay-no-note-at-warn "$(cat "$ERR")"
+"$BIN/gpupack-sim" --help > "$T/out"
+grep -q -- '--log-level' "$T/out" && grep -q '^ *gpupack-sim --replay ' "$T/out" \
+    && pass startup-errors.sim-help-names-replay-and-log-level || fail startup-errors.sim-help-names-replay-and-log-level
+"$BIN/gpupack-sim" --replay --help > "$T/out"
+grep -q -- '--log-level' "$T/out" && pass startup-errors.sim-replay-help-log-level || fail startup-errors.sim-replay-help-log-level
