@@ -167,8 +167,16 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
     double timeout = 120;
     gp_log_level lvl;
 
+    gp_err err = { "" };
+
     if (o->prometheus == NULL)
         return usage_error("--prometheus", "required", NULL);
+    if (gp_prom_url_check(o->prometheus, &err) != GP_OK) {
+        char msg[GP_ERR_MAX + 8];
+
+        snprintf(msg, sizeof(msg), "%s; got", err.msg);
+        return usage_error("--prometheus", msg, o->prometheus);
+    }
     if (o->since != NULL && gp_duration_parse(o->since, &r->since) != GP_OK)
         return usage_error("--since", "want a duration like 30s, 5m, 2h, 7d, 1w, got", o->since);
     if (o->step != NULL && gp_duration_parse(o->step, &r->step) != GP_OK)

@@ -172,3 +172,16 @@ grep -q -- '--log-level' "$T/out" && grep -q '^ *gpupack-sim --replay ' "$T/out"
     && pass startup-errors.sim-help-names-replay-and-log-level || fail startup-errors.sim-help-names-replay-and-log-level
 "$BIN/gpupack-sim" --replay --help > "$T/out"
 grep -q -- '--log-level' "$T/out" && pass startup-errors.sim-replay-help-log-level || fail startup-errors.sim-replay-help-log-level
+
+# ---- 4. an unusable --prometheus URL is a bad flag (2), not a failed query (1) -------------------
+for sub in report serve; do
+    extra=""; [ $sub = serve ] && extra="--once --recommendations-file $T/recs.json"
+    i=0
+    for url in 'http://' 'http://exa mple' 'http://127.0.0.1:99999' 'http://127.0.0.1:0' 'ftp://prom'; do
+        i=$((i + 1))
+        timeout 20 "$BIN/gpupack-advisor" $sub --prometheus "$url" $extra > /dev/null 2> "$ERR"; rc=$?
+        [ $rc = 2 ] && grep -qF -- "gpupack-advisor: --prometheus: " "$ERR" && grep -qF -- "\"$url\"" "$ERR" \
+            && ! grep -q 'Could not resolve host' "$ERR" \
+            && pass "startup-errors.advisor-$sub-bad-url-$i" || fail "startup-errors.advisor-$sub-bad-url-$i" "$url: rc $rc: $(cat "$ERR")"
+    done
+done
