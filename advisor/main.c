@@ -14,12 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
 #include "gpupack/kubeconfig.h"
 #include "gpupack/flags.h"
 #include "gpupack/log.h"
 #include "gpupack/policy.h"
 #include "gpupack/prom.h"
+#include "gpupack/server.h"
 #include "render.h"
 #include "report.h"
 #include "serve.h"
@@ -133,25 +135,6 @@ static int usage_error(const char *flag, const char *msg, const char *value)
     return EXIT_USAGE;
 }
 
-static gp_status load_policy(const char *path, gp_policy **pol, gp_err *err)
-{
-    char *buf = NULL, *errors = NULL;
-    size_t len = 0;
-    gp_status st;
-
-    if (path == NULL)
-        st = gp_policy_default(pol, &errors);
-    else if ((st = gp_file_read(path, GP_POLICY_MAX_BYTES, &buf, &len, err)) == GP_OK)
-        st = gp_policy_parse(buf, len, pol, &errors);
-    else
-        return st;
-    if (st != GP_OK && errors != NULL)
-        gp_err_set(err, "%s", errors);
-    free(buf);
-    free(errors);
-    return st;
-}
-
 /* Whether the directory --output's file goes in is writable (checked before minutes of
  * queries, not after). */
 static bool output_dir_writable(const char *path)
@@ -184,8 +167,16 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
     double timeout = 120;
     gp_log_level lvl;
 
+    gp_err err = { "" };
+
     if (o->prometheus == NULL)
         return usage_error("--prometheus", "required", NULL);
+    if (gp_prom_url_check(o->prometheus, &err) != GP_OK) {
+        char msg[GP_ERR_MAX + 8];
+
+        snprintf(msg, sizeof(msg), "%s; got", err.msg);
+        return usage_error("--prometheus", msg, o->prometheus);
+    }
     if (o->since != NULL && gp_duration_parse(o->since, &r->since) != GP_OK)
         return usage_error("--since", "want a duration like 30s, 5m, 2h, 7d, 1w, got", o->since);
     if (o->step != NULL && gp_duration_parse(o->step, &r->step) != GP_OK)
@@ -282,8 +273,8 @@ static int report(int argc, char **argv)
     }
     if ((ms = check_values(&o, &r)) == EXIT_USAGE)
         return EXIT_USAGE;
-    if (load_policy(o.policy, &pol, &err) != GP_OK)
-        return usage_error("--policy", err.msg, NULL);
+    if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
+        return EXIT_USAGE;
     prom_config(&o, (unsigned)ms, &pc);
     r.prom = &pc;
     r.pol = pol;
@@ -343,9 +334,10 @@ static int serve_values(const opts *o, gp_adv_serve_opts *v, char *ns, char *nam
     if (o->listen != NULL) {
         char host[256];
         int port;
+        gp_err err = { "" };
 
-        if (gp_split_hostport(o->listen, host, sizeof(host), &port, NULL) != GP_OK)
-            return usage_error("--listen", "want HOST:PORT, got", o->listen);
+        if (gp_server_parse_listen(o->listen, host, sizeof(host), &port, &err) != GP_OK)
+            return usage_error("--listen", err.msg, NULL);
     }
     return 0;
 }
@@ -378,8 +370,8 @@ static int serve(int argc, char **argv)
     *r = (gp_adv_report_opts){ .since = 7 * 86400.0, .step = 300, .log = stderr };
     if ((ms = check_values(&o, r)) == EXIT_USAGE || serve_values(&o, &v, ns, name) != 0)
         return EXIT_USAGE;
-    if (load_policy(o.policy, &pol, &err) != GP_OK)
-        return usage_error("--policy", err.msg, NULL);
+    if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
+        return EXIT_USAGE;
     prom_config(&o, (unsigned)ms, &pc);
     r->prom = &pc;
     r->pol = pol;

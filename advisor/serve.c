@@ -455,9 +455,12 @@ static gp_status start_server(serve_state *s, gp_server **srv, gp_err *err)
                              .metrics = s->metrics, .log = s->log, .name = "advisor" };
     char host[256];
 
-    if (gp_split_hostport(s->o->listen, host, sizeof(host), &cfg.port, err) != GP_OK)
+    if (gp_server_parse_listen(s->o->listen, host, sizeof(host), &cfg.port, err) != GP_OK) {
+        gp_err_prefix(err, "--listen");
         return GP_EINVAL;
+    }
     cfg.host = host;
+    cfg.listen_flag = "--listen";
     return gp_server_start(&cfg, srv, err);
 }
 
@@ -560,7 +563,7 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
     gp_daemon_block_signals();
     have_sigthr = pthread_create(&sigthr, NULL, signal_thread, &s) == 0;
     if (!o->once && start_server(&s, &srv, &err) != GP_OK) {
-        fprintf(stderr, PROG ": --listen: %s\n", err.msg);
+        fprintf(stderr, PROG ": %s\n", err.msg);
         rc = 2;
     } else {
         if (srv != NULL)

@@ -3,11 +3,11 @@
  * webhook's Service, or lib/tlsfiles.c checks a certificate (`--check`).
  *
  * Exit status: 0 done (or, with --check, the certificate is usable), 1 a run-time failure (a file
- * exists, an I/O or OpenSSL error, a certificate that is not usable), 2 a bad command line or an
- * unreadable input file. */
+ * exists, an I/O or OpenSSL error, a certificate that is not usable), 2 a bad command line, an
+ * unreadable input file or an invalid --policy (checked as the daemons check it, before anything
+ * is written). */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +19,7 @@
 
 #include "gpupack/base64.h"
 #include "gpupack/certgen.h"
+#include "gpupack/daemon.h"
 #include "gpupack/dnsname.h"
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
@@ -66,7 +67,7 @@ static size_t flag_table(opts *o, gp_flag *f)
         { .name = "key", .kind = GP_FLAG_STRING, .dest = &o->key, .arg = "FILE", .help = "with --check: also require that this private key matches", .once = true },
         { .name = "ca", .kind = GP_FLAG_STRING, .dest = &o->ca, .arg = "FILE", .help = "with --check: also require that it verifies against this CA", .once = true },
         { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error: what goes to stderr" },
-        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "accepted like every gpupack program (checked readable, unused)", .once = true },
+        { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "a gpupack policy, validated as every gpupack program validates it (exit 2 when it is not); nothing here uses it", .once = true },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &o->help, .help = "this text" },
         { .name = "version", .kind = GP_FLAG_BOOL, .dest = &o->version, .help = "print the version" },
     };
@@ -85,7 +86,7 @@ static const char *summary =
     "SANs are NAME, NAME.NS, NAME.NS.svc, NAME.NS.svc.cluster.local and every --dns/--ip.\n"
     "\n"
     "Exit status: 0 success, 1 failure (file exists, certificate not usable, ...),\n"
-    "2 bad command line or unreadable file.";
+    "2 bad command line, unreadable file or invalid --policy.";
 
 static void flag_error(int *nerr, const char *flag, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -107,21 +108,6 @@ static bool is_ip(const char *s)
     unsigned char buf[16];
 
     return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
-}
-
-static bool readable(const char *path, char *why, size_t n)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    char c;
-
-    if (fd < 0 || read(fd, &c, 1) < 0) {
-        snprintf(why, n, "%s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return false;
-    }
-    close(fd);
-    return true;
 }
 
 static void validate_names(const opts *o, int *nerr)
@@ -174,7 +160,6 @@ static void validate_check(const opts *o, int *nerr)
 /* Every error after parsing (each printed); the command line itself parsed. */
 static int validate(opts *o)
 {
-    char why[256];
     int nerr = 0;
 
     if (o->log_level != NULL && gp_log_level_parse(o->log_level, &o->level) != GP_OK)
@@ -184,8 +169,6 @@ static int validate(opts *o)
         validate_check(o, &nerr);
     else
         validate_generate(o, &nerr);
-    if (o->policy != NULL && !readable(o->policy, why, sizeof(why)))
-        flag_error(&nerr, "--policy", "cannot read %s: %s", o->policy, why);
     return nerr;
 }
 
@@ -342,6 +325,7 @@ int main(int argc, char **argv)
     gp_flag flags[24];
     size_t n = flag_table(&o, flags);
     gp_err err = { "" };
+    gp_policy *pol = NULL;
 
     if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
         return gp_flags_fail(stderr, PROG, err.msg);
@@ -357,5 +341,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "see " PROG " --help\n");
         return EXIT_USAGE;
     }
+    /* The policy as the daemons load it, before anything is written. */
+    if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
+        return EXIT_USAGE;
+    gp_policy_unref(pol);
     return o.check != NULL ? run_check(&o) : run_generate(&o);
 }

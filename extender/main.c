@@ -102,24 +102,33 @@ static int check_options(const options *o)
     return 0;
 }
 
-static int load_snapshots(app *a)
+/* One snapshot file into the cache: 0, or 2 after "PROG: FLAG: FILE: reason". */
+static int load_snapshot(app *a, const char *flag, const char *path, bool nodes)
 {
-    char *nodes = NULL, *pods = NULL;
-    size_t nl = 0, pl = 0;
+    char *buf = NULL;
+    size_t len = 0;
     gp_err err = { { 0 } };
-    gp_status st = gp_file_read(a->opt.snap_nodes, GP_EXTARGS_MAX_BODY * 4, &nodes, &nl, &err);
+    gp_status st = gp_file_read(path, GP_EXTARGS_MAX_BODY * 4, &buf, &len, &err);
 
-    if (st == GP_OK)
-        st = gp_file_read(a->opt.snap_pods, GP_EXTARGS_MAX_BODY * 4, &pods, &pl, &err);
-    if (st == GP_OK)
-        st = gp_cache_load_snapshot(a->cache, nodes, nl, pods, pl, &err);
-    free(nodes);
-    free(pods);
+    if (st == GP_OK) {
+        st = nodes ? gp_cache_load_snapshot(a->cache, buf, len, NULL, 0, &err)
+                   : gp_cache_load_snapshot(a->cache, NULL, 0, buf, len, &err);
+        if (st != GP_OK)
+            gp_err_prefix(&err, path);
+    }
+    free(buf);
     if (st != GP_OK) {
-        fprintf(stderr, "gpupack-extender: --snapshot-*: %s\n", err.msg);
+        fprintf(stderr, "gpupack-extender: %s: %s\n", flag, err.msg);
         return 2;
     }
     return 0;
+}
+
+static int load_snapshots(app *a)
+{
+    int rc = load_snapshot(a, "--snapshot-nodes", a->opt.snap_nodes, true);
+
+    return rc != 0 ? rc : load_snapshot(a, "--snapshot-pods", a->opt.snap_pods, false);
 }
 
 /* Informer callbacks: straight into the cache. */

@@ -3,6 +3,7 @@
 
 #include "gpupack/fileio.h"
 #include "gpupack/strbuf.h"
+#include "gpupack/tlsfiles.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -196,20 +197,29 @@ int gp_daemon_check_policy(const char *prog, const char *path, FILE *out, FILE *
     return 0;
 }
 
-int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h,
+int gp_daemon_policy_flag(const char *prog, const char *path, gp_policy **out,
                           char digest[GP_DAEMON_DIGEST_SIZE])
 {
-    gp_policy *p = NULL;
-    char *errors = NULL;
-    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
+    char *errors = NULL, own[GP_DAEMON_DIGEST_SIZE];
+    gp_status st = gp_daemon_policy_read(path, out, digest != NULL ? digest : own, &errors);
 
     if (st != GP_OK) {
         print_policy_errors(stderr, prog, "--policy", st, errors);
         free(errors);
         return 2;
     }
-    gp_policy_holder_init(h, p);
     return 0;
+}
+
+int gp_daemon_load_policy(const char *prog, const char *path, gp_policy_holder *h,
+                          char digest[GP_DAEMON_DIGEST_SIZE])
+{
+    gp_policy *p = NULL;
+    int rc = gp_daemon_policy_flag(prog, path, &p, digest);
+
+    if (rc == 0)
+        gp_policy_holder_init(h, p);
+    return rc;
 }
 
 #define M_RELOADS "gpupack_policy_reloads_total"
@@ -296,7 +306,7 @@ size_t gp_daemon_flag_rows(gp_daemon_opts *o, const char *listen_help,
         { .name = "health-listen", .kind = GP_FLAG_STRING, .dest = &o->health_listen, .arg = "HOST:PORT", .help = "also serve GET /healthz, /readyz and /metrics over plain HTTP here (default: off)" },
         { .name = "tls-cert", .kind = GP_FLAG_STRING, .dest = &o->cert, .arg = "FILE", .help = "serving certificate (PEM), re-read when it changes" },
         { .name = "tls-key", .kind = GP_FLAG_STRING, .dest = &o->key, .arg = "FILE", .help = "serving private key (PEM), re-read when it changes" },
-        { .name = "client-ca", .kind = GP_FLAG_STRING, .dest = &o->client_ca, .arg = "FILE", .help = "require client certificates signed by this CA (HTTPS only)" },
+        { .name = "client-ca", .kind = GP_FLAG_STRING, .dest = &o->client_ca, .arg = "FILE", .help = "require client certificates signed by this CA (HTTPS only; read once at start)" },
         { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy, .arg = "FILE", .help = "policy JSON (default: the embedded default), reloaded on change" },
         { .name = "check-policy", .kind = GP_FLAG_STRING, .dest = &o->check_policy, .arg = "FILE", .help = "validate FILE as --policy would, print its sha256 digest, exit 0 (valid) or 1" },
         { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info, warn or error (default info)" },
@@ -329,17 +339,108 @@ static size_t get_routes(const gp_route *routes, size_t nroutes, gp_route *out)
     return n;
 }
 
-static gp_status start_one(const char *flag, const char *listen, gp_server_config *cfg,
+/* A listen flag's address, checked before any socket is opened. */
+typedef struct {
+    char host[256];
+    int port;
+} listen_addr;
+
+static gp_status parse_listen(const char *flag, const char *value, listen_addr *a, gp_err *err)
+{
+    if (gp_server_parse_listen(value, a->host, sizeof(a->host), &a->port, err) == GP_OK)
+        return GP_OK;
+    gp_err_prefix(err, flag);
+    return GP_EINVAL;
+}
+
+static gp_status start_one(const char *flag, const listen_addr *a, gp_server_config *cfg,
                            gp_server **out, gp_err *err)
 {
-    char host[256];
-
-    if (gp_split_hostport(listen, host, sizeof(host), &cfg->port, err) != GP_OK) {
-        gp_err_prefix(err, flag);
-        return GP_EINVAL;
-    }
-    cfg->host = host;
+    cfg->host = a->host;
+    cfg->port = a->port;
+    cfg->listen_flag = flag;
     return gp_server_start(cfg, out, err);
+}
+
+/* Reads flag's file into *buf; errors are "FLAG: FILE: reason". */
+static gp_status read_flag_file(const char *flag, const char *path, char **buf, size_t *len,
+                                gp_err *err)
+{
+    gp_status st = gp_file_read(path, GP_TLS_MAX_PEM, buf, len, err);
+
+    if (st != GP_OK)
+        gp_err_prefix(err, flag);
+    return st;
+}
+
+/* Sets err to "FLAG: FILE: " and reason's message. */
+static gp_status flag_file_error(gp_status st, const char *flag, const char *path, gp_err *err)
+{
+    char prefix[GP_ERR_MAX];
+
+    snprintf(prefix, sizeof(prefix), "%s: %s", flag, path);
+    gp_err_prefix(err, prefix);
+    return st;
+}
+
+static void free_secret(char *buf, size_t len)
+{
+    if (buf != NULL)
+        explicit_bzero(buf, len);
+    free(buf);
+}
+
+/* The serving pair as the server will check it, each problem blamed on the flag and file that
+ * hold it: the certificate alone first, then the key with it. */
+static gp_status check_pair_files(const gp_daemon_opts *o, gp_err *err)
+{
+    char *cert = NULL, *key = NULL;
+    size_t clen = 0, klen = 0;
+    gp_cert_info info;
+    gp_status st;
+
+    if ((st = read_flag_file("--tls-cert", o->cert, &cert, &clen, err)) != GP_OK ||
+        (st = read_flag_file("--tls-key", o->key, &key, &klen, err)) != GP_OK)
+        goto out;
+    if ((st = gp_tls_check_pair(cert, clen, NULL, 0, (int64_t)time(NULL), &info, err)) != GP_OK) {
+        flag_file_error(st, "--tls-cert", o->cert, err);
+        goto out;
+    }
+    st = gp_tls_check_pair(cert, clen, key, klen, (int64_t)time(NULL), &info, err);
+    if (st != GP_OK && !info.key_matches && strstr(err->msg, "does not match") != NULL)
+        gp_err_set(err, "--tls-key: %s: private key does not match the certificate in "
+                        "--tls-cert %s", o->key, o->cert);
+    else if (st != GP_OK)
+        flag_file_error(st, "--tls-key", o->key, err);
+out:
+    free(cert);
+    free_secret(key, klen);
+    return st;
+}
+
+static gp_status check_client_ca_file(const char *path, gp_err *err)
+{
+    char *pem = NULL;
+    size_t len = 0;
+    gp_status st = read_flag_file("--client-ca", path, &pem, &len, err);
+
+    if (st == GP_OK && (st = gp_tls_check_ca(pem, len, NULL, err)) != GP_OK)
+        flag_file_error(st, "--client-ca", path, err);
+    free(pem);
+    return st;
+}
+
+/* The TLS files the flags name, checked before any socket (the server checks them again when it
+ * loads them, but its errors cannot say which flag gave which file). */
+static gp_status check_tls_files(const gp_daemon_opts *o, gp_err *err)
+{
+    gp_status st = GP_OK;
+
+    if (o->cert != NULL && o->key != NULL)
+        st = check_pair_files(o, err);
+    if (st == GP_OK && o->client_ca != NULL)
+        st = check_client_ca_file(o->client_ca, err);
+    return st;
 }
 
 gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
@@ -347,6 +448,7 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                                  gp_log *log, gp_server **out, gp_server **health, gp_err *err)
 {
     gp_route get[GP_DAEMON_MAX_ROUTES];
+    listen_addr main_addr, health_addr;
     char hname[64];
     gp_server_config cfg = { .cert_file = o->cert, .key_file = o->key,
                              .client_ca_file = o->client_ca, .max_body = max_body,
@@ -357,9 +459,15 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                              .log = log, .name = name };
     gp_status st;
 
+    *out = *health = NULL;
+    /* Every address is checked before the first socket is bound. */
+    if ((st = parse_listen("--listen", o->listen, &main_addr, err)) != GP_OK ||
+        (o->health_listen != NULL &&
+         (st = parse_listen("--health-listen", o->health_listen, &health_addr, err)) != GP_OK) ||
+        (st = check_tls_files(o, err)) != GP_OK)
+        return st;
     gp_daemon_block_signals();
-    st = start_one("--listen", o->listen, &cfg, out, err);
-    *health = NULL;
+    st = start_one("--listen", &main_addr, &cfg, out, err);
     if (st != GP_OK || o->health_listen == NULL)
         return st;
     snprintf(hname, sizeof(hname), "%s-health", name);
@@ -368,12 +476,23 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
                               .request_timeout_s = o->request_timeout, .max_connections = 64,
                               .routes = get, .nroutes = get_routes(routes, nroutes, get),
                               .metrics = metrics, .log = log, .name = hname };
-    st = start_one("--health-listen", o->health_listen, &cfg, health, err);
+    st = start_one("--health-listen", &health_addr, &cfg, health, err);
     if (st != GP_OK) {
         gp_server_stop(*out);
         *out = NULL;
     }
     return st;
+}
+
+/* 2 after the usage error when a listen flag's address is bad, else -1. */
+static int check_listen_flag(const char *prog, const char *flag, const char *value)
+{
+    listen_addr a;
+    gp_err err = { { 0 } };
+
+    if (value == NULL || parse_listen(flag, value, &a, &err) == GP_OK)
+        return -1;
+    return gp_flags_fail(stderr, prog, err.msg);
 }
 
 int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc, char **argv,
@@ -401,6 +520,9 @@ int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc,
         return gp_daemon_check_policy(cli->prog, d->check_policy, stdout, stderr);
     if (gp_log_level_parse(d->log_level, level) != GP_OK)
         return gp_flags_fail(stderr, cli->prog, "--log-level: expected debug, info, warn or error");
+    if (check_listen_flag(cli->prog, "--listen", d->listen) == 2 ||
+        check_listen_flag(cli->prog, "--health-listen", d->health_listen) == 2)
+        return 2;
     return -1;
 }
 

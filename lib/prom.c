@@ -70,13 +70,68 @@ static bool header_ok(const char *h)
     return true;
 }
 
+/* The host and port libcurl found in u: a host, and a port 1-65535 when one is given. */
+static gp_status url_parts_check(CURLU *u, gp_err *err)
+{
+    char *host = NULL, *port = NULL;
+    gp_status st = GP_OK;
+    CURLUcode rc = curl_url_get(u, CURLUPART_HOST, &host, 0);
+
+    if (rc != CURLUE_OK || host == NULL || host[0] == '\0') {
+        gp_err_set(err, "no host");
+        st = GP_EINVAL;
+    } else if ((rc = curl_url_get(u, CURLUPART_PORT, &port, 0)) == CURLUE_OK &&
+               strtol(port, NULL, 10) < 1) {
+        gp_err_set(err, "port %s is out of range 1-65535", port);
+        st = GP_EINVAL;
+    }
+    curl_free(host);
+    curl_free(port);
+    return st;
+}
+
+gp_status gp_prom_url_check(const char *url, gp_err *err)
+{
+    CURLU *u;
+    CURLUcode rc;
+    gp_status st;
+
+    if (url == NULL || (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)) {
+        gp_err_set(err, "want an http:// or https:// URL");
+        return GP_EINVAL;
+    }
+    for (const unsigned char *c = (const unsigned char *)url; *c != '\0'; c++)
+        if (*c <= ' ' || *c == 127) {
+            gp_err_set(err, "a space or control character at byte %zu",
+                       (size_t)(c - (const unsigned char *)url));
+            return GP_EINVAL;
+        }
+    if ((u = curl_url()) == NULL) {
+        gp_err_set(err, "out of memory");
+        return GP_ENOMEM;
+    }
+    /* Only the schemes checked above; libcurl then checks host syntax and port range. */
+    rc = curl_url_set(u, CURLUPART_URL, url, 0);
+    if (rc != CURLUE_OK) {
+        gp_err_set(err, "not a usable URL: %s", curl_url_strerror(rc));
+        st = GP_EINVAL;
+    } else {
+        st = url_parts_check(u, err);
+    }
+    curl_url_cleanup(u);
+    return st;
+}
+
 static gp_status check_config(const gp_prom_config *cfg, gp_err *err)
 {
-    if (cfg->url == NULL || (strncmp(cfg->url, "http://", 7) != 0 &&
-                             strncmp(cfg->url, "https://", 8) != 0)) {
-        gp_err_set(err, "prometheus URL: want http:// or https://, got \"%.100s\"",
-                   cfg->url ? cfg->url : "");
-        return GP_EINVAL;
+    gp_status st = gp_prom_url_check(cfg->url, err);
+
+    if (st != GP_OK) {
+        char prefix[160];
+
+        snprintf(prefix, sizeof(prefix), "prometheus URL \"%.100s\"", cfg->url ? cfg->url : "");
+        gp_err_prefix(err, prefix);
+        return st;
     }
     if ((cfg->cert_file == NULL) != (cfg->key_file == NULL)) {
         gp_err_set(err, "prometheus client certificate: want both the certificate and the key");

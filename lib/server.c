@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "gpupack/fileio.h"
+#include "gpupack/flags.h"
 #include "gpupack/listener.h"
 #include "gpupack/strbuf.h"
 #include "gpupack/tlsfiles.h"
@@ -983,7 +984,8 @@ static size_t str_size(const char *v)
 static gp_status config_copy(gp_server *s, const gp_server_config *cfg)
 {
     size_t total = str_size(cfg->host) + str_size(cfg->cert_file) + str_size(cfg->key_file) +
-                   str_size(cfg->client_ca_file) + str_size(cfg->name) + 16;
+                   str_size(cfg->client_ca_file) + str_size(cfg->name) +
+                   str_size(cfg->listen_flag) + 24;
     char *pos;
 
     for (size_t i = 0; i < cfg->nroutes; i++)
@@ -996,6 +998,7 @@ static gp_status config_copy(gp_server *s, const gp_server_config *cfg)
     s->cfg.key_file = copy_str(&pos, cfg->key_file);
     s->cfg.client_ca_file = copy_str(&pos, cfg->client_ca_file);
     s->cfg.name = copy_str(&pos, cfg->name != NULL ? cfg->name : "server");
+    s->cfg.listen_flag = copy_str(&pos, cfg->listen_flag != NULL ? cfg->listen_flag : "server");
     for (size_t i = 0; i < cfg->nroutes; i++) {
         s->routes[i] = cfg->routes[i];
         s->routes[i].path = copy_str(&pos, cfg->routes[i].path);
@@ -1004,6 +1007,19 @@ static gp_status config_copy(gp_server *s, const gp_server_config *cfg)
     s->cfg.routes = s->routes;
     s->cfg.threads = cfg->threads > 0 ? cfg->threads : 1;
     return GP_OK;
+}
+
+gp_status gp_server_parse_listen(const char *s, char *host, size_t hostsz, int *port, gp_err *err)
+{
+    unsigned char addr[sizeof(struct in6_addr)];
+
+    if (gp_split_hostport(s, host, hostsz, port, err) != GP_OK)
+        return GP_EINVAL;
+    if (inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1)
+        return GP_OK;
+    gp_err_set(err, "host \"%.64s\" is not a numeric IPv4 or IPv6 address (names are not "
+                    "resolved; e.g. 127.0.0.1:8443 or [::1]:8443)", host);
+    return GP_EINVAL;
 }
 
 /* Fills s->addr from host ("127.0.0.1", "::", "[::1]") and port. */
@@ -1020,7 +1036,7 @@ static gp_status parse_host(gp_server *s, gp_err *err)
         snprintf(host, sizeof(host), "%s", h);
     }
     if (s->cfg.port < 0 || s->cfg.port > 65535) {
-        gp_err_set(err, "server: port %d out of range 0-65535", s->cfg.port);
+        gp_err_set(err, "%s: port %d out of range 0-65535", s->cfg.listen_flag, s->cfg.port);
         return GP_EINVAL;
     }
     if (inet_pton(AF_INET, host, &s->addr.v4.sin_addr) == 1) {
@@ -1035,28 +1051,36 @@ static gp_status parse_host(gp_server *s, gp_err *err)
         s->wildcard = s->dual_stack = IN6_IS_ADDR_UNSPECIFIED(&s->addr.v6.sin6_addr);
         return GP_OK;
     }
-    gp_err_set(err, "server: host \"%s\" is not a numeric IPv4 or IPv6 address", s->cfg.host);
+    gp_err_set(err, "%s: host \"%s\" is not a numeric IPv4 or IPv6 address", s->cfg.listen_flag,
+               s->cfg.host);
     return GP_EINVAL;
 }
 
 static gp_status tls_setup(gp_server *s, gp_err *err)
 {
+    char prefix[GP_ERR_MAX];
     size_t len;
     gp_status st;
 
     s->tls = true;
     if ((st = tls_load(s, &s->cur, err)) != GP_OK) {
-        gp_err_prefix(err, "server: certificate pair refused");
+        snprintf(prefix, sizeof(prefix), "server: certificate pair refused (certificate %s, key "
+                 "%s)", s->cfg.cert_file, s->cfg.key_file);
+        gp_err_prefix(err, prefix);
         return st;
     }
     gp_metrics_set(s->cfg.metrics, M_EXPIRY, M_EXPIRY_HELP, "", (double)s->cur->info.not_after);
     gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"success\"", 0);
     gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"failure\"", 0);
     log_pair(s, "tls certificate loaded", s->cur);
-    if (s->cfg.client_ca_file != NULL &&
-        (st = gp_file_read(s->cfg.client_ca_file, GP_TLS_MAX_PEM, &s->client_ca, &len, err)) !=
-            GP_OK) {
-        gp_err_prefix(err, "server: client CA");
+    if (s->cfg.client_ca_file == NULL)
+        return GP_OK;
+    /* Read once: a CA without a certificate would fail every handshake, so it stops the start. */
+    if ((st = gp_file_read(s->cfg.client_ca_file, GP_TLS_MAX_PEM, &s->client_ca, &len, err)) !=
+            GP_OK ||
+        (st = gp_tls_check_ca(s->client_ca, len, NULL, err)) != GP_OK) {
+        snprintf(prefix, sizeof(prefix), "server: client CA %s", s->cfg.client_ca_file);
+        gp_err_prefix(err, st == GP_EINVAL ? prefix : "server: client CA");
         return st;
     }
     return GP_OK;
@@ -1217,7 +1241,7 @@ static gp_status listen_start(gp_server *s, gp_err *err)
         .v6only = !s->dual_stack, .fn = on_accept, .ctx = s, .log = s->cfg.log,
         .name = s->cfg.name,
     };
-    char prefix[INET6_ADDRSTRLEN + 64];
+    char prefix[INET6_ADDRSTRLEN + MAX_NAME + 64];
     gp_status st = gp_listener_open(&lc, &s->listener, err);
 
     if (st == GP_OK) {
@@ -1225,8 +1249,8 @@ static gp_status listen_start(gp_server *s, gp_err *err)
         st = gp_listener_start(s->listener, err);
     }
     if (st != GP_OK) {
-        snprintf(prefix, sizeof(prefix), "server: cannot listen on %s port %d", s->cfg.host,
-                 s->cfg.port);
+        snprintf(prefix, sizeof(prefix), "%s: cannot listen on %s port %d", s->cfg.listen_flag,
+                 s->cfg.host, s->cfg.port);
         gp_err_prefix(err, prefix);
     }
     return st;

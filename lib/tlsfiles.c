@@ -6,6 +6,7 @@
 #include "gpupack/tlsfiles.h"
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -329,6 +330,51 @@ fail:
     X509_free(leaf);
     ERR_clear_error();
     return ok ? GP_OK : GP_EINVAL;
+}
+
+/* True when the last PEM read ended because no block was left ("no start line"), not on a
+ * block that would not parse. */
+static bool pem_ended_cleanly(void)
+{
+    unsigned long e = ERR_peek_last_error();
+
+    return e == 0 || (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE);
+}
+
+gp_status gp_tls_check_ca(const char *pem, size_t len, size_t *ncerts, gp_err *err)
+{
+    BIO *bio;
+    X509 *x;
+    size_t n = 0;
+    gp_status st = GP_OK;
+
+    if (ncerts != NULL)
+        *ncerts = 0;
+    if (len > GP_TLS_MAX_PEM) {
+        gp_err_set(err, "larger than %d bytes", GP_TLS_MAX_PEM);
+        return GP_ETOOBIG;
+    }
+    if ((bio = BIO_new_mem_buf(pem != NULL ? pem : "", (int)len)) == NULL) {
+        gp_err_set(err, "out of memory");
+        return GP_ENOMEM;
+    }
+    ERR_clear_error();
+    while ((x = PEM_read_bio_X509(bio, NULL, no_password, NULL)) != NULL) {
+        X509_free(x);
+        n++;
+    }
+    if (!pem_ended_cleanly()) {
+        gp_err_set(err, "certificate %zu cannot be parsed: %s", n + 1, ossl_reason());
+        st = GP_EINVAL;
+    } else if (n == 0) {
+        gp_err_set(err, "no PEM certificate in it");
+        st = GP_EINVAL;
+    }
+    BIO_free(bio);
+    ERR_clear_error();
+    if (ncerts != NULL)
+        *ncerts = n;
+    return st;
 }
 
 void gp_tls_format_time(int64_t t, char *buf, size_t bufsz)

@@ -20,6 +20,7 @@
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
 #include "gpupack/frag.h"
+#include "gpupack/log.h"
 #include "gpupack/policy.h"
 #include "gpupack/score.h"
 #include "gpupack/strbuf.h"
@@ -39,6 +40,8 @@
 #define MAX_JOBS 256
 
 static const char help_summary[] =
+    "       gpupack-sim --replay --pods FILE (--nodes FILE | --pools FILE) [flags]\n"
+    "                 (the time replay with an autoscaler; gpupack-sim --replay --help)\n"
     "       gpupack-sim --summarize FILE...   (a markdown table from --json output)\n"
     "Replays a trace's tasks onto its nodes with each scorer and seed (docs/simulation.md).";
 
@@ -54,6 +57,8 @@ typedef struct {
     double inflate;
     bool json, ties_random;
     long jobs;
+    const char *log_level;
+    gp_log_level level;   /* warn and error: no progress lines or notes; error: no warnings */
 } options;
 
 __attribute__((format(printf, 1, 2))) static int die_usage(const char *fmt, ...)
@@ -194,7 +199,7 @@ typedef struct {
     bool help, version;
 } cli;
 
-#define NFLAGS 16
+#define NFLAGS 17
 
 static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
 {
@@ -215,6 +220,7 @@ static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
         { .name = "label", .kind = GP_FLAG_FUNC, .dest = &c->label, .arg = "TEXT", .help = "a \"label\" field in each JSON line (e.g. the trace variant)" },
         { .name = "mix", .kind = GP_FLAG_CHOICE, .dest = &c->mix, .arg = "MODE", .help = "the workload mix gpupack and fgd score with: trace: every task's shape, known in advance (the paper's, default); learned: the shapes of the tasks placed so far, as gpupack-extender learns them from its pod watch" },
         { .name = "policy", .kind = GP_FLAG_STRING, .dest = &o->policy_path, .arg = "FILE", .help = "a gpupack policy (default: the embedded one): the extender scorer's; its scoring.workloadMix, when stated, is the mix (as in gpupack-extender), and typicalGpuPod.cpuPerGpu the learned mix's start", .once = true },
+        { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error: warn drops the progress lines and notes on stderr, error the warnings too" },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &c->help, .help = "this text" },
         { .name = "version", .kind = GP_FLAG_BOOL, .dest = &c->version, .help = "print the version" },
     };
@@ -231,6 +237,8 @@ static int finish_options(options *o, const cli *c)
     o->ties_random = c->ties.index == 1;
     o->learn_mix = c->mix.index == 1;
     o->jobs = (long)c->jobs;
+    if (gp_log_level_parse(o->log_level ? o->log_level : "info", &o->level) != GP_OK)
+        return die_usage("%s", "--log-level: expected debug, info, warn or error");
     if (!o->nodes_path || !o->pods_path)
         return die_usage("%s", "--nodes and --pods are required");
     if (o->n_seeds == 0)
@@ -321,7 +329,7 @@ static double mono_s(void)
 #define PROGRESS_AFTER_S 3.0
 #define PROGRESS_EVERY_S 5.0
 
-static void watch_progress(job *jobs, size_t n)
+static void watch_progress(job *jobs, size_t n, bool show)
 {
     double t0 = mono_s(), next = t0 + PROGRESS_AFTER_S;
 
@@ -340,7 +348,7 @@ static void watch_progress(job *jobs, size_t n)
         }
         if (done == n)
             return;
-        if (mono_s() >= next) {
+        if (show && mono_s() >= next) {
             fprintf(stderr, "gpupack-sim: %zu of %zu runs done, %.0f%% of the tasks tried, "
                     "%.0f s\n", done, n, 100.0 * share / (double)n, mono_s() - t0);
             next += PROGRESS_EVERY_S;
@@ -349,7 +357,8 @@ static void watch_progress(job *jobs, size_t n)
     }
 }
 
-static gp_status run_all(const sim_cfg *base, job *jobs, size_t n, long threads)
+/* show: the progress lines on stderr (--log-level info or debug). */
+static gp_status run_all(const sim_cfg *base, job *jobs, size_t n, long threads, bool show)
 {
     pool p = { .next = 0, .n = n, .jobs = jobs, .base = base };
     pthread_t tid[MAX_JOBS];
@@ -362,7 +371,7 @@ static gp_status run_all(const sim_cfg *base, job *jobs, size_t n, long threads)
     if (started == 0)
         worker(&p);
     else
-        watch_progress(jobs, n);
+        watch_progress(jobs, n, show);
     for (long i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&p.mu);
@@ -668,15 +677,16 @@ static int write_placements(const char *path, const sim_input *in, const sim_res
 /* ---- main ---- */
 
 /* Applies the pods a JSON dump had already bound to nodes. */
-static int apply_bound(sim_input *in)
+static int apply_bound(sim_input *in, bool warn)
 {
     for (size_t i = 0; i < in->n_bound; i++) {
         gp_frag_node *n = &in->nodes[in->bound_node[i]];
         gp_frag_pick pick;
         if (!gp_frag_pick_bestfit(n, &in->bound[i], &pick) ||
             !gp_frag_apply(n, &in->bound[i], &pick)) {
-            fprintf(stderr, "gpupack-sim: warning: a bound pod does not fit on node %s; "
-                    "left out\n", in->node_names[in->bound_node[i]]);
+            if (warn)
+                fprintf(stderr, "gpupack-sim: warning: a bound pod does not fit on node %s; "
+                        "left out\n", in->node_names[in->bound_node[i]]);
             in->bound_node[i] = SIZE_MAX; /* --placements says so */
         }
     }
@@ -708,7 +718,7 @@ static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *
                 o->place_path ? " or " : "", o->place_path ? o->place_path : "");
         return 2;
     }
-    if (in->n_mig_nodes > 0)
+    if (in->n_mig_nodes > 0 && o->level <= GP_LOG_INFO)
         fprintf(stderr, "gpupack-sim: note: %zu node(s) have MIG slices, %lld GPUs counted from "
                 "their compute slices (7 a GPU); MIG placement is not simulated: those GPUs are "
                 "left out of the capacity, and pods asking for nvidia.com/mig-* count as "
@@ -718,7 +728,7 @@ static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *
         fprintf(stderr, "gpupack-sim: %s\n", err.msg[0] ? err.msg : "out of memory");
         return 2;
     }
-    return apply_bound(in);
+    return apply_bound(in, o->level <= GP_LOG_WARN);
 }
 
 /* --policy (or the embedded default): its workload mix (the extender's gp_score_policy_mix())
@@ -726,17 +736,10 @@ static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *
  * Returns 0 or 2. */
 static int load_policy(options *o, gp_frag_shape *shapes, gp_frag_mix *out, gp_policy **pol)
 {
-    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
-    gp_status st = gp_daemon_policy_read(o->policy_path, pol, digest, &errors);
-
     out->n = 0;
     out->shapes = shapes;
-    if (st != GP_OK) {
-        fprintf(stderr, "gpupack-sim: --policy: %s%s", st == GP_EIO ? "" : "invalid policy:\n",
-                errors ? errors : "out of memory\n");
-        free(errors);
+    if (gp_daemon_policy_flag("gpupack-sim", o->policy_path, pol, NULL) != 0)
         return 2;
-    }
     out->n = gp_score_policy_mix(*pol, shapes, GP_SCORE_MAX_MIX);
     o->typical_cpu = (*pol)->scoring.typical_cpu_milli_per_gpu;
     o->policy_mix = out->n > 0;
@@ -807,7 +810,7 @@ int main(int argc, char **argv)
         jobs[i].scorer = o.scorers[i / o.n_seeds];
         jobs[i].seed = o.seeds[i % o.n_seeds];
     }
-    gp_status st = jobs && names ? run_all(&base, jobs, n, o.jobs) : GP_ENOMEM;
+    gp_status st = jobs && names ? run_all(&base, jobs, n, o.jobs, o.level <= GP_LOG_INFO) : GP_ENOMEM;
     if (st) {
         fprintf(stderr, "gpupack-sim: %s\n", gp_status_str(st));
         rc = 1;

@@ -15,6 +15,7 @@
 #include "gpupack/daemon.h"
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
+#include "gpupack/log.h"
 #include "gpupack/score.h"
 #include "gpupack/strbuf.h"
 #include "load.h"
@@ -39,7 +40,7 @@ static const char summary[] =
     "  (docs/simulation.md, \"The replay\").\n";
 
 typedef struct {
-    const char *nodes, *pools, *pods, *policy, *plot, *label, *json_file;
+    const char *nodes, *pools, *pods, *policy, *plot, *label, *json_file, *log_level;
     const char *load, *duration, *warmup, *time_scale, *unneeded, *threshold, *delay, *scan,
         *provision;
     gp_flag_func seed, seeds, scorer;
@@ -53,6 +54,7 @@ typedef struct {
     size_t n_scorers;
     double loadv, scale;
     int64_t span, warm;
+    gp_log_level level; /* warn and error: no notes on stderr */
     sim_replay_cfg rc;
 } ropts;
 
@@ -143,7 +145,7 @@ static gp_status scorer_flag(void *ctx, const char *v, gp_err *err)
     return add_scorer(o, s, err);
 }
 
-#define NFLAGS 28
+#define NFLAGS 29
 
 static void flag_table(ropts *o, gp_flag f[NFLAGS])
 {
@@ -180,6 +182,7 @@ static void flag_table(ropts *o, gp_flag f[NFLAGS])
         { .name = "plot", .kind = GP_FLAG_STRING, .dest = &o->plot, .arg = "FILE", .help = "draw nodes up and GPUs allocated over time, and the paper protocol's curve: FILE.svg, or FILE.html for a page", .once = true },
         { .name = "label", .kind = GP_FLAG_STRING, .dest = &o->label, .arg = "TEXT", .help = "a \"label\" in each JSON line and the table's title", .once = true },
         { .name = "jobs", .kind = GP_FLAG_UINT, .dest = &o->threads, .min = 1, .max = MAX_THREADS, .arg = "N", .help = "replays in parallel (default: the online CPUs)" },
+        { .name = "log-level", .kind = GP_FLAG_STRING, .dest = &o->log_level, .arg = "LEVEL", .help = "debug, info (default), warn or error: warn and error drop the notes on stderr" },
         { .name = "help", .kind = GP_FLAG_BOOL, .dest = &o->help, .help = "this text" },
     };
     memcpy(f, t, sizeof(t));
@@ -228,6 +231,8 @@ static int finish(ropts *o)
 {
     sim_replay_cfg *c = &o->rc;
 
+    if (gp_log_level_parse(o->log_level ? o->log_level : "info", &o->level) != GP_OK)
+        return fail("%s", "--log-level: expected debug, info, warn or error");
     if (!o->pods || (!o->nodes && !o->pools))
         return fail("%s", "--replay needs --pods and --nodes or --pools");
     size_t pl = o->plot ? strlen(o->plot) : 0;
@@ -331,13 +336,9 @@ static int load_pools(const ropts *o, inputs *x)
 static int load_inputs(const ropts *o, inputs *x)
 {
     gp_err err = { { 0 } };
-    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
 
-    if (gp_daemon_policy_read(o->policy, &x->pol, digest, &errors) != GP_OK) {
-        fprintf(stderr, PROG ": --policy: %s", errors ? errors : "out of memory\n");
-        free(errors);
+    if (gp_daemon_policy_flag(PROG, o->policy, &x->pol, NULL) != 0)
         return 2;
-    }
     x->policy_mix = (gp_frag_mix){ gp_score_policy_mix(x->pol, x->policy_shapes, GP_SCORE_MAX_MIX),
                                    x->policy_shapes };
     x->in.keep_finished = x->in.all_as_tasks = x->in.skip_daemonsets = x->in.keep_names = true;
@@ -346,7 +347,7 @@ static int load_inputs(const ropts *o, inputs *x)
         fprintf(stderr, PROG ": %s\n", err.msg[0] ? err.msg : "out of memory");
         return 2;
     }
-    if (x->in.n_daemonset > 0)
+    if (x->in.n_daemonset > 0 && o->level <= GP_LOG_INFO)
         fprintf(stderr, PROG ": note: %zu DaemonSet pod(s) left out (one per node, not placed "
                         "by demand)\n", x->in.n_daemonset);
     if (x->in.n_tasks == 0) {
@@ -754,7 +755,7 @@ int sim_replay_main(int argc, char **argv)
     memset(&x, 0, sizeof(x));
     if ((rc = load_inputs(&o, &x)) != 0)
         goto out;
-    if (o.sharing.index == 0 && whole_gpus(&x.in) > 0)
+    if (o.sharing.index == 0 && whole_gpus(&x.in) > 0 && o.level <= GP_LOG_INFO)
         fprintf(stderr, PROG ": note: tasks sharing a GPU ask for a whole one, as a Kubernetes "
                         "pod does (--gpu-sharing keep: as the trace has them)\n");
     if ((rc = check_shares(&o, &x.in)) != 0)

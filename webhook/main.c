@@ -87,6 +87,7 @@ static int check_options(const options *o)
     return 0;
 }
 
+/* Errors are "--snapshot-nodes: FILE: reason" (or --snapshot-priorityclasses). */
 static gp_status read_snapshot(gp_cluster *c, const char *path, bool nodes, gp_err *err)
 {
     char *buf = NULL;
@@ -99,6 +100,8 @@ static gp_status read_snapshot(gp_cluster *c, const char *path, bool nodes, gp_e
         if (st != GP_OK)
             gp_err_prefix(err, path);
     }
+    if (st != GP_OK)
+        gp_err_prefix(err, nodes ? "--snapshot-nodes" : "--snapshot-priorityclasses");
     free(buf);
     return st;
 }
@@ -369,7 +372,7 @@ int main(int argc, char **argv)
     }
     cluster = load_cluster(&a.opt, &err, &st);
     if (st != GP_OK) {
-        fprintf(stderr, "gpupack-webhook: --snapshot-*: %s\n", err.msg);
+        fprintf(stderr, "gpupack-webhook: %s\n", err.msg);
         gp_kube_config_free(a.rt.kube);
         gp_policy_holder_destroy(&a.rt.policy);
         return 2;

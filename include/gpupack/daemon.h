@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Pieces both daemons' main.c share: the command line's start, the policy and API view at
- * start-up, plain-text replies, the health, readiness and metrics routes, and the SIGTERM drain
+/* Pieces both daemons' main.c share: the command line's start, the policy (its --policy
+ * loading also serves the advisor, the simulator and gpupack-certs) and API view at start-up, plain-text replies, the health, readiness and metrics routes, and the SIGTERM drain
  * sequence. */
 #ifndef GPUPACK_DAEMON_H
 #define GPUPACK_DAEMON_H
@@ -62,8 +62,9 @@ typedef struct {
 
 /* The start of a daemon's main(): parses argv against the shared rows (into d) and cli's own,
  * and answers --help, --version and --check-policy. Returns the exit status when the program
- * is done (0; 2 for a bad flag or --log-level, after "PROG: MSG" and "see PROG --help"; 1 for an
- * invalid policy), or -1 to go on, with *level from --log-level. */
+ * is done (0; 2 for a bad flag, --log-level, or a --listen or --health-listen address that
+ * gp_server_parse_listen() refuses, after "PROG: MSG" and "see PROG --help"; 1 for an invalid
+ * policy), or -1 to go on, with *level from --log-level. */
 int gp_daemon_parse_flags(const gp_daemon_cli *cli, gp_daemon_opts *d, int argc, char **argv,
                           gp_log_level *level);
 
@@ -84,13 +85,13 @@ int gp_daemon_read_stdin(const char *prog, const char *flag, size_t max, char **
  * valid serving certificate; true when the daemon's own checks decide. */
 bool gp_daemon_ready(gp_server *s, const atomic_bool *draining, gp_http_response *resp);
 
-/* Serving mode's start: blocks SIGTERM and SIGINT (for gp_wait_for_signal_and_drain()) and
- * ignores SIGPIPE, then starts the server from the shared flags. With --health-listen it also starts a second,
- * plain-HTTP server on that address that serves only the GET routes among routes (health,
- * readiness, metrics), so probes and scrapes can reach a daemon whose main address is loopback
- * or requires client certificates; *health is NULL without the flag. Errors name --listen,
- * --health-listen or the certificate problem; on failure both are NULL. The caller stops both
- * with gp_server_stop(). */
+/* Serving mode's start: checks both listen addresses (before anything is bound), blocks SIGTERM
+ * and SIGINT (for gp_wait_for_signal_and_drain()) and ignores SIGPIPE, then starts the server
+ * from the shared flags. With --health-listen it also starts a second, plain-HTTP server on that
+ * address that serves only the GET routes among routes (health, readiness, metrics), so probes
+ * and scrapes can reach a daemon whose main address is loopback or requires client
+ * certificates; *health is NULL without the flag. Errors name --listen, --health-listen or the
+ * certificate problem; on failure both are NULL. The caller stops both with gp_server_stop(). */
 gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
                                  const gp_route *routes, size_t nroutes, gp_metrics *metrics,
                                  gp_log *log, gp_server **out, gp_server **health,
@@ -113,6 +114,14 @@ gp_status gp_daemon_policy_read(const char *path, gp_policy **out,
  * sha256 DIGEST" on out, returns 0. Otherwise "PROG: --check-policy: cannot read FILE: reason"
  * or "PROG: --check-policy: invalid policy:" and every error line on err, returns 1. */
 int gp_daemon_check_policy(const char *prog, const char *path, FILE *out, FILE *err);
+
+/* Any gpupack program's --policy FILE (path NULL: the embedded default), read and validated by
+ * gp_daemon_policy_read(). On failure prints "PROG: --policy: cannot read FILE: reason", or
+ * "PROG: --policy: invalid policy:" and every error line ("FILE: json.path: message", at most
+ * GP_POLICY_MAX_ERRORS then "... and N more errors") on stderr, and returns 2 (the exit status).
+ * Returns 0 with *out holding one reference (gp_policy_unref()) on success. digest may be NULL. */
+int gp_daemon_policy_flag(const char *prog, const char *path, gp_policy **out,
+                          char digest[GP_DAEMON_DIGEST_SIZE]);
 
 /* Loads the policy in force at start-up (path NULL: the embedded default) into h and sets
  * digest. On failure prints "PROG: --policy: cannot read FILE: reason", or "PROG: --policy:

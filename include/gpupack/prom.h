@@ -55,7 +55,12 @@ typedef struct {
 
 typedef struct gp_prom gp_prom;
 
-/* Checks cfg (URL scheme http or https, header syntax, bounds) and makes a client. GP_EINVAL
+/* Checks a Prometheus base URL without any request: scheme http or https, a non-empty host, a
+ * port 1-65535 when one is given, no space or control character, and what else libcurl's URL
+ * parser refuses. GP_EINVAL with what is wrong (the message does not name the flag), GP_ENOMEM. */
+gp_status gp_prom_url_check(const char *url, gp_err *err) GP_WUR;
+
+/* Checks cfg (the URL by gp_prom_url_check(), header syntax, bounds) and makes a client. GP_EINVAL
  * naming the bad field, GP_ENOMEM. The caller frees *out with gp_prom_free(). */
 gp_status gp_prom_new(const gp_prom_config *cfg, gp_prom **out, gp_err *err) GP_WUR;
 

@@ -96,9 +96,19 @@ typedef struct {
     gp_log *log;                  /* may be NULL; not owned */
     const char *name;             /* "webhook" or "extender", for logs and metric labels;
                                      NULL means "server" */
+    const char *listen_flag;      /* what errors about host and port start with, e.g. the flag
+                                     that gave them ("--listen"); NULL means "server"; copied */
 } gp_server_config;
 
 typedef struct gp_server gp_server;
+
+/* Checks a listen address as gp_server_start() takes it, touching no socket: "HOST:PORT" or
+ * "[V6]:PORT" (gp_split_hostport()) whose host is a numeric IPv4 or IPv6 address (a name such as
+ * localhost is not resolved) and whose port is 0-65535 (0: the kernel picks). Copies the host,
+ * without brackets, into host (hostsz bytes) and sets *port. GP_EINVAL with what is wrong
+ * otherwise; the message does not name the flag, which the caller prefixes. */
+gp_status gp_server_parse_listen(const char *s, char *host, size_t hostsz, int *port,
+                                 gp_err *err) GP_WUR;
 
 /* Binds and starts serving; all strings and routes in cfg are copied. Returns GP_EIO with the
  * address and reason when it cannot bind, GP_EINVAL when the configuration is invalid or the

@@ -41,6 +41,13 @@ gp_status gp_tls_check_pair(const char *cert_pem, size_t cert_len, const char *k
 gp_status gp_tls_verify_with_ca(const char *cert_pem, size_t cert_len, const char *ca_pem,
                                 size_t ca_len, int64_t now, gp_err *err) GP_WUR;
 
+/* Checks a CA bundle for client certificates (--client-ca): every PEM CERTIFICATE block in pem
+ * parses, and there is at least one; other PEM blocks and text around them are skipped, as TLS
+ * libraries skip them. Sets *ncerts (may be NULL) to the certificates found. GP_EINVAL with "no
+ * PEM certificate in it" (an empty file, a private key, a README) or "certificate N cannot be
+ * parsed: reason"; GP_ETOOBIG over GP_TLS_MAX_PEM. */
+gp_status gp_tls_check_ca(const char *pem, size_t len, size_t *ncerts, gp_err *err) GP_WUR;
+
 /* Formats Unix seconds as RFC 3339 UTC into buf (at least 21 bytes). */
 void gp_tls_format_time(int64_t t, char *buf, size_t bufsz);
 

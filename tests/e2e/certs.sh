@@ -268,7 +268,7 @@ expect certs.help_wins_over_a_bad_flag 0 $? "$T/help.out" "usage: gpupack-certs"
 certs --check "$EC/tls.crt" --service s > /dev/null 2> "$T/bad.err"
 expect certs.check_with_generation_flags 2 $? "$T/bad.err" "--check"
 
-echo '{}' > "$T/policy.json"
+cp "$ROOT/manifests/base/policy.json" "$T/policy.json"
 certs --service s --namespace n --out "$T/quiet" --log-level error --policy "$T/policy.json" \
     > /dev/null 2> "$T/quiet.err"
 expect certs.log_level_and_policy_accepted 0 $?

@@ -34,8 +34,8 @@ GP_TEST(config_checks)
     GP_CHECK_INT(make(&(gp_prom_config){ .url = "http://127.0.0.1:9090/", .headers = good,
                                          .nheaders = 2 }, NULL), GP_OK);
     GP_CHECK_INT(make(&(gp_prom_config){ .url = "https://prom/prefix" }, NULL), GP_OK);
-    GP_CHECK_INT(make(&(gp_prom_config){ .url = NULL }, "want http:// or https://"), GP_EINVAL);
-    GP_CHECK_INT(make(&(gp_prom_config){ .url = "ftp://x" }, "want http:// or https://"), GP_EINVAL);
+    GP_CHECK_INT(make(&(gp_prom_config){ .url = NULL }, "want an http:// or https:// URL"), GP_EINVAL);
+    GP_CHECK_INT(make(&(gp_prom_config){ .url = "ftp://x" }, "want an http:// or https:// URL"), GP_EINVAL);
     GP_CHECK_INT(make(&(gp_prom_config){ .url = "http://x", .cert_file = "c" }, "both"), GP_EINVAL);
     GP_CHECK_INT(make(&(gp_prom_config){ .url = "http://x", .headers = bad_name, .nheaders = 1 },
                       "want \"Name: value\""), GP_EINVAL);
@@ -80,4 +80,35 @@ GP_TEST(token_file_missing)
     gp_prom_free(p);
 }
 
-GP_MAIN(GP_CASE(config_checks), GP_CASE(range_arguments), GP_CASE(token_file_missing))
+static void url_bad(const char *url, const char *want)
+{
+    gp_err err = { "" };
+
+    GP_CHECK_INT(gp_prom_url_check(url, &err), GP_EINVAL);
+    if (strstr(err.msg, want) == NULL) {
+        printf("  \"%s\": error \"%s\", want \"%s\"\n", url, err.msg, want);
+        gp_test_failed = 1;
+    }
+}
+
+/* What the advisor refuses as a bad --prometheus before any query. */
+GP_TEST(url_checks)
+{
+    gp_err err = { "" };
+
+    GP_CHECK_INT(gp_prom_url_check("http://127.0.0.1:9090", &err), GP_OK);
+    GP_CHECK_INT(gp_prom_url_check("https://prom.example/prefix/", &err), GP_OK);
+    GP_CHECK_INT(gp_prom_url_check("http://[::1]:65535", &err), GP_OK);
+    url_bad("http://", "No host part");
+    url_bad("http://:9090", "No host part");
+    url_bad("http://exa mple", "a space or control character at byte 10");
+    url_bad("http://example\t", "control character");
+    url_bad("http://127.0.0.1:99999", "not a usable URL");
+    url_bad("http://127.0.0.1:0", "port 0 is out of range 1-65535");
+    url_bad("http://127.0.0.1:x", "not a usable URL");
+    url_bad("ftp://x", "want an http:// or https:// URL");
+    url_bad("", "want an http:// or https:// URL");
+    url_bad(NULL, "want an http:// or https:// URL");
+}
+
+GP_MAIN(GP_CASE(config_checks), GP_CASE(url_checks), GP_CASE(range_arguments), GP_CASE(token_file_missing))

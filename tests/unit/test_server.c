@@ -645,14 +645,54 @@ GP_TEST(bind_failure_names_address)
     c.port = gp_server_port(s);
     GP_CHECK_INT(gp_server_start(&c, &s2, &err), GP_EIO);
     GP_CHECK(s2 == NULL);
-    GP_CHECK(strstr(err.msg, "127.0.0.1") != NULL);
+    GP_CHECK(strncmp(err.msg, "server: cannot listen on 127.0.0.1 port ", 40) == 0);
+    c.listen_flag = "--health-listen"; /* the flag that gave the address starts its errors */
+    GP_CHECK_INT(gp_server_start(&c, &s2, &err), GP_EIO);
+    GP_CHECK(strncmp(err.msg, "--health-listen: cannot listen on 127.0.0.1 port ", 49) == 0);
     c.host = "localhost"; /* names are not resolved */
     GP_CHECK_INT(gp_server_start(&c, &s2, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "--health-listen: host \"localhost\" is not a numeric IPv4 or IPv6 "
+                          "address");
     c.host = "127.0.0.1";
     c.max_body = 0;
     GP_CHECK_INT(gp_server_start(&c, &s2, &err), GP_EINVAL);
     gp_server_stop(s);
     gp_server_stop(NULL);
+}
+
+static void check_listen_bad(const char *s, const char *want_part)
+{
+    char host[64];
+    int port = -1;
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_server_parse_listen(s, host, sizeof(host), &port, &err), GP_EINVAL);
+    if (strstr(err.msg, want_part) == NULL) {
+        printf("  \"%s\": message \"%s\" lacks \"%s\"\n", s, err.msg, want_part);
+        gp_test_failed = 1;
+    }
+}
+
+/* gp_server_parse_listen() refuses, with no socket, what gp_server_start() would refuse. */
+GP_TEST(parse_listen_numeric_hosts_only)
+{
+    char host[64];
+    int port = -1;
+    gp_err err = { { 0 } };
+
+    GP_CHECK_INT(gp_server_parse_listen("127.0.0.1:0", host, sizeof(host), &port, &err), GP_OK);
+    GP_CHECK_STR(host, "127.0.0.1");
+    GP_CHECK_INT(port, 0);
+    GP_CHECK_INT(gp_server_parse_listen("[::1]:8443", host, sizeof(host), &port, &err), GP_OK);
+    GP_CHECK_STR(host, "::1");
+    GP_CHECK_INT(port, 8443);
+    GP_CHECK_INT(gp_server_parse_listen(":8888", host, sizeof(host), &port, &err), GP_OK);
+    GP_CHECK_STR(host, "0.0.0.0");
+    check_listen_bad("localhost:28443", "host \"localhost\" is not a numeric IPv4 or IPv6");
+    check_listen_bad("999.1.1.1:1", "host \"999.1.1.1\" is not a numeric");
+    check_listen_bad("127.0.0.1:99999", "expected HOST:PORT");
+    check_listen_bad("127.0.0.1", "expected HOST:PORT");
+    check_listen_bad("[::1]", "expected HOST:PORT");
 }
 
 GP_TEST(quiesce_refuses_new_keeps_open)
@@ -1340,7 +1380,8 @@ GP_MAIN(GP_CASE(echo_200), GP_CASE(not_found_404_and_keepalive),
         GP_CASE(content_length_413_without_reading), GP_CASE(content_length_413_with_curl),
         GP_CASE(chunked_body_413_over_cap), GP_CASE(query_string_ignored), GP_CASE(suffix_routes),
         GP_CASE(handler_defaults_and_status), GP_CASE(metrics_counted_with_bounded_labels),
-        GP_CASE(bind_failure_names_address), GP_CASE(quiesce_refuses_new_keeps_open),
+        GP_CASE(bind_failure_names_address),
+        GP_CASE(parse_listen_numeric_hosts_only), GP_CASE(quiesce_refuses_new_keeps_open),
         GP_CASE(connections_spread_over_threads), GP_CASE(connection_limit_refuses_and_recovers),
         GP_CASE(request_and_idle_timeouts), GP_CASE(huge_headers_refused),
         GP_CASE(dual_stack_any), GP_CASE(tls_serves_and_verifies),

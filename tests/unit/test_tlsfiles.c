@@ -466,6 +466,36 @@ GP_TEST(null_err_is_allowed)
     EVP_PKEY_free(k2);
 }
 
+/* A CA bundle for --client-ca: certificates counted, anything else around them skipped; none at
+ * all, or a certificate block that does not parse, refused. */
+GP_TEST(ca_bundle_needs_a_certificate)
+{
+    EVP_PKEY *k = gen_key(false);
+    pem_pair p = make_pair(k, k, T2026, T2027, SANS);
+    char both[8192], broken[8192];
+    size_t n = 9;
+    gp_err err = { "" };
+
+    GP_CHECK_INT(gp_tls_check_ca(p.cert, p.cert_len, &n, &err), GP_OK);
+    GP_CHECK_INT(n, 1);
+    snprintf(both, sizeof(both), "a CA bundle\n%s%s%s", p.key, p.cert, p.cert);
+    GP_CHECK_INT(gp_tls_check_ca(both, strlen(both), &n, &err), GP_OK);
+    GP_CHECK_INT(n, 2);
+    GP_CHECK_INT(gp_tls_check_ca("", 0, &n, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "no PEM certificate in it");
+    GP_CHECK_INT(n, 0);
+    GP_CHECK_INT(gp_tls_check_ca(p.key, p.key_len, NULL, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "no PEM certificate in it");
+    GP_CHECK_INT(gp_tls_check_ca("# README\nput the CA here\n", 26, NULL, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "no PEM certificate in it");
+    snprintf(broken, sizeof(broken), "%s-----BEGIN CERTIFICATE-----\nAAAA\n"
+             "-----END CERTIFICATE-----\n", p.cert);
+    GP_CHECK_INT(gp_tls_check_ca(broken, strlen(broken), &n, &err), GP_EINVAL);
+    GP_CHECK(strncmp(err.msg, "certificate 2 cannot be parsed: ", 32) == 0);
+    pair_free(&p);
+    EVP_PKEY_free(k);
+}
+
 GP_TEST(format_time)
 {
     char buf[32];
@@ -487,7 +517,8 @@ GP_TEST(format_time)
     GP_CHECK(buf[0] == 'x');
 }
 
-GP_MAIN(GP_CASE(good_ec_pair_fills_everything), GP_CASE(good_rsa_pair),
+GP_MAIN(GP_CASE(good_ec_pair_fills_everything), GP_CASE(ca_bundle_needs_a_certificate),
+        GP_CASE(good_rsa_pair),
         GP_CASE(no_key_checks_only_the_certificate), GP_CASE(mismatched_key_same_type),
         GP_CASE(mismatched_key_other_type), GP_CASE(expired_against_the_real_clock),
         GP_CASE(validity_window_is_inclusive), GP_CASE(not_yet_valid),
