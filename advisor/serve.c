@@ -479,6 +479,22 @@ static void first_metrics(gp_metrics *m)
     gp_metrics_add(m, "gpupack_advisor_configmap_writes_total", NULL, "result=\"error\"", 0);
 }
 
+/* The wait before the next analysis: --interval after a good one; after failures in a row,
+ * RETRY_FIRST_S doubling with each, never more than the interval. A Prometheus (or API server)
+ * that was not ready when the advisor started is read soon after it is, not an interval later,
+ * and /readyz turns ready with it. */
+#define RETRY_FIRST_S 15.0
+static double next_wait(double interval, int failures)
+{
+    double w = RETRY_FIRST_S;
+
+    if (failures == 0)
+        return interval;
+    for (int i = 1; i < failures && w < interval; i++)
+        w *= 2;
+    return w < interval ? w : interval;
+}
+
 /* Waits up to seconds for a stop; true when one came. */
 static bool wait_for_stop(serve_state *s, double seconds)
 {
@@ -569,11 +585,14 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
         if (srv != NULL)
             GP_LOG(&log, GP_LOG_INFO, "serving", GP_LS("listen", o->listen),
                    GP_LI("port", gp_server_port(srv)));
+        int failures = 0;
+
         do {
             set_busy(&s, true);
             rc = run_once(&s);
             set_busy(&s, false);
-        } while (!o->once && !wait_for_stop(&s, o->interval));
+            failures = rc == 0 ? 0 : failures + 1;
+        } while (!o->once && !wait_for_stop(&s, next_wait(o->interval, failures)));
         if (!o->once)
             rc = 0;
     }

@@ -88,6 +88,40 @@ check advisor-serve.never-good-no-file [ ! -e "$E2E_TMP/never.json" ]
 kill -TERM "$NPID"; wait "$NPID" 2>/dev/null; rc=$?
 check advisor-serve.never-good-sigterm-exit-0 [ $rc -eq 0 ]
 
+# ---- Prometheus not there at start, then there: ready within the retry (15 s), not --interval --
+LATE=$(free_port)
+PORTL=$(free_port)
+$ADV serve --prometheus "http://127.0.0.1:$LATE" --policy "$POL" --listen "127.0.0.1:$PORTL" \
+    --interval 1h --recommendations-file "$E2E_TMP/late.json" > /dev/null 2> "$E2E_TMP/late.log" &
+LPID=$!
+E2E_PIDS="$E2E_PIDS $LPID"
+i=0
+while [ $i -lt 100 ] && ! curl -sf --max-time 2 "http://127.0.0.1:$PORTL/metrics" 2>/dev/null \
+        | grep -q '^gpupack_advisor_analyses_total{result="error"} 1'; do sleep 0.2; i=$((i + 1)); done
+# Prometheus arrives: a forwarder on the advisor's address to the real one.
+python3 -c 'import socket, sys, threading
+def pipe(a, b):
+    try:
+        while (d := a.recv(65536)): b.sendall(d)
+    except OSError: pass
+    for s in (a, b):
+        try: s.shutdown(socket.SHUT_RDWR)
+        except OSError: pass
+host, port = sys.argv[2].split("//")[1].rstrip("/").split(":")
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(16)
+while True:
+    c, _ = l.accept(); u = socket.create_connection((host, int(port)))
+    for a, b in ((c, u), (u, c)): threading.Thread(target=pipe, args=(a, b), daemon=True).start()' "$LATE" "$PROM" &
+FPID=$!
+E2E_PIDS="$E2E_PIDS $FPID"
+i=0
+while [ $i -lt 60 ] && [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORTL/readyz")" != 200 ]; do
+    sleep 0.5; i=$((i + 1))
+done
+check advisor-serve.late-prometheus-ready-soon sh -c "curl -sf --max-time 2 'http://127.0.0.1:$PORTL/readyz' | grep -qx ok && [ -s '$E2E_TMP/late.json' ]"
+kill -TERM "$LPID" "$FPID" 2>/dev/null; wait "$LPID" 2>/dev/null
+
 # ---- SIGTERM while Prometheus never answers: the process ends within the grace (10 s) -------
 HOLE=$(free_port)
 python3 -c 'import socket, sys, time
