@@ -325,19 +325,27 @@ bad:
 
 char *gp_utf8_repair(char *s)
 {
-    size_t n = s ? strlen(s) : 0, out = 0;
+    size_t i = 0, n, out;
 
-    for (size_t i = 0; i < n;) {
+    if (s == NULL)
+        return NULL;
+    while (s[i] != '\0' && (unsigned char)s[i] < 0x80) /* ASCII: nothing to drop */
+        i++;
+    if (s[i] == '\0')
+        return s;
+    n = i + strlen(s + i);
+    for (out = i; i < n;) {
         uint32_t cp;
         size_t len = gp_utf8_next(s + i, n - i, &cp);
 
         if (!(len == 1 && cp == 0xfffd)) {
-            memmove(s + out, s + i, len);
+            if (out != i)
+                memmove(s + out, s + i, len);
             out += len;
         }
         i += len;
     }
-    if (s != NULL)
+    if (out < n)
         s[out] = '\0';
     return s;
 }

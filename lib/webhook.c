@@ -177,10 +177,11 @@ void gp_webhook_reload_recs(gp_webhook *w, const char *path)
     gp_metrics_add(w->metrics, M_RECS_RELOADS, M_RECS_RELOADS_HELP, "result=\"ok\"", 1);
 }
 
+/* Every warning passes here: text in it, the pod's own included, may have been cut by bytes. */
 static void warn(review *r, const char *s)
 {
     if (s != NULL && r->nwarnings < MAX_OUT_WARNINGS)
-        r->warnings[r->nwarnings++] = s;
+        r->warnings[r->nwarnings++] = gp_utf8_repair((char *)s);
 }
 
 static void fail_open(review *r, const char *reason, const char *what)
@@ -217,7 +218,7 @@ static const char *prefixed(review *r, const char *prefix, const char *text)
         memcpy(s + np + 1, text, nt);
         s[np + 1 + nt] = '\0';
     }
-    return gp_utf8_repair(s); /* the text, and user text inside it, may be cut by bytes */
+    return s;
 }
 
 static void collect_warnings(review *r, bool audit)

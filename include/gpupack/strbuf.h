@@ -69,7 +69,8 @@ size_t gp_utf8_next(const char *s, size_t n, uint32_t *cp);
 
 /* Drops, in place, every byte of s that gp_utf8_next() reads as not starting a valid sequence:
  * what a byte-counted cut ("%.40s" of user text) leaves of a character, so that text written
- * into a patch or an answer is UTF-8 again. Returns s (NULL stays NULL). */
+ * into a patch or an answer is UTF-8 again. Writes nothing when s is UTF-8 already (a string
+ * literal may be passed then). Returns s (NULL stays NULL). */
 char *gp_utf8_repair(char *s);
 
 /* Appends code point cp as UTF-8. */

@@ -180,6 +180,10 @@ js = expect_allowed("cut-text-stays-utf8-in-warnings", review_with(lambda r: pod
                     ["annotations"].__setitem__("gpupack.io/gpu-memory", "a" + "\u00e9" * 40)))
 warns = (js or {}).get("response", {}).get("warnings", [])
 result("webhook.cut-text-warning-quoted", any("gpu-memory \"a\u00e9" in w for w in warns), f"{warns}")
+js = expect_allowed("cut-text-stays-utf8-when-failing-open", review_with(
+    lambda r: pod(r)["spec"]["containers"][0]["resources"]["limits"].__setitem__("x" + "\u00e9" * 100, "bogus")))
+warns = (js or {}).get("response", {}).get("warnings", [])
+result("webhook.cut-text-fail-open-warning", any("could not process this pod" in w for w in warns), f"{warns}")
 js = expect_allowed("cut-text-stays-utf8-in-patch", review_with(lambda r: pod(r)["metadata"]
                     ["annotations"].__setitem__("gpupack.io/mutated", "a" + "\u00e9" * 600)))
 try:
