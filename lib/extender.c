@@ -515,9 +515,9 @@ static void record(call *c, double started)
 
 static int error_status(const call *c)
 {
-    if (!c->error[0] || (c->outcome != NULL && strcmp(c->outcome, "internal") == 0))
+    if (!c->error[0] || strcmp(c->outcome, "internal") == 0)
         return 500;
-    return c->outcome != NULL && strcmp(c->outcome, "not-synced") == 0 ? 503 : 400;
+    return strcmp(c->outcome, "not-synced") == 0 ? 503 : 400;
 }
 
 static void respond(call *c, gp_http_response *resp)

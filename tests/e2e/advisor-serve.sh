@@ -66,19 +66,25 @@ check advisor-serve.bad-configmap sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q 
 out=$($ADV serve --prometheus "$PROM" --format json --recommendations-file "$E2E_TMP/x" 2>&1); rc=$?
 check advisor-serve.report-flag-refused sh -c "[ $rc -eq 2 ] && echo '$out' | grep -q -- '--format'"
 
+# serve_failing NAME PROM-PORT LISTEN-PORT INTERVAL: serve, in the background (pid in SPID), with
+# no Prometheus at PROM-PORT (yet); returns once its first analysis has failed.
+serve_failing() {
+    $ADV serve --prometheus "http://127.0.0.1:$2" --policy "$POL" --listen "127.0.0.1:$3" \
+        --interval "$4" --recommendations-file "$E2E_TMP/$1.json" > /dev/null 2> "$E2E_TMP/$1.log" &
+    SPID=$!
+    E2E_PIDS="$E2E_PIDS $SPID"
+    i=0
+    while [ $i -lt 100 ] && ! curl -sf --max-time 2 "http://127.0.0.1:$3/metrics" 2>/dev/null \
+            | grep -q '^gpupack_advisor_analyses_total{result="error"} [1-9]'; do
+        sleep 0.2; i=$((i + 1))
+    done
+}
+
 # ---- never a good analysis: not ready, and why ------------------------------------------------
 DEAD=$(free_port)
 PORT0=$(free_port)
-$ADV serve --prometheus "http://127.0.0.1:$DEAD" --policy "$POL" --listen "127.0.0.1:$PORT0" \
-    --interval 1s --recommendations-file "$E2E_TMP/never.json" > /dev/null 2> "$E2E_TMP/never.log" &
-NPID=$!
-E2E_PIDS="$E2E_PIDS $NPID"
-i=0
-while [ $i -lt 100 ]; do
-    curl -sf --max-time 2 "http://127.0.0.1:$PORT0/metrics" 2>/dev/null \
-        | grep -q '^gpupack_advisor_analyses_total{result="error"} [1-9]' && break
-    sleep 0.2; i=$((i + 1))
-done
+serve_failing never "$DEAD" "$PORT0" 1s
+NPID=$SPID
 code=$(curl -s -o "$E2E_TMP/never-ready.txt" -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT0/readyz")
 check advisor-serve.never-good-not-ready [ "$code" = 503 ]
 check advisor-serve.never-good-says-why grep -q "not ready: .*127.0.0.1.*$DEAD" "$E2E_TMP/never-ready.txt"
@@ -91,13 +97,8 @@ check advisor-serve.never-good-sigterm-exit-0 [ $rc -eq 0 ]
 # ---- Prometheus not there at start, then there: ready within the retry (15 s), not --interval --
 LATE=$(free_port)
 PORTL=$(free_port)
-$ADV serve --prometheus "http://127.0.0.1:$LATE" --policy "$POL" --listen "127.0.0.1:$PORTL" \
-    --interval 1h --recommendations-file "$E2E_TMP/late.json" > /dev/null 2> "$E2E_TMP/late.log" &
-LPID=$!
-E2E_PIDS="$E2E_PIDS $LPID"
-i=0
-while [ $i -lt 100 ] && ! curl -sf --max-time 2 "http://127.0.0.1:$PORTL/metrics" 2>/dev/null \
-        | grep -q '^gpupack_advisor_analyses_total{result="error"} 1'; do sleep 0.2; i=$((i + 1)); done
+serve_failing late "$LATE" "$PORTL" 1h
+LPID=$SPID
 # Prometheus arrives: a forwarder on the advisor's address to the real one.
 python3 -c 'import socket, sys, threading
 def pipe(a, b):
