@@ -3,7 +3,6 @@
 
 #include "gpupack/fileio.h"
 #include "gpupack/strbuf.h"
-#include "gpupack/tlsfiles.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -362,87 +361,6 @@ static gp_status start_one(const char *flag, const listen_addr *a, gp_server_con
     return gp_server_start(cfg, out, err);
 }
 
-/* Reads flag's file into *buf; errors are "FLAG: FILE: reason". */
-static gp_status read_flag_file(const char *flag, const char *path, char **buf, size_t *len,
-                                gp_err *err)
-{
-    gp_status st = gp_file_read(path, GP_TLS_MAX_PEM, buf, len, err);
-
-    if (st != GP_OK)
-        gp_err_prefix(err, flag);
-    return st;
-}
-
-/* Sets err to "FLAG: FILE: " and reason's message. */
-static gp_status flag_file_error(gp_status st, const char *flag, const char *path, gp_err *err)
-{
-    char prefix[GP_ERR_MAX];
-
-    snprintf(prefix, sizeof(prefix), "%s: %s", flag, path);
-    gp_err_prefix(err, prefix);
-    return st;
-}
-
-static void free_secret(char *buf, size_t len)
-{
-    if (buf != NULL)
-        explicit_bzero(buf, len);
-    free(buf);
-}
-
-/* The serving pair as the server will check it, each problem blamed on the flag and file that
- * hold it: the certificate alone first, then the key with it. */
-static gp_status check_pair_files(const gp_daemon_opts *o, gp_err *err)
-{
-    char *cert = NULL, *key = NULL;
-    size_t clen = 0, klen = 0;
-    gp_cert_info info;
-    gp_status st;
-
-    if ((st = read_flag_file("--tls-cert", o->cert, &cert, &clen, err)) != GP_OK ||
-        (st = read_flag_file("--tls-key", o->key, &key, &klen, err)) != GP_OK)
-        goto out;
-    if ((st = gp_tls_check_pair(cert, clen, NULL, 0, (int64_t)time(NULL), &info, err)) != GP_OK) {
-        flag_file_error(st, "--tls-cert", o->cert, err);
-        goto out;
-    }
-    st = gp_tls_check_pair(cert, clen, key, klen, (int64_t)time(NULL), &info, err);
-    if (st != GP_OK && !info.key_matches && strstr(err->msg, "does not match") != NULL)
-        gp_err_set(err, "--tls-key: %s: private key does not match the certificate in "
-                        "--tls-cert %s", o->key, o->cert);
-    else if (st != GP_OK)
-        flag_file_error(st, "--tls-key", o->key, err);
-out:
-    free(cert);
-    free_secret(key, klen);
-    return st;
-}
-
-static gp_status check_client_ca_file(const char *path, gp_err *err)
-{
-    char *pem = NULL;
-    size_t len = 0;
-    gp_status st = read_flag_file("--client-ca", path, &pem, &len, err);
-
-    if (st == GP_OK && (st = gp_tls_check_ca(pem, len, NULL, err)) != GP_OK)
-        flag_file_error(st, "--client-ca", path, err);
-    free(pem);
-    return st;
-}
-
-/* The TLS files the flags name, checked before any socket (the server checks them again when it
- * loads them, but its errors cannot say which flag gave which file). */
-static gp_status check_tls_files(const gp_daemon_opts *o, gp_err *err)
-{
-    gp_status st = GP_OK;
-
-    if (o->cert != NULL && o->key != NULL)
-        st = check_pair_files(o, err);
-    if (st == GP_OK && o->client_ca != NULL)
-        st = check_client_ca_file(o->client_ca, err);
-    return st;
-}
-
 gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size_t max_body,
                                  const gp_route *routes, size_t nroutes, gp_metrics *metrics,
                                  gp_log *log, gp_server **out, gp_server **health, gp_err *err)
@@ -451,7 +369,9 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
     listen_addr main_addr, health_addr;
     char hname[64];
     gp_server_config cfg = { .cert_file = o->cert, .key_file = o->key,
-                             .client_ca_file = o->client_ca, .max_body = max_body,
+                             .client_ca_file = o->client_ca, .cert_flag = "--tls-cert",
+                             .key_flag = "--tls-key", .client_ca_flag = "--client-ca",
+                             .max_body = max_body,
                              .threads = o->threads, .idle_timeout_s = o->idle_timeout,
                              .request_timeout_s = o->request_timeout,
                              .max_connections = o->max_conns, .cert_reload_ms = o->reload_ms,
@@ -460,11 +380,11 @@ gp_status gp_daemon_start_server(const gp_daemon_opts *o, const char *name, size
     gp_status st;
 
     *out = *health = NULL;
-    /* Every address is checked before the first socket is bound. */
+    /* Every address is checked before the first socket is bound (the main server checks its
+     * certificate files before it binds). */
     if ((st = parse_listen("--listen", o->listen, &main_addr, err)) != GP_OK ||
         (o->health_listen != NULL &&
-         (st = parse_listen("--health-listen", o->health_listen, &health_addr, err)) != GP_OK) ||
-        (st = check_tls_files(o, err)) != GP_OK)
+         (st = parse_listen("--health-listen", o->health_listen, &health_addr, err)) != GP_OK))
         return st;
     gp_daemon_block_signals();
     st = start_one("--listen", &main_addr, &cfg, out, err);

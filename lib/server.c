@@ -318,6 +318,7 @@ static gp_status tls_import(tls_pair *p, const char *cert, size_t clen, const ch
     int rc = gnutls_pcert_list_import_x509_raw(p->pcert, &n, &cd, GNUTLS_X509_FMT_PEM, 0);
 
     if (rc < 0) {
+        p->info.fault = GP_TLS_FAULT_CERT;
         gp_err_set(err, "GnuTLS cannot load the certificate chain (at most %d): %s",
                    TLS_MAX_CHAIN, gnutls_strerror(rc));
         return GP_EINVAL;
@@ -325,6 +326,7 @@ static gp_status tls_import(tls_pair *p, const char *cert, size_t clen, const ch
     p->npcert = n;
     if ((rc = gnutls_privkey_init(&p->key)) < 0 ||
         (rc = gnutls_privkey_import_x509_raw(p->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0) {
+        p->info.fault = GP_TLS_FAULT_KEY;
         gp_err_set(err, "GnuTLS cannot load the private key: %s", gnutls_strerror(rc));
         return GP_EINVAL;
     }
@@ -338,7 +340,29 @@ static void free_secret(char *buf, size_t len)
     free(buf);
 }
 
-/* Reads, checks and imports the configured pair into a new snapshot (one reference). */
+/* Prefixes err with "FLAG: FILE" (what gp_server_config names the file by, and the file). */
+static void blame_file(const char *flag, const char *file, gp_err *err)
+{
+    char prefix[GP_ERR_MAX];
+
+    snprintf(prefix, sizeof(prefix), "%s: %s", flag, file);
+    gp_err_prefix(err, prefix);
+}
+
+/* Names in err the file of the pair that fault blames. */
+static void blame_pair(const gp_server_config *c, gp_tls_fault fault, gp_err *err)
+{
+    if (fault == GP_TLS_FAULT_MISMATCH)
+        gp_err_set(err, "%s: %s: private key does not match the certificate in %s %s",
+                   c->key_flag, c->key_file, c->cert_flag, c->cert_file);
+    else if (fault == GP_TLS_FAULT_KEY)
+        blame_file(c->key_flag, c->key_file, err);
+    else
+        blame_file(c->cert_flag, c->cert_file, err);
+}
+
+/* Reads, checks and imports the configured pair into a new snapshot (one reference). Errors
+ * start with the flag and file to blame. */
 static gp_status tls_load(const gp_server *s, tls_pair **out, gp_err *err)
 {
     char *cert = NULL, *key = NULL;
@@ -347,8 +371,10 @@ static gp_status tls_load(const gp_server *s, tls_pair **out, gp_err *err)
     gp_status st;
 
     if ((st = gp_file_read(s->cfg.cert_file, GP_TLS_MAX_PEM, &cert, &clen, err)) != GP_OK ||
-        (st = gp_file_read(s->cfg.key_file, GP_TLS_MAX_PEM, &key, &klen, err)) != GP_OK)
+        (st = gp_file_read(s->cfg.key_file, GP_TLS_MAX_PEM, &key, &klen, err)) != GP_OK) {
+        gp_err_prefix(err, cert == NULL ? s->cfg.cert_flag : s->cfg.key_flag);
         goto fail;
+    }
     if ((p = calloc(1, sizeof(*p))) == NULL) {
         st = GP_ENOMEM;
         gp_err_set(err, "out of memory");
@@ -357,6 +383,7 @@ static gp_status tls_load(const gp_server *s, tls_pair **out, gp_err *err)
     st = gp_tls_check_pair(cert, clen, key, klen, (int64_t)time(NULL), &p->info, err);
     if (st != GP_OK || (st = tls_import(p, cert, clen, key, klen, err)) != GP_OK) {
         st = st == GP_ENOMEM ? st : GP_EINVAL;
+        blame_pair(&s->cfg, p->info.fault, err);
         goto fail;
     }
     p->refs = 1;
@@ -980,25 +1007,37 @@ static size_t str_size(const char *v)
     return v != NULL ? strlen(v) + 1 : 0;
 }
 
-/* Makes the server's own copy of the configuration, its strings and its routes. */
+static const char *or_default(const char *v, const char *dflt)
+{
+    return v != NULL ? v : dflt;
+}
+
+/* Makes the server's own copy of the configuration, its strings (defaults filled in) and its
+ * routes. */
 static gp_status config_copy(gp_server *s, const gp_server_config *cfg)
 {
-    size_t total = str_size(cfg->host) + str_size(cfg->cert_file) + str_size(cfg->key_file) +
-                   str_size(cfg->client_ca_file) + str_size(cfg->name) +
-                   str_size(cfg->listen_flag) + 24;
+    const char *strs[] = {
+        or_default(cfg->host, "0.0.0.0"), cfg->cert_file, cfg->key_file, cfg->client_ca_file,
+        or_default(cfg->name, "server"), or_default(cfg->listen_flag, "server"),
+        or_default(cfg->cert_flag, "certificate file"), or_default(cfg->key_flag, "key file"),
+        or_default(cfg->client_ca_flag, "client CA file"),
+    };
+    const char **dst[] = {
+        &s->cfg.host, &s->cfg.cert_file, &s->cfg.key_file, &s->cfg.client_ca_file, &s->cfg.name,
+        &s->cfg.listen_flag, &s->cfg.cert_flag, &s->cfg.key_flag, &s->cfg.client_ca_flag,
+    };
+    size_t total = 0;
     char *pos;
 
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        total += str_size(strs[i]);
     for (size_t i = 0; i < cfg->nroutes; i++)
         total += str_size(cfg->routes[i].path) + str_size(cfg->routes[i].method);
-    if ((s->strings = pos = malloc(total)) == NULL)
+    if ((s->strings = pos = malloc(total + 1)) == NULL)
         return GP_ENOMEM;
     s->cfg = *cfg;
-    s->cfg.host = copy_str(&pos, cfg->host != NULL ? cfg->host : "0.0.0.0");
-    s->cfg.cert_file = copy_str(&pos, cfg->cert_file);
-    s->cfg.key_file = copy_str(&pos, cfg->key_file);
-    s->cfg.client_ca_file = copy_str(&pos, cfg->client_ca_file);
-    s->cfg.name = copy_str(&pos, cfg->name != NULL ? cfg->name : "server");
-    s->cfg.listen_flag = copy_str(&pos, cfg->listen_flag != NULL ? cfg->listen_flag : "server");
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        *dst[i] = copy_str(&pos, strs[i]);
     for (size_t i = 0; i < cfg->nroutes; i++) {
         s->routes[i] = cfg->routes[i];
         s->routes[i].path = copy_str(&pos, cfg->routes[i].path);
@@ -1058,17 +1097,12 @@ static gp_status parse_host(gp_server *s, gp_err *err)
 
 static gp_status tls_setup(gp_server *s, gp_err *err)
 {
-    char prefix[GP_ERR_MAX];
     size_t len;
     gp_status st;
 
     s->tls = true;
-    if ((st = tls_load(s, &s->cur, err)) != GP_OK) {
-        snprintf(prefix, sizeof(prefix), "server: certificate pair refused (certificate %s, key "
-                 "%s)", s->cfg.cert_file, s->cfg.key_file);
-        gp_err_prefix(err, prefix);
+    if ((st = tls_load(s, &s->cur, err)) != GP_OK)
         return st;
-    }
     gp_metrics_set(s->cfg.metrics, M_EXPIRY, M_EXPIRY_HELP, "", (double)s->cur->info.not_after);
     gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"success\"", 0);
     gp_metrics_add(s->cfg.metrics, M_RELOADS, M_RELOADS_HELP, "result=\"failure\"", 0);
@@ -1077,13 +1111,13 @@ static gp_status tls_setup(gp_server *s, gp_err *err)
         return GP_OK;
     /* Read once: a CA without a certificate would fail every handshake, so it stops the start. */
     if ((st = gp_file_read(s->cfg.client_ca_file, GP_TLS_MAX_PEM, &s->client_ca, &len, err)) !=
-            GP_OK ||
-        (st = gp_tls_check_ca(s->client_ca, len, NULL, err)) != GP_OK) {
-        snprintf(prefix, sizeof(prefix), "server: client CA %s", s->cfg.client_ca_file);
-        gp_err_prefix(err, st == GP_EINVAL ? prefix : "server: client CA");
+        GP_OK) {
+        gp_err_prefix(err, s->cfg.client_ca_flag);
         return st;
     }
-    return GP_OK;
+    if ((st = gp_tls_check_ca(s->client_ca, len, NULL, err)) != GP_OK)
+        blame_file(s->cfg.client_ca_flag, s->cfg.client_ca_file, err);
+    return st;
 }
 
 /* ---------------------------------------------------------------------------------------------

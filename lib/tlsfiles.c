@@ -227,62 +227,124 @@ static gp_status check_usable(const gp_cert_info *info, int64_t now, gp_err *err
     return GP_OK;
 }
 
+/* Parses key_pem into *key (freed by the caller) and records whether it belongs to cert. */
+static gp_status match_key(X509 *cert, const char *key_pem, size_t key_len, void **key,
+                           gp_cert_info *info, gp_err *err)
+{
+    gp_status st = parse_pem(key_pem, key_len, true, key, err);
+
+    if (st == GP_OK)
+        info->key_matches = X509_check_private_key(cert, *key) == 1;
+    return st;
+}
+
+/* Which part is at fault, the certificate's own problems first: they are the same whatever key
+ * comes with it. */
 gp_status gp_tls_check_pair(const char *cert_pem, size_t cert_len, const char *key_pem,
                             size_t key_len, int64_t now, gp_cert_info *info, gp_err *err)
 {
     void *cert = NULL, *key = NULL; /* X509, EVP_PKEY */
-    gp_status st;
+    gp_err key_err = { { 0 } };
+    gp_status st, key_st = GP_OK;
 
     memset(info, 0, sizeof(*info));
+    info->fault = GP_TLS_FAULT_CERT;
     ERR_clear_error();
-    st = parse_pem(cert_pem, cert_len, false, &cert, err);
-    if (st != GP_OK)
-        goto fail;
-    st = describe_cert(cert, info, err);
-    if (st != GP_OK)
-        goto fail;
-    if (key_pem != NULL) {
-        st = parse_pem(key_pem, key_len, true, &key, err);
-        if (st != GP_OK)
-            goto fail;
-        info->key_matches = X509_check_private_key(cert, key) == 1;
-        if (!info->key_matches) {
-            gp_err_set(err, "private key does not match certificate");
-            st = GP_EINVAL;
-            goto fail;
-        }
+    if ((st = parse_pem(cert_pem, cert_len, false, &cert, err)) != GP_OK ||
+        (st = describe_cert(cert, info, err)) != GP_OK)
+        goto out;
+    if (key_pem != NULL)
+        key_st = match_key(cert, key_pem, key_len, &key, info, &key_err);
+    if ((st = check_usable(info, now, err)) != GP_OK)
+        goto out;
+    info->fault = GP_TLS_FAULT_NONE;
+    if (key_pem == NULL)
+        goto out;
+    if ((st = key_st) != GP_OK) {
+        info->fault = GP_TLS_FAULT_KEY;
+        *err = key_err;
+    } else if (!info->key_matches) {
+        info->fault = GP_TLS_FAULT_MISMATCH;
+        gp_err_set(err, "private key does not match certificate");
+        st = GP_EINVAL;
     }
-    st = check_usable(info, now, err);
-fail:
+out:
     EVP_PKEY_free(key);
     X509_free(cert);
     ERR_clear_error();
     return st;
 }
 
-/* Loads every certificate in pem: the first into *first (when first is not NULL), the rest, or
- * all of them when first is NULL, into *rest. Returns the number loaded, -1 on failure. */
-static int load_certs(const char *pem, size_t len, X509 **first, STACK_OF(X509) *rest)
+/* True when the last PEM read ended because no block was left ("no start line"), not on a
+ * block that would not parse. */
+static bool pem_ended_cleanly(void)
 {
-    BIO *bio = BIO_new_mem_buf(pem, (int)len);
-    X509 *x;
-    int n = 0;
+    unsigned long e = ERR_peek_last_error();
 
-    if (bio == NULL)
-        return -1;
-    while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
-        if (n == 0 && first != NULL) {
-            *first = x;
-        } else if (sk_X509_push(rest, x) <= 0) {
-            X509_free(x);
-            n = -1;
-            break;
+    return e == 0 || (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE);
+}
+
+/* Keeps a certificate read: the first in *first when first is not NULL, the others (all of them
+ * when first is NULL) on rest, or frees it when rest is NULL. */
+static bool keep_cert(X509 *x, size_t i, X509 **first, STACK_OF(X509) *rest)
+{
+    if (i == 0 && first != NULL) {
+        *first = x;
+        return true;
+    }
+    if (rest != NULL && sk_X509_push(rest, x) > 0)
+        return true;
+    X509_free(x);
+    return rest == NULL;
+}
+
+/* Reads every PEM certificate in pem, skipping other blocks and text around them as TLS
+ * libraries do, keeping them as keep_cert() says; *n is the number read. GP_EINVAL with
+ * "certificate N cannot be parsed: reason" when a certificate block does not parse. */
+static gp_status read_certs(const char *pem, size_t len, X509 **first, STACK_OF(X509) *rest,
+                            size_t *n, gp_err *err)
+{
+    BIO *bio;
+    X509 *x;
+    gp_status st = GP_OK;
+
+    *n = 0;
+    if (len > GP_TLS_MAX_PEM) {
+        gp_err_set(err, "larger than %d bytes", GP_TLS_MAX_PEM);
+        return GP_ETOOBIG;
+    }
+    if ((bio = BIO_new_mem_buf(pem != NULL ? pem : "", (int)len)) == NULL) {
+        gp_err_set(err, "out of memory");
+        return GP_ENOMEM;
+    }
+    ERR_clear_error();
+    while (st == GP_OK && (x = PEM_read_bio_X509(bio, NULL, no_password, NULL)) != NULL) {
+        if (!keep_cert(x, (*n)++, first, rest)) {
+            gp_err_set(err, "out of memory");
+            st = GP_ENOMEM;
         }
-        n++;
+    }
+    if (st == GP_OK && !pem_ended_cleanly()) {
+        gp_err_set(err, "certificate %zu cannot be parsed: %s", *n + 1, ossl_reason());
+        st = GP_EINVAL;
     }
     BIO_free(bio);
-    ERR_clear_error(); /* the read that ended the loop leaves "no start line" */
-    return n;
+    ERR_clear_error();
+    return st;
+}
+
+/* read_certs() for text that must hold at least one certificate; errors start with what. */
+static bool read_some_certs(const char *what, const char *pem, size_t len, X509 **first,
+                            STACK_OF(X509) *rest, gp_err *err)
+{
+    size_t n = 0;
+    gp_status st = read_certs(pem, len, first, rest, &n, err);
+
+    if (st == GP_OK && n == 0)
+        gp_err_set(err, "%s holds no certificate", what);
+    else if (st != GP_OK)
+        gp_err_prefix(err, what);
+    return st == GP_OK && n > 0;
 }
 
 gp_status gp_tls_verify_with_ca(const char *cert_pem, size_t cert_len, const char *ca_pem,
@@ -298,14 +360,9 @@ gp_status gp_tls_verify_with_ca(const char *cert_pem, size_t cert_len, const cha
         gp_err_set(err, "out of memory");
         goto fail;
     }
-    if (load_certs(cert_pem, cert_len, &leaf, chain) < 1) {
-        gp_err_set(err, "no certificate to verify");
+    if (!read_some_certs("the certificate", cert_pem, cert_len, &leaf, chain, err) ||
+        !read_some_certs("the CA file", ca_pem, ca_len, NULL, cas, err))
         goto fail;
-    }
-    if (load_certs(ca_pem, ca_len, NULL, cas) < 1) {
-        gp_err_set(err, "no certificate in the CA file");
-        goto fail;
-    }
     for (int i = 0; i < sk_X509_num(cas); i++) {
         if (X509_STORE_add_cert(store, sk_X509_value(cas, i)) != 1) {
             gp_err_set(err, "loading the CA failed: %s", ossl_reason());
@@ -332,46 +389,15 @@ fail:
     return ok ? GP_OK : GP_EINVAL;
 }
 
-/* True when the last PEM read ended because no block was left ("no start line"), not on a
- * block that would not parse. */
-static bool pem_ended_cleanly(void)
-{
-    unsigned long e = ERR_peek_last_error();
-
-    return e == 0 || (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE);
-}
-
 gp_status gp_tls_check_ca(const char *pem, size_t len, size_t *ncerts, gp_err *err)
 {
-    BIO *bio;
-    X509 *x;
     size_t n = 0;
-    gp_status st = GP_OK;
+    gp_status st = read_certs(pem, len, NULL, NULL, &n, err);
 
-    if (ncerts != NULL)
-        *ncerts = 0;
-    if (len > GP_TLS_MAX_PEM) {
-        gp_err_set(err, "larger than %d bytes", GP_TLS_MAX_PEM);
-        return GP_ETOOBIG;
-    }
-    if ((bio = BIO_new_mem_buf(pem != NULL ? pem : "", (int)len)) == NULL) {
-        gp_err_set(err, "out of memory");
-        return GP_ENOMEM;
-    }
-    ERR_clear_error();
-    while ((x = PEM_read_bio_X509(bio, NULL, no_password, NULL)) != NULL) {
-        X509_free(x);
-        n++;
-    }
-    if (!pem_ended_cleanly()) {
-        gp_err_set(err, "certificate %zu cannot be parsed: %s", n + 1, ossl_reason());
-        st = GP_EINVAL;
-    } else if (n == 0) {
+    if (st == GP_OK && n == 0) {
         gp_err_set(err, "no PEM certificate in it");
         st = GP_EINVAL;
     }
-    BIO_free(bio);
-    ERR_clear_error();
     if (ncerts != NULL)
         *ncerts = n;
     return st;

@@ -98,6 +98,10 @@ typedef struct {
                                      NULL means "server" */
     const char *listen_flag;      /* what errors about host and port start with, e.g. the flag
                                      that gave them ("--listen"); NULL means "server"; copied */
+    const char *cert_flag;        /* likewise for cert_file ("--tls-cert"), key_file and
+                                     client_ca_file; NULL means "certificate file", "key file" */
+    const char *key_flag;         /* and "client CA file"; copied */
+    const char *client_ca_flag;
 } gp_server_config;
 
 typedef struct gp_server gp_server;
@@ -110,10 +114,14 @@ typedef struct gp_server gp_server;
 gp_status gp_server_parse_listen(const char *s, char *host, size_t hostsz, int *port,
                                  gp_err *err) GP_WUR;
 
-/* Binds and starts serving; all strings and routes in cfg are copied. Returns GP_EIO with the
- * address and reason when it cannot bind, GP_EINVAL when the configuration is invalid or the
- * certificate pair fails its checks, the file read error when a certificate file cannot be
- * read. On failure *out is NULL. The caller stops the server with gp_server_stop(). */
+/* Binds and starts serving; all strings and routes in cfg are copied. The certificate files are
+ * read and checked before any socket is bound. Returns GP_EIO with the address and reason when
+ * it cannot bind, GP_EINVAL when the configuration is invalid or the certificate pair or client
+ * CA fails its checks, the file read error when a file cannot be read. Errors about a file name
+ * the one to blame as "FLAG: FILE: reason" (cert_flag, key_flag, client_ca_flag): the
+ * certificate's own problems first, then the key's; "KEYFLAG: KEY: private key does not match
+ * the certificate in CERTFLAG CERT". On failure *out is NULL. The caller stops the server with
+ * gp_server_stop(). */
 gp_status gp_server_start(const gp_server_config *cfg, gp_server **out, gp_err *err) GP_WUR;
 
 /* The port actually bound (the kernel's pick when cfg.port was 0); -1 for NULL. */

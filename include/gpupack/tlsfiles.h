@@ -15,6 +15,14 @@
 
 #define GP_TLS_MAX_PEM (256 * 1024) /* largest certificate or key file accepted */
 
+/* Which file of a pair a failed check blames. */
+typedef enum {
+    GP_TLS_FAULT_NONE,     /* the pair is usable */
+    GP_TLS_FAULT_CERT,     /* the certificate: unparsable, outside its validity, no SAN */
+    GP_TLS_FAULT_KEY,      /* the private key: empty, unparsable, encrypted */
+    GP_TLS_FAULT_MISMATCH, /* both parse, but the key is not the certificate's */
+} gp_tls_fault;
+
 typedef struct {
     char subject[256];  /* one-line RFC 2253 subject of the leaf */
     char issuer[256];
@@ -24,6 +32,7 @@ typedef struct {
     int64_t not_after;
     bool key_matches;   /* the private key belongs to the leaf certificate */
     char key_type[32];  /* "EC P-256", "RSA 2048", ... */
+    gp_tls_fault fault; /* what gp_tls_check_pair() blamed */
 } gp_cert_info;
 
 /* Parses the leaf certificate (the first in cert_pem; a chain may follow) and, when key_pem is not
@@ -31,13 +40,16 @@ typedef struct {
  * usable at time now: key matches, now within [not_before, not_after], at least one SAN. Otherwise
  * GP_EINVAL with a message saying which check failed ("certificate expired at
  * 2026-01-01T00:00:00Z", "private key does not match certificate", "certificate has no
- * subjectAltName"). */
+ * subjectAltName") and info->fault naming the file to blame; the certificate's own problems come
+ * before the key's. */
 gp_status gp_tls_check_pair(const char *cert_pem, size_t cert_len, const char *key_pem,
                             size_t key_len, int64_t now, gp_cert_info *info, gp_err *err) GP_WUR;
 
 /* Verifies the leaf in cert_pem (with any intermediates after it) against the certificates in
  * ca_pem, for TLS server use, at time now. GP_EINVAL with OpenSSL's verdict ("certificate has
- * expired", "unable to get local issuer certificate") when it does not verify. */
+ * expired", "unable to get local issuer certificate") when it does not verify, or saying which
+ * text holds no certificate or one that does not parse ("the CA file: certificate 2 cannot be
+ * parsed: ..."). */
 gp_status gp_tls_verify_with_ca(const char *cert_pem, size_t cert_len, const char *ca_pem,
                                 size_t ca_len, int64_t now, gp_err *err) GP_WUR;
 

@@ -1269,7 +1269,9 @@ GP_TEST(tls_bad_reload_keeps_old_pair)
     s = start(&c);
     copy_file(t.two_key, t.key); /* the key no longer matches the certificate */
     GP_CHECK_INT(gp_server_reload_certs(s, &err), GP_EINVAL);
-    GP_CHECK(strstr(err.msg, "match") != NULL);
+    GP_CHECK(strncmp(err.msg, "key file: ", 10) == 0 &&
+             strstr(err.msg, ": private key does not match the certificate in certificate file ")
+                 != NULL);
     GP_CHECK_INT(tls_ping(s, &t, "gpupack-one", &one), 200);
     GP_CHECK(one);
     GP_CHECK(metric_value(m, "gpupack_tls_reloads_total", "result=\"failure\"") >= 1);
@@ -1299,17 +1301,30 @@ GP_TEST(tls_start_with_bad_pair_fails)
     gp_server *s = (gp_server *)1;
     gp_err err = { { 0 } };
 
+    char want[600];
+
     make_tls_files(&t);
     c.cert_file = t.one_crt;
     c.key_file = t.two_key;
+    c.cert_flag = "--tls-cert";
+    c.key_flag = "--tls-key";
     GP_CHECK_INT(gp_server_start(&c, &s, &err), GP_EINVAL);
     GP_CHECK(s == NULL);
-    GP_CHECK(strstr(err.msg, "match") != NULL);
+    snprintf(want, sizeof(want), "--tls-key: %s: private key does not match the certificate in "
+             "--tls-cert %s", t.two_key, t.one_crt);
+    GP_CHECK_STR(err.msg, want);
+    c.cert_file = t.two_key; /* a key where the certificate belongs */
+    GP_CHECK_INT(gp_server_start(&c, &s, &err), GP_EINVAL);
+    snprintf(want, sizeof(want), "--tls-cert: %s: cannot parse certificate PEM: no start line",
+             t.two_key);
+    GP_CHECK_STR(err.msg, want);
+    c.cert_file = t.one_crt;
     c.key_file = NULL;
     GP_CHECK_INT(gp_server_start(&c, &s, &err), GP_EINVAL);
     c.key_file = "/nonexistent/tls.key";
     GP_CHECK(gp_server_start(&c, &s, &err) != GP_OK);
-    GP_CHECK(strstr(err.msg, "/nonexistent/tls.key") != NULL);
+    GP_CHECK_STR(err.msg, "--tls-key: /nonexistent/tls.key: cannot open: No such file or "
+                          "directory");
     remove_tls_files(&t);
 }
 

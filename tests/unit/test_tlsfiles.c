@@ -152,6 +152,7 @@ GP_TEST(good_ec_pair_fills_everything)
     GP_CHECK_INT(info.not_after, T2027);
     GP_CHECK(info.key_matches);
     GP_CHECK_STR(info.key_type, "EC P-256");
+    GP_CHECK_INT(info.fault, GP_TLS_FAULT_NONE);
     pair_free(&p);
     EVP_PKEY_free(k);
 }
@@ -195,6 +196,7 @@ GP_TEST(mismatched_key_same_type)
     GP_CHECK_INT(check(&p, MID, &info, &err), GP_EINVAL);
     GP_CHECK_STR(err.msg, "private key does not match certificate");
     GP_CHECK(!info.key_matches);
+    GP_CHECK_INT(info.fault, GP_TLS_FAULT_MISMATCH);
     GP_CHECK_STR(info.subject, "CN=gp-test,O=gpupack"); /* still described */
     pair_free(&p);
     EVP_PKEY_free(k1);
@@ -279,7 +281,9 @@ GP_TEST(no_subject_alt_name)
     EVP_PKEY_free(k);
 }
 
-GP_TEST(key_mismatch_is_reported_before_expiry)
+/* The certificate's own problems are blamed first, whatever key comes with it; the key is still
+ * compared, for gpupack-certs --check to show. */
+GP_TEST(expiry_is_reported_before_key_mismatch)
 {
     EVP_PKEY *k1 = gen_key(false), *k2 = gen_key(false);
     pem_pair p = make_pair(k1, k2, T2000, T2001, NULL);
@@ -287,10 +291,29 @@ GP_TEST(key_mismatch_is_reported_before_expiry)
     gp_err err;
 
     GP_CHECK_INT(check(&p, MID, &info, &err), GP_EINVAL);
-    GP_CHECK_STR(err.msg, "private key does not match certificate");
+    GP_CHECK_STR(err.msg, "certificate expired at 2001-01-01T00:00:00Z");
+    GP_CHECK_INT(info.fault, GP_TLS_FAULT_CERT);
+    GP_CHECK(!info.key_matches);
     pair_free(&p);
     EVP_PKEY_free(k1);
     EVP_PKEY_free(k2);
+}
+
+GP_TEST(expired_certificate_is_blamed_before_a_garbage_key)
+{
+    EVP_PKEY *k = gen_key(false);
+    pem_pair p = make_pair(k, k, T2000, T2001, SANS);
+    gp_cert_info info;
+    gp_err err;
+
+    free(p.key);
+    p.key = strdup("not a key\n");
+    p.key_len = strlen(p.key);
+    GP_CHECK_INT(check(&p, MID, &info, &err), GP_EINVAL);
+    GP_CHECK_STR(err.msg, "certificate expired at 2001-01-01T00:00:00Z");
+    GP_CHECK_INT(info.fault, GP_TLS_FAULT_CERT);
+    pair_free(&p);
+    EVP_PKEY_free(k);
 }
 
 GP_TEST(other_san_kinds)
@@ -360,6 +383,7 @@ GP_TEST(garbage_certificate)
     GP_CHECK_INT(gp_tls_check_pair(junk, sizeof(junk) - 1, NULL, 0, MID, &info, &err),
                  GP_EINVAL);
     GP_CHECK_STR(err.msg, "cannot parse certificate PEM: no start line");
+    GP_CHECK_INT(info.fault, GP_TLS_FAULT_CERT);
     GP_CHECK_STR(info.subject, "");
     GP_CHECK_STR(info.key_type, "");
 }
@@ -391,6 +415,7 @@ GP_TEST(garbage_key)
     GP_CHECK_INT(check(&p, MID, &info, &err), GP_EINVAL);
     GP_CHECK(strncmp(err.msg, "cannot parse private key PEM (encrypted keys are not supported): ",
                      65) == 0);
+    GP_CHECK_INT(info.fault, GP_TLS_FAULT_KEY);
     GP_CHECK_STR(info.subject, "CN=gp-test,O=gpupack");
     GP_CHECK(!info.key_matches);
     pair_free(&p);
@@ -522,7 +547,8 @@ GP_MAIN(GP_CASE(good_ec_pair_fills_everything), GP_CASE(ca_bundle_needs_a_certif
         GP_CASE(no_key_checks_only_the_certificate), GP_CASE(mismatched_key_same_type),
         GP_CASE(mismatched_key_other_type), GP_CASE(expired_against_the_real_clock),
         GP_CASE(validity_window_is_inclusive), GP_CASE(not_yet_valid),
-        GP_CASE(no_subject_alt_name), GP_CASE(key_mismatch_is_reported_before_expiry),
+        GP_CASE(no_subject_alt_name), GP_CASE(expiry_is_reported_before_key_mismatch),
+        GP_CASE(expired_certificate_is_blamed_before_a_garbage_key),
         GP_CASE(other_san_kinds), GP_CASE(first_certificate_of_a_chain_is_the_leaf),
         GP_CASE(key_before_certificate_in_one_file), GP_CASE(garbage_certificate),
         GP_CASE(truncated_certificate), GP_CASE(garbage_key),
