@@ -334,7 +334,8 @@ static gp_status perform(gp_prom *p, const char *url, const char *form, attempt 
     set_options(p, url, form, hdrs, &a->b, a->curl_err);
     a->res = curl_easy_perform(p->easy);
     curl_easy_getinfo(p->easy, CURLINFO_RESPONSE_CODE, &a->code);
-    if (curl_easy_getinfo(p->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra >= 0)
+    /* 0 when the answer has no Retry-After (or "0"): the backoff applies */
+    if (curl_easy_getinfo(p->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
         a->retry_after_s = (long)ra;
     a->connected = curl_easy_getinfo(p->easy, CURLINFO_CONNECT_TIME_T, &connect_us) == CURLE_OK &&
                    connect_us > 0;
