@@ -90,6 +90,22 @@ static gp_status url_parts_check(CURLU *u, gp_err *err)
     return st;
 }
 
+char *gp_prom_url_redact(const char *url, char *buf, size_t n)
+{
+    const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+
+    auth = auth != NULL ? auth + 3 : url; /* "user:pw@host" without a scheme too */
+    end = auth + strcspn(auth, "/?#");
+    for (const char *p = auth; p < end; p++)
+        at = *p == '@' ? p : at;
+    colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (colon == NULL)
+        snprintf(buf, n, "%s", url);
+    else
+        snprintf(buf, n, "%.*s***%s", (int)(colon + 1 - url), url, at);
+    return buf;
+}
+
 gp_status gp_prom_url_check(const char *url, gp_err *err)
 {
     CURLU *u;
