@@ -193,6 +193,19 @@ static bool smap_put(smap *m, const char *k, size_t v)
     return true;
 }
 
+/* Adds 1 to k's value (0 when new); false when out of memory. */
+static bool smap_incr(smap *m, const char *k)
+{
+    if (m->cap > 0) {
+        for (size_t i = hash(k) & (m->cap - 1); m->keys[i] != NULL; i = (i + 1) & (m->cap - 1))
+            if (strcmp(m->keys[i], k) == 0) {
+                m->vals[i]++;
+                return true;
+            }
+    }
+    return smap_put(m, k, 1);
+}
+
 static void smap_free(smap *m)
 {
     for (size_t i = 0; i < m->cap; i++)
@@ -214,6 +227,7 @@ typedef struct {
     char *ns, *pod, *host, *uuid, *gpu, *model, *profile;
     bool prof;            /* DCGM_FI_PROF_GR_ENGINE_ACTIVE exists for it */
     double sum, count, p95, fb_peak, fb_total;
+    bool bad_sum;         /* its sum or count of activity was NaN or infinite */
     bool sliced;          /* shares its whole GPU with another pod in some hour */
     long pod_index;       /* into the data's pods, -1: none */
 } dev_acc;
@@ -229,9 +243,11 @@ typedef struct {
     dev_acc *devs;
     size_t ndevs, devs_cap;
     smap devmap;           /* dev key → index */
+    smap targets;          /* "host\x1fpod" of scrape targets: a pod label that came with a
+                              preferred one (exported_pod) on some series names the exporter */
     size_t bad[GP_ADVQ_COUNT]; /* NaN or infinite samples ignored, per query */
     double unattributed;   /* Σ samples of series without a pod label */
-    size_t unattributed_series, ignored_devs;
+    size_t unattributed_series, ignored_devs, bad_sum_devs;
     bool oom;
 } asm_ctx;
 
@@ -766,14 +782,65 @@ static void node_totals(asm_ctx *c, const gp_adv_results *res)
 
 /* ---- DCGM -------------------------------------------------------------------------------- */
 
+/* The index in the pod preference list of the label first_label() took; n when none. */
+static size_t pod_label_index(const gp_prom_series *s, char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (label(s, names[i]) != NULL)
+            return i;
+    return n;
+}
+
+static void target_key(const char *host, const char *pod, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s\x1f%s", host ? host : "", pod);
+}
+
+/* With honorLabels off, Prometheus renames dcgm-exporter's pod label exported_pod and sets pod
+ * to the exporter's own pod; a GPU no pod holds then carries that pod label alone. Every pod
+ * label that comes after the one a series' pod was taken from is the scrape target's. */
+static void learn_targets(asm_ctx *c, const gp_prom_result *r)
+{
+    const gp_advisor_policy *a = &c->pol->advisor;
+    char key[700];
+
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        const gp_prom_series *s = &r->series[i];
+        const char *host = first_label(s, a->label_host, a->nlabel_host);
+
+        for (size_t j = pod_label_index(s, a->label_pod, a->nlabel_pod) + 1; j < a->nlabel_pod;
+             j++) {
+            const char *v = label(s, a->label_pod[j]);
+
+            target_key(host, v ? v : "", key, sizeof(key));
+            if (v != NULL && smap_get(&c->targets, key) < 0 && !smap_put(&c->targets, key, 0))
+                c->oom = true;
+        }
+    }
+}
+
+/* The pod a DCGM series names: the first of the preference list, unless it is a fallback that
+ * names a scrape target (learn_targets()). */
+static const char *dcgm_pod(asm_ctx *c, const gp_prom_series *s, const char *host)
+{
+    const gp_advisor_policy *a = &c->pol->advisor;
+    size_t i = pod_label_index(s, a->label_pod, a->nlabel_pod);
+    char key[700];
+
+    if (i == a->nlabel_pod)
+        return NULL;
+    target_key(host, label(s, a->label_pod[i]), key, sizeof(key));
+    return i > 0 && smap_get(&c->targets, key) >= 0 ? NULL : label(s, a->label_pod[i]);
+}
+
 /* The device of a DCGM series (added when new); -1 for a series without a pod label (counted
  * as unattributed when count is set) or on failure. */
 static long dev_of(asm_ctx *c, const gp_prom_series *s, bool count_unattributed)
 {
     const gp_advisor_policy *a = &c->pol->advisor;
     const char *ns = first_label(s, a->label_namespace, a->nlabel_namespace);
-    const char *pod = first_label(s, a->label_pod, a->nlabel_pod);
     const char *host = first_label(s, a->label_host, a->nlabel_host);
+    const char *pod = dcgm_pod(c, s, host);
     const char *uuid = label(s, "UUID"), *gpu = label(s, "gpu"), *gi = label(s, "GPU_I_ID");
     const char *prof = label(s, "GPU_I_PROFILE");
     char key[1400];
@@ -838,9 +905,13 @@ static void read_dcgm(asm_ctx *c, gp_advq_id q, const gp_prom_result *r)
         long k = dev_of(c, s, q == GP_ADVQ_ACT_COUNT);
         dev_acc *d;
 
-        if (k < 0 || !finite_value(c, q, v))
+        if (k < 0)
             continue;
         d = &c->devs[k];
+        if (!finite_value(c, q, v)) {
+            d->bad_sum |= q == GP_ADVQ_ACT_SUM || q == GP_ADVQ_ACT_COUNT;
+            continue;
+        }
         switch (q) {
         case GP_ADVQ_DCGM_PROF: d->prof = true; break;
         case GP_ADVQ_ACT_SUM: d->sum += v; break;
@@ -853,26 +924,74 @@ static void read_dcgm(asm_ctx *c, gp_advq_id q, const gp_prom_result *r)
     }
 }
 
+/* A row of activity-sliced that names a pod, not the exporter's own target pod. */
+static bool sliced_pod_row(const asm_ctx *c, const gp_prom_series *s)
+{
+    const char *pod = label(s, "gp_pod"), *host = label(s, "gp_host");
+    char key[700];
+
+    if (pod == NULL || label(s, "UUID") == NULL)
+        return false;
+    target_key(host, pod, key, sizeof(key));
+    return smap_get(&c->targets, key) < 0;
+}
+
+static void hour_key(const gp_prom_series *s, double t, char *buf, size_t n)
+{
+    const char *host = label(s, "gp_host");
+
+    snprintf(buf, n, "%s\x1f%s\x1f%.0f", host ? host : "", label(s, "UUID"), t);
+}
+
+/* True when the pod of row s shared its GPU with another pod in one of its hours. */
+static bool shared_an_hour(const smap *pods_per_hour, const gp_prom_series *s)
+{
+    char key[700];
+
+    for (size_t j = 0; j < s->nsamples; j++) {
+        hour_key(s, s->samples[j].t, key, sizeof(key));
+        if (smap_get(pods_per_hour, key) >= 2)
+            return true;
+    }
+    return false;
+}
+
+static void mark_sliced(asm_ctx *c, const gp_prom_series *s)
+{
+    const char *ns = label(s, "gp_namespace"), *pod = label(s, "gp_pod");
+    const char *host = label(s, "gp_host"), *uuid = label(s, "UUID");
+
+    for (size_t j = 0; j < c->ndevs; j++) {
+        dev_acc *a = &c->devs[j];
+
+        if (a->profile == NULL && a->uuid != NULL && strcmp(a->uuid, uuid) == 0 &&
+            strcmp(a->pod, pod) == 0 && strcmp(a->ns, ns ? ns : "") == 0 &&
+            strcmp(a->host ? a->host : "", host ? host : "") == 0)
+            a->sliced = true;
+    }
+}
+
 /* activity-sliced: the (namespace, pod, host, UUID) whole GPUs that shared an hour with another
- * pod; their devices are time-sliced. */
+ * pod; their devices are time-sliced. Prometheus counted every pod label there, the exporter's
+ * own (learn_targets()) too, so the pods of each GPU and hour are counted again without it. */
 static void read_sliced(asm_ctx *c, const gp_prom_result *r)
 {
-    for (size_t i = 0; i < r->nseries; i++) {
-        const gp_prom_series *s = &r->series[i];
-        const char *ns = label(s, "gp_namespace"), *pod = label(s, "gp_pod");
-        const char *host = label(s, "gp_host"), *uuid = label(s, "UUID");
+    smap pods_per_hour = { 0 };
+    char key[700];
 
-        if (pod == NULL || uuid == NULL || s->nsamples == 0)
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        if (!sliced_pod_row(c, &r->series[i]))
             continue;
-        for (size_t j = 0; j < c->ndevs; j++) {
-            dev_acc *a = &c->devs[j];
-
-            if (a->profile == NULL && a->uuid != NULL && strcmp(a->uuid, uuid) == 0 &&
-                strcmp(a->pod, pod) == 0 && strcmp(a->ns, ns ? ns : "") == 0 &&
-                strcmp(a->host ? a->host : "", host ? host : "") == 0)
-                a->sliced = true;
+        for (size_t j = 0; j < r->series[i].nsamples && !c->oom; j++) {
+            hour_key(&r->series[i], r->series[i].samples[j].t, key, sizeof(key));
+            c->oom = !smap_incr(&pods_per_hour, key);
         }
     }
+    for (size_t i = 0; i < r->nseries && !c->oom; i++) {
+        if (sliced_pod_row(c, &r->series[i]) && shared_an_hour(&pods_per_hour, &r->series[i]))
+            mark_sliced(c, &r->series[i]);
+    }
+    smap_free(&pods_per_hour);
 }
 
 static void attach_dev(asm_ctx *c, dev_acc *a)
@@ -970,6 +1089,18 @@ static void node_products(asm_ctx *c)
     }
 }
 
+/* A NaN or infinite sample makes the window's sum of a device's activity NaN or infinite: its
+ * count alone would make its mean 0, an idle GPU. Its activity is unknown instead. */
+static void drop_bad_sums(asm_ctx *c)
+{
+    for (size_t i = 0; i < c->ndevs; i++) {
+        if (!c->devs[i].bad_sum)
+            continue;
+        c->devs[i].sum = c->devs[i].count = 0;
+        c->bad_sum_devs++;
+    }
+}
+
 static void read_devices(asm_ctx *c, const gp_adv_results *res)
 {
     static const gp_advq_id inst[] = { GP_ADVQ_ACT_COUNT, GP_ADVQ_ACT_SUM, GP_ADVQ_ACT_P95,
@@ -977,7 +1108,10 @@ static void read_devices(asm_ctx *c, const gp_adv_results *res)
     smap ignored = { 0 };
 
     for (size_t i = 0; i < sizeof(inst) / sizeof(inst[0]); i++)
+        learn_targets(c, res->r[inst[i]]);
+    for (size_t i = 0; i < sizeof(inst) / sizeof(inst[0]); i++)
         read_dcgm(c, inst[i], res->r[inst[i]]);
+    drop_bad_sums(c);
     node_products(c);
     for (size_t i = 0; i < c->ndevs && !c->oom; i++) {
         char key[640];
@@ -1065,9 +1199,12 @@ static void notes(asm_ctx *c, const gp_adv_results *res)
     if (c->ignored_devs > 0)
         note(c, "%zu DCGM series name a pod kube-state-metrics shows no GPU request for; "
                 "ignored", c->ignored_devs);
+    if (c->bad_sum_devs > 0)
+        note(c, "activity of %zu GPUs left out: a NaN or infinite sample in the window makes "
+                "their activity unknown (not idle)", c->bad_sum_devs);
     for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
         if (c->bad[i] > 0)
-            note(c, "%s: %zu NaN or infinite samples ignored", c->qs->q[i].name, c->bad[i]);
+            note(c, "%s: %zu NaN or infinite values left out", c->qs->q[i].name, c->bad[i]);
     }
 }
 
@@ -1103,6 +1240,7 @@ static void free_ctx(asm_ctx *c)
     free(c->devs);
     smap_free(&c->pods);
     smap_free(&c->devmap);
+    smap_free(&c->targets);
 }
 
 /* Drops nodes without GPU capacity. */

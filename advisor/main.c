@@ -172,10 +172,11 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
     if (o->prometheus == NULL)
         return usage_error("--prometheus", "required", NULL);
     if (gp_prom_url_check(o->prometheus, &err) != GP_OK) {
-        char msg[GP_ERR_MAX + 8];
+        char msg[GP_ERR_MAX + 8], url[1024];
 
         snprintf(msg, sizeof(msg), "%s; got", err.msg);
-        return usage_error("--prometheus", msg, o->prometheus);
+        return usage_error("--prometheus", msg,
+                           gp_prom_url_redact(o->prometheus, url, sizeof(url)));
     }
     if (o->since != NULL && gp_duration_parse(o->since, &r->since) != GP_OK)
         return usage_error("--since", "want a duration like 30s, 5m, 2h, 7d, 1w, got", o->since);

@@ -51,6 +51,12 @@ gp_status gp_adv_window_make(double until, double since, double step, gp_adv_win
                    GP_ADV_MAX_STEPS);
         return GP_EINVAL;
     }
+    if (ceil(steps * step / 3600.0) > GP_ADV_MAX_STEPS) {
+        gp_err_set(err, "--since: %.0f hours; the hourly charts ask Prometheus for one point an "
+                   "hour, at most %u: use a shorter --since", ceil(steps * step / 3600.0),
+                   GP_ADV_MAX_STEPS);
+        return GP_EINVAL;
+    }
     w->step = step;
     w->end = floor(until / step) * step;
     w->steps = (size_t)steps;

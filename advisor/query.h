@@ -28,8 +28,8 @@ typedef struct {
 } gp_adv_window;
 
 /* Makes the window from --until (seconds since the epoch), --since and --step (seconds > 0).
- * GP_EINVAL with a message naming --since/--step when steps > GP_ADV_MAX_STEPS or a value is
- * out of range. */
+ * GP_EINVAL with a message naming --since/--step when steps > GP_ADV_MAX_STEPS, --since when
+ * the window has more hours than that (the hourly range queries), or a value out of range. */
 gp_status gp_adv_window_make(double until, double since, double step, gp_adv_window *w,
                              gp_err *err) GP_WUR;
 

@@ -110,6 +110,9 @@ static void idle_pods(adv_ctx *c)
     }
 }
 
+/* The pod's whole GPUs (n) and how many of them were idle (k). n is 0 when dcgm-exporter saw it
+ * on other GPUs than it holds at once (it was recreated elsewhere in the window): which of them
+ * were idle together cannot be told. */
 static void whole_devs(const adv_pod *a, const gp_policy *pol, int *n, int *k)
 {
     *n = *k = 0;
@@ -122,6 +125,8 @@ static void whole_devs(const adv_pod *a, const gp_policy *pol, int *n, int *k)
         *k += g->has_activity && g->mean < pol->advisor.idle_mean_pct / 100.0 &&
               g->p95 < pol->advisor.idle_p95_pct / 100.0;
     }
+    if ((double)*n > a->pod->gpus)
+        *n = *k = 0;
 }
 
 static void gpus_pods(adv_ctx *c)
@@ -199,12 +204,22 @@ static double profile_mib(const gp_mig_profile *p)
     return (double)(p->memory.nano / 1000000000) / MIB;
 }
 
+/* True when dcgm-exporter saw the pod on a MIG instance: a node of the device plugin's single
+ * strategy advertises its slices as nvidia.com/gpu, so a request for one is already a slice. */
+static bool on_mig_instance(const adv_pod *a)
+{
+    for (size_t i = 0; i < a->pod->ndevs; i++)
+        if (a->pod->devs[i].mig_profile != NULL)
+            return true;
+    return false;
+}
+
 static bool mig_eligible(const adv_pod *a, const gp_policy *pol)
 {
     const gp_class *cls = a->cls != NULL ? gp_policy_class(pol, a->cls) : NULL;
 
     return !a->claimed && a->nactive > 0 && a->pod->gpus == 1 && a->pod->nmig == 0 &&
-           cls != NULL && cls->mig_allowed && !isnan(a->fb_peak);
+           cls != NULL && cls->mig_allowed && !isnan(a->fb_peak) && !on_mig_instance(a);
 }
 
 /* The largest fb peak and p95 over the workload's pods that qualify (by eligible). */
@@ -310,7 +325,7 @@ static bool in_list(char *const *v, size_t n, const char *s)
 static bool model_eligible(const adv_pod *a, const gp_policy *pol)
 {
     return !a->claimed && a->nactive > 0 && a->pod->gpus >= 1 && a->pod->nmig == 0 &&
-           !isnan(a->fb_peak) &&
+           !isnan(a->fb_peak) && !on_mig_instance(a) &&
            in_list(pol->advisor.cheaper_model_classes, pol->advisor.ncheaper_model_classes,
                    a->cls);
 }

@@ -90,6 +90,22 @@ static gp_status url_parts_check(CURLU *u, gp_err *err)
     return st;
 }
 
+char *gp_prom_url_redact(const char *url, char *buf, size_t n)
+{
+    const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+
+    auth = auth != NULL ? auth + 3 : url; /* "user:pw@host" without a scheme too */
+    end = auth + strcspn(auth, "/?#");
+    for (const char *p = auth; p < end; p++)
+        at = *p == '@' ? p : at;
+    colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (colon == NULL)
+        snprintf(buf, n, "%s", url);
+    else
+        snprintf(buf, n, "%.*s***%s", (int)(colon + 1 - url), url, at);
+    return buf;
+}
+
 gp_status gp_prom_url_check(const char *url, gp_err *err)
 {
     CURLU *u;
@@ -334,7 +350,8 @@ static gp_status perform(gp_prom *p, const char *url, const char *form, attempt 
     set_options(p, url, form, hdrs, &a->b, a->curl_err);
     a->res = curl_easy_perform(p->easy);
     curl_easy_getinfo(p->easy, CURLINFO_RESPONSE_CODE, &a->code);
-    if (curl_easy_getinfo(p->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra >= 0)
+    /* 0 when the answer has no Retry-After (or "0"): the backoff applies */
+    if (curl_easy_getinfo(p->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
         a->retry_after_s = (long)ra;
     a->connected = curl_easy_getinfo(p->easy, CURLINFO_CONNECT_TIME_T, &connect_us) == CURLE_OK &&
                    connect_us > 0;

@@ -60,6 +60,10 @@ typedef struct gp_prom gp_prom;
  * parser refuses. GP_EINVAL with what is wrong (the message does not name the flag), GP_ENOMEM. */
 gp_status gp_prom_url_check(const char *url, gp_err *err) GP_WUR;
 
+/* url for a message or a log line: a password in it ("http://user:secret@host") shown as "***".
+ * Writes at most n bytes (cut when longer) into buf and returns buf. */
+char *gp_prom_url_redact(const char *url, char *buf, size_t n);
+
 /* Checks cfg (the URL by gp_prom_url_check(), header syntax, bounds) and makes a client. GP_EINVAL
  * naming the bad field, GP_ENOMEM. The caller frees *out with gp_prom_free(). */
 gp_status gp_prom_new(const gp_prom_config *cfg, gp_prom **out, gp_err *err) GP_WUR;

@@ -122,7 +122,7 @@ stop
 
 fake nan
 report 0 nan-samples --quiet
-err_has nan-noted "activity-p95: 2 NaN or infinite samples ignored"
+err_has nan-noted "activity-p95: 2 NaN or infinite values left out"
 out_jq nan-in-notes '[.notes[] | select(contains("NaN or infinite"))] | length == 1'
 stop
 

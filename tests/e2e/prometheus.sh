@@ -105,9 +105,12 @@ check prometheus.post-form sh -c "head -n 1 '$FLOG' | jq -e '.method == \"POST\"
 check prometheus.form-encoding sh -c "head -n 1 '$FLOG' | jq -e '.body | (startswith(\"query=sum%20by%20%28pod%29\") and endswith(\"&time=1700000000.000\"))'"
 
 # Retries: two 503s then a 200 succeed on the third attempt; with two attempts it fails.
+# Without a Retry-After header the backoff applies: 300 ms, then 600 ms.
 start_fake 503,503,200
-$PROMQ --url "$FAKE" --backoff-ms 50 --query up > "$E2E_TMP/retry.out" 2>&1
+$PROMQ --url "$FAKE" --backoff-ms 300 --query up > "$E2E_TMP/retry.out" 2>&1
 check prometheus.retry-5xx head_is "$E2E_TMP/retry.out" '.attempts == 3 and .series == 1 and .http_status == 200'
+check prometheus.retry-backoff-without-retry-after \
+    sh -c "jq -s -e '(.[1].t - .[0].t) >= 0.29 and (.[2].t - .[1].t) >= 0.59' '$FLOG'"
 start_fake 503,503,200
 $PROMQ --url "$FAKE" --backoff-ms 50 --attempts 2 --query up > /dev/null 2> "$E2E_TMP/retry2.err"; rc=$?
 if [ $rc -eq 1 ] && grep -q "HTTP 503: unavailable: fake 503 (after 2 attempts" "$E2E_TMP/retry2.err"; then pass prometheus.retry-gives-up

@@ -346,8 +346,8 @@ GP_TEST(unattributed_ignored_and_bad_samples_noted)
     GP_CHECK_NEAR(d.unattributed_gpus, 1.0, 1e-9); /* 240 samples, the most any series has */
     GP_CHECK(has_note(&d, "1 DCGM GPU series have no pod label"));
     GP_CHECK(has_note(&d, "1 DCGM series name a pod kube-state-metrics shows no GPU request"));
-    GP_CHECK(has_note(&d, "activity-p95: 1 NaN or infinite samples ignored"));
-    GP_CHECK(has_note(&d, "activity-hourly: 1 NaN or infinite samples ignored"));
+    GP_CHECK(has_note(&d, "activity-p95: 1 NaN or infinite values left out"));
+    GP_CHECK(has_note(&d, "activity-hourly: 1 NaN or infinite values left out"));
     GP_CHECK(has_note(&d, "Prometheus warning (pod-requests): query hit a partial response"));
     GP_CHECK(has_note(&d, "1 GPU series have no DCGM_FI_PROF_GR_ENGINE_ACTIVE"));
     GP_CHECK(strstr(d.activity_metric, "DCGM_FI_PROF_GR_ENGINE_ACTIVE") == d.activity_metric);
@@ -470,9 +470,72 @@ GP_TEST(mig_resource_names)
     GP_CHECK(!gp_adv_mig_profile_of("nvidia_com_mig_2g", buf, sizeof(buf)));
 }
 
+/* kube-prometheus-stack's default (honorLabels off): pod "late" is renamed exported_pod and pod
+ * is the exporter's own; GPU-2, which no pod holds, carries the exporter's pod label alone. It is
+ * a GPU no pod holds, not a pod without a GPU request; and late, alone on GPU-1 after the first
+ * half hour, is not time-sliced with the exporter. */
+#define EXP "\"namespace\":\"gpu-operator\",\"pod\":\"nvidia-dcgm-exporter-7xk2p\",\"Hostname\":\"n1\""
+GP_TEST(exporter_pod_label_is_no_pod)
+{
+    fixture f;
+    gp_adv_data d;
+    const gp_adv_pod *late;
+
+    start(&f);
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"late\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(&f, GP_ADVQ_DCGM_PROF, EXP ",\"exported_namespace\":\"ml\",\"exported_pod\":\"late\",\"UUID\":\"GPU-1\"", "1");
+    vec(&f, GP_ADVQ_ACT_COUNT, EXP ",\"exported_namespace\":\"ml\",\"exported_pod\":\"late\",\"UUID\":\"GPU-1\"", "120");
+    vec(&f, GP_ADVQ_ACT_SUM, EXP ",\"exported_namespace\":\"ml\",\"exported_pod\":\"late\",\"UUID\":\"GPU-1\"", "60");
+    vec(&f, GP_ADVQ_ACT_COUNT, EXP ",\"UUID\":\"GPU-1\"", "120");
+    vec(&f, GP_ADVQ_ACT_SUM, EXP ",\"UUID\":\"GPU-1\"", "0");
+    vec(&f, GP_ADVQ_ACT_COUNT, EXP ",\"UUID\":\"GPU-2\"", "240");
+    vec(&f, GP_ADVQ_ACT_SUM, EXP ",\"UUID\":\"GPU-2\"", "0");
+    /* Prometheus's own count of pod labels on GPU-1 in the first hour: late and the exporter */
+    hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"ml\",\"gp_pod\":\"late\",\"gp_host\":\"n1\",\"UUID\":\"GPU-1\"", "1", NULL);
+    hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"gpu-operator\",\"gp_pod\":\"nvidia-dcgm-exporter-7xk2p\",\"gp_host\":\"n1\",\"UUID\":\"GPU-1\"", "1", NULL);
+    decode(&f, NULL);
+    GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, NULL) == GP_OK);
+    late = pod(&d, "late");
+    GP_CHECK(late != NULL && late->ndevs == 1);
+    if (late != NULL && late->ndevs == 1) {
+        GP_CHECK(!late->devs[0].time_sliced);
+        GP_CHECK_NEAR(late->devs[0].mean, 0.5, 1e-12);
+    }
+    GP_CHECK_NEAR(d.unattributed_gpus, 1.5, 1e-9); /* GPU-2 all along, GPU-1 half the time */
+    GP_CHECK(has_note(&d, "2 DCGM GPU series have no pod label"));
+    GP_CHECK(!has_note(&d, "shows no GPU request"));
+    gp_adv_data_free(&d);
+    finish(&f);
+}
+
+/* One NaN sample makes a GPU's sum of activity NaN: its activity is unknown, not a mean of 0. */
+GP_TEST(nan_sum_is_unknown_activity)
+{
+    fixture f;
+    gp_adv_data d;
+    const gp_adv_pod *a;
+
+    start(&f);
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(&f, GP_ADVQ_DCGM_PROF, C_LABELS, "1");
+    vec(&f, GP_ADVQ_ACT_COUNT, "\"namespace\":\"ml\",\"pod\":\"a\",\"Hostname\":\"n1\",\"UUID\":\"GPU-1\"", "120");
+    vec(&f, GP_ADVQ_ACT_SUM, "\"namespace\":\"ml\",\"pod\":\"a\",\"Hostname\":\"n1\",\"UUID\":\"GPU-1\"", "NaN");
+    vec(&f, GP_ADVQ_FB_PEAK, "\"namespace\":\"ml\",\"pod\":\"a\",\"Hostname\":\"n1\",\"UUID\":\"GPU-1\"", "1000");
+    decode(&f, NULL);
+    GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, NULL) == GP_OK);
+    a = pod(&d, "a");
+    GP_CHECK(a != NULL && a->ndevs == 1);
+    if (a != NULL && a->ndevs == 1)
+        GP_CHECK(!a->devs[0].has_activity && isnan(a->devs[0].mean));
+    GP_CHECK(has_note(&d, "activity of 1 GPUs left out: a NaN or infinite sample"));
+    gp_adv_data_free(&d);
+    finish(&f);
+}
+
 GP_MAIN(GP_CASE(pods_hours_by_hand), GP_CASE(nodes_empty_and_half_hours),
         GP_CASE(dcgm_label_variants_coalesce), GP_CASE(unattributed_ignored_and_bad_samples_noted),
         GP_CASE(prof_absent_util_present_is_a_note), GP_CASE(same_warning_is_one_note),
         GP_CASE(no_dcgm_is_an_error_naming_the_query),
         GP_CASE(no_ksm_requests_is_an_error), GP_CASE(series_with_missing_labels_are_skipped),
-        GP_CASE(mig_resource_names))
+        GP_CASE(mig_resource_names), GP_CASE(exporter_pod_label_is_no_pod),
+        GP_CASE(nan_sum_is_unknown_activity))

@@ -349,6 +349,24 @@ GP_TEST(gpus_some_idle)
     done(&d, pol, &r);
 }
 
+/* A one-GPU pod recreated on another GPU in the window (busy on the first, idle on the second):
+ * it never held two GPUs at once, so no "request 1 (not 2)". */
+GP_TEST(gpus_not_for_a_pod_that_moved)
+{
+    SETUP;
+    gp_adv_pod *p;
+
+    add_node(&d, "a1", NULL, "A100", 8);
+    p = add_pod(&d, "nb", "alice-0", "a1", "StatefulSet", "alice", "serving", 1);
+    add_dev(p, 0.5, 0.6, 30000);
+    free(add_dev(p, 0.01, 0.02, 100)->uuid);
+    p->devs[1].uuid = sdup("GPU-2");
+    RUN;
+    GP_CHECK_INT(count_kind(&r, GP_ADV_GPUS), 0);
+    GP_CHECK_NEAR(r.totals.idle_gpu_hours, 0, 1e-9);
+    done(&d, pol, &r);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * mig */
 
@@ -378,6 +396,25 @@ GP_TEST(mig_by_memory_in_mib)
                      "(\xe2\x86\x92 nvidia.com/mig-1g.10gb)");
     }
     GP_CHECK_INT(count_kind(&r, GP_ADV_MODEL), 0); /* mig wins over model */
+    done(&d, pol, &r);
+}
+
+/* The device plugin's single strategy: the node advertises its 1g.10gb slices as nvidia.com/gpu,
+ * so a pod holding "1 GPU" there is on a slice already (dcgm-exporter says so): no mig finding,
+ * and no cheaper model either. */
+GP_TEST(mig_not_for_a_pod_on_a_slice_already)
+{
+    SETUP;
+    gp_adv_node *m;
+
+    add_node(&d, "s1", NULL, "A100", 56);
+    m = add_node(&d, "m1", NULL, "A100", 0);
+    node_mig(m, "1g.10gb", 7);
+    add_dev(add_pod(&d, "inf", "emb-0", "s1", "StatefulSet", "emb", "inference", 1), 0.3, 0.1,
+            4000)->mig_profile = sdup("1g.10gb");
+    RUN;
+    GP_CHECK_INT(count_kind(&r, GP_ADV_MIG), 0);
+    GP_CHECK_INT(count_kind(&r, GP_ADV_MODEL), 0);
     done(&d, pol, &r);
 }
 
@@ -631,7 +668,8 @@ GP_TEST(inconsistent_data)
 
 GP_MAIN(GP_CASE(idle_deployment), GP_CASE(idle_edges_and_no_dcgm), GP_CASE(idle_ended_monthly_zero),
         GP_CASE(idle_spot_and_mig_slice_price), GP_CASE(instance_type_price_per_gpu),
-        GP_CASE(gpus_some_idle), GP_CASE(mig_by_memory_in_mib), GP_CASE(mig_raised_by_p95),
+        GP_CASE(gpus_some_idle), GP_CASE(gpus_not_for_a_pod_that_moved),
+        GP_CASE(mig_not_for_a_pod_on_a_slice_already), GP_CASE(mig_by_memory_in_mib), GP_CASE(mig_raised_by_p95),
         GP_CASE(mig_none_offered_falls_to_model), GP_CASE(model_limits),
         GP_CASE(node_empty_and_half), GP_CASE(runaway_by_median), GP_CASE(runaway_by_cap_and_idle),
         GP_CASE(time_sliced_and_coverage), GP_CASE(totals_and_order), GP_CASE(inconsistent_data))

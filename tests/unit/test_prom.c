@@ -111,4 +111,19 @@ GP_TEST(url_checks)
     url_bad(NULL, "want an http:// or https:// URL");
 }
 
-GP_MAIN(GP_CASE(config_checks), GP_CASE(url_checks), GP_CASE(range_arguments), GP_CASE(token_file_missing))
+GP_TEST(url_password_redacted)
+{
+    char buf[128];
+
+    GP_CHECK_STR(gp_prom_url_redact("http://user:s3cret@h:9090/x", buf, sizeof(buf)),
+                 "http://user:***@h:9090/x");
+    GP_CHECK_STR(gp_prom_url_redact("https://u:p@q:w@h/", buf, sizeof(buf)), "https://u:***@h/");
+    GP_CHECK_STR(gp_prom_url_redact("http://u@h:0/x@y", buf, sizeof(buf)), "http://u@h:0/x@y");
+    GP_CHECK_STR(gp_prom_url_redact("http://h:9090/a:b@c", buf, sizeof(buf)),
+                 "http://h:9090/a:b@c");
+    GP_CHECK_STR(gp_prom_url_redact("u:pw@h:1", buf, sizeof(buf)), "u:***@h:1");
+    GP_CHECK_STR(gp_prom_url_redact("http://a:secret@h", buf, 12), "http://a:**");
+}
+
+GP_MAIN(GP_CASE(config_checks), GP_CASE(url_checks), GP_CASE(range_arguments), GP_CASE(token_file_missing),
+        GP_CASE(url_password_redacted))
