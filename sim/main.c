@@ -150,9 +150,9 @@ static gp_status add_scorer(void *ctx, const char *name, gp_err *err)
     }
     const sim_scorer *s = sim_scorer_named(name);
     if (!s)
-        return usage_err(err, "unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
-                         "fgd, kube-default, kube-mostallocated, kube-binpack, all, extender)",
-                         name);
+        return usage_err(err, "unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, "
+                         "bestfit, fgd, kube-default, kube-mostallocated, kube-binpack, "
+                         "kube-stock, all, extender)", name);
     for (size_t i = 0; i < o->n_scorers; i++)
         if (o->scorers[i] == s)
             return GP_OK;
@@ -213,7 +213,7 @@ static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
         { .name = "seed", .kind = GP_FLAG_FUNC, .dest = &c->seed, .arg = "N", .help = "a seed (repeatable; default 42)" },
         { .name = "seeds", .kind = GP_FLAG_FUNC, .dest = &c->seeds, .arg = "A-B", .help = "a range of seeds" },
         { .name = "inflate", .kind = GP_FLAG_FUNC, .dest = &c->inflate, .arg = "X", .help = "resample the tasks to X times the GPU capacity (default 1.3; 0: as is)" },
-        { .name = "scorer", .kind = GP_FLAG_FUNC, .dest = &c->scorer, .arg = "NAME", .help = "gpupack (default), random, dotprod, gpupacking, bestfit, fgd, kube-default, kube-mostallocated, kube-binpack (kube-scheduler's own scoring), or all (those nine; repeatable); extender: gpupack-extender's whole prioritize with --policy (whole-GPU and CPU-only tasks only)" },
+        { .name = "scorer", .kind = GP_FLAG_FUNC, .dest = &c->scorer, .arg = "NAME", .help = "gpupack (default), random, dotprod, gpupacking, bestfit, fgd, kube-default, kube-mostallocated, kube-binpack, kube-stock (kube-scheduler's own scoring; kube-stock as it scores unconfigured), or all (those ten; repeatable); extender: gpupack-extender's whole prioritize with --policy (whole-GPU and CPU-only tasks only)" },
         { .name = "json", .kind = GP_FLAG_BOOL, .dest = &o->json, .help = "one JSON object per scorer and seed instead of a table" },
         { .name = "ties", .kind = GP_FLAG_CHOICE, .dest = &c->ties, .arg = "MODE", .help = "first: the first best node in a seeded node permutation (default); random: a uniformly random one of the best" },
         { .name = "jobs", .kind = GP_FLAG_UINT, .dest = &c->jobs, .min = 1, .max = MAX_JOBS, .arg = "N", .help = "runs in parallel (default: the online CPUs)" },

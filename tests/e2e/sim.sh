@@ -15,12 +15,12 @@ run() { $VG "$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --jobs 2 "$@"; }
 stable() { jq -c 'del(.seconds, .us_per_node_scored)' "$1"; }
 
 run --json --scorer all --seed 42 > "$T/a.jsonl" 2> "$T/a.err"
-check sim.json-one-line-per-scorer [ "$(wc -l < "$T/a.jsonl")" -eq 9 ]
+check sim.json-one-line-per-scorer [ "$(wc -l < "$T/a.jsonl")" -eq 10 ]
 check sim.json-fields jq -e -s 'all(.[]; (.scorer | type) == "string" and .seed == 42
     and (.unallocated_gpu_pct_at_100 | type) == "number" and (.failed_pods | type) == "number"
     and (.seconds | type) == "number" and (.us_per_node_scored | type) == "number"
     and (.curve | length) > 100 and .reached_100 == true and (.failed_by_shape | has("share")))' "$T/a.jsonl"
-check sim.json-all-scorers jq -e -s '[.[].scorer] == ["gpupack","random","dotprod","gpupacking","bestfit","fgd","kube-default","kube-mostallocated","kube-binpack"]' "$T/a.jsonl"
+check sim.json-all-scorers jq -e -s '[.[].scorer] == ["gpupack","random","dotprod","gpupacking","bestfit","fgd","kube-default","kube-mostallocated","kube-binpack","kube-stock"]' "$T/a.jsonl"
 check sim.metric-in-range jq -e -s 'all(.[]; .unallocated_gpu_pct_at_100 >= 0 and .unallocated_gpu_pct_at_100 <= 100)' "$T/a.jsonl"
 
 run --json --scorer all --seed 42 > "$T/b.jsonl" 2>/dev/null
@@ -52,7 +52,7 @@ check sim.kube-scorers-table sh -c "grep -q '^kube-default  *[0-9.]* +- ' '$T/ku
 check sim.kube-summarize-columns sh -c "head -n 1 '$T/kube.md' | grep -qx '| trace | kube-default | kube-mostallocated | kube-binpack |' &&
     grep -q '^| default | [0-9.]* ± 0.00 | [0-9.]* ± 0.00 | [0-9.]* ± 0.00 |$' '$T/kube.md'"
 "$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --scorer kube > /dev/null 2> "$T/kubebad.err"
-check sim.kube-unknown-names-them grep -q 'kube-default, kube-mostallocated, kube-binpack, all' "$T/kubebad.err"
+check sim.kube-unknown-names-them grep -q 'kube-default, kube-mostallocated, kube-binpack, kube-stock, all' "$T/kubebad.err"
 
 # Bad input: exit 2 and a message naming the file and line.
 { head -n 5 "$T/pods.csv"; echo "bad-pod,12x,100,1,1000,,LS,Running,0,1,0"; } > "$T/bad.csv"
@@ -99,9 +99,9 @@ cat > "$T/pods.json" <<'JSON'
    {"resources": {"requests": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}]}}]}
 JSON
 $VG "$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --inflate 0 --scorer all --json > "$T/k8s.jsonl" 2> "$T/k8s.err"
-check sim.k8s-json-accepted jq -e -s 'length == 9 and all(.[]; .nodes == 2 and .gpus == 6 and .tasks == 3 and .failed_pods_all == 0)' "$T/k8s.jsonl"
+check sim.k8s-json-accepted jq -e -s 'length == 10 and all(.[]; .nodes == 2 and .gpus == 6 and .tasks == 3 and .failed_pods_all == 0)' "$T/k8s.jsonl"
 # 2 GPUs bound + 0.5 + 1 + 1 placed: 4.5 of 6 GPUs, 25% unallocated at the end.
-check sim.k8s-json-allocation jq -e -s 'length == 9 and all(.[]; .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
+check sim.k8s-json-allocation jq -e -s 'length == 10 and all(.[]; .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
 # A bound pod whose native sidecar (an init container with restartPolicy Always) holds a GPU
 # beside its app container's: it holds both GPUs of gpu-s, so the pending 1-GPU pod does not fit
 # (kube-scheduler's rule, as the extender counts it). No pod here has a metadata.uid: none is lost.
@@ -183,7 +183,7 @@ rc=$?
 check sim.bad-mix-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'trace or learned' '$T/mixbad.err'"
 
 # A run whose arrivals never reach the capacity (4.5 of 6 GPUs here) has no value at 100%.
-check sim.not-reached-no-value-at-100 jq -e -s 'length == 9 and all(.[]; .reached_100 == false
+check sim.not-reached-no-value-at-100 jq -e -s 'length == 10 and all(.[]; .reached_100 == false
     and .unallocated_gpu_pct_at_100 == null and .fragmentation_pct_at_100 == null
     and .arrived_tasks_at_100 == null and .failed_pods == null and .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
 "$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit > "$T/nr.out" 2>&1
