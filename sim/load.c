@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -644,13 +645,60 @@ static sim_task_info pod_info(const cJSON *pod, int i, uint8_t owner)
     return info;
 }
 
+/* The models bit of every model the nodes have, the stand-in for "none" left out. */
+static uint32_t known_models(const gp_frag_models *m)
+{
+    uint32_t every = 0;
+
+    for (int k = 0; k < m->n && k < GP_FRAG_MAX_MODELS; k++)
+        if (strcmp(m->name[k], SIM_NO_MODEL) != 0)
+            every |= 1u << k;
+    return every;
+}
+
+/* The GPU models a pod of a JSON dump may use, judged by the extender filter's own rule
+ * (gp_score_models_mask()): its class's gpuModels (with in->policy), its gpupack.io/gpu-models
+ * annotation (comma-separated globs, '!' excludes) and its nodeSelector's
+ * nvidia.com/gpu.product, over the models known when it loads (the nodes' or the pools').
+ * 0 when nothing restricts it; a restriction that no known model meets is the model
+ * SIM_NO_MODEL, which no node has. */
+static gp_status pod_models(sim_input *in, const cJSON *pod, uint32_t *mask, gp_err *err)
+{
+    const cJSON *ann = json_path(pod, "metadata", "annotations");
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, GP_ANN_GPU_MODELS);
+    const cJSON *label = json_path(json_path(pod, "metadata", "labels"), GP_LABEL_CLASS, NULL);
+    const cJSON *product = json_path(json_path(pod, "spec", "nodeSelector"),
+                                     GP_LABEL_GPU_PRODUCT, NULL);
+    const char *names[GP_FRAG_MAX_MODELS + 1], *sel = cJSON_IsString(product)
+                                                         ? product->valuestring : NULL;
+    gp_model_demand d = { .class_label = cJSON_IsString(label) ? label->valuestring : NULL,
+                          .annotation = cJSON_IsString(models) ? models->valuestring : NULL,
+                          .products = &sel, .nproducts = 1, .products_set = sel != NULL };
+    int n = in->models.n < GP_FRAG_MAX_MODELS ? in->models.n : GP_FRAG_MAX_MODELS;
+    uint32_t every = known_models(&in->models), unlabeled;
+    int id = 0;
+
+    for (int k = 0; k < n; k++)
+        names[k] = in->models.name[k];
+    names[n] = NULL; /* a GPU node without the label: does the rule let it pass? */
+    if (gp_score_models_mask(&d, names, n + 1, in->policy, mask, err) != GP_OK)
+        return GP_EINVAL;
+    unlabeled = n < GP_FRAG_MAX_MODELS ? *mask >> n & 1u : 0;
+    *mask &= every;
+    if (unlabeled && *mask == every)
+        *mask = 0; /* anywhere */
+    else if (*mask == 0 && model_id(&in->models, SIM_NO_MODEL, strlen(SIM_NO_MODEL), &id, err))
+        return GP_EINVAL;
+    else if (*mask == 0)
+        *mask = 1u << id;
+    return GP_OK;
+}
+
 static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
     const cJSON *ann = json_path(pod, "metadata", "annotations");
     const cJSON *milli = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-milli");
-    const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, GP_ANN_GPU_MODELS);
-    const cJSON *product = json_path(spec, "nodeSelector", GP_LABEL_GPU_PRODUCT);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
     gp_frag_task t = { 0 };
     int64_t share = 0;
@@ -681,10 +729,12 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
         gp_err_set(err, "items[%d]: %s", i, why.msg);
         return GP_EINVAL;
     }
-    const char *spec_models = cJSON_IsString(models) ? models->valuestring
-                              : cJSON_IsString(product) ? product->valuestring : NULL;
-    if (models_mask(&s->in->models, spec_models, &t.models, err))
+    if (pod_models(s->in, pod, &t.models, err) != GP_OK) {
+        char at[32];
+        snprintf(at, sizeof(at), "items[%d]", i);
+        gp_err_prefix(err, at);
         return GP_EINVAL;
+    }
     size_t at = SIZE_MAX;
     if (!s->in->all_as_tasks && cJSON_IsString(node) && node->valuestring[0]) {
         at = node_by_name(s->in, node->valuestring);

@@ -16,6 +16,9 @@
 #define SIM_MAX_NODES 200000
 #define SIM_MAX_TASKS 20000000
 #define SIM_NAME_LEN 64
+/* The GPU model a pod of a JSON dump is kept to when it allows none of the nodes' models: no
+ * node has it, so the pod is never placed ("no node has one of its GPU models"). */
+#define SIM_NO_MODEL "(none of the nodes' models)"
 
 /* A task's time when its input gives none (a CSV without the column, an empty cell, a pod still
  * running), and when it gives one that cannot be read: the paper protocol reads no times, so an
@@ -71,6 +74,9 @@ typedef struct {
      * counted in n_daemonset. The paper protocol sets none of them. */
     bool keep_finished, all_as_tasks, skip_daemonsets;
     size_t n_daemonset;
+    /* Set before loading: the policy whose classes' gpuModels restrict a pod of a JSON dump as
+     * the extender's filter does (NULL: only the pod's annotation and nodeSelector). */
+    const struct gp_policy *policy;
 } sim_input;
 
 /* Reads the node list at path into in (nodes, node_names, models). Errors name file:line (CSV)

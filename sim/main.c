@@ -785,8 +785,10 @@ int main(int argc, char **argv)
     if ((rc = parse_args(argc, argv, &o)) >= 0)
         return rc;
     in.keep_names = o.placements_path != NULL;
-    if ((rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||
-        (rc = load(&o, &in, &mix, &all)) != 0 || (rc = check_extender(&o, &in)) != 0) {
+    if ((rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) == 0)
+        in.policy = pol;
+    if (rc != 0 || (rc = load(&o, &in, &mix, &all)) != 0 ||
+        (rc = check_extender(&o, &in)) != 0) {
         sim_mix_free(&mix);
         sim_mix_free(&all);
         gp_policy_unref(pol);
