@@ -693,6 +693,27 @@ static int apply_bound(sim_input *in, bool warn)
     return 0;
 }
 
+/* True, after saying why on stderr, when the nodes have no GPU to simulate: the paper's metric
+ * is a share of the cluster's GPUs. MIG-only nodes get their own reason. */
+static bool no_gpus(const options *o, const sim_input *in)
+{
+    for (size_t i = 0; i < in->n_nodes; i++)
+        if (in->nodes[i].ngpu > 0)
+            return false;
+    if (in->n_mig_nodes > 0)
+        fprintf(stderr, "gpupack-sim: %s: the cluster has no GPU to simulate: its GPUs are MIG "
+                "slices only (%zu node(s), %lld GPUs), and MIG-only nodes cannot be simulated: "
+                "their partition into slices is fixed and which GPU holds a free slice is not in "
+                "the Node object, while the simulator places whole GPUs and shares of them "
+                "(docs/simulation.md, \"Inputs\"); give nodes with nvidia.com/gpu\n",
+                o->nodes_path, in->n_mig_nodes, (long long)in->mig_gpus);
+    else
+        fprintf(stderr, "gpupack-sim: %s: the cluster has no GPU: no node has nvidia.com/gpu "
+                "(JSON) or a gpu count above 0 (CSV), and the metric is a share of the "
+                "cluster's GPUs\n", o->nodes_path);
+    return true;
+}
+
 /* Loads the inputs and builds the workload mix (the paper's: the shapes covering 95% of the
  * tasks) and the mix of every shape (the model pressure's). */
 static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *all)
@@ -718,6 +739,8 @@ static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *
                 o->place_path ? " or " : "", o->place_path ? o->place_path : "");
         return 2;
     }
+    if (no_gpus(o, in))
+        return 2;
     if (in->n_mig_nodes > 0 && o->level <= GP_LOG_INFO)
         fprintf(stderr, "gpupack-sim: note: %zu node(s) have MIG slices, %lld GPUs counted from "
                 "their compute slices (7 a GPU); MIG placement is not simulated: those GPUs are "
@@ -767,6 +790,19 @@ static int check_extender(const options *o, const sim_input *in)
     return 2;
 }
 
+/* A run that failed: the first failing run's own message (sim_run()'s), exit status 2 for
+ * input it refuses, 1 otherwise. */
+static int run_failed(const job *jobs, size_t n, gp_status st)
+{
+    for (size_t i = 0; jobs && i < n; i++)
+        if (jobs[i].st != GP_OK && jobs[i].err.msg[0]) {
+            fprintf(stderr, "gpupack-sim: %s\n", jobs[i].err.msg);
+            return jobs[i].st == GP_EINVAL ? 2 : 1;
+        }
+    fprintf(stderr, "gpupack-sim: %s\n", gp_status_str(st));
+    return st == GP_EINVAL ? 2 : 1;
+}
+
 int main(int argc, char **argv)
 {
     options o = { 0 };
@@ -814,8 +850,7 @@ int main(int argc, char **argv)
     }
     gp_status st = jobs && names ? run_all(&base, jobs, n, o.jobs, o.level <= GP_LOG_INFO) : GP_ENOMEM;
     if (st) {
-        fprintf(stderr, "gpupack-sim: %s\n", gp_status_str(st));
-        rc = 1;
+        rc = run_failed(jobs, n, st);
     } else if (o.json) {
         for (size_t i = 0; i < n; i++)
             print_json(&o, &in, &jobs[i]);

@@ -213,6 +213,18 @@ $VG "$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer b
 check sim.mig-nodes-counted sh -c "jq -e '.nodes == 4 and .gpus == 6 and .mig_nodes == 2 and .mig_gpus == 2' '$T/mig.jsonl' >/dev/null && grep -q '2 node(s) have MIG slices, 2 GPUs' '$T/mig.err'"
 "$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit > "$T/mig.out" 2>/dev/null
 check sim.mig-nodes-in-table grep -q '^4 nodes (6 GPUs; 2 with MIG slices: 2 GPUs more, not simulated)' "$T/mig.out"
+# Nodes with MIG slices only, or no GPUs at all: nothing to simulate. The message says why
+# (MIG-only nodes: why they cannot be simulated) and names the node file; exit status 2.
+jq '.items |= map(select(.metadata.name | startswith("mig-")))' "$T/mnodes.json" > "$T/migonly.json"
+"$SIM" --nodes "$T/migonly.json" --pods "$T/pods.json" --inflate 0 > /dev/null 2> "$T/migonly.err"
+rc=$?
+check sim.mig-only-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'migonly.json: the cluster has no GPU' '$T/migonly.err' &&
+    grep -q 'MIG-only nodes cannot be simulated' '$T/migonly.err' && ! grep -q 'invalid input' '$T/migonly.err'"
+printf 'sn,cpu_milli,memory_mib,gpu,model\nc1,64000,262144,0,\nc2,64000,262144,0,\n' > "$T/cpuonly.csv"
+"$SIM" --nodes "$T/cpuonly.csv" --pods "$T/pods.csv" > /dev/null 2> "$T/cpuonly.err"
+rc=$?
+check sim.cpu-only-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'cpuonly.csv: the cluster has no GPU' '$T/cpuonly.err' &&
+    ! grep -q 'invalid input' '$T/cpuonly.err'"
 # Progress on stderr for runs longer than a few seconds (the whole trace copy, three seeds, the
 # mix learned: no score is remembered between tasks, about 7 s in all).
 $VG "$SIM" --nodes "$TRACE/openb_node_list_gpu_node.csv" --pods "$TRACE/openb_pod_list_default.csv" \
