@@ -125,6 +125,15 @@ refused replay.bad-gpu-model-no-pool-has 'pods-unknown-model\.csv:3 \(wants-t4\)
     --nodes "$N2" --pods "$D/pods-unknown-model.csv"
 refused replay.bad-pools-field 'pools-bad\.json.*pools\[1\]: cpu' \
     --pools "$D/pools-bad.json" --pods "$D/pods-hand.csv"
+# A misspelt pool field is refused, naming the file, the pool and the key, as an unknown policy
+# field is: it must never change the dollars silently.
+jq '.pools[1].onDemnad = .pools[1].onDemand | del(.pools[1].onDemand)' "$D/pools.json" \
+    > "$T/pools-typo.json"
+refused replay.pools-unknown-field 'pools-typo\.json: pools\[1\]\.onDemnad: unknown field' \
+    --pools "$T/pools-typo.json" --pods "$D/pods-hand.csv"
+jq '.pool = []' "$D/pools.json" > "$T/pools-top.json"
+refused replay.pools-unknown-top-field 'pools-top\.json: pool: unknown field' \
+    --pools "$T/pools-top.json" --pods "$D/pods-hand.csv"
 refused replay.bad-scale-down-mode \
     '--scale-down: must be cluster-autoscaler or empty, got "never"' \
     --nodes "$N2" --pods "$D/pods-hand.csv" --scale-down never
