@@ -4,7 +4,7 @@
 # in $OUT/full.jsonl, then the table (mean ± sd of unallocated GPU % at 100% arrived) in
 # $OUT/full.md and on stdout. Variables: SIM_TRACE (the trace folder, default the repository's
 # data/alibaba-gpu-v2023, which holds only the default trace), BIN, OUT, SEEDS, VARIANTS, SCORERS
-# (default all: the nine of sim/scorers.c; e.g. "kube-default kube-mostallocated kube-binpack").
+# (default all: the ten of sim/scorers.c; e.g. "kube-default kube-mostallocated kube-binpack").
 set -eu
 SIM_TRACE=${SIM_TRACE:-data/alibaba-gpu-v2023}
 BIN=${BIN:-bin}
