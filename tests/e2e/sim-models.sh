@@ -10,10 +10,13 @@ X="$BIN/gpupack-extender"
 T=$E2E_TMP
 cat > "$T/nodes.json" <<'JSON'
 {"kind": "NodeList", "items": [
- {"metadata": {"name": "a100", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}},
-  "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8", "pods": "110"}}},
+ {"metadata": {"name": "a100",
+   "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}},
+  "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8",
+   "pods": "110"}}},
  {"metadata": {"name": "t4", "labels": {"nvidia.com/gpu.product": "Tesla-T4"}},
-  "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4", "pods": "110"}}}]}
+  "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4",
+   "pods": "110"}}}]}
 JSON
 echo '{"kind": "PodList", "items": []}' > "$T/none.json"
 # pod ANNOTATION: a pending 1-GPU pod with that gpupack.io/gpu-models annotation.
