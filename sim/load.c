@@ -261,6 +261,15 @@ static bool mig_gpus(sim_input *in, const cJSON *alloc)
     return true;
 }
 
+/* Prefixes err with "items[i]". */
+static void gp_err_prefix_item(gp_err *err, int i)
+{
+    char at[32];
+
+    snprintf(at, sizeof(at), "items[%d]", i);
+    gp_err_prefix(err, at);
+}
+
 static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
 {
     const cJSON *alloc = json_path(item, "status", "allocatable");
@@ -281,7 +290,10 @@ static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
     if (cJSON_IsString(product) &&
         model_id(&s->in->models, product->valuestring, strlen(product->valuestring), &mid, err))
         return GP_EINVAL;
-    return add_node(s, name->valuestring, cpu, mem / MIB, gpu, mid, err);
+    gp_status st = add_node(s, name->valuestring, cpu, mem / MIB, gpu, mid, err);
+    if (st == GP_OK && (st = sim_admit_node(&s->in->admit, s->in->n_nodes - 1, item, err)))
+        gp_err_prefix_item(err, i);
+    return st;
 }
 
 static gp_status parse_json(const char *path, const char *buf, size_t len, cJSON **root,
@@ -423,6 +435,17 @@ static gp_status add_task(task_sink *s, const gp_frag_task *t, size_t bound_to, 
     return GP_OK;
 }
 
+/* The class of the nodes that admit a pod (NULL: a trace task), into *cls (sim/admit.h); 0 for
+ * the replay, whose pools carry no labels or taints. */
+static gp_status admit_class(sim_input *in, const cJSON *pod, uint8_t *cls, gp_err *err)
+{
+    *cls = 0;
+    if (in->all_as_tasks)
+        return GP_OK;
+    return sim_admit_pod(&in->admit, pod, in->n_nodes, (const char *)in->node_names, SIM_NAME_LEN,
+                         cls, err);
+}
+
 /* The allowed-models mask of a '|'-separated list ("" is any). */
 static gp_status models_mask(gp_frag_models *m, const char *spec, uint32_t *mask, gp_err *err)
 {
@@ -506,7 +529,9 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
             return GP_EINVAL;
         }
         sim_task_info info = csv_info(r, idx);
-        st = add_task(s, &t, SIZE_MAX, csv_col(r, idx[0]), &info, err);
+        st = admit_class(s->in, NULL, &info.admit, err);
+        if (st == GP_OK)
+            st = add_task(s, &t, SIZE_MAX, csv_col(r, idx[0]), &info, err);
     }
     return st;
 }
@@ -730,9 +755,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
         return GP_EINVAL;
     }
     if (pod_models(s->in, pod, &t.models, err) != GP_OK) {
-        char at[32];
-        snprintf(at, sizeof(at), "items[%d]", i);
-        gp_err_prefix(err, at);
+        gp_err_prefix_item(err, i);
         return GP_EINVAL;
     }
     size_t at = SIZE_MAX;
@@ -742,6 +765,11 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
             return GP_OK; /* bound to a node outside the simulated cluster */
     }
     sim_task_info info = pod_info(pod, i, owner);
+    gp_status st = admit_class(s->in, pod, &info.admit, err);
+    if (st != GP_OK) {
+        gp_err_prefix_item(err, i);
+        return st;
+    }
     return add_task(s, &t, at, pod_name(pod, name, sizeof(name)), &info, err);
 }
 
@@ -820,5 +848,6 @@ void sim_input_free(sim_input *in)
     free(in->tasks);
     free(in->bound);
     free(in->bound_node);
+    sim_admit_free(&in->admit);
     memset(in, 0, sizeof(*in));
 }

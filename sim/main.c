@@ -605,6 +605,9 @@ static void why_text(const gp_frag_task *t, uint8_t why, char *buf, size_t len)
              (long long)t->mem_mib);
     if (why == SIM_WHY_NO_MODEL)
         snprintf(buf, len, "no node has one of its GPU models (%s)", asks);
+    else if (why == SIM_WHY_NOT_ADMITTED)
+        snprintf(buf, len, "no node admits it: cordoned, tainted without its toleration, or "
+                 "not matching its nodeSelector or node affinity (%s)", asks);
     else if (why == SIM_WHY_TOO_BIG)
         snprintf(buf, len, "no node is big enough even when empty (%s)", asks);
     else
@@ -790,6 +793,22 @@ static int check_extender(const options *o, const sim_input *in)
     return 2;
 }
 
+/* Each task's admission class (sim/admit.h), for sim_cfg.admit; NULL with *ok true when every
+ * node admits every task. */
+static uint8_t *admit_classes(const sim_input *in, bool *ok)
+{
+    uint8_t *c = NULL;
+
+    *ok = true;
+    if (in->admit.n == 0)
+        return NULL;
+    c = malloc(in->n_tasks ? in->n_tasks : 1);
+    *ok = c != NULL;
+    for (size_t i = 0; c && i < in->n_tasks; i++)
+        c[i] = in->task_info[i].admit;
+    return c;
+}
+
 /* A run that failed: the first failing run's own message (sim_run()'s), exit status 2 for
  * input it refuses, 1 otherwise. */
 static int run_failed(const job *jobs, size_t n, gp_status st)
@@ -836,6 +855,8 @@ int main(int argc, char **argv)
         names[i] = in.node_names[i];
     size_t n = o.n_scorers * o.n_seeds;
     job *jobs = calloc(n, sizeof(*jobs));
+    bool admit_ok;
+    uint8_t *admit = admit_classes(&in, &admit_ok);
     sim_cfg base = { .nodes = in.nodes, .n_nodes = in.n_nodes, .tasks = in.tasks,
                      .n_tasks = in.n_tasks, .mix = &mix, .inflate = o.inflate,
                      .ties_random = o.ties_random,
@@ -843,12 +864,13 @@ int main(int argc, char **argv)
                      .pressure_mix = o.policy_mix ? &policy_mix : &all,
                      .seen = in.bound, .n_seen = in.n_bound, .fallback_cpu = o.typical_cpu,
                      .policy = pol, .node_names = names, .models = &in.models,
-                     .record = o.placements_path != NULL };
+                     .record = o.placements_path != NULL, .admit = admit,
+                     .admission = &in.admit };
     for (size_t i = 0; jobs && i < n; i++) {
         jobs[i].scorer = o.scorers[i / o.n_seeds];
         jobs[i].seed = o.seeds[i % o.n_seeds];
     }
-    gp_status st = jobs && names ? run_all(&base, jobs, n, o.jobs, o.level <= GP_LOG_INFO) : GP_ENOMEM;
+    gp_status st = jobs && names && admit_ok ? run_all(&base, jobs, n, o.jobs, o.level <= GP_LOG_INFO) : GP_ENOMEM;
     if (st) {
         rc = run_failed(jobs, n, st);
     } else if (o.json) {
@@ -863,6 +885,7 @@ int main(int argc, char **argv)
         sim_result_free(&jobs[i].res);
     free(jobs);
     free(names);
+    free(admit);
     gp_policy_unref(pol);
     sim_mix_free(&mix);
     sim_mix_free(&all);
