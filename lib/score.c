@@ -314,20 +314,22 @@ static gp_filter_verdict check_models(const gp_demand *d, const gp_node *n, cons
                         why);
 }
 
-/* The models of models[0..nmodels) that pods with constraint m may run on, as a mask. */
-static uint32_t allowed_models(const gp_model_demand *m, const char *const *models, int nmodels,
-                               const gp_policy *pol, gp_arena *a)
+/* The models of models[0..nmodels) that pods with constraint m may run on, as a mask; the
+ * annotation's globs come from a. GP_EINVAL with err set when the filter refuses the annotation. */
+static gp_status models_mask(const gp_model_demand *m, const char *const *models, int nmodels,
+                             const gp_policy *pol, gp_arena *a, uint32_t *mask, gp_err *err)
 {
     const gp_class *cls = gp_policy_class(pol, m->class_label);
     gp_demand d;
     gp_node probe;
-    uint32_t mask = 0;
+    gp_status st;
 
+    *mask = 0;
     memset(&d, 0, sizeof(d));
     memset(&probe, 0, sizeof(probe));
     d.class_name = cls ? cls->name : NULL;
-    if (demand_models(m->annotation, cls, a, &d, NULL) != GP_OK)
-        return 0; /* an annotation the filter refuses: such a pod cannot have been placed */
+    if ((st = demand_models(m->annotation, cls, a, &d, err)) != GP_OK)
+        return st;
     for (int i = 0; i < nmodels && i < GP_FRAG_MAX_MODELS; i++) {
         bool listed = !m->products_set;
 
@@ -335,9 +337,30 @@ static uint32_t allowed_models(const gp_model_demand *m, const char *const *mode
             listed = strcmp(m->products[k], models[i]) == 0;
         probe.gpu_product = (char *)models[i]; /* NULL: nodes without the label */
         if (listed && check_models(&d, &probe, pol, NULL) == GP_FILTER_PASS)
-            mask |= 1u << i;
+            *mask |= 1u << i;
     }
-    return mask;
+    return GP_OK;
+}
+
+/* models_mask(), 0 for an annotation the filter refuses: such a pod cannot have been placed. */
+static uint32_t allowed_models(const gp_model_demand *m, const char *const *models, int nmodels,
+                               const gp_policy *pol, gp_arena *a)
+{
+    uint32_t mask;
+
+    return models_mask(m, models, nmodels, pol, a, &mask, NULL) == GP_OK ? mask : 0;
+}
+
+gp_status gp_score_models_mask(const gp_model_demand *m, const char *const *models, int nmodels,
+                               const gp_policy *pol, uint32_t *mask, gp_err *err)
+{
+    gp_arena a;
+    gp_status st;
+
+    gp_arena_init(&a, 64u * 1024);
+    st = models_mask(m, models, nmodels, pol, &a, mask, err);
+    gp_arena_free(&a);
+    return st;
 }
 
 bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_gpus,

@@ -119,7 +119,8 @@ static void pressure(sim_ext *e)
 }
 
 long sim_ext_best(sim_ext *e, const gp_frag_node *nodes, const gp_frag_task *t,
-                  const gp_frag_mix *mix, sim_rng *rng, gp_frag_pick *pick, uint64_t *scored)
+                  const uint64_t *admit, const gp_frag_mix *mix, sim_rng *rng, gp_frag_pick *pick,
+                  uint64_t *scored)
 {
     const char *allow[GP_FRAG_MAX_MODELS];
     gp_demand d;
@@ -152,7 +153,7 @@ long sim_ext_best(sim_ext *e, const gp_frag_node *nodes, const gp_frag_task *t,
             allow[d.nallow++] = e->models->name[m];
     d.allow_models = allow;
     for (size_t i = 0; i < e->n; i++) {
-        if (!gp_frag_fits(&nodes[i], t))
+        if ((admit && !(admit[i / 64] >> (i % 64) & 1u)) || !gp_frag_fits(&nodes[i], t))
             continue;
         gp_frag_to_view(&nodes[i], &e->views[i]);
         e->cand[k] = &e->views[i];

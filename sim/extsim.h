@@ -57,10 +57,12 @@ void sim_ext_note(sim_ext *e, const gp_frag_task *t, int sign);
 void sim_ext_count(sim_ext *e, const gp_frag_task *tasks, size_t n);
 
 /* The node the extender ranks best for whole-GPU or CPU-only task t among the nodes that can
- * take it (CPU, memory, GPUs, model: kube-scheduler's filters and the extender's), with mix as
- * the workload mix; ties go to the first in node order, or a uniformly random one when rng is
- * set. Fills *pick (the lowest free GPUs) and adds the candidates to *scored. -1 when none. */
+ * take it (CPU, memory, GPUs, model: kube-scheduler's filters and the extender's) and admit it
+ * (bit i of admit set for node i; NULL: all), with mix as the workload mix; ties go to the first
+ * in node order, or a uniformly random one when rng is set. Fills *pick (the lowest free GPUs)
+ * and adds the candidates to *scored. -1 when none. */
 long sim_ext_best(sim_ext *e, const gp_frag_node *nodes, const gp_frag_task *t,
-                  const gp_frag_mix *mix, sim_rng *rng, gp_frag_pick *pick, uint64_t *scored);
+                  const uint64_t *admit, const gp_frag_mix *mix, sim_rng *rng, gp_frag_pick *pick,
+                  uint64_t *scored);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,6 +261,15 @@ static bool mig_gpus(sim_input *in, const cJSON *alloc)
     return true;
 }
 
+/* Prefixes err with "items[i]". */
+static void gp_err_prefix_item(gp_err *err, int i)
+{
+    char at[32];
+
+    snprintf(at, sizeof(at), "items[%d]", i);
+    gp_err_prefix(err, at);
+}
+
 static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
 {
     const cJSON *alloc = json_path(item, "status", "allocatable");
@@ -280,7 +290,10 @@ static gp_status node_json(node_sink *s, const cJSON *item, int i, gp_err *err)
     if (cJSON_IsString(product) &&
         model_id(&s->in->models, product->valuestring, strlen(product->valuestring), &mid, err))
         return GP_EINVAL;
-    return add_node(s, name->valuestring, cpu, mem / MIB, gpu, mid, err);
+    gp_status st = add_node(s, name->valuestring, cpu, mem / MIB, gpu, mid, err);
+    if (st == GP_OK && (st = sim_admit_node(&s->in->admit, s->in->n_nodes - 1, item, err)))
+        gp_err_prefix_item(err, i);
+    return st;
 }
 
 static gp_status parse_json(const char *path, const char *buf, size_t len, cJSON **root,
@@ -422,6 +435,17 @@ static gp_status add_task(task_sink *s, const gp_frag_task *t, size_t bound_to, 
     return GP_OK;
 }
 
+/* The class of the nodes that admit a pod (NULL: a trace task), into *cls (sim/admit.h); 0 for
+ * the replay, whose pools carry no labels or taints. */
+static gp_status admit_class(sim_input *in, const cJSON *pod, uint8_t *cls, gp_err *err)
+{
+    *cls = 0;
+    if (in->all_as_tasks)
+        return GP_OK;
+    return sim_admit_pod(&in->admit, pod, in->n_nodes, (const char *)in->node_names, SIM_NAME_LEN,
+                         cls, err);
+}
+
 /* The allowed-models mask of a '|'-separated list ("" is any). */
 static gp_status models_mask(gp_frag_models *m, const char *spec, uint32_t *mask, gp_err *err)
 {
@@ -505,7 +529,9 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
             return GP_EINVAL;
         }
         sim_task_info info = csv_info(r, idx);
-        st = add_task(s, &t, SIZE_MAX, csv_col(r, idx[0]), &info, err);
+        st = admit_class(s->in, NULL, &info.admit, err);
+        if (st == GP_OK)
+            st = add_task(s, &t, SIZE_MAX, csv_col(r, idx[0]), &info, err);
     }
     return st;
 }
@@ -644,13 +670,60 @@ static sim_task_info pod_info(const cJSON *pod, int i, uint8_t owner)
     return info;
 }
 
+/* The models bit of every model the nodes have, the stand-in for "none" left out. */
+static uint32_t known_models(const gp_frag_models *m)
+{
+    uint32_t every = 0;
+
+    for (int k = 0; k < m->n && k < GP_FRAG_MAX_MODELS; k++)
+        if (strcmp(m->name[k], SIM_NO_MODEL) != 0)
+            every |= 1u << k;
+    return every;
+}
+
+/* The GPU models a pod of a JSON dump may use, judged by the extender filter's own rule
+ * (gp_score_models_mask()): its class's gpuModels (with in->policy), its gpupack.io/gpu-models
+ * annotation (comma-separated globs, '!' excludes) and its nodeSelector's
+ * nvidia.com/gpu.product, over the models known when it loads (the nodes' or the pools').
+ * 0 when nothing restricts it; a restriction that no known model meets is the model
+ * SIM_NO_MODEL, which no node has. */
+static gp_status pod_models(sim_input *in, const cJSON *pod, uint32_t *mask, gp_err *err)
+{
+    const cJSON *ann = json_path(pod, "metadata", "annotations");
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, GP_ANN_GPU_MODELS);
+    const cJSON *label = json_path(json_path(pod, "metadata", "labels"), GP_LABEL_CLASS, NULL);
+    const cJSON *product = json_path(json_path(pod, "spec", "nodeSelector"),
+                                     GP_LABEL_GPU_PRODUCT, NULL);
+    const char *names[GP_FRAG_MAX_MODELS + 1], *sel = cJSON_IsString(product)
+                                                         ? product->valuestring : NULL;
+    gp_model_demand d = { .class_label = cJSON_IsString(label) ? label->valuestring : NULL,
+                          .annotation = cJSON_IsString(models) ? models->valuestring : NULL,
+                          .products = &sel, .nproducts = 1, .products_set = sel != NULL };
+    int n = in->models.n < GP_FRAG_MAX_MODELS ? in->models.n : GP_FRAG_MAX_MODELS;
+    uint32_t every = known_models(&in->models), unlabeled;
+    int id = 0;
+
+    for (int k = 0; k < n; k++)
+        names[k] = in->models.name[k];
+    names[n] = NULL; /* a GPU node without the label: does the rule let it pass? */
+    if (gp_score_models_mask(&d, names, n + 1, in->policy, mask, err) != GP_OK)
+        return GP_EINVAL;
+    unlabeled = n < GP_FRAG_MAX_MODELS ? *mask >> n & 1u : 0;
+    *mask &= every;
+    if (unlabeled && *mask == every)
+        *mask = 0; /* anywhere */
+    else if (*mask == 0 && model_id(&in->models, SIM_NO_MODEL, strlen(SIM_NO_MODEL), &id, err))
+        return GP_EINVAL;
+    else if (*mask == 0)
+        *mask = 1u << id;
+    return GP_OK;
+}
+
 static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pod, "spec");
     const cJSON *ann = json_path(pod, "metadata", "annotations");
     const cJSON *milli = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-milli");
-    const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, GP_ANN_GPU_MODELS);
-    const cJSON *product = json_path(spec, "nodeSelector", GP_LABEL_GPU_PRODUCT);
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
     gp_frag_task t = { 0 };
     int64_t share = 0;
@@ -681,10 +754,10 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
         gp_err_set(err, "items[%d]: %s", i, why.msg);
         return GP_EINVAL;
     }
-    const char *spec_models = cJSON_IsString(models) ? models->valuestring
-                              : cJSON_IsString(product) ? product->valuestring : NULL;
-    if (models_mask(&s->in->models, spec_models, &t.models, err))
+    if (pod_models(s->in, pod, &t.models, err) != GP_OK) {
+        gp_err_prefix_item(err, i);
         return GP_EINVAL;
+    }
     size_t at = SIZE_MAX;
     if (!s->in->all_as_tasks && cJSON_IsString(node) && node->valuestring[0]) {
         at = node_by_name(s->in, node->valuestring);
@@ -692,6 +765,11 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
             return GP_OK; /* bound to a node outside the simulated cluster */
     }
     sim_task_info info = pod_info(pod, i, owner);
+    gp_status st = admit_class(s->in, pod, &info.admit, err);
+    if (st != GP_OK) {
+        gp_err_prefix_item(err, i);
+        return st;
+    }
     return add_task(s, &t, at, pod_name(pod, name, sizeof(name)), &info, err);
 }
 
@@ -770,5 +848,6 @@ void sim_input_free(sim_input *in)
     free(in->tasks);
     free(in->bound);
     free(in->bound_node);
+    sim_admit_free(&in->admit);
     memset(in, 0, sizeof(*in));
 }

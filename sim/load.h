@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "admit.h"
 #include "gpupack/frag.h"
 #include "gpupack/status.h"
 
@@ -16,6 +17,9 @@
 #define SIM_MAX_NODES 200000
 #define SIM_MAX_TASKS 20000000
 #define SIM_NAME_LEN 64
+/* The GPU model a pod of a JSON dump is kept to when it allows none of the nodes' models: no
+ * node has it, so the pod is never placed ("no node has one of its GPU models"). */
+#define SIM_NO_MODEL "(none of the nodes' models)"
 
 /* A task's time when its input gives none (a CSV without the column, an empty cell, a pod still
  * running), and when it gives one that cannot be read: the paper protocol reads no times, so an
@@ -38,6 +42,7 @@ typedef struct {
     bool json;              /* from a JSON dump: at is an item index */
     uint16_t file;          /* index in task_files */
     uint32_t at;            /* CSV: line number; JSON: index in items */
+    uint8_t admit;          /* the nodes that admit it: its class in sim_input.admit */
 } sim_task_info;
 
 typedef struct {
@@ -71,6 +76,13 @@ typedef struct {
      * counted in n_daemonset. The paper protocol sets none of them. */
     bool keep_finished, all_as_tasks, skip_daemonsets;
     size_t n_daemonset;
+    /* Set before loading: the policy whose classes' gpuModels restrict a pod of a JSON dump as
+     * the extender's filter does (NULL: only the pod's annotation and nodeSelector). */
+    const struct gp_policy *policy;
+    /* Which nodes admit each task (sim/admit.h): the labels, cordons and taints of the nodes of
+     * a JSON dump and the pods' nodeSelector, required node affinity and tolerations; the paper
+     * protocol only (not with all_as_tasks: the replay's pools carry none of them). */
+    sim_admit admit;
 } sim_input;
 
 /* Reads the node list at path into in (nodes, node_names, models). Errors name file:line (CSV)

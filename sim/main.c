@@ -150,9 +150,9 @@ static gp_status add_scorer(void *ctx, const char *name, gp_err *err)
     }
     const sim_scorer *s = sim_scorer_named(name);
     if (!s)
-        return usage_err(err, "unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, bestfit, "
-                         "fgd, kube-default, kube-mostallocated, kube-binpack, all, extender)",
-                         name);
+        return usage_err(err, "unknown scorer \"%s\" (gpupack, random, dotprod, gpupacking, "
+                         "bestfit, fgd, kube-default, kube-mostallocated, kube-binpack, "
+                         "kube-stock, all, extender)", name);
     for (size_t i = 0; i < o->n_scorers; i++)
         if (o->scorers[i] == s)
             return GP_OK;
@@ -213,7 +213,7 @@ static void flag_table(options *o, cli *c, gp_flag f[NFLAGS])
         { .name = "seed", .kind = GP_FLAG_FUNC, .dest = &c->seed, .arg = "N", .help = "a seed (repeatable; default 42)" },
         { .name = "seeds", .kind = GP_FLAG_FUNC, .dest = &c->seeds, .arg = "A-B", .help = "a range of seeds" },
         { .name = "inflate", .kind = GP_FLAG_FUNC, .dest = &c->inflate, .arg = "X", .help = "resample the tasks to X times the GPU capacity (default 1.3; 0: as is)" },
-        { .name = "scorer", .kind = GP_FLAG_FUNC, .dest = &c->scorer, .arg = "NAME", .help = "gpupack (default), random, dotprod, gpupacking, bestfit, fgd, kube-default, kube-mostallocated, kube-binpack (kube-scheduler's own scoring), or all (those nine; repeatable); extender: gpupack-extender's whole prioritize with --policy (whole-GPU and CPU-only tasks only)" },
+        { .name = "scorer", .kind = GP_FLAG_FUNC, .dest = &c->scorer, .arg = "NAME", .help = "gpupack (default), random, dotprod, gpupacking, bestfit, fgd, kube-default, kube-mostallocated, kube-binpack, kube-stock (kube-scheduler's own scoring; kube-stock as it scores unconfigured), or all (those ten; repeatable); extender: gpupack-extender's whole prioritize with --policy (whole-GPU and CPU-only tasks only)" },
         { .name = "json", .kind = GP_FLAG_BOOL, .dest = &o->json, .help = "one JSON object per scorer and seed instead of a table" },
         { .name = "ties", .kind = GP_FLAG_CHOICE, .dest = &c->ties, .arg = "MODE", .help = "first: the first best node in a seeded node permutation (default); random: a uniformly random one of the best" },
         { .name = "jobs", .kind = GP_FLAG_UINT, .dest = &c->jobs, .min = 1, .max = MAX_JOBS, .arg = "N", .help = "runs in parallel (default: the online CPUs)" },
@@ -605,6 +605,9 @@ static void why_text(const gp_frag_task *t, uint8_t why, char *buf, size_t len)
              (long long)t->mem_mib);
     if (why == SIM_WHY_NO_MODEL)
         snprintf(buf, len, "no node has one of its GPU models (%s)", asks);
+    else if (why == SIM_WHY_NOT_ADMITTED)
+        snprintf(buf, len, "no node admits it: cordoned, tainted without its toleration, or "
+                 "not matching its nodeSelector or node affinity (%s)", asks);
     else if (why == SIM_WHY_TOO_BIG)
         snprintf(buf, len, "no node is big enough even when empty (%s)", asks);
     else
@@ -693,6 +696,27 @@ static int apply_bound(sim_input *in, bool warn)
     return 0;
 }
 
+/* True, after saying why on stderr, when the nodes have no GPU to simulate: the paper's metric
+ * is a share of the cluster's GPUs. MIG-only nodes get their own reason. */
+static bool no_gpus(const options *o, const sim_input *in)
+{
+    for (size_t i = 0; i < in->n_nodes; i++)
+        if (in->nodes[i].ngpu > 0)
+            return false;
+    if (in->n_mig_nodes > 0)
+        fprintf(stderr, "gpupack-sim: %s: the cluster has no GPU to simulate: its GPUs are MIG "
+                "slices only (%zu node(s), %lld GPUs), and MIG-only nodes cannot be simulated: "
+                "their partition into slices is fixed and which GPU holds a free slice is not in "
+                "the Node object, while the simulator places whole GPUs and shares of them "
+                "(docs/simulation.md, \"Inputs\"); give nodes with nvidia.com/gpu\n",
+                o->nodes_path, in->n_mig_nodes, (long long)in->mig_gpus);
+    else
+        fprintf(stderr, "gpupack-sim: %s: the cluster has no GPU: no node has nvidia.com/gpu "
+                "(JSON) or a gpu count above 0 (CSV), and the metric is a share of the "
+                "cluster's GPUs\n", o->nodes_path);
+    return true;
+}
+
 /* Loads the inputs and builds the workload mix (the paper's: the shapes covering 95% of the
  * tasks) and the mix of every shape (the model pressure's). */
 static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *all)
@@ -718,6 +742,8 @@ static int load(const options *o, sim_input *in, gp_frag_mix *mix, gp_frag_mix *
                 o->place_path ? " or " : "", o->place_path ? o->place_path : "");
         return 2;
     }
+    if (no_gpus(o, in))
+        return 2;
     if (in->n_mig_nodes > 0 && o->level <= GP_LOG_INFO)
         fprintf(stderr, "gpupack-sim: note: %zu node(s) have MIG slices, %lld GPUs counted from "
                 "their compute slices (7 a GPU); MIG placement is not simulated: those GPUs are "
@@ -767,6 +793,35 @@ static int check_extender(const options *o, const sim_input *in)
     return 2;
 }
 
+/* Each task's admission class (sim/admit.h), for sim_cfg.admit; NULL with *ok true when every
+ * node admits every task. */
+static uint8_t *admit_classes(const sim_input *in, bool *ok)
+{
+    uint8_t *c = NULL;
+
+    *ok = true;
+    if (in->admit.n == 0)
+        return NULL;
+    c = malloc(in->n_tasks ? in->n_tasks : 1);
+    *ok = c != NULL;
+    for (size_t i = 0; c && i < in->n_tasks; i++)
+        c[i] = in->task_info[i].admit;
+    return c;
+}
+
+/* A run that failed: the first failing run's own message (sim_run()'s), exit status 2 for
+ * input it refuses, 1 otherwise. */
+static int run_failed(const job *jobs, size_t n, gp_status st)
+{
+    for (size_t i = 0; jobs && i < n; i++)
+        if (jobs[i].st != GP_OK && jobs[i].err.msg[0]) {
+            fprintf(stderr, "gpupack-sim: %s\n", jobs[i].err.msg);
+            return jobs[i].st == GP_EINVAL ? 2 : 1;
+        }
+    fprintf(stderr, "gpupack-sim: %s\n", gp_status_str(st));
+    return st == GP_EINVAL ? 2 : 1;
+}
+
 int main(int argc, char **argv)
 {
     options o = { 0 };
@@ -785,8 +840,10 @@ int main(int argc, char **argv)
     if ((rc = parse_args(argc, argv, &o)) >= 0)
         return rc;
     in.keep_names = o.placements_path != NULL;
-    if ((rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) != 0 ||
-        (rc = load(&o, &in, &mix, &all)) != 0 || (rc = check_extender(&o, &in)) != 0) {
+    if ((rc = load_policy(&o, policy_shapes, &policy_mix, &pol)) == 0)
+        in.policy = pol;
+    if (rc != 0 || (rc = load(&o, &in, &mix, &all)) != 0 ||
+        (rc = check_extender(&o, &in)) != 0) {
         sim_mix_free(&mix);
         sim_mix_free(&all);
         gp_policy_unref(pol);
@@ -798,6 +855,8 @@ int main(int argc, char **argv)
         names[i] = in.node_names[i];
     size_t n = o.n_scorers * o.n_seeds;
     job *jobs = calloc(n, sizeof(*jobs));
+    bool admit_ok;
+    uint8_t *admit = admit_classes(&in, &admit_ok);
     sim_cfg base = { .nodes = in.nodes, .n_nodes = in.n_nodes, .tasks = in.tasks,
                      .n_tasks = in.n_tasks, .mix = &mix, .inflate = o.inflate,
                      .ties_random = o.ties_random,
@@ -805,15 +864,15 @@ int main(int argc, char **argv)
                      .pressure_mix = o.policy_mix ? &policy_mix : &all,
                      .seen = in.bound, .n_seen = in.n_bound, .fallback_cpu = o.typical_cpu,
                      .policy = pol, .node_names = names, .models = &in.models,
-                     .record = o.placements_path != NULL };
+                     .record = o.placements_path != NULL, .admit = admit,
+                     .admission = &in.admit };
     for (size_t i = 0; jobs && i < n; i++) {
         jobs[i].scorer = o.scorers[i / o.n_seeds];
         jobs[i].seed = o.seeds[i % o.n_seeds];
     }
-    gp_status st = jobs && names ? run_all(&base, jobs, n, o.jobs, o.level <= GP_LOG_INFO) : GP_ENOMEM;
+    gp_status st = jobs && names && admit_ok ? run_all(&base, jobs, n, o.jobs, o.level <= GP_LOG_INFO) : GP_ENOMEM;
     if (st) {
-        fprintf(stderr, "gpupack-sim: %s\n", gp_status_str(st));
-        rc = 1;
+        rc = run_failed(jobs, n, st);
     } else if (o.json) {
         for (size_t i = 0; i < n; i++)
             print_json(&o, &in, &jobs[i]);
@@ -826,6 +885,7 @@ int main(int argc, char **argv)
         sim_result_free(&jobs[i].res);
     free(jobs);
     free(names);
+    free(admit);
     gp_policy_unref(pol);
     sim_mix_free(&mix);
     sim_mix_free(&all);

@@ -283,6 +283,8 @@ static long best_node(const sim_placer *p, const gp_frag_node *nodes, const gp_f
 
     for (size_t i = 0; i < p->n_nodes; i++) {
         gp_frag_pick fresh;
+        if (p->admit && !(p->admit[i / 64] >> (i % 64) & 1u))
+            continue;
         double s = c ? cached_score(p, c, nodes, i, t) : fresh_score(p, &nodes[i], t, &fresh);
         if (s <= GP_FRAG_INFEASIBLE)
             continue;
@@ -311,8 +313,8 @@ long sim_placer_best(sim_placer *p, const gp_frag_node *nodes, const gp_frag_tas
     if (p->learning)
         relearn(p);
     if (p->extending)
-        return sim_ext_best(&p->ext, nodes, t, p->ctx.frag.mix, p->cfg->ties_random ? rng : NULL,
-                            pick, scored);
+        return sim_ext_best(&p->ext, nodes, t, p->admit, p->ctx.frag.mix,
+                            p->cfg->ties_random ? rng : NULL, pick, scored);
     return best_node(p, nodes, t, rng, pick, scored);
 }
 

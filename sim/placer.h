@@ -64,6 +64,9 @@ typedef struct {
     sim_ext ext;
     gp_frag_shape *ext_shapes, ext_fallback;
     gp_frag_mix ext_mix;
+    /* Set by the caller before each sim_placer_best(): bit i set when node i admits the task
+     * (labels, taints, cordons: sim/admit.h); NULL: every node does. */
+    const uint64_t *admit;
 } sim_placer;
 
 /* Prepares to place cfg's scorer on nodes[0..n) named names[i] (the extender scorer's views;

@@ -185,6 +185,28 @@ static gp_status parse_sizes(const cJSON *o, size_t i, gp_frag_models *models, s
     return GP_OK;
 }
 
+/* The fields a pool may have: any other is an error, as an unknown policy field is, so that a
+ * misspelt key (onDemnad) never silently changes the dollars. */
+static const char *const pool_fields[] = { "name", "instanceType", "cpu", "memory", "gpus",
+                                           "gpuModel", "maxNodes", "minNodes", "onDemand", "spot",
+                                           "capacityType", "provisioningDelay" };
+
+static gp_status unknown_fields(const cJSON *o, size_t i, gp_err *err)
+{
+    for (const cJSON *c = o->child; c; c = c->next) {
+        size_t k = 0, n = sizeof(pool_fields) / sizeof(pool_fields[0]);
+        while (k < n && strcmp(c->string, pool_fields[k]) != 0)
+            k++;
+        if (k == n) {
+            gp_err_set(err, "pools[%zu].%.64s: unknown field (a pool has name, instanceType, "
+                       "cpu, memory, gpus, gpuModel, maxNodes, minNodes, onDemand, spot, "
+                       "capacityType, provisioningDelay)", i, c->string);
+            return GP_EINVAL;
+        }
+    }
+    return GP_OK;
+}
+
 static gp_status parse_pool(const cJSON *o, size_t i, gp_frag_models *models, const gp_policy *pol,
                             sim_pool *p, gp_err *err)
 {
@@ -195,6 +217,8 @@ static gp_status parse_pool(const cJSON *o, size_t i, gp_frag_models *models, co
     memset(p, 0, sizeof(*p));
     if (!cJSON_IsObject(o))
         return bad(err, i, "want an object");
+    if (unknown_fields(o, i, err) != GP_OK)
+        return GP_EINVAL;
     if (!str_field(o, "name", p->name, sizeof(p->name), true))
         return bad(err, i, "name: required, at most 63 characters");
     if (!str_field(o, "instanceType", p->instance_type, sizeof(p->instance_type), false))
@@ -241,6 +265,12 @@ gp_status sim_pools_parse(const char *json, size_t len, gp_frag_models *models,
         cJSON_Delete(root);
         return GP_EINVAL;
     }
+    for (const cJSON *o = root->child; o; o = o->next)
+        if (strcmp(o->string, "pools") != 0) {
+            gp_err_set(err, "%.64s: unknown field (the file has \"pools\" only)", o->string);
+            cJSON_Delete(root);
+            return GP_EINVAL;
+        }
     for (const cJSON *o = arr->child; o && st == GP_OK; o = o->next, n++) {
         st = parse_pool(o, n, models, pol, &out[n], err);
         for (size_t k = 0; k < n && st == GP_OK; k++)

@@ -307,6 +307,9 @@ typedef struct {
     bool shared_jobs;
 } inputs;
 
+/* The pools: --pools FILE, read before the pods so that their GPU models are known when a
+ * pod's gpupack.io/gpu-models globs are matched (sim/load.h), or, without it, one pool per
+ * node shape of --nodes (after the pods: nothing in them changes the nodes). */
 static int load_pools(const ropts *o, inputs *x)
 {
     gp_err err = { { 0 } };
@@ -342,8 +345,15 @@ static int load_inputs(const ropts *o, inputs *x)
     x->policy_mix = (gp_frag_mix){ gp_score_policy_mix(x->pol, x->policy_shapes, GP_SCORE_MAX_MIX),
                                    x->policy_shapes };
     x->in.keep_finished = x->in.all_as_tasks = x->in.skip_daemonsets = x->in.keep_names = true;
-    if ((o->nodes && sim_load_nodes(o->nodes, &x->in, &err) != GP_OK) ||
-        sim_load_tasks(o->pods, &x->in, &err) != GP_OK) {
+    x->in.policy = x->pol;
+    if (o->nodes && sim_load_nodes(o->nodes, &x->in, &err) != GP_OK) {
+        fprintf(stderr, PROG ": %s\n", err.msg[0] ? err.msg : "out of memory");
+        return 2;
+    }
+    int rc = o->pools ? load_pools(o, x) : 0;
+    if (rc != 0)
+        return rc;
+    if (sim_load_tasks(o->pods, &x->in, &err) != GP_OK) {
         fprintf(stderr, PROG ": %s\n", err.msg[0] ? err.msg : "out of memory");
         return 2;
     }
@@ -354,7 +364,7 @@ static int load_inputs(const ropts *o, inputs *x)
         fprintf(stderr, PROG ": no pod to replay in %s\n", o->pods);
         return 2;
     }
-    return load_pools(o, x);
+    return o->pools ? 0 : load_pools(o, x);
 }
 
 /* Kubernetes asks for whole GPUs: a sharing task becomes a 1-GPU one (--gpu-sharing whole). */

@@ -92,11 +92,16 @@ static void cell(gp_strbuf *out, const sim_stat *a, int f, bool md, size_t n_see
     gp_strbuf_printf(out, md ? " %s |" : " %16s", buf);
 }
 
-static long kube_default(const sim_replay_run *runs, size_t n_scorers, size_t n_seeds)
+/* The baseline the differences are taken from: kube-stock (kube-scheduler unconfigured) when it
+ * ran, else kube-default; -1 when neither did. */
+static long baseline(const sim_replay_run *runs, size_t n_scorers, size_t n_seeds)
 {
-    for (size_t s = 0; s < n_scorers; s++)
-        if (!strcmp(runs[s * n_seeds].scorer, "kube-default"))
-            return (long)s;
+    static const char *const names[] = { "kube-stock", "kube-default" };
+
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+        for (size_t s = 0; s < n_scorers; s++)
+            if (!strcmp(runs[s * n_seeds].scorer, names[k]))
+                return (long)s;
     return -1;
 }
 
@@ -110,14 +115,20 @@ static void diff_cells(gp_strbuf *out, const sim_stat *a, const sim_stat *base, 
     gp_strbuf_printf(out, md ? " %s |" : " %20s", buf);
 }
 
-static void header(gp_strbuf *out, bool md, bool with_diff)
+/* base: the baseline's name, NULL for no difference columns. */
+static void header(gp_strbuf *out, bool md, const char *base)
 {
+    bool with_diff = base != NULL;
+
     gp_strbuf_puts(out, md ? "| scorer |" : "scorer            ");
     for (int f = 0; f < NF; f++)
         gp_strbuf_printf(out, md ? " %s |" : " %16s", heads[f]);
-    if (with_diff)
-        gp_strbuf_printf(out, md ? " %s | %s |" : " %20s %20s", "node-h vs kube-default",
-                         "$ vs kube-default");
+    if (with_diff) {
+        char gnh[64], usd[64];
+        snprintf(gnh, sizeof(gnh), "node-h vs %s", base);
+        snprintf(usd, sizeof(usd), "$ vs %s", base);
+        gp_strbuf_printf(out, md ? " %s | %s |" : " %20s %20s", gnh, usd);
+    }
     gp_strbuf_puts(out, "\n");
     if (!md)
         return;
@@ -164,14 +175,14 @@ static void pools_table(gp_strbuf *out, const sim_replay_meta *m, const sim_repl
 void sim_replay_table(gp_strbuf *out, const sim_replay_meta *m, const sim_replay_run *runs,
                       size_t n_scorers, size_t n_seeds, bool markdown)
 {
-    long base = kube_default(runs, n_scorers, n_seeds);
+    long base = baseline(runs, n_scorers, n_seeds);
     sim_stat b[NF];
 
     if (!markdown)
         gp_strbuf_printf(out, "%zu pools, %s, %zu pods, scale-down %s, ties %s, %zu seed(s)%s%s\n",
                          m->n_pools, m->workload, m->jobs, m->mode, m->ties, n_seeds,
                          m->label ? ", " : "", m->label ? m->label : "");
-    header(out, markdown, base >= 0);
+    header(out, markdown, base >= 0 ? runs[(size_t)base * n_seeds].scorer : NULL);
     if (base >= 0)
         stats(&runs[(size_t)base * n_seeds], n_seeds, b);
     for (size_t s = 0; s < n_scorers; s++) {

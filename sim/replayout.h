@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpupack-sim --replay's output (docs/simulation.md, "The replay"): results in, text out. One
  * JSON object per scorer and seed; a table for a person (mean ± sd over the seeds per scorer,
- * then the difference from kube-default, then each pool); the same table in Markdown for the
- * docs. Pure: writes into a gp_strbuf. */
+ * then the difference from kube-stock, or kube-default when kube-stock did not run, then each
+ * pool); the same table in Markdown for the docs. Pure: writes into a gp_strbuf. */
 #ifndef GPUPACK_SIM_REPLAYOUT_H
 #define GPUPACK_SIM_REPLAYOUT_H
 
@@ -34,8 +34,8 @@ typedef struct {
 void sim_replay_json(gp_strbuf *out, const sim_replay_meta *m, const sim_replay_run *r);
 
 /* The table over runs[scorer * n_seeds + seed]: per scorer the mean ± sample sd of each figure,
- * the difference from kube-default's means when it ran (node-hours and $, absolute and %), and
- * per pool node-hours and $; markdown: the docs' form. */
+ * the difference from the means of kube-stock, or kube-default when kube-stock did not run
+ * (node-hours and $, absolute and %), and per pool node-hours and $; markdown: the docs' form. */
 void sim_replay_table(gp_strbuf *out, const sim_replay_meta *m, const sim_replay_run *runs,
                       size_t n_scorers, size_t n_seeds, bool markdown);
 

@@ -121,21 +121,28 @@ void sim_result_free(sim_result *res)
     res->placed_why = NULL;
 }
 
-/* Why no node took t: none could ever hold it (of its models, or at all), or none had room. */
-static uint8_t why_unplaced(const sim_cfg *cfg, const gp_frag_task *t)
+/* Why no node took task i: none admits it (labels, taints, cordons), none could ever hold it
+ * (of its models, or at all), or none had room. */
+static uint8_t why_unplaced(const sim_cfg *cfg, size_t task)
 {
-    bool model = false;
+    const gp_frag_task *t = &cfg->tasks[task];
+    uint8_t cls = cfg->admit ? cfg->admit[task] : 0;
+    bool model = false, admitted = false;
 
     for (size_t i = 0; i < cfg->n_nodes; i++) {
         const gp_frag_node *n = &cfg->nodes[i];
         gp_frag_node empty;
+
+        if (cls && !sim_admit_ok(cfg->admission, cls, i))
+            continue;
+        admitted = true;
 
         gp_frag_node_init(&empty, n->id, n->cpu_cap, n->mem_cap, n->ngpu, n->model);
         if (gp_frag_fits(&empty, t))
             return SIM_WHY_NO_ROOM;
         model |= gp_frag_model_ok(n, t);
     }
-    return model ? SIM_WHY_TOO_BIG : SIM_WHY_NO_MODEL;
+    return !admitted ? SIM_WHY_NOT_ADMITTED : model ? SIM_WHY_TOO_BIG : SIM_WHY_NO_MODEL;
 }
 
 /* Records the placement of arrival k (with cfg->record). */
@@ -146,7 +153,7 @@ static void record_placement(const sim_cfg *cfg, sim_result *res, const size_t *
         return;
     res->placed_task[k] = task;
     res->placed_node[k] = bi >= 0 ? (long)perm[bi] : -1;
-    res->placed_why[k] = bi >= 0 ? SIM_WHY_PLACED : why_unplaced(cfg, &cfg->tasks[task]);
+    res->placed_why[k] = bi >= 0 ? SIM_WHY_PLACED : why_unplaced(cfg, task);
 }
 
 /* Records the curve points and the 100% metric the arrival just passed. */
@@ -165,13 +172,38 @@ static void observe(const sim_cfg *cfg, const gp_frag_node *nodes, const progres
     }
 }
 
-/* Places the workload w[0..n) on nodes. */
-static void place_all(const sim_cfg *cfg, gp_frag_node *nodes, const size_t *perm, const size_t *w,
-                      size_t n, progress *p, sim_rng *rng, sim_placer *pl, sim_result *res)
+/* Each admission class's nodes in the permuted order: bit k of class c's words when node
+ * perm[k] admits it (sim/admit.h). NULL with *ok true when nothing restricts the nodes. */
+static uint64_t *permuted_admission(const sim_cfg *cfg, const size_t *perm, bool *ok)
 {
+    const sim_admit *a = cfg->admission;
+    size_t words = (cfg->n_nodes + 63) / 64 + 1;
+    uint64_t *bits;
+
+    *ok = true;
+    if (!cfg->admit || !a || a->n == 0)
+        return NULL;
+    bits = calloc((size_t)a->n * words, sizeof(*bits));
+    *ok = bits != NULL;
+    for (int c = 1; bits && c <= a->n; c++)
+        for (size_t k = 0; k < cfg->n_nodes; k++)
+            if (sim_admit_ok(a, (uint8_t)c, perm[k]))
+                bits[(size_t)(c - 1) * words + k / 64] |= UINT64_C(1) << (k % 64);
+    return bits;
+}
+
+/* Places the workload w[0..n) on nodes; admit: permuted_admission()'s. */
+static void place_all(const sim_cfg *cfg, gp_frag_node *nodes, const size_t *perm, const size_t *w,
+                      size_t n, progress *p, sim_rng *rng, sim_placer *pl, sim_result *res,
+                      const uint64_t *admit)
+{
+    size_t words = (cfg->n_nodes + 63) / 64 + 1;
+
     for (size_t k = 0; k < n; k++) {
         const gp_frag_task *t = &cfg->tasks[w[k]];
+        uint8_t cls = admit ? cfg->admit[w[k]] : 0;
         gp_frag_pick pick = { 0 };
+        pl->admit = cls ? admit + (size_t)(cls - 1) * words : NULL;
         long bi = sim_placer_best(pl, nodes, t, rng, &pick, &res->node_scores);
         if (bi >= 0 && !gp_frag_apply(&nodes[bi], t, &pick))
             bi = -1;
@@ -262,7 +294,11 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
         if (!res->placed_task || !res->placed_node || !res->placed_why)
             sim_result_free(res); /* the run goes on; main reports the missing record */
     }
-    place_all(cfg, nodes, perm, w, n, &p, &rng, &pl, res);
+    bool admit_ok;
+    uint64_t *admit = permuted_admission(cfg, perm, &admit_ok);
+    if (admit_ok)
+        place_all(cfg, nodes, perm, w, n, &p, &rng, &pl, res, admit);
+    free(admit);
     if (cfg->progress_tried)
         atomic_store_explicit(cfg->progress_tried, n, memory_order_relaxed);
     sim_placer_free(&pl);

@@ -12,6 +12,7 @@
 #include "gpupack/policy.h"
 #include "gpupack/status.h"
 
+#include "admit.h"
 #include "scorers.h"
 
 /* The curve: unallocated GPU % at arrived = 0%, 1%, ..., SIM_CURVE_MAX% of capacity. */
@@ -47,13 +48,17 @@ typedef struct {
     bool ties_random;   /* break score ties at random, not by the node permutation */
     bool record;        /* fill sim_result's placements (--placements) */
     bool no_cache;      /* score every node on every call (tests: the placer's cache is exact) */
+    /* Which nodes admit each task (sim/admit.h): admit[i] is tasks[i]'s class in admission;
+     * NULL: every node admits every task. */
+    const uint8_t *admit;
+    const sim_admit *admission;
     /* Progress for a watcher on another thread, or NULL: the tasks of the run after inflation,
      * and how many have been tried so far. */
     atomic_size_t *progress_total, *progress_tried;
 } sim_cfg;
 
 /* Why a task was left unplaced. */
-enum { SIM_WHY_PLACED, SIM_WHY_NO_ROOM, SIM_WHY_TOO_BIG, SIM_WHY_NO_MODEL };
+enum { SIM_WHY_PLACED, SIM_WHY_NO_ROOM, SIM_WHY_TOO_BIG, SIM_WHY_NO_MODEL, SIM_WHY_NOT_ADMITTED };
 
 typedef struct {
     bool reached_100;          /* the arrived GPU request reached 100% of capacity */

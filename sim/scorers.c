@@ -143,12 +143,14 @@ enum { KUBE_CPU, KUBE_MEM, KUBE_GPU, KUBE_NRES };
 typedef enum { KUBE_LEAST_ALLOCATED, KUBE_MOST_ALLOCATED, KUBE_REQUESTED_TO_CAPACITY } kube_type;
 
 /* A profile: NodeResourcesFit's scoringStrategy (type, resource weights) and the plugin weights
- * of NodeResourcesFit and NodeResourcesBalancedAllocation (over cpu, memory and
- * nvidia.com/gpu, each weight 1 as that plugin requires). */
+ * of NodeResourcesFit and NodeResourcesBalancedAllocation (over cpu, memory and, when gpu is set,
+ * nvidia.com/gpu, each weight 1 as that plugin requires). Without gpu, neither plugin lists
+ * nvidia.com/gpu, as in kube-scheduler's stock configuration. */
 typedef struct {
     kube_type type;
     int64_t weight[KUBE_NRES];
     int64_t fit_weight, balanced_weight;
+    bool gpu;
 } kube_profile;
 
 /* Per resource, the node's allocatable and what is requested on it with the incoming task; an
@@ -164,8 +166,9 @@ typedef struct {
  * incoming task only, as the simulator's node keeps totals, not pods (trace tasks always request
  * CPU, and CPU-only ones memory). BalancedAllocation reads the plain requests. The GPU is
  * skipped, as kube-scheduler skips an extended resource, when the task requests none or the
- * node has none. */
-static kube_use kube_use_of(const gp_frag_node *n, const gp_frag_task *t, bool nonzero)
+ * node has none, and always when the profile does not list it (with_gpu false). */
+static kube_use kube_use_of(const gp_frag_node *n, const gp_frag_task *t, bool nonzero,
+                            bool with_gpu)
 {
     kube_use u = { { 0 }, { 0 } };
     int64_t cpu = t->cpu_milli, mem = t->mem_mib * KUBE_MIB, gpu = gp_frag_task_gpu_total(t);
@@ -178,7 +181,7 @@ static kube_use kube_use_of(const gp_frag_node *n, const gp_frag_task *t, bool n
     u.req[KUBE_CPU] = n->cpu_cap - n->cpu_free + cpu;
     u.alloc[KUBE_MEM] = n->mem_cap * KUBE_MIB;
     u.req[KUBE_MEM] = (n->mem_cap - n->mem_free) * KUBE_MIB + mem;
-    if (gpu > 0 && n->ngpu > 0) {
+    if (with_gpu && gpu > 0 && n->ngpu > 0) {
         u.alloc[KUBE_GPU] = (int64_t)n->ngpu * GP_FRAG_MILLI;
         u.req[KUBE_GPU] = u.alloc[KUBE_GPU] - gp_frag_gpu_free_total(n) + gpu;
     }
@@ -288,16 +291,29 @@ static double kube_score(const kube_profile *pr, const gp_frag_node *n, const gp
 {
     if (!gp_frag_fits(n, t) || !gp_frag_pick_bestfit(n, t, pick))
         return GP_FRAG_INFEASIBLE;
-    kube_use fit = kube_use_of(n, t, true), plain = kube_use_of(n, t, false);
+    kube_use fit = kube_use_of(n, t, true, pr->gpu), plain = kube_use_of(n, t, false, pr->gpu);
     return (double)(pr->fit_weight * kube_fit(pr, &fit) +
                     pr->balanced_weight * kube_balanced(&plain));
 }
 
-/* kube-scheduler's default profile with nvidia.com/gpu added to both plugins' resources. */
+/* kube-scheduler v1.32's stock default profile, as it scores with no configuration:
+ * NodeResourcesFit LeastAllocated over cpu and memory (weights 1) + BalancedAllocation over cpu
+ * and memory, plugin weights 1. nvidia.com/gpu is not scored: GPUs only filter. */
+static double score_kube_stock(const sim_ctx *ctx, const gp_frag_node *n, const gp_frag_task *t,
+                               gp_frag_pick *pick)
+{
+    static const kube_profile pr = { KUBE_LEAST_ALLOCATED, { 1, 1, 0 }, 1, 1, false };
+
+    (void)ctx;
+    return kube_score(&pr, n, t, pick);
+}
+
+/* The default profile configured to see GPUs: nvidia.com/gpu added to both plugins' resources
+ * (weight 1). Not what kube-scheduler does unconfigured: that is kube-stock. */
 static double score_kube_default(const sim_ctx *ctx, const gp_frag_node *n,
                                  const gp_frag_task *t, gp_frag_pick *pick)
 {
-    static const kube_profile pr = { KUBE_LEAST_ALLOCATED, { 1, 1, 1 }, 1, 1 };
+    static const kube_profile pr = { KUBE_LEAST_ALLOCATED, { 1, 1, 1 }, 1, 1, true };
 
     (void)ctx;
     return kube_score(&pr, n, t, pick);
@@ -307,7 +323,7 @@ static double score_kube_default(const sim_ctx *ctx, const gp_frag_node *n,
 static double score_kube_most(const sim_ctx *ctx, const gp_frag_node *n, const gp_frag_task *t,
                               gp_frag_pick *pick)
 {
-    static const kube_profile pr = { KUBE_MOST_ALLOCATED, { 1, 1, 3 }, 1, 1 };
+    static const kube_profile pr = { KUBE_MOST_ALLOCATED, { 1, 1, 3 }, 1, 1, true };
 
     (void)ctx;
     return kube_score(&pr, n, t, pick);
@@ -317,7 +333,7 @@ static double score_kube_most(const sim_ctx *ctx, const gp_frag_node *n, const g
 static double score_kube_binpack(const sim_ctx *ctx, const gp_frag_node *n,
                                  const gp_frag_task *t, gp_frag_pick *pick)
 {
-    static const kube_profile pr = { KUBE_REQUESTED_TO_CAPACITY, { 1, 1, 3 }, 1, 1 };
+    static const kube_profile pr = { KUBE_REQUESTED_TO_CAPACITY, { 1, 1, 3 }, 1, 1, true };
 
     (void)ctx;
     return kube_score(&pr, n, t, pick);
@@ -336,14 +352,17 @@ static const sim_scorer scorers[] = {
     { "bestfit", score_bestfit, false, "least CPU and GPU left after placement", false },
     { "fgd", score_fgd, true, "FGD: least fragmentation growth (Weng et al., ATC '23)", false },
     { "kube-default", score_kube_default, false,
-      "kube-scheduler's default scoring: NodeResourcesFit LeastAllocated + BalancedAllocation "
-      "over cpu, memory and nvidia.com/gpu", false },
+      "kube-scheduler's default strategies configured to see GPUs: NodeResourcesFit "
+      "LeastAllocated + BalancedAllocation over cpu, memory and nvidia.com/gpu", false },
     { "kube-mostallocated", score_kube_most, false,
       "kube-scheduler with NodeResourcesFit MostAllocated (cpu 1, memory 1, GPU 3) + "
       "BalancedAllocation", false },
     { "kube-binpack", score_kube_binpack, false,
       "kube-scheduler with NodeResourcesFit RequestedToCapacityRatio (0 -> 0, 100 -> 10; cpu 1, "
       "memory 1, GPU 3) + BalancedAllocation", false },
+    { "kube-stock", score_kube_stock, false,
+      "kube-scheduler v1.32 unconfigured: NodeResourcesFit LeastAllocated + BalancedAllocation "
+      "over cpu and memory only (GPUs not scored)", false },
 };
 
 const sim_scorer *sim_scorers(size_t *n)

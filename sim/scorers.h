@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The node scorers gpupack-sim compares (docs/simulation.md): gpupack's own (gp_frag_score(),
  * the extender's fragmentation component), the paper's baselines, random, dotprod, gpupacking,
- * bestfit and fgd, and kube-scheduler v1.32's own resource scoring in three configurations,
+ * bestfit and fgd, and kube-scheduler v1.32's own resource scoring in four configurations:
  * kube-default, kube-mostallocated and kube-binpack (NodeResourcesFit's LeastAllocated,
  * MostAllocated or RequestedToCapacityRatio strategy + NodeResourcesBalancedAllocation, over
- * cpu, memory and nvidia.com/gpu, in kube-scheduler's integer arithmetic; each returns the
- * plugins' weighted total, 0..200), on the fragmentation model of gpupack/frag.h. Pure: randomness
+ * cpu, memory and nvidia.com/gpu), and kube-stock, the scheduler as it scores unconfigured
+ * (LeastAllocated + BalancedAllocation over cpu and memory only); in kube-scheduler's integer
+ * arithmetic, each returning the plugins' weighted total, 0..200; on the fragmentation model of
+ * gpupack/frag.h. Pure: randomness
  * (the `random` scorer) comes from a salt the caller passes in sim_ctx, so the same inputs
  * always give the same answer. */
 #ifndef GPUPACK_SIM_SCORERS_H
@@ -38,7 +40,7 @@ typedef struct {
 } sim_scorer;
 
 /* The scorers, in a fixed order: gpupack, random, dotprod, gpupacking, bestfit, fgd,
- * kube-default, kube-mostallocated, kube-binpack. */
+ * kube-default, kube-mostallocated, kube-binpack, kube-stock. */
 const sim_scorer *sim_scorers(size_t *n);
 /* The scorer called name, or NULL. */
 const sim_scorer *sim_scorer_find(const char *name);

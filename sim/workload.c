@@ -2,6 +2,7 @@
 /* The replay's workloads (sim/workload.h): jobs at the tasks' own times, or generated. */
 #include "workload.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +200,18 @@ gp_status sim_jobs_from_input(const sim_input *in, double time_scale, int64_t op
             double d = (double)(t->ended - t->created) / time_scale;
             duration = (int64_t)d + ((double)(int64_t)d < d);
             duration = duration < 1 ? 1 : duration;
+        }
+        /* A pod still running ends at the latest time the input shows: bounded too. */
+        double last = arrive + (t->ended != SIM_TIME_NONE ? (double)duration : 0);
+        if (last > (double)SIM_MAX_OWN_TIME_S) {
+            char why[160];
+            snprintf(why, sizeof(why), "it %s %.0f days after the first pod's creation (after "
+                     "--time-scale); the replay covers at most %lld days",
+                     t->ended != SIM_TIME_NONE ? "ends" : "arrives", last / SIM_DAY_SECONDS,
+                     (long long)(SIM_MAX_OWN_TIME_S / SIM_DAY_SECONDS));
+            free(*jobs);
+            *jobs = NULL;
+            return task_error(in, i, why, err);
         }
         (*jobs)[i] = job_of(in, i, (int64_t)arrive, duration);
     }

@@ -28,8 +28,15 @@ bool sim_time_parse(const char *s, int64_t *unix_seconds);
  * a task with no end (still running) gets open_duration (> 0; e.g. past the replay's end).
  * time_scale > 0 (100 makes the trace's 149 days about 1.5 days). GP_EINVAL with err naming the
  * task (sim_input_where()) for a task with no or an unreadable creation time, an unreadable end
- * or spec.priority, or an end before its creation; GP_ETOOBIG above SIM_MAX_TASKS. *jobs is NULL
- * when *n is 0. */
+ * or spec.priority, an end before its creation, or an arrival or end (after time_scale) more
+ * than SIM_MAX_OWN_TIME_S after the earliest creation; GP_ETOOBIG above SIM_MAX_TASKS. *jobs is
+ * NULL when *n is 0. */
+/* The latest a task at its own times may arrive or end, after time_scale, counted from the
+ * earliest creation: 10 years. The replay scans the pools every few seconds of simulated time
+ * until the last pod leaves, so a row that says a pod lasts 3,000 years would keep it scanning
+ * for hours; the trace itself spans 149 days. */
+#define SIM_MAX_OWN_TIME_S (INT64_C(3650) * 86400)
+
 gp_status sim_jobs_from_input(const sim_input *in, double time_scale, int64_t open_duration,
                               sim_job **jobs, size_t *n, gp_err *err) GP_WUR;
 

@@ -195,6 +195,15 @@ bool gp_score_model_pressure(const gp_model_demand *d, size_t n, int64_t total_g
                              const char *const *models, const int64_t *model_gpus, int nmodels,
                              const gp_policy *pol, double *out);
 
+/* The GPU models a pod with constraint m may use, as the filter judges them (the class's
+ * gpuModels and excludeGpuModels, the gpupack.io/gpu-models annotation's comma-separated globs
+ * with '!' excluding, and, when products_set, the nvidia.com/gpu.product values listed): bit i of
+ * *mask set when models[i] passes (NULL: a node without the label); at most GP_FRAG_MAX_MODELS
+ * count. gpus is not read. GP_EINVAL with err set when the filter refuses the annotation (err
+ * names it); GP_ENOMEM. The simulator's reading of a pod's models. Pure. */
+gp_status gp_score_models_mask(const gp_model_demand *m, const char *const *models, int nmodels,
+                               const gp_policy *pol, uint32_t *mask, gp_err *err) GP_WUR;
+
 /* The most shapes of a workload mix prioritize uses (the fragmentation of a node costs one pass
  * over the shapes). */
 #define GP_SCORE_MAX_MIX 32

@@ -125,6 +125,28 @@ refused replay.bad-gpu-model-no-pool-has 'pods-unknown-model\.csv:3 \(wants-t4\)
     --nodes "$N2" --pods "$D/pods-unknown-model.csv"
 refused replay.bad-pools-field 'pools-bad\.json.*pools\[1\]: cpu' \
     --pools "$D/pools-bad.json" --pods "$D/pods-hand.csv"
+# A misspelt pool field is refused, naming the file, the pool and the key, as an unknown policy
+# field is: it must never change the dollars silently.
+jq '.pools[1].onDemnad = .pools[1].onDemand | del(.pools[1].onDemand)' "$D/pools.json" \
+    > "$T/pools-typo.json"
+refused replay.pools-unknown-field 'pools-typo\.json: pools\[1\]\.onDemnad: unknown field' \
+    --pools "$T/pools-typo.json" --pods "$D/pods-hand.csv"
+jq '.pool = []' "$D/pools.json" > "$T/pools-top.json"
+refused replay.pools-unknown-top-field 'pools-top\.json: pool: unknown field' \
+    --pools "$T/pools-top.json" --pods "$D/pods-hand.csv"
+# A row whose pod lasts 1e11 s (3,000 years) is refused, naming the row and the bound (10
+# years after the first creation, after --time-scale), at once: stepping through its simulated
+# time would take hours (the timeout makes a hang a failure here).
+{ head -n 1 "$D/pods-hand.csv"; echo "forever,1000,1000,1,1000,,LS,Running,0,100000000000,0"; } \
+    > "$T/pods-forever.csv"
+timeout 20 "$SIM" --replay --nodes "$N2" --pods "$T/pods-forever.csv" --scorer bestfit --json \
+    > /dev/null 2> "$T/forever.err"
+rc=$?
+check replay.time-beyond-bound-exit-2 sh -c "[ $rc -eq 2 ] &&
+    grep -q 'pods-forever.csv:2 (forever): it ends [0-9]* days after .*at most 3650 days' '$T/forever.err'"
+timeout 20 "$SIM" --replay --nodes "$N2" --pods "$T/pods-forever.csv" --scorer bestfit --json \
+    --time-scale 100000 > "$T/forever.jsonl" 2>/dev/null
+check replay.time-within-bound-after-scale jq -e '.pods == 1' "$T/forever.jsonl"
 refused replay.bad-scale-down-mode \
     '--scale-down: must be cluster-autoscaler or empty, got "never"' \
     --nodes "$N2" --pods "$D/pods-hand.csv" --scale-down never

@@ -15,12 +15,12 @@ run() { $VG "$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --jobs 2 "$@"; }
 stable() { jq -c 'del(.seconds, .us_per_node_scored)' "$1"; }
 
 run --json --scorer all --seed 42 > "$T/a.jsonl" 2> "$T/a.err"
-check sim.json-one-line-per-scorer [ "$(wc -l < "$T/a.jsonl")" -eq 9 ]
+check sim.json-one-line-per-scorer [ "$(wc -l < "$T/a.jsonl")" -eq 10 ]
 check sim.json-fields jq -e -s 'all(.[]; (.scorer | type) == "string" and .seed == 42
     and (.unallocated_gpu_pct_at_100 | type) == "number" and (.failed_pods | type) == "number"
     and (.seconds | type) == "number" and (.us_per_node_scored | type) == "number"
     and (.curve | length) > 100 and .reached_100 == true and (.failed_by_shape | has("share")))' "$T/a.jsonl"
-check sim.json-all-scorers jq -e -s '[.[].scorer] == ["gpupack","random","dotprod","gpupacking","bestfit","fgd","kube-default","kube-mostallocated","kube-binpack"]' "$T/a.jsonl"
+check sim.json-all-scorers jq -e -s '[.[].scorer] == ["gpupack","random","dotprod","gpupacking","bestfit","fgd","kube-default","kube-mostallocated","kube-binpack","kube-stock"]' "$T/a.jsonl"
 check sim.metric-in-range jq -e -s 'all(.[]; .unallocated_gpu_pct_at_100 >= 0 and .unallocated_gpu_pct_at_100 <= 100)' "$T/a.jsonl"
 
 run --json --scorer all --seed 42 > "$T/b.jsonl" 2>/dev/null
@@ -52,7 +52,39 @@ check sim.kube-scorers-table sh -c "grep -q '^kube-default  *[0-9.]* +- ' '$T/ku
 check sim.kube-summarize-columns sh -c "head -n 1 '$T/kube.md' | grep -qx '| trace | kube-default | kube-mostallocated | kube-binpack |' &&
     grep -q '^| default | [0-9.]* ± 0.00 | [0-9.]* ± 0.00 | [0-9.]* ± 0.00 |$' '$T/kube.md'"
 "$SIM" --nodes "$T/nodes.csv" --pods "$T/pods.csv" --scorer kube > /dev/null 2> "$T/kubebad.err"
-check sim.kube-unknown-names-them grep -q 'kube-default, kube-mostallocated, kube-binpack, all' "$T/kubebad.err"
+check sim.kube-unknown-names-them grep -q 'kube-default, kube-mostallocated, kube-binpack, kube-stock, all' "$T/kubebad.err"
+
+# What docs/simulation.md claims of the default trace (seeds 42-51, a few seconds): every
+# baseline within 0.30 points of the paper, gpupack below FGD and at most 4.00% (sim/claims.sh,
+# which make sim-full runs on its table too), and kube-scheduler's stock scoring (kube-stock) and
+# its GPU-aware configuration (kube-default) at the means the docs state, 7.23% and 8.94%.
+"$SIM" --nodes "$TRACE/openb_node_list_gpu_node.csv" --pods "$TRACE/openb_pod_list_default.csv" \
+    --seeds 42-51 --scorer gpupack --scorer random --scorer dotprod --scorer gpupacking \
+    --scorer bestfit --scorer fgd --scorer kube-stock --scorer kube-default --jobs 2 --json \
+    --label default > "$T/claims.jsonl" 2>/dev/null
+"$SIM" --summarize "$T/claims.jsonl" > "$T/claims.md" 2>/dev/null
+sh "$ROOT/sim/claims.sh" "$T/claims.md" > "$T/claims.out" 2>&1
+rc=$?
+check sim.docs-claims-hold sh -c "[ $rc -eq 0 ] && grep -q 'claims: the 7 checked hold' '$T/claims.out'"
+check sim.docs-kube-stock-and-default jq -e -s '
+    def mean($s): [.[] | select(.scorer == $s) | .unallocated_gpu_pct_at_100] | add / length;
+    (mean("kube-stock") - 7.23 | fabs) < 0.005 and (mean("kube-default") - 8.94 | fabs) < 0.005' \
+    "$T/claims.jsonl"
+# A table that contradicts them fails, naming the claim; and so does make sim-full's script
+# (sim/full.sh) when its table does (a stand-in gpupack-sim prints that table).
+sed 's/^| default | \([0-9.]*\) ± \([0-9.]*\) |/| default | 4.90 ± \2 |/' "$T/claims.md" > "$T/worse.md"
+sh "$ROOT/sim/claims.sh" "$T/worse.md" > "$T/worse.out" 2>&1
+rc=$?
+check sim.docs-claims-contradicted sh -c "[ $rc -eq 1 ] &&
+    grep -q 'gpupack on default: 4.90, not below fgd' '$T/worse.out' &&
+    grep -q 'gpupack on default: 4.90, above the 4.00% goal' '$T/worse.out'"
+mkdir -p "$T/stub"
+printf '#!/bin/sh\n[ "$1" = --summarize ] && cat "%s"\nexit 0\n' "$T/worse.md" > "$T/stub/gpupack-sim"
+chmod +x "$T/stub/gpupack-sim"
+(cd "$ROOT" && BIN="$T/stub" OUT="$T/full" VARIANTS=default SEEDS=42 SCORERS=fgd \
+    sh sim/full.sh > "$T/full.out" 2>&1)
+rc=$?
+check sim.full-fails-on-contradiction sh -c "[ $rc -ne 0 ] && grep -q 'claims: contradicted' '$T/full.out'"
 
 # Bad input: exit 2 and a message naming the file and line.
 { head -n 5 "$T/pods.csv"; echo "bad-pod,12x,100,1,1000,,LS,Running,0,1,0"; } > "$T/bad.csv"
@@ -99,9 +131,9 @@ cat > "$T/pods.json" <<'JSON'
    {"resources": {"requests": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}]}}]}
 JSON
 $VG "$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --inflate 0 --scorer all --json > "$T/k8s.jsonl" 2> "$T/k8s.err"
-check sim.k8s-json-accepted jq -e -s 'length == 9 and all(.[]; .nodes == 2 and .gpus == 6 and .tasks == 3 and .failed_pods_all == 0)' "$T/k8s.jsonl"
+check sim.k8s-json-accepted jq -e -s 'length == 10 and all(.[]; .nodes == 2 and .gpus == 6 and .tasks == 3 and .failed_pods_all == 0)' "$T/k8s.jsonl"
 # 2 GPUs bound + 0.5 + 1 + 1 placed: 4.5 of 6 GPUs, 25% unallocated at the end.
-check sim.k8s-json-allocation jq -e -s 'length == 9 and all(.[]; .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
+check sim.k8s-json-allocation jq -e -s 'length == 10 and all(.[]; .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
 # A bound pod whose native sidecar (an init container with restartPolicy Always) holds a GPU
 # beside its app container's: it holds both GPUs of gpu-s, so the pending 1-GPU pod does not fit
 # (kube-scheduler's rule, as the extender counts it). No pod here has a metadata.uid: none is lost.
@@ -183,7 +215,7 @@ rc=$?
 check sim.bad-mix-flag-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'trace or learned' '$T/mixbad.err'"
 
 # A run whose arrivals never reach the capacity (4.5 of 6 GPUs here) has no value at 100%.
-check sim.not-reached-no-value-at-100 jq -e -s 'length == 9 and all(.[]; .reached_100 == false
+check sim.not-reached-no-value-at-100 jq -e -s 'length == 10 and all(.[]; .reached_100 == false
     and .unallocated_gpu_pct_at_100 == null and .fragmentation_pct_at_100 == null
     and .arrived_tasks_at_100 == null and .failed_pods == null and .unallocated_gpu_pct_end == 25)' "$T/k8s.jsonl"
 "$SIM" --nodes "$T/nodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit > "$T/nr.out" 2>&1
@@ -213,6 +245,18 @@ $VG "$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer b
 check sim.mig-nodes-counted sh -c "jq -e '.nodes == 4 and .gpus == 6 and .mig_nodes == 2 and .mig_gpus == 2' '$T/mig.jsonl' >/dev/null && grep -q '2 node(s) have MIG slices, 2 GPUs' '$T/mig.err'"
 "$SIM" --nodes "$T/mnodes.json" --pods "$T/pods.json" --inflate 0 --scorer bestfit > "$T/mig.out" 2>/dev/null
 check sim.mig-nodes-in-table grep -q '^4 nodes (6 GPUs; 2 with MIG slices: 2 GPUs more, not simulated)' "$T/mig.out"
+# Nodes with MIG slices only, or no GPUs at all: nothing to simulate. The message says why
+# (MIG-only nodes: why they cannot be simulated) and names the node file; exit status 2.
+jq '.items |= map(select(.metadata.name | startswith("mig-")))' "$T/mnodes.json" > "$T/migonly.json"
+"$SIM" --nodes "$T/migonly.json" --pods "$T/pods.json" --inflate 0 > /dev/null 2> "$T/migonly.err"
+rc=$?
+check sim.mig-only-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'migonly.json: the cluster has no GPU' '$T/migonly.err' &&
+    grep -q 'MIG-only nodes cannot be simulated' '$T/migonly.err' && ! grep -q 'invalid input' '$T/migonly.err'"
+printf 'sn,cpu_milli,memory_mib,gpu,model\nc1,64000,262144,0,\nc2,64000,262144,0,\n' > "$T/cpuonly.csv"
+"$SIM" --nodes "$T/cpuonly.csv" --pods "$T/pods.csv" > /dev/null 2> "$T/cpuonly.err"
+rc=$?
+check sim.cpu-only-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'cpuonly.csv: the cluster has no GPU' '$T/cpuonly.err' &&
+    ! grep -q 'invalid input' '$T/cpuonly.err'"
 # Progress on stderr for runs longer than a few seconds (the whole trace copy, three seeds, the
 # mix learned: no score is remembered between tasks, about 7 s in all).
 $VG "$SIM" --nodes "$TRACE/openb_node_list_gpu_node.csv" --pods "$TRACE/openb_pod_list_default.csv" \

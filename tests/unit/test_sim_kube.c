@@ -224,7 +224,29 @@ GP_TEST(kube_placement_in_the_simulator)
     GP_CHECK_INT(placed_on("kube-binpack", nodes), 1);
 }
 
-/* The table: the nine scorers in order, the kube ones after fgd, none needing the mix, each
+/* kube-stock, kube-scheduler v1.32 unconfigured, scores cpu and memory only. The 1-GPU task on
+ * the half-used node: LeastAllocated (37 + 37) / 2 = 37; Balanced over two resources:
+ * 100 x (1 - |0.625 - 0.625| / 2) = 100. Then two nodes alike in CPU and memory, one with all
+ * 8 GPUs free and one with 4 taken: kube-stock cannot tell them apart; kube-default (the GPU
+ * added) can: 57 + 79 = 136 for the idle one, 41 + 97 = 138 for the busy one. */
+GP_TEST(kube_stock_does_not_score_gpus)
+{
+    static const int32_t half[8] = { 0, 0, 0, 0, 1000, 1000, 1000, 1000 };
+    static const int32_t free8[8] = { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000 };
+    gp_frag_node n = half_node();
+    gp_frag_node idle = used_node(64000, 32000, 262144, 131072, 8, free8);
+    gp_frag_node busy = used_node(64000, 32000, 262144, 131072, 8, half);
+    gp_frag_task t = task(1000, 4096, 1, 1000), g = task(4000, 16384, 1, 1000);
+    gp_frag_pick p;
+
+    GP_CHECK_INT(score("kube-stock", &n, &t, &p), 37 + 100);
+    GP_CHECK(p.n == 1 && p.gpu[0] == 1);
+    GP_CHECK_INT(score("kube-stock", &idle, &g, &p), score("kube-stock", &busy, &g, &p));
+    GP_CHECK_INT(score("kube-default", &idle, &g, &p), 57 + 79);
+    GP_CHECK_INT(score("kube-default", &busy, &g, &p), 41 + 97);
+}
+
+/* The table: the ten scorers in order, the kube ones after fgd, none needing the mix, each
  * rejecting a node that cannot take the task. */
 GP_TEST(kube_scorers_in_the_table)
 {
@@ -234,11 +256,12 @@ GP_TEST(kube_scorers_in_the_table)
     gp_frag_task t = task(1000, 2048, 1, 1000);
     gp_frag_pick p;
 
-    GP_CHECK_INT(k, 9);
+    GP_CHECK_INT(k, 10);
     GP_CHECK_STR(all[5].name, "fgd");
     GP_CHECK_STR(all[6].name, "kube-default");
     GP_CHECK_STR(all[7].name, "kube-mostallocated");
     GP_CHECK_STR(all[8].name, "kube-binpack");
+    GP_CHECK_STR(all[9].name, "kube-stock");
     for (size_t i = 6; i < k; i++) {
         GP_CHECK(!all[i].needs_mix);
         GP_CHECK(all[i].score(&(sim_ctx){ .salt = 1 }, &n, &t, &p) <= GP_FRAG_INFEASIBLE);
@@ -249,4 +272,5 @@ GP_MAIN(GP_CASE(kube_whole_gpu_task_on_half_used_node), GP_CASE(kube_cpu_only_ta
         GP_CASE(kube_node_without_gpus), GP_CASE(kube_default_memory_request_over_capacity),
         GP_CASE(kube_ratio_leaves_zero_scores_out), GP_CASE(kube_share_counts_its_fraction),
         GP_CASE(kube_mirrored_nodes_tie), GP_CASE(kube_spreads_or_packs),
-        GP_CASE(kube_placement_in_the_simulator), GP_CASE(kube_scorers_in_the_table))
+        GP_CASE(kube_placement_in_the_simulator), GP_CASE(kube_stock_does_not_score_gpus),
+        GP_CASE(kube_scorers_in_the_table))

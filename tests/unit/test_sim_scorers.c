@@ -224,7 +224,7 @@ GP_TEST(every_scorer_rejects_infeasible)
     gp_frag_task t = task(2000, 1, 1, 1000);
     gp_frag_pick p;
 
-    GP_CHECK_INT(k, 9);
+    GP_CHECK_INT(k, 10);
     for (size_t i = 0; i < k; i++) {
         GP_CHECK(all[i].score(&ctx, &n, &t, &p) <= GP_FRAG_INFEASIBLE);
         GP_CHECK(sim_scorer_find(all[i].name) == &all[i]);
