@@ -133,7 +133,8 @@ static uint64_t hash(const char *s)
     return h;
 }
 
-static long smap_get(const smap *m, const char *k)
+/* The slot holding k, -1 when k is not there. */
+static long smap_slot(const smap *m, const char *k)
 {
     if (m->cap == 0)
         return -1;
@@ -141,8 +142,15 @@ static long smap_get(const smap *m, const char *k)
         if (m->keys[i] == NULL)
             return -1;
         if (strcmp(m->keys[i], k) == 0)
-            return (long)m->vals[i];
+            return (long)i;
     }
+}
+
+static long smap_get(const smap *m, const char *k)
+{
+    long i = smap_slot(m, k);
+
+    return i < 0 ? -1 : (long)m->vals[i];
 }
 
 static bool smap_put(smap *m, const char *k, size_t v);
@@ -196,14 +204,12 @@ static bool smap_put(smap *m, const char *k, size_t v)
 /* Adds 1 to k's value (0 when new); false when out of memory. */
 static bool smap_incr(smap *m, const char *k)
 {
-    if (m->cap > 0) {
-        for (size_t i = hash(k) & (m->cap - 1); m->keys[i] != NULL; i = (i + 1) & (m->cap - 1))
-            if (strcmp(m->keys[i], k) == 0) {
-                m->vals[i]++;
-                return true;
-            }
-    }
-    return smap_put(m, k, 1);
+    long i = smap_slot(m, k);
+
+    if (i < 0)
+        return smap_put(m, k, 1);
+    m->vals[i]++;
+    return true;
 }
 
 static void smap_free(smap *m)
@@ -287,23 +293,28 @@ static void note(asm_ctx *c, const char *fmt, ...)
         c->d->nnotes++;
 }
 
-/* The first label of a preference list the series has, non-empty; NULL when none. */
-static const char *first_label(const gp_prom_series *s, char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *v = gp_prom_label_get(s, names[i]);
-
-        if (v != NULL && v[0] != '\0')
-            return v;
-    }
-    return NULL;
-}
-
 static const char *label(const gp_prom_series *s, const char *name)
 {
     const char *v = gp_prom_label_get(s, name);
 
     return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* The index of the first label of a preference list the series has, non-empty; n when none. */
+static size_t first_label_index(const gp_prom_series *s, char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (label(s, names[i]) != NULL)
+            return i;
+    return n;
+}
+
+/* That label's value; NULL when none. */
+static const char *first_label(const gp_prom_series *s, char **names, size_t n)
+{
+    size_t i = first_label_index(s, names, n);
+
+    return i < n ? label(s, names[i]) : NULL;
 }
 
 /* A sample's value when finite; counts it as bad for query q otherwise. */
@@ -782,15 +793,6 @@ static void node_totals(asm_ctx *c, const gp_adv_results *res)
 
 /* ---- DCGM -------------------------------------------------------------------------------- */
 
-/* The index in the pod preference list of the label first_label() took; n when none. */
-static size_t pod_label_index(const gp_prom_series *s, char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (label(s, names[i]) != NULL)
-            return i;
-    return n;
-}
-
 static void target_key(const char *host, const char *pod, char *buf, size_t n)
 {
     snprintf(buf, n, "%s\x1f%s", host ? host : "", pod);
@@ -808,12 +810,14 @@ static void learn_targets(asm_ctx *c, const gp_prom_result *r)
         const gp_prom_series *s = &r->series[i];
         const char *host = first_label(s, a->label_host, a->nlabel_host);
 
-        for (size_t j = pod_label_index(s, a->label_pod, a->nlabel_pod) + 1; j < a->nlabel_pod;
-             j++) {
+        for (size_t j = first_label_index(s, a->label_pod, a->nlabel_pod) + 1;
+             j < a->nlabel_pod; j++) {
             const char *v = label(s, a->label_pod[j]);
 
-            target_key(host, v ? v : "", key, sizeof(key));
-            if (v != NULL && smap_get(&c->targets, key) < 0 && !smap_put(&c->targets, key, 0))
+            if (v == NULL)
+                continue;
+            target_key(host, v, key, sizeof(key));
+            if (smap_get(&c->targets, key) < 0 && !smap_put(&c->targets, key, 0))
                 c->oom = true;
         }
     }
@@ -824,13 +828,14 @@ static void learn_targets(asm_ctx *c, const gp_prom_result *r)
 static const char *dcgm_pod(asm_ctx *c, const gp_prom_series *s, const char *host)
 {
     const gp_advisor_policy *a = &c->pol->advisor;
-    size_t i = pod_label_index(s, a->label_pod, a->nlabel_pod);
+    size_t i = first_label_index(s, a->label_pod, a->nlabel_pod);
+    const char *pod = i < a->nlabel_pod ? label(s, a->label_pod[i]) : NULL;
     char key[700];
 
-    if (i == a->nlabel_pod)
-        return NULL;
-    target_key(host, label(s, a->label_pod[i]), key, sizeof(key));
-    return i > 0 && smap_get(&c->targets, key) >= 0 ? NULL : label(s, a->label_pod[i]);
+    if (pod == NULL || i == 0)
+        return pod;
+    target_key(host, pod, key, sizeof(key));
+    return smap_get(&c->targets, key) >= 0 ? NULL : pod;
 }
 
 /* The device of a DCGM series (added when new); -1 for a series without a pod label (counted

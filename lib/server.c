@@ -1033,7 +1033,7 @@ static gp_status config_copy(gp_server *s, const gp_server_config *cfg)
         total += str_size(strs[i]);
     for (size_t i = 0; i < cfg->nroutes; i++)
         total += str_size(cfg->routes[i].path) + str_size(cfg->routes[i].method);
-    if ((s->strings = pos = malloc(total + 1)) == NULL)
+    if ((s->strings = pos = malloc(total)) == NULL)
         return GP_ENOMEM;
     s->cfg = *cfg;
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
