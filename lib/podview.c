@@ -558,3 +558,15 @@ bool gp_toleration_covers(const gp_toleration *have, const gp_toleration *want)
         return false;
     return true;
 }
+
+bool gp_pod_tolerates(const gp_pod *pod, const gp_toleration *taint)
+{
+    for (size_t i = 0; i < pod->ntolerations; i++) {
+        gp_toleration t = pod->tolerations[i];
+
+        t.has_seconds = false;
+        if (gp_toleration_covers(&t, taint))
+            return true;
+    }
+    return false;
+}

@@ -101,14 +101,7 @@ static bool tolerates_cordon(const gp_pod *pod)
     gp_toleration taint = { .key = GP_TAINT_UNSCHEDULABLE, .op = "Equal",
                             .value = "", .effect = "NoSchedule" };
 
-    for (size_t i = 0; i < pod->ntolerations; i++) {
-        gp_toleration t = pod->tolerations[i];
-
-        t.has_seconds = false;
-        if (gp_toleration_covers(&t, &taint))
-            return true;
-    }
-    return false;
+    return gp_pod_tolerates(pod, &taint);
 }
 
 /* Whether the filter may refuse spot nodes to this pod: only to a pod gpupack classes (its class

@@ -8,7 +8,6 @@
 #include "gpupack/nodematch.h"
 #include "gpupack/podview.h"
 
-#define ADMIT_ARENA (64u << 20)     /* the nodes' labels and taints */
 #define ADMIT_POD_ARENA (4u << 20)  /* one pod's decoded view, as sim/load.c allows */
 #define ADMIT_MAX_META 1024         /* labels or taints of one node */
 
@@ -65,7 +64,7 @@ static gp_status node_taints(sim_admit *a, sim_node_meta *m, const cJSON *spec, 
 {
     const cJSON *taints = field(spec, "taints", NULL), *t;
     const cJSON *cordon = field(spec, "unschedulable", NULL);
-    size_t n = (size_t)cJSON_GetArraySize(taints) + 1;
+    size_t n = (size_t)cJSON_GetArraySize(taints) + 1, i = 0;
 
     if ((taints && !cJSON_IsArray(taints)) || n > ADMIT_MAX_META) {
         gp_err_set(err, "spec.taints: want a list of at most %d taints", ADMIT_MAX_META - 1);
@@ -77,9 +76,10 @@ static gp_status node_taints(sim_admit *a, sim_node_meta *m, const cJSON *spec, 
     {
         gp_toleration *x = &m->taints[m->ntaints];
         if (!taint_of(a, t, x)) {
-            gp_err_set(err, "spec.taints[%zu]: want key and effect strings", m->ntaints);
+            gp_err_set(err, "spec.taints[%zu]: want key and effect strings", i);
             return GP_EINVAL;
         }
+        i++;
         /* PreferNoSchedule only scores: the filter passes it. */
         if (!strcmp(x->effect, "NoSchedule") || !strcmp(x->effect, "NoExecute"))
             m->ntaints++;
@@ -97,7 +97,7 @@ gp_status sim_admit_node(sim_admit *a, size_t i, const cJSON *node, gp_err *err)
     gp_status st;
 
     if (!a->arena_on) {
-        gp_arena_init(&a->arena, ADMIT_ARENA);
+        gp_arena_init(&a->arena, 0); /* the nodes' labels and taints: the file's size bounds them */
         a->arena_on = true;
     }
     if (i >= a->cap) {
@@ -121,20 +121,25 @@ gp_status sim_admit_node(sim_admit *a, size_t i, const cJSON *node, gp_err *err)
     return st;
 }
 
-/* The key of a pod's class: its nodeSelector, required node affinity and tolerations, as JSON
- * ("{}" when it has none, and for a trace task). Malloc'd; NULL when out of memory. */
-static char *class_key(const cJSON *pod)
+/* The key of a pod's class: its nodeSelector, required node affinity and, when a node is
+ * tainted, tolerations, as JSON ("{}" when it has none, and for a trace task). Malloc'd; NULL
+ * when out of memory. */
+static char *class_key(const sim_admit *a, const cJSON *pod)
 {
     const cJSON *spec = field(pod, "spec", NULL);
     const cJSON *parts[3] = {
         field(spec, "nodeSelector", NULL),
         field(field(spec, "affinity", "nodeAffinity"),
               "requiredDuringSchedulingIgnoredDuringExecution", NULL),
-        field(spec, "tolerations", NULL),
+        a->tainted ? field(spec, "tolerations", NULL) : NULL,
     };
     static const char *const names[3] = { "s", "a", "t" };
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o;
     char *key;
+
+    if (pod == NULL)
+        return strdup("{}");
+    o = cJSON_CreateObject();
 
     for (int i = 0; o && i < 3; i++)
         if (parts[i] && !cJSON_AddItemReferenceToObject(o, names[i], (cJSON *)parts[i])) {
@@ -149,16 +154,9 @@ static char *class_key(const cJSON *pod)
 /* True when the pod tolerates every taint of m. */
 static bool tolerates(const gp_pod *pod, const sim_node_meta *m)
 {
-    for (size_t k = 0; k < m->ntaints; k++) {
-        bool ok = false;
-        for (size_t i = 0; i < pod->ntolerations && !ok; i++) {
-            gp_toleration t = pod->tolerations[i];
-            t.has_seconds = false; /* tolerationSeconds only delays an eviction */
-            ok = gp_toleration_covers(&t, &m->taints[k]);
-        }
-        if (!ok)
+    for (size_t k = 0; k < m->ntaints; k++)
+        if (!gp_pod_tolerates(pod, &m->taints[k]))
             return false;
-    }
     return true;
 }
 
@@ -184,7 +182,8 @@ static gp_status judge(sim_admit *a, int c, const cJSON *pod, size_t n_nodes, co
     gp_arena_init(&ar, ADMIT_POD_ARENA);
     if (pod)
         st = gp_pod_from_json(pod, "", &ar, &view, err);
-    for (size_t j = 0; st == GP_OK && j < n_nodes && j < a->words * 64; j++) {
+    view.node_name = NULL; /* not in the class's key: judged as a pod yet to be placed */
+    for (size_t j = 0; st == GP_OK && j < n_nodes; j++) {
         const sim_node_meta *m = j < a->n_node ? &a->node[j] : &none;
         if (tolerates(&view, m) &&
             gp_pod_may_use_node(&view, NULL, 0, names + j * name_len, m->labels, m->nlabels))
@@ -202,7 +201,7 @@ gp_status sim_admit_pod(sim_admit *a, const cJSON *pod, size_t n_nodes, const ch
     int c;
 
     *cls = 0;
-    if ((key = class_key(pod)) == NULL)
+    if ((key = class_key(a, pod)) == NULL)
         return GP_ENOMEM;
     if (!a->tainted && !strcmp(key, "{}")) {
         free(key);

@@ -4,13 +4,16 @@
  * taint node.kubernetes.io/unschedulable:NoSchedule), TaintToleration (taints with effect
  * NoSchedule or NoExecute need a toleration; PreferNoSchedule only scores) and NodeAffinity
  * (spec.nodeSelector and the required node affinity against the node's labels). The rules are
- * the core's: gp_pod_may_use_node() (gpupack/nodematch.h) and gp_toleration_covers()
+ * the core's: gp_pod_may_use_node() (gpupack/nodematch.h) and gp_pod_tolerates()
  * (gpupack/podview.h).
  *
- * Pods with the same nodeSelector, required node affinity and tolerations form a class; each
- * class's nodes are judged once, when its first pod loads (after the nodes). Class 0 admits every
- * node: a pod without any of them, while no node is cordoned or tainted. CSV nodes have no
- * labels or taints, and CSV tasks none of the pod's fields. */
+ * Pods with the same nodeSelector, required node affinity and (when some node is cordoned or
+ * tainted) tolerations form a class; each class's nodes are judged once, when its first pod loads
+ * (after the nodes), as for a pod yet to be placed (its spec.nodeName is not read: the caller
+ * gives a pod bound to a node no class). Class 0 admits every node: a pod without any of them,
+ * while no node is cordoned or tainted. CSV nodes have no labels or taints, and CSV tasks none of
+ * the pod's fields. The nodes' labels and taints take what memory they need: the dump's size
+ * bounds them. */
 #ifndef GPUPACK_SIM_ADMIT_H
 #define GPUPACK_SIM_ADMIT_H
 

@@ -765,7 +765,8 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
             return GP_OK; /* bound to a node outside the simulated cluster */
     }
     sim_task_info info = pod_info(pod, i, owner);
-    gp_status st = admit_class(s->in, pod, &info.admit, err);
+    /* a bound pod stays where it is: no admission class (one per DaemonSet pod's node) */
+    gp_status st = at == SIZE_MAX ? admit_class(s->in, pod, &info.admit, err) : GP_OK;
     if (st != GP_OK) {
         gp_err_prefix_item(err, i);
         return st;

@@ -172,12 +172,18 @@ static void observe(const sim_cfg *cfg, const gp_frag_node *nodes, const progres
     }
 }
 
+/* The 64-bit words of one admission class's node bits. */
+static size_t admit_words(const sim_cfg *cfg)
+{
+    return (cfg->n_nodes + 63) / 64;
+}
+
 /* Each admission class's nodes in the permuted order: bit k of class c's words when node
  * perm[k] admits it (sim/admit.h). NULL with *ok true when nothing restricts the nodes. */
 static uint64_t *permuted_admission(const sim_cfg *cfg, const size_t *perm, bool *ok)
 {
     const sim_admit *a = cfg->admission;
-    size_t words = (cfg->n_nodes + 63) / 64 + 1;
+    size_t words = admit_words(cfg);
     uint64_t *bits;
 
     *ok = true;
@@ -197,7 +203,7 @@ static void place_all(const sim_cfg *cfg, gp_frag_node *nodes, const size_t *per
                       size_t n, progress *p, sim_rng *rng, sim_placer *pl, sim_result *res,
                       const uint64_t *admit)
 {
-    size_t words = (cfg->n_nodes + 63) / 64 + 1;
+    size_t words = admit_words(cfg);
 
     for (size_t k = 0; k < n; k++) {
         const gp_frag_task *t = &cfg->tasks[w[k]];
@@ -296,8 +302,17 @@ gp_status sim_run(const sim_cfg *cfg, sim_result *res, gp_err *err)
     }
     bool admit_ok;
     uint64_t *admit = permuted_admission(cfg, perm, &admit_ok);
-    if (admit_ok)
-        place_all(cfg, nodes, perm, w, n, &p, &rng, &pl, res, admit);
+    if (!admit_ok) {
+        sim_result_free(res);
+        gp_err_set(err, "out of memory");
+        sim_placer_free(&pl);
+        free(names);
+        free(w);
+        free(perm);
+        free(nodes);
+        return GP_ENOMEM;
+    }
+    place_all(cfg, nodes, perm, w, n, &p, &rng, &pl, res, admit);
     free(admit);
     if (cfg->progress_tried)
         atomic_store_explicit(cfg->progress_tried, n, memory_order_relaxed);

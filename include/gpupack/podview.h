@@ -99,4 +99,8 @@ bool gp_pod_is_gpu(const gp_pod *p, const struct gp_policy *pol);
  * value; a NoExecute tolerationSeconds limit is weaker than none). */
 bool gp_toleration_covers(const gp_toleration *have, const gp_toleration *want);
 
+/* True when one of the pod's tolerations covers taint, as kube-scheduler's TaintToleration
+ * filter judges it (tolerationSeconds, which only delays an eviction, is not read). */
+bool gp_pod_tolerates(const gp_pod *pod, const gp_toleration *taint);
+
 #endif

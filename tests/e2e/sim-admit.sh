@@ -71,3 +71,32 @@ jq '.items[1].spec.taints = [{"effect": "NoSchedule"}]' "$T/nodes.json" > "$T/ba
 rc=$?
 check sim-admit.bad-taint-exit-2 sh -c "[ $rc -eq 2 ] &&
     grep -q 'badnodes.json: items\[1\]: spec.taints\[0\]' '$T/bad.err'"
+# The position named is the taint's own, whatever the effects before it.
+jq '.items[1].spec.taints = [{"key": "k", "effect": "PreferNoSchedule"}, {"effect": "NoSchedule"}]' \
+    "$T/nodes.json" > "$T/badnodes2.json"
+"$SIM" --nodes "$T/badnodes2.json" --pods "$T/pods.json" --inflate 0 > /dev/null 2> "$T/bad2.err"
+rc=$?
+check sim-admit.bad-taint-position sh -c "[ $rc -eq 2 ] &&
+    grep -q 'badnodes2.json: items\[1\]: spec.taints\[1\]' '$T/bad2.err'"
+
+# A bound pod keeps its node and is no admission class: pending pods with the same selector are
+# judged as pods to place (not tied to the bound one's node), and one DaemonSet pod per node (each
+# pinned by its own matchFields) does not use up the classes.
+jq -n '{kind: "NodeList", items: [range(300) | {metadata: {name: "n\(.)", labels: {pool: "gpu"}},
+    status: {allocatable: {cpu: "64", memory: "512Gi", "nvidia.com/gpu": "8"}}}]}' > "$T/many.json"
+{
+    pod first 8 '{"nodeName": "n0", "nodeSelector": {"pool": "gpu"}}'
+    pod second 8 '{"nodeSelector": {"pool": "gpu"}}'
+    for i in $(seq 0 299); do
+        pod "ds-$i" 0 "{\"nodeName\": \"n$i\", \"affinity\": {\"nodeAffinity\": {
+            \"requiredDuringSchedulingIgnoredDuringExecution\": {\"nodeSelectorTerms\": [{
+            \"matchFields\": [{\"key\": \"metadata.name\", \"operator\": \"In\",
+            \"values\": [\"n$i\"]}]}]}}}}"
+    done
+} | jq -s '{kind: "PodList", items: .}' > "$T/bound.json"
+"$SIM" --nodes "$T/many.json" --pods "$T/bound.json" --inflate 0 --scorer bestfit \
+    --log-level error --placements "$T/bound.jsonl" > /dev/null 2> "$T/bound.err"
+rc=$?
+check sim-admit.daemonset-pods-load sh -c "[ $rc -eq 0 ] || { cat '$T/bound.err'; exit 1; }"
+check sim-admit.bound-pod-does-not-pin-its-class jq -e -s \
+    'any(.[]; .pod == "ml/second" and .node != null and .node != "n0")' "$T/bound.jsonl"
