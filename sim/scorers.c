@@ -134,7 +134,7 @@ static double score_gpupack(const sim_ctx *ctx, const gp_frag_node *n, const gp_
 /* schedutil.DefaultMilliCPURequest and DefaultMemoryRequest: what NodeResourcesFit counts for a
  * pod that requests no CPU or no memory. */
 #define KUBE_DEFAULT_MILLI_CPU 100
-#define KUBE_DEFAULT_MEMORY_BYTES (200LL * 1000 * 1000)
+#define KUBE_DEFAULT_MEMORY_BYTES (200LL * 1024 * 1024)
 #define KUBE_MIB 1048576LL
 
 /* The resources scored, in the order of the configuration's resources list. */

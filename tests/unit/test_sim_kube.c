@@ -103,8 +103,8 @@ GP_TEST(kube_node_without_gpus)
 }
 
 /* A task that requests no memory, on a node (4 cores, 1 GiB, no GPU) with 2 cores and 924 MiB
- * taken. NodeResourcesFit counts the default 200 MB: 924 MiB + 200,000,000 bytes =
- * 1,168,884,224 bytes > 1 GiB (1,073,741,824): requested over capacity. CPU: 3000 of 4000.
+ * taken. NodeResourcesFit counts the default 200 MiB: 924 MiB + 209,715,200 bytes =
+ * 1,178,599,424 bytes > 1 GiB (1,073,741,824): requested over capacity. CPU: 3000 of 4000.
  *   LeastAllocated: memory over -> 0; CPU 1000 x 100 / 4000 = 25; (25 + 0) / 2 = 12.
  *   MostAllocated:  memory counted as full, 100; CPU 75; 175 / 2 = 87.
  *   RequestedToCapacityRatio: memory at utilization 100 -> 100; CPU 75; round(87.5) = 88.
@@ -119,6 +119,20 @@ GP_TEST(kube_default_memory_request_over_capacity)
     GP_CHECK_INT(score("kube-default", &n, &t, &p), 12 + 92);
     GP_CHECK_INT(score("kube-mostallocated", &n, &t, &p), 87 + 92);
     GP_CHECK_INT(score("kube-binpack", &n, &t, &p), 88 + 92);
+}
+
+/* The default is 200 MiB, not 200 MB: with 830 MiB taken of 1 GiB, 830 MiB + 200 MiB =
+ * 1,030 MiB is over capacity (MostAllocated counts memory full, 100), where 200 MB (190.7 MiB)
+ * would fit at 1,020.7 MiB (99). CPU (2000 + 1040) x 100 / 4000 = 76: (76 + 100) / 2 = 88, not
+ * (76 + 99) / 2 = 87. Balanced: 0.76 and 830 / 1024 = 0.81055; |0.76 - 0.81055| / 2 = 0.02527;
+ * 97.47 -> 97. */
+GP_TEST(kube_default_memory_request_is_200_mib)
+{
+    gp_frag_node n = used_node(4000, 2000, 1024, 830, 0, NULL);
+    gp_frag_task t = task(1040, 0, 0, 0);
+    gp_frag_pick p;
+
+    GP_CHECK_INT(score("kube-mostallocated", &n, &t, &p), 88 + 97);
 }
 
 /* An empty 8-GPU node of 128 cores and 1 TiB, a 1-GPU task of 1 core and 8 GiB: CPU and memory
@@ -270,6 +284,7 @@ GP_TEST(kube_scorers_in_the_table)
 
 GP_MAIN(GP_CASE(kube_whole_gpu_task_on_half_used_node), GP_CASE(kube_cpu_only_task_skips_the_gpu),
         GP_CASE(kube_node_without_gpus), GP_CASE(kube_default_memory_request_over_capacity),
+        GP_CASE(kube_default_memory_request_is_200_mib),
         GP_CASE(kube_ratio_leaves_zero_scores_out), GP_CASE(kube_share_counts_its_fraction),
         GP_CASE(kube_mirrored_nodes_tie), GP_CASE(kube_spreads_or_packs),
         GP_CASE(kube_placement_in_the_simulator), GP_CASE(kube_stock_does_not_score_gpus),
