@@ -823,19 +823,28 @@ static void learn_targets(asm_ctx *c, const gp_prom_result *r)
     }
 }
 
-/* The pod a DCGM series names: the first of the preference list, unless it is a fallback that
- * names a scrape target (learn_targets()). */
+/* True when pod on host is dcgm-exporter's own pod: a scrape target (learn_targets()), or the
+ * series' host label itself (the exporter reports its container's hostname, which is its pod's
+ * name unless NODE_NAME is set; with honorLabels on, an older exporter's series of a GPU no pod
+ * holds carry the target's pod label and nothing tells it from a workload's but this). */
+static bool exporter_pod(const asm_ctx *c, const char *host, const char *pod)
+{
+    char key[700];
+
+    if (host != NULL && strcmp(host, pod) == 0)
+        return true;
+    target_key(host, pod, key, sizeof(key));
+    return smap_get(&c->targets, key) >= 0;
+}
+
+/* The pod a DCGM series names: the first of the preference list, unless it is the exporter's
+ * own (exporter_pod()). */
 static const char *dcgm_pod(asm_ctx *c, const gp_prom_series *s, const char *host)
 {
     const gp_advisor_policy *a = &c->pol->advisor;
-    size_t i = first_label_index(s, a->label_pod, a->nlabel_pod);
-    const char *pod = i < a->nlabel_pod ? label(s, a->label_pod[i]) : NULL;
-    char key[700];
+    const char *pod = first_label(s, a->label_pod, a->nlabel_pod);
 
-    if (pod == NULL || i == 0)
-        return pod;
-    target_key(host, pod, key, sizeof(key));
-    return smap_get(&c->targets, key) >= 0 ? NULL : pod;
+    return pod == NULL || exporter_pod(c, host, pod) ? NULL : pod;
 }
 
 /* The device of a DCGM series (added when new); -1 for a series without a pod label (counted
@@ -933,12 +942,8 @@ static void read_dcgm(asm_ctx *c, gp_advq_id q, const gp_prom_result *r)
 static bool sliced_pod_row(const asm_ctx *c, const gp_prom_series *s)
 {
     const char *pod = label(s, "gp_pod"), *host = label(s, "gp_host");
-    char key[700];
 
-    if (pod == NULL || label(s, "UUID") == NULL)
-        return false;
-    target_key(host, pod, key, sizeof(key));
-    return smap_get(&c->targets, key) < 0;
+    return pod != NULL && label(s, "UUID") != NULL && !exporter_pod(c, host, pod);
 }
 
 static void hour_key(const gp_prom_series *s, double t, char *buf, size_t n)

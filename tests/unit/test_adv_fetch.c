@@ -508,6 +508,41 @@ GP_TEST(exporter_pod_label_is_no_pod)
     finish(&f);
 }
 
+/* honorLabels on, an older dcgm-exporter that leaves the pod labels out on a GPU no pod holds:
+ * Prometheus adds the target's own pod and namespace, and no series tells them from a
+ * workload's but the host label, which is the exporter's container hostname (its pod name). */
+#define HON "\"namespace\":\"gpu-operator\",\"pod\":\"nvidia-dcgm-exporter-7xk2p\"," \
+            "\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\""
+GP_TEST(exporter_hostname_pod_is_no_pod)
+{
+    fixture f;
+    gp_adv_data d;
+    const gp_adv_pod *late;
+
+    start(&f);
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"late\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(&f, GP_ADVQ_DCGM_PROF, "\"namespace\":\"ml\",\"pod\":\"late\",\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "1");
+    vec(&f, GP_ADVQ_ACT_COUNT, "\"namespace\":\"ml\",\"pod\":\"late\",\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "120");
+    vec(&f, GP_ADVQ_ACT_SUM, "\"namespace\":\"ml\",\"pod\":\"late\",\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "60");
+    vec(&f, GP_ADVQ_ACT_COUNT, HON ",\"UUID\":\"GPU-1\"", "120");
+    vec(&f, GP_ADVQ_ACT_SUM, HON ",\"UUID\":\"GPU-1\"", "0");
+    vec(&f, GP_ADVQ_ACT_COUNT, HON ",\"UUID\":\"GPU-2\"", "240");
+    vec(&f, GP_ADVQ_ACT_SUM, HON ",\"UUID\":\"GPU-2\"", "0");
+    hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"ml\",\"gp_pod\":\"late\",\"gp_host\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "1", NULL);
+    hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"gpu-operator\",\"gp_pod\":\"nvidia-dcgm-exporter-7xk2p\",\"gp_host\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "1", NULL);
+    decode(&f, NULL);
+    GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, NULL) == GP_OK);
+    late = pod(&d, "late");
+    GP_CHECK(late != NULL && late->ndevs == 1);
+    if (late != NULL && late->ndevs == 1)
+        GP_CHECK(!late->devs[0].time_sliced);
+    GP_CHECK(pod(&d, "nvidia-dcgm-exporter-7xk2p") == NULL);
+    GP_CHECK_NEAR(d.unattributed_gpus, 1.5, 1e-9);
+    GP_CHECK(!has_note(&d, "shows no GPU request"));
+    gp_adv_data_free(&d);
+    finish(&f);
+}
+
 /* One NaN sample makes a GPU's sum of activity NaN: its activity is unknown, not a mean of 0. */
 GP_TEST(nan_sum_is_unknown_activity)
 {
@@ -538,4 +573,5 @@ GP_MAIN(GP_CASE(pods_hours_by_hand), GP_CASE(nodes_empty_and_half_hours),
         GP_CASE(no_dcgm_is_an_error_naming_the_query),
         GP_CASE(no_ksm_requests_is_an_error), GP_CASE(series_with_missing_labels_are_skipped),
         GP_CASE(mig_resource_names), GP_CASE(exporter_pod_label_is_no_pod),
+        GP_CASE(exporter_hostname_pod_is_no_pod),
         GP_CASE(nan_sum_is_unknown_activity))
