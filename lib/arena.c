@@ -97,6 +97,25 @@ void *gp_arena_alloc(gp_arena *a, size_t n)
     return p;
 }
 
+void gp_arena_adopt(gp_arena *a, gp_arena *from)
+{
+    gp_arena_block *tail = from->head;
+
+    if (tail == NULL)
+        return;
+    while (tail->next != NULL)
+        tail = tail->next;
+    if (a->head == NULL) { /* from's head becomes the one that keeps filling */
+        a->head = from->head;
+    } else {
+        tail->next = a->head->next;
+        a->head->next = from->head;
+    }
+    a->total += from->total;
+    from->head = NULL;
+    from->total = 0;
+}
+
 bool gp_arena_owns(const gp_arena *a, const void *p)
 {
     const unsigned char *q = p;

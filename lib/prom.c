@@ -33,7 +33,7 @@ struct gp_prom {
     char **headers;
     size_t nheaders;
     unsigned connect_timeout_ms, timeout_ms, max_attempts, backoff_ms, backoff_max_ms;
-    size_t max_body;
+    size_t max_body, range_points;
     gp_prom_limits limits;
     CURL *easy;
     gp_prom_stats last;
@@ -206,6 +206,7 @@ gp_status gp_prom_new(const gp_prom_config *cfg, gp_prom **out, gp_err *err)
     p->backoff_max_ms = or_default(cfg->backoff_max_ms, GP_PROM_DEFAULT_BACKOFF_MAX_MS);
     p->max_body = cfg->max_body ? cfg->max_body : GP_PROM_DEFAULT_MAX_BODY;
     p->limits = cfg->limits;
+    p->range_points = cfg->range_points ? cfg->range_points : GP_PROM_DEFAULT_RANGE_POINTS;
     *out = p;
     return GP_OK;
 }
@@ -483,7 +484,7 @@ static gp_status call(gp_prom *p, const char *path, const char *form, gp_prom_re
     gp_status st = GP_EINTERNAL;
 
     *out = NULL;
-    p->last = (gp_prom_stats){ 0 };
+    p->last = (gp_prom_stats){ .parts = 1 };
     snprintf(what, sizeof(what), "prometheus %s", path);
     if (asprintf(&url, "%s%s", p->url, path) < 0) {
         gp_err_set(err, "out of memory");
@@ -557,20 +558,62 @@ gp_status gp_prom_query(gp_prom *p, const char *query, double t, gp_prom_result 
     return run_form(p, "/api/v1/query", &form, out, err);
 }
 
-gp_status gp_prom_query_range(gp_prom *p, const char *query, double start, double end,
-                              double step, gp_prom_result **out, gp_err *err)
+static gp_status range_part(gp_prom *p, const char *query, double start, double end,
+                             double step, gp_prom_result **out, gp_err *err)
 {
     gp_strbuf form;
 
-    *out = NULL;
-    if (!(step > 0) || !isfinite(start) || !isfinite(end) || end < start) {
-        gp_err_set(err, "prometheus range query: want start <= end and a step > 0");
-        return GP_EINVAL;
-    }
     gp_strbuf_init(&form, 0);
     form_param(&form, "query", query);
     form_time(&form, "start", start);
     form_time(&form, "end", end);
     form_time(&form, "step", step);
     return run_form(p, "/api/v1/query_range", &form, out, err);
+}
+
+/* Adds the last call's statistics to the sum of the parts so far. */
+static void add_stats(gp_prom_stats *sum, const gp_prom_stats *part)
+{
+    sum->attempts += part->attempts;
+    sum->http_status = part->http_status;
+    sum->seconds += part->seconds;
+    sum->parts += part->parts;
+}
+
+gp_status gp_prom_query_range(gp_prom *p, const char *query, double start, double end,
+                              double step, gp_prom_result **out, gp_err *err)
+{
+    double points = floor((end - start) / step + 1e-9) + 1;
+    gp_prom_stats sum = { 0 };
+    gp_status st = GP_OK;
+
+    *out = NULL;
+    if (!(step > 0) || !isfinite(start) || !isfinite(end) || end < start) {
+        gp_err_set(err, "prometheus range query: want start <= end and a step > 0");
+        return GP_EINVAL;
+    }
+    if (points <= (double)p->range_points)
+        return range_part(p, query, start, end, step, out, err);
+    if (points / (double)p->range_points > GP_PROM_MAX_RANGE_PARTS) {
+        gp_err_set(err, "prometheus range query: %.0f points, more than %u parts of %zu",
+                   points, GP_PROM_MAX_RANGE_PARTS, p->range_points);
+        return GP_EINVAL;
+    }
+    for (double k = 0; k < points && st == GP_OK; k += (double)p->range_points) {
+        double last = fmin(k + (double)p->range_points, points) - 1;
+        gp_prom_result *part = NULL;
+
+        st = range_part(p, query, start + k * step, start + last * step, step, &part, err);
+        add_stats(&sum, &p->last);
+        if (st == GP_OK && *out == NULL)
+            *out = part;
+        else if (st == GP_OK && (st = gp_prom_result_append(*out, part)) != GP_OK)
+            gp_err_set(err, "prometheus range query: joining its parts: %s", gp_status_str(st));
+    }
+    p->last = sum;
+    if (st != GP_OK) {
+        gp_prom_result_free(*out);
+        *out = NULL;
+    }
+    return st;
 }

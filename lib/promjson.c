@@ -38,6 +38,68 @@ void gp_prom_result_free(gp_prom_result *r)
     free(r);
 }
 
+/* Room for part's messages after r's n (r's array grown to n + m; false when out of memory). */
+static bool msgs_room(char ***v, size_t n, size_t m)
+{
+    char **grown;
+
+    if (m == 0)
+        return true;
+    if ((grown = realloc(*v, (n + m) * sizeof(*grown))) == NULL)
+        return false;
+    *v = grown;
+    return true;
+}
+
+/* Moves the messages of from (m of them) not already in v (n of them) to its end. */
+static void msgs_move(char **v, size_t *n, char **from, size_t m)
+{
+    for (size_t i = 0; i < m; i++) {
+        bool seen = *n == GP_PROM_MAX_MESSAGES;
+
+        for (size_t j = 0; j < *n && !seen; j++)
+            seen = strcmp(v[j], from[i]) == 0;
+        if (seen) {
+            free(from[i]);
+        } else {
+            v[(*n)++] = from[i];
+        }
+        from[i] = NULL;
+    }
+}
+
+static gp_status append_fail(gp_prom_result *part, gp_status st)
+{
+    gp_prom_result_free(part);
+    return st;
+}
+
+gp_status gp_prom_result_append(gp_prom_result *r, gp_prom_result *part)
+{
+    gp_prom_series *series;
+
+    if (part == NULL || !r->success || !part->success || r->kind != part->kind)
+        return append_fail(part, GP_EINVAL);
+    if (part->nseries > 0) {
+        series = realloc(r->series, (r->nseries + part->nseries) * sizeof(*series));
+        if (series == NULL)
+            return append_fail(part, GP_ENOMEM);
+        r->series = series;
+    }
+    if (!msgs_room(&r->warnings, r->nwarnings, part->nwarnings) ||
+        !msgs_room(&r->infos, r->ninfos, part->ninfos))
+        return append_fail(part, GP_ENOMEM);
+    if (part->nseries > 0)
+        memcpy(r->series + r->nseries, part->series, part->nseries * sizeof(*series));
+    r->nseries += part->nseries;
+    msgs_move(r->warnings, &r->nwarnings, part->warnings, part->nwarnings);
+    msgs_move(r->infos, &r->ninfos, part->infos, part->ninfos);
+    part->nwarnings = part->ninfos = 0;
+    gp_arena_adopt(&r->store, &part->store);
+    gp_prom_result_free(part);
+    return GP_OK;
+}
+
 const char *gp_prom_kind_str(gp_prom_kind k)
 {
     static const char *const names[] = { "", "vector", "matrix", "scalar", "series" };

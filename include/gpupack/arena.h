@@ -26,6 +26,10 @@ void gp_arena_init(gp_arena *a, size_t limit);
 /* Releases every allocation. The arena can be reused afterwards. */
 void gp_arena_free(gp_arena *a);
 
+/* Moves every block of from into a: what from handed out stays valid and is released with a
+ * (from is left empty; a's limit is not applied to what it takes). */
+void gp_arena_adopt(gp_arena *a, gp_arena *from);
+
 /* Zeroed memory aligned for any type, or NULL when out of memory or over the limit. */
 void *gp_arena_alloc(gp_arena *a, size_t n);
 

@@ -30,6 +30,8 @@
 #define GP_PROM_DEFAULT_ATTEMPTS 4u
 #define GP_PROM_DEFAULT_BACKOFF_MS 500u
 #define GP_PROM_DEFAULT_BACKOFF_MAX_MS 30000u
+#define GP_PROM_DEFAULT_RANGE_POINTS 11000u /* Prometheus refuses more points per series */
+#define GP_PROM_MAX_RANGE_PARTS 1000u
 
 /* Every pointer is copied by gp_prom_new(); zero numbers take the defaults above. */
 typedef struct {
@@ -43,7 +45,8 @@ typedef struct {
     size_t max_body;                /* bytes of one response, after content decoding */
     unsigned max_attempts;          /* tries in all, 1 for no retry */
     unsigned backoff_ms, backoff_max_ms;
-    gp_prom_limits limits;          /* caps on the decoded series and samples */
+    gp_prom_limits limits;          /* caps on the decoded series and samples (per answer) */
+    size_t range_points;            /* points a range query asks for at once (see below) */
 } gp_prom_config;
 
 /* What the last call did, for progress lines and tests. */
@@ -51,6 +54,7 @@ typedef struct {
     unsigned attempts;  /* requests sent */
     long http_status;   /* of the last one; 0 when none answered */
     double seconds;     /* wall time of the call, waits included */
+    unsigned parts;     /* answers the call joined (a range asked in parts), else 1 */
 } gp_prom_stats;
 
 typedef struct gp_prom gp_prom;
@@ -79,7 +83,11 @@ gp_status gp_prom_query(gp_prom *p, const char *query, double t, gp_prom_result 
                         gp_err *err) GP_WUR;
 
 /* A range query (/api/v1/query_range) from start to end (seconds) every step seconds (> 0);
- * results as gp_prom_query(). */
+ * results as gp_prom_query(). A range of more than range_points points is asked in parts of at
+ * most that many, on the same grid (start + k * step), and the answers are joined by
+ * gp_prom_result_append(): a series is then in the result once per part it is in, each with
+ * its part's samples, and the caps apply to each answer. More than GP_PROM_MAX_RANGE_PARTS
+ * parts is GP_EINVAL before any request. */
 gp_status gp_prom_query_range(gp_prom *p, const char *query, double start, double end,
                               double step, gp_prom_result **out, gp_err *err) GP_WUR;
 

@@ -69,6 +69,13 @@ typedef struct {
 gp_status gp_promjson_decode(const char *body, size_t len, const gp_prom_limits *lim,
                              gp_prom_result **out, gp_err *err) GP_WUR;
 
+/* Moves part's series to the end of r's, and its warnings and infos not already in r (up to
+ * GP_PROM_MAX_MESSAGES each), then frees part, on any return: the answers of one range asked
+ * in parts (gp_prom_query_range()). A series in several parts is in r once per part, each with
+ * its part's samples. GP_EINVAL when the two are not successful answers of one kind, GP_ENOMEM
+ * (r is then unchanged). */
+gp_status gp_prom_result_append(gp_prom_result *r, gp_prom_result *part) GP_WUR;
+
 /* Frees a result and everything in it. NULL is harmless. */
 void gp_prom_result_free(gp_prom_result *r);
 

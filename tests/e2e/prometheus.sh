@@ -47,6 +47,20 @@ check prometheus.count-over-7d sh -c "tail -n 1 '$E2E_TMP/count.out' | jq -e '.v
 $PROMQ --url "$PROM" --range "$M" --start $((END - 3600)) --end "$END" --step 60 > "$E2E_TMP/range.out" 2>&1
 check prometheus.range-matrix-points head_is "$E2E_TMP/range.out" '.resultType == "matrix" and .series == 2 and .samples == 122'
 
+# The same range asked in parts of at most 25 points (61 points: 25 + 25 + 11) and joined: a
+# series once per part, and together the same samples as the range asked at once.
+$PROMQ --url "$PROM" --range-points 25 --range "$M" --start $((END - 3600)) --end "$END" --step 60 \
+    > "$E2E_TMP/parts.out" 2>&1
+check prometheus.range-in-parts-counted head_is "$E2E_TMP/parts.out" \
+    '.parts == 3 and .attempts == 3 and .series == 6 and .samples == 122'
+joined() { tail -n +2 "$1" | jq -c -s 'group_by(.metric) | map({metric: .[0].metric, values: (map(.values) | add | sort)})'; }
+J1=$(joined "$E2E_TMP/range.out"); J2=$(joined "$E2E_TMP/parts.out")
+check prometheus.range-in-parts-same-samples test "$J1" != "[]" -a "$J1" = "$J2"
+$PROMQ --url "$PROM" --range-points 2 --range "$M" --start $((END - 86400)) --end "$END" --step 30 \
+    > /dev/null 2> "$E2E_TMP/parts.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "2881 points, more than 1000 parts of 2" "$E2E_TMP/parts.err"; then pass prometheus.range-parts-bounded
+else fail prometheus.range-parts-bounded "exit $rc: $(cat "$E2E_TMP/parts.err")"; fi
+
 $PROMQ --url "$PROM" --query "scalar(vector(1) / 0)" > "$E2E_TMP/inf.out" 2>&1
 check prometheus.scalar-inf sh -c "tail -n 1 '$E2E_TMP/inf.out' | jq -e '.values[0][1] == \"+Inf\"'"
 

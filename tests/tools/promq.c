@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* promq: runs one query through lib/prom.c and prints the decoded result as JSON lines, for
- * tests/e2e/prometheus.sh. First line: {"resultType", "series", "samples", "attempts",
+ * tests/e2e/prometheus.sh. First line: {"resultType", "series", "samples", "attempts", "parts",
  * "http_status", "warnings", "infos"}; then one {"metric": {...}, "values": [[t, v], ...]} per
  * series, NaN and infinities as the strings Prometheus uses. Exit 0, 1 on a failed query (the
  * message on stderr), 2 on bad arguments.
@@ -8,6 +8,7 @@
  *   promq --url URL [--token-file F] [--ca F] [--cert F --key F] [--header "N: v"]...
  *         [--connect-timeout-ms N] [--timeout-ms N] [--max-body N] [--attempts N]
  *         [--backoff-ms N] [--backoff-max-ms N] [--max-series N] [--max-samples N]
+ *         [--range-points N]
  *         --query Q [--time T] | --range Q --start T --end T --step S */
 #include <getopt.h>
 #include <math.h>
@@ -58,6 +59,7 @@ static void parse(int argc, char **argv, args *a)
         { "connect-timeout-ms", 1, 0, 1 }, { "timeout-ms", 1, 0, 2 },   { "max-body", 1, 0, 3 },
         { "attempts", 1, 0, 4 },        { "backoff-ms", 1, 0, 5 },      { "backoff-max-ms", 1, 0, 6 },
         { "max-series", 1, 0, 7 },      { "max-samples", 1, 0, 8 },     { "query", 1, 0, 'q' },
+        { "range-points", 1, 0, 9 },
         { "time", 1, 0, 't' },          { "range", 1, 0, 'r' },         { "start", 1, 0, 's' },
         { "end", 1, 0, 'e' },           { "step", 1, 0, 'S' },          { 0, 0, 0, 0 }
     };
@@ -85,6 +87,7 @@ static void parse(int argc, char **argv, args *a)
         case 6: a->cfg.backoff_max_ms = whole(optarg); break;
         case 7: a->cfg.limits.max_series = whole(optarg); break;
         case 8: a->cfg.limits.max_samples = whole(optarg); break;
+        case 9: a->cfg.range_points = whole(optarg); break;
         case 'q': a->query = optarg; break;
         case 't': a->t = num(optarg); break;
         case 'r': a->range = optarg; break;
@@ -147,8 +150,8 @@ static int print(const gp_prom_result *r, gp_prom_stats st)
         samples += r->series[i].nsamples;
     gp_strbuf_init(&b, 0);
     gp_strbuf_printf(&b, "{\"resultType\":\"%s\",\"series\":%zu,\"samples\":%zu,\"attempts\":%u,"
-                     "\"http_status\":%ld", gp_prom_kind_str(r->kind), r->nseries, samples,
-                     st.attempts, st.http_status);
+                     "\"parts\":%u,\"http_status\":%ld", gp_prom_kind_str(r->kind), r->nseries,
+                     samples, st.attempts, st.parts, st.http_status);
     put_strings(&b, "warnings", r->warnings, r->nwarnings);
     put_strings(&b, "infos", r->infos, r->ninfos);
     gp_strbuf_puts(&b, "}\n");

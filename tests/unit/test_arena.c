@@ -95,5 +95,34 @@ GP_TEST(grow_keeps_and_zeroes_the_rest)
     gp_arena_free(&a);
 }
 
+/* Adopted blocks stay valid and are the adopter's: what both handed out reads back, the
+ * adopter keeps allocating, and one free releases it all (the sanitizers' leak check). */
+GP_TEST(adopt_moves_blocks)
+{
+    gp_arena a, b, empty;
+    char *x, *y, *big, *z;
+
+    gp_arena_init(&a, 0);
+    gp_arena_init(&b, 0);
+    gp_arena_init(&empty, 0);
+    x = gp_arena_strdup(&a, "from a");
+    y = gp_arena_strdup(&b, "from b");
+    big = gp_arena_alloc(&b, 100000);
+    GP_CHECK(x != NULL && y != NULL && big != NULL);
+    gp_arena_adopt(&a, &b);
+    GP_CHECK(b.head == NULL && b.total == 0);
+    GP_CHECK(gp_arena_owns(&a, y) && gp_arena_owns(&a, big) && gp_arena_owns(&a, x));
+    GP_CHECK(!gp_arena_owns(&b, y));
+    z = gp_arena_strdup(&a, "after");
+    GP_CHECK(z != NULL && strcmp(x, "from a") == 0 && strcmp(y, "from b") == 0);
+    gp_arena_adopt(&empty, &a); /* into an empty arena */
+    GP_CHECK(a.head == NULL && gp_arena_owns(&empty, z) && gp_arena_owns(&empty, y));
+    gp_arena_adopt(&empty, &b); /* an empty one adopted: nothing changes */
+    GP_CHECK(strcmp(z, "after") == 0);
+    gp_arena_free(&empty);
+    gp_arena_free(&b);
+}
+
 GP_MAIN(GP_CASE(strings_joined_as_snprintf_writes_them), GP_CASE(other_conversions_and_long_texts),
-        GP_CASE(limit_gives_null), GP_CASE(grow_keeps_and_zeroes_the_rest))
+        GP_CASE(limit_gives_null), GP_CASE(grow_keeps_and_zeroes_the_rest),
+        GP_CASE(adopt_moves_blocks))

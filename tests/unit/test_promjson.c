@@ -389,8 +389,47 @@ GP_TEST(many_series_read_back)
     gp_strbuf_free(&b);
 }
 
+/* The parts of a range joined: series in order, labels and samples intact after each part's
+ * storage moved, a warning sent by both parts once, the part freed (the sanitizers' leak check),
+ * and two answers of different kinds refused. */
+GP_TEST(parts_appended)
+{
+    gp_prom_result *r, *part, *vec;
+    gp_err err;
+    const char *b1 = "{\"status\":\"success\",\"warnings\":[\"w1\"],\"data\":{\"resultType\":"
+                     "\"matrix\",\"result\":[{\"metric\":{\"pod\":\"a\"},\"values\":[[100,\"1\"],"
+                     "[160,\"2\"]]}]}}";
+    const char *b2 = "{\"status\":\"success\",\"warnings\":[\"w1\",\"w2\"],\"infos\":[\"i\"],"
+                     "\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"pod\":\"a\"},"
+                     "\"values\":[[220,\"3\"]]},{\"metric\":{\"pod\":\"b\"},\"values\":[[220,\"4\"]]}]}}";
+    const char *b3 = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}";
+
+    GP_CHECK_INT(dec(b1, NULL, &r, &err), GP_OK);
+    GP_CHECK_INT(dec(b2, NULL, &part, &err), GP_OK);
+    GP_CHECK_INT(gp_prom_result_append(r, part), GP_OK);
+    GP_CHECK_INT(r->nseries, 3);
+    GP_CHECK_STR(gp_prom_label_get(&r->series[0], "pod"), "a");
+    GP_CHECK_STR(gp_prom_label_get(&r->series[1], "pod"), "a");
+    GP_CHECK_STR(gp_prom_label_get(&r->series[2], "pod"), "b");
+    GP_CHECK_INT(r->series[0].nsamples, 2);
+    GP_CHECK(r->series[0].samples[1].t == 160 && r->series[0].samples[1].v == 2);
+    GP_CHECK(r->series[1].nsamples == 1 && r->series[1].samples[0].t == 220 &&
+             r->series[1].samples[0].v == 3);
+    GP_CHECK(r->series[2].samples[0].v == 4);
+    GP_CHECK(gp_arena_owns(&r->store, r->series[2].samples));
+    GP_CHECK_INT(r->nwarnings, 2);
+    GP_CHECK_STR(r->warnings[0], "w1");
+    GP_CHECK_STR(r->warnings[1], "w2");
+    GP_CHECK(r->ninfos == 1 && strcmp(r->infos[0], "i") == 0);
+    GP_CHECK_INT(dec(b3, NULL, &vec, &err), GP_OK);
+    GP_CHECK_INT(gp_prom_result_append(r, vec), GP_EINVAL);
+    GP_CHECK_INT(r->nseries, 3);
+    GP_CHECK_INT(gp_prom_result_append(r, NULL), GP_EINVAL);
+    gp_prom_result_free(r);
+}
+
 GP_MAIN(GP_CASE(vector), GP_CASE(matrix), GP_CASE(scalar_and_series), GP_CASE(error_body),
         GP_CASE(warnings_and_infos), GP_CASE(nan_and_inf), GP_CASE(malformed),
         GP_CASE(nul_inside_is_refused), GP_CASE(caps), GP_CASE(many_warnings_are_capped),
         GP_CASE(key_orders), GP_CASE(repeated_members), GP_CASE(caps_stop_early),
-        GP_CASE(deep_unknown_members), GP_CASE(many_series_read_back))
+        GP_CASE(deep_unknown_members), GP_CASE(many_series_read_back), GP_CASE(parts_appended))
