@@ -73,7 +73,10 @@ gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opt
         ps = gp_prom_last_stats(p);
         for (size_t w = 0; o->out != NULL && w < res->r[i]->nwarnings; w++)
             fprintf(o->out, "warning: %s: Prometheus: %s\n", q->name, res->r[i]->warnings[w]);
-        if (o->out != NULL && !o->quiet)
+        if (o->out != NULL && !o->quiet && ps.parts > 1)
+            fprintf(o->out, "query %zu/%d %s: %.2f s, %zu series in %u parts\n", i + 1,
+                    GP_ADVQ_COUNT, q->name, ps.seconds, res->r[i]->nseries, ps.parts);
+        else if (o->out != NULL && !o->quiet)
             fprintf(o->out, "query %zu/%d %s: %.2f s, %zu series\n", i + 1, GP_ADVQ_COUNT,
                     q->name, ps.seconds, res->r[i]->nseries);
     }
@@ -966,28 +969,35 @@ static bool shared_an_hour(const smap *pods_per_hour, const gp_prom_series *s)
     return false;
 }
 
-static void mark_sliced(asm_ctx *c, const gp_prom_series *s)
+static void sliced_key(const char *ns, const char *pod, const char *host, const char *uuid,
+                       char *buf, size_t n)
 {
-    const char *ns = label(s, "gp_namespace"), *pod = label(s, "gp_pod");
-    const char *host = label(s, "gp_host"), *uuid = label(s, "UUID");
+    snprintf(buf, n, "%s\x1f%s\x1f%s\x1f%s", ns ? ns : "", pod, host ? host : "", uuid);
+}
 
-    for (size_t j = 0; j < c->ndevs; j++) {
+/* Marks the whole-GPU devices whose (namespace, pod, host, UUID) is in sliced. */
+static void mark_sliced(asm_ctx *c, const smap *sliced)
+{
+    char key[1400];
+
+    for (size_t j = 0; j < c->ndevs && sliced->n > 0; j++) {
         dev_acc *a = &c->devs[j];
 
-        if (a->profile == NULL && a->uuid != NULL && strcmp(a->uuid, uuid) == 0 &&
-            strcmp(a->pod, pod) == 0 && strcmp(a->ns, ns ? ns : "") == 0 &&
-            strcmp(a->host ? a->host : "", host ? host : "") == 0)
-            a->sliced = true;
+        if (a->profile != NULL || a->uuid == NULL)
+            continue;
+        sliced_key(a->ns, a->pod, a->host, a->uuid, key, sizeof(key));
+        a->sliced = a->sliced || smap_get(sliced, key) >= 0;
     }
 }
 
 /* activity-sliced: the (namespace, pod, host, UUID) whole GPUs that shared an hour with another
  * pod; their devices are time-sliced. Prometheus counted every pod label there, the exporter's
- * own (learn_targets()) too, so the pods of each GPU and hour are counted again without it. */
+ * own (exporter_pod()) too, so the pods of each GPU and hour are counted again without it. A
+ * range asked in parts has a row once per part: every count is by hour, so that is the same. */
 static void read_sliced(asm_ctx *c, const gp_prom_result *r)
 {
-    smap pods_per_hour = { 0 };
-    char key[700];
+    smap pods_per_hour = { 0 }, sliced = { 0 };
+    char key[1400];
 
     for (size_t i = 0; i < r->nseries && !c->oom; i++) {
         if (!sliced_pod_row(c, &r->series[i]))
@@ -998,10 +1008,18 @@ static void read_sliced(asm_ctx *c, const gp_prom_result *r)
         }
     }
     for (size_t i = 0; i < r->nseries && !c->oom; i++) {
-        if (sliced_pod_row(c, &r->series[i]) && shared_an_hour(&pods_per_hour, &r->series[i]))
-            mark_sliced(c, &r->series[i]);
+        const gp_prom_series *s = &r->series[i];
+
+        if (!sliced_pod_row(c, s) || !shared_an_hour(&pods_per_hour, s))
+            continue;
+        sliced_key(label(s, "gp_namespace"), label(s, "gp_pod"), label(s, "gp_host"),
+                   label(s, "UUID"), key, sizeof(key));
+        c->oom = smap_get(&sliced, key) < 0 && !smap_put(&sliced, key, 0);
     }
+    if (!c->oom)
+        mark_sliced(c, &sliced);
     smap_free(&pods_per_hour);
+    smap_free(&sliced);
 }
 
 static void attach_dev(asm_ctx *c, dev_acc *a)

@@ -12,7 +12,13 @@
 #include "gpupack/prom.h"
 #include "query.h"
 
-/* The decoded answers, one per query (NULL: not run). */
+/* The points a range query (the hourly ones) asks for at once: a week. Longer windows are asked
+ * in parts (gp_prom_query_range()), so one answer stays under the decoder's sample cap up to
+ * about 30,000 pods (GP_PROM_DEFAULT_MAX_SAMPLES / 168) whatever the window. */
+#define GP_ADV_RANGE_POINTS 168u
+
+/* The decoded answers, one per query (NULL: not run). A range query asked in parts holds a
+ * series once per part (the assembly keys every sample by its labels and time). */
 typedef struct {
     gp_prom_result *r[GP_ADVQ_COUNT];
 } gp_adv_results;

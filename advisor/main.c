@@ -22,6 +22,7 @@
 #include "gpupack/policy.h"
 #include "gpupack/prom.h"
 #include "gpupack/server.h"
+#include "fetch.h"
 #include "render.h"
 #include "report.h"
 #include "serve.h"
@@ -247,6 +248,7 @@ static void prom_config(const opts *o, unsigned timeout_ms, gp_prom_config *pc)
     pc->headers = o->headers.v;
     pc->nheaders = o->headers.n;
     pc->timeout_ms = timeout_ms;
+    pc->range_points = GP_ADV_RANGE_POINTS;
 }
 
 static int report(int argc, char **argv)
