@@ -1056,7 +1056,7 @@ static void pod_hourly(asm_ctx *c, const gp_prom_result *r)
 {
     const gp_advisor_policy *a = &c->pol->advisor;
     size_t nh = c->w->nhours ? c->w->nhours : 1;
-    double *n = calloc(c->d->npods * nh + 1, sizeof(double));
+    uint32_t *n = calloc(c->d->npods * nh + 1, sizeof(*n)); /* series summed in each */
 
     if (n == NULL) {
         c->oom = true;
@@ -1090,7 +1090,7 @@ static void pod_hourly(asm_ctx *c, const gp_prom_result *r)
     }
     for (size_t p = 0; p < c->d->npods && !c->oom; p++) {
         for (size_t b = 0; b < c->w->nhours; b++) {
-            double k = n[p * nh + b];
+            double k = (double)n[p * nh + b];
 
             c->d->pods[p].hourly[b] = k > 0 ? c->d->pods[p].hourly[b] / k : NAN;
         }
