@@ -10,6 +10,7 @@
 #include "gpupack/arena.h"
 #include "gpupack/grow.h"
 #include "gpupack/k8s.h"
+#include "gpupack/nodematch.h"
 #include "gpupack/podview.h"
 
 #define NO_NODE UINT32_MAX
@@ -745,106 +746,6 @@ static void kput(keybuf *b, const char *s, char end)
     b->p[b->len] = '\0';
 }
 
-/* A set of nvidia.com/gpu.product values a pod may run on; any: no restriction. */
-#define MAX_PRODUCTS 64
-typedef struct {
-    const char *v[MAX_PRODUCTS];
-    size_t n;
-    bool any;
-} prodset;
-
-static bool prod_has(const prodset *s, const char *v)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i], v) == 0)
-            return true;
-    return false;
-}
-
-/* Adds v; false when there is no room (the caller then gives up on the restriction). */
-static bool prod_add(prodset *s, const char *v)
-{
-    if (prod_has(s, v))
-        return true;
-    if (s->n == MAX_PRODUCTS)
-        return false;
-    s->v[s->n++] = v;
-    return true;
-}
-
-/* Keeps the values of s that keep(v, r) says yes to. */
-static void prod_filter(prodset *s, const gp_selector_req *r, bool in)
-{
-    size_t k = 0;
-
-    for (size_t i = 0; i < s->n; i++) {
-        bool listed = false;
-
-        for (size_t j = 0; j < r->nvalues && !listed; j++)
-            listed = strcmp(s->v[i], r->values[j]) == 0;
-        if (listed == in)
-            s->v[k++] = s->v[i];
-    }
-    s->n = k;
-}
-
-/* One node selector term's values (its expressions are ANDed): In intersects, NotIn removes
- * from a restricted set (from no restriction it cannot be followed: it stays any),
- * DoesNotExist allows none. False when the values do not fit. */
-static bool term_products(const gp_node_term *term, prodset *out)
-{
-    out->n = 0;
-    out->any = true;
-    for (size_t e = 0; e < term->nexprs; e++) {
-        const gp_selector_req *r = &term->exprs[e];
-
-        if (strcmp(r->key, GP_LABEL_GPU_PRODUCT) != 0)
-            continue;
-        if (strcmp(r->op, "In") == 0 && out->any) {
-            out->any = false;
-            for (size_t v = 0; v < r->nvalues; v++)
-                if (!prod_add(out, r->values[v]))
-                    return false;
-        } else if (strcmp(r->op, "In") == 0 || (strcmp(r->op, "NotIn") == 0 && !out->any)) {
-            prod_filter(out, r, strcmp(r->op, "In") == 0);
-        } else if (strcmp(r->op, "DoesNotExist") == 0) {
-            out->any = false;
-            out->n = 0;
-        }
-    }
-    return true;
-}
-
-/* The values the pod's nodeSelector and required node affinity (terms ORed) both allow. False
- * when they do not fit MAX_PRODUCTS (the pod then counts as free to run anywhere). */
-static bool pod_products(const gp_pod *pod, const cJSON *sel, prodset *out)
-{
-    prodset t;
-
-    out->n = 0;
-    out->any = pod->nrequired == 0;
-    for (size_t i = 0; i < pod->nrequired && !out->any; i++) {
-        if (!term_products(&pod->required[i], &t))
-            return false;
-        if (t.any) {
-            out->any = true;
-            out->n = 0;
-        }
-        for (size_t k = 0; k < t.n && !out->any; k++)
-            if (!prod_add(out, t.v[k]))
-                return false;
-    }
-    if (cJSON_IsString(sel)) {
-        bool allowed = out->any || prod_has(out, sel->valuestring);
-
-        out->any = false;
-        out->n = 0;
-        if (allowed)
-            out->v[out->n++] = sel->valuestring;
-    }
-    return true;
-}
-
 static int str_cmp(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -859,21 +760,17 @@ static bool has_sep(const char *s)
 /* The key of a bound GPU pod's model constraint into pi->cons: "class SEP annotation SEP" and,
  * when nodeSelector or required affinity restricts nvidia.com/gpu.product, 'P' and the values
  * both allow, sorted, each ended by CONS_VAL_SEP. "" when the pod has none of them, or when it
- * cannot be told reliably (a key longer than CONS_KEY_MAX, more than MAX_PRODUCTS values, a
+ * cannot be told reliably (a key longer than CONS_KEY_MAX, more than GP_MAX_PRODUCTS values, a
  * separator byte in a value): such a pod counts as free to run on any model. */
-static void pod_constraint(const cJSON *obj, const gp_pod *pod, pod_info *pi)
+static void pod_constraint(const gp_pod *pod, pod_info *pi)
 {
-    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "spec"),
-                                         "nodeSelector"),
-        GP_LABEL_GPU_PRODUCT);
     const char *cls = gp_pod_label(pod, GP_LABEL_CLASS);
     const char *ann = gp_pod_annotation(pod, GP_ANN_GPU_MODELS);
     keybuf key = { pi->cons, 0, sizeof(pi->cons), false };
-    prodset ps;
+    gp_products ps;
 
     pi->cons[0] = '\0';
-    if (pi->usage.gpu <= 0 || !pod_products(pod, sel, &ps) || has_sep(cls) || has_sep(ann))
+    if (pi->usage.gpu <= 0 || !gp_pod_gpu_products(pod, &ps) || has_sep(cls) || has_sep(ann))
         return;
     if (!cls && !ann && ps.any)
         return;
@@ -935,7 +832,7 @@ static bool pod_decode(const cJSON *obj, pod_info *pi)
     pi->node = ok ? pod.node_name : NULL;
     pi->daemonset = ok && pod.owner_kind != NULL && strcmp(pod.owner_kind, "DaemonSet") == 0;
     if (ok)
-        pod_constraint(obj, &pod, pi);
+        pod_constraint(&pod, pi);
     gp_arena_free(&a);
     return ok;
 }

@@ -121,3 +121,94 @@ bool gp_pod_may_use_node(const gp_pod *pod, const gp_selector_req *extra, size_t
     return has_all(pod->node_selector, pod->nnode_selector, labels, nlabels) &&
            required_matches(pod, name, labels, nlabels);
 }
+
+static bool prod_has(const gp_products *s, const char *v)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], v) == 0)
+            return true;
+    return false;
+}
+
+/* Adds v; false when there is no room (the caller then gives up on the restriction). */
+static bool prod_add(gp_products *s, const char *v)
+{
+    if (prod_has(s, v))
+        return true;
+    if (s->n == GP_MAX_PRODUCTS)
+        return false;
+    s->v[s->n++] = v;
+    return true;
+}
+
+/* Keeps the values of s that r lists (in) or that it does not (!in). */
+static void prod_filter(gp_products *s, const gp_selector_req *r, bool in)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < s->n; i++) {
+        bool listed = false;
+
+        for (size_t j = 0; j < r->nvalues && !listed; j++)
+            listed = strcmp(s->v[i], r->values[j]) == 0;
+        if (listed == in)
+            s->v[k++] = s->v[i];
+    }
+    s->n = k;
+}
+
+/* One node selector term's values (its expressions are ANDed): In intersects, NotIn removes
+ * from a restricted set (from no restriction it cannot be followed: it stays any),
+ * DoesNotExist allows none. False when the values do not fit. */
+static bool term_products(const gp_node_term *term, gp_products *out)
+{
+    out->n = 0;
+    out->any = true;
+    for (size_t e = 0; e < term->nexprs; e++) {
+        const gp_selector_req *r = &term->exprs[e];
+
+        if (strcmp(r->key, GP_LABEL_GPU_PRODUCT) != 0)
+            continue;
+        if (strcmp(r->op, "In") == 0 && out->any) {
+            out->any = false;
+            for (size_t v = 0; v < r->nvalues; v++)
+                if (!prod_add(out, r->values[v]))
+                    return false;
+        } else if (strcmp(r->op, "In") == 0 || (strcmp(r->op, "NotIn") == 0 && !out->any)) {
+            prod_filter(out, r, strcmp(r->op, "In") == 0);
+        } else if (strcmp(r->op, "DoesNotExist") == 0) {
+            out->any = false;
+            out->n = 0;
+        }
+    }
+    return true;
+}
+
+bool gp_pod_gpu_products(const gp_pod *pod, gp_products *out)
+{
+    const char *sel = gp_label_find(pod->node_selector, pod->nnode_selector, GP_LABEL_GPU_PRODUCT);
+    gp_products t;
+
+    out->n = 0;
+    out->any = pod->nrequired == 0;
+    for (size_t i = 0; i < pod->nrequired && !out->any; i++) {
+        if (!term_products(&pod->required[i], &t))
+            return false;
+        if (t.any) {
+            out->any = true;
+            out->n = 0;
+        }
+        for (size_t k = 0; k < t.n && !out->any; k++)
+            if (!prod_add(out, t.v[k]))
+                return false;
+    }
+    if (sel != NULL) {
+        bool allowed = out->any || prod_has(out, sel);
+
+        out->any = false;
+        out->n = 0;
+        if (allowed)
+            out->v[out->n++] = sel;
+    }
+    return true;
+}

@@ -12,6 +12,7 @@
 
 #include "gpupack/arena.h"
 #include "gpupack/fileio.h"
+#include "gpupack/nodematch.h"
 #include "gpupack/nodeview.h"
 #include "gpupack/podview.h"
 #include "gpupack/quantity.h"
@@ -539,17 +540,23 @@ static gp_status tasks_csv(csv_reader *r, task_sink *s, gp_err *err)
 /* The pod as a task, its effective request as the extender counts it (gp_usage_from_pod():
  * requests, limits where a request is absent; app containers and sidecars add up, an init
  * container runs beside the sidecars declared before it), through the one conversion the
- * extender's fragmentation component uses (gp_frag_task_from_usage()). False with why set when
- * the pod cannot be read or asks for more than GP_FRAG_MAX_GPUS GPUs. */
-static bool pod_task(const cJSON *pod, gp_frag_task *t, gp_err *why)
+ * extender's fragmentation component uses (gp_frag_task_from_usage()); and the GPU products
+ * its nodeSelector and required node affinity allow (gp_pod_gpu_products(); the values are the
+ * pod JSON's own strings; too many: any). False with why set when the pod cannot be read or
+ * asks for more than GP_FRAG_MAX_GPUS GPUs. */
+static bool pod_task(const cJSON *pod, gp_frag_task *t, gp_products *products, gp_err *why)
 {
     gp_arena a;
     gp_pod p;
     gp_usage u;
     gp_status st;
 
+    products->any = true;
+    products->n = 0;
     gp_arena_init(&a, SIM_MAX_POD_ARENA);
     st = gp_pod_from_json(pod, "", &a, &p, why);
+    if (st == GP_OK && !gp_pod_gpu_products(&p, products))
+        products->any = true;
     if (st == GP_OK)
         st = gp_usage_from_pod(&p, &u, why);
     gp_arena_free(&a);
@@ -683,22 +690,21 @@ static uint32_t known_models(const gp_frag_models *m)
 
 /* The GPU models a pod of a JSON dump may use, judged by the extender filter's own rule
  * (gp_score_models_mask()): its class's gpuModels (with in->policy), its gpupack.io/gpu-models
- * annotation (comma-separated globs, '!' excludes) and its nodeSelector's
- * nvidia.com/gpu.product, over the models known when it loads (the nodes' or the pools').
- * 0 when nothing restricts it; a restriction that no known model meets is the model
- * SIM_NO_MODEL, which no node has. */
-static gp_status pod_models(sim_input *in, const cJSON *pod, uint32_t *mask, gp_err *err)
+ * annotation (comma-separated globs, '!' excludes) and the nvidia.com/gpu.product values its
+ * nodeSelector and required node affinity allow (pod_task()), over the models known when it
+ * loads (the nodes' or the pools'). 0 when nothing restricts it; a restriction that no known
+ * model meets is the model SIM_NO_MODEL, which no node has. */
+static gp_status pod_models(sim_input *in, const cJSON *pod, const gp_products *products,
+                            uint32_t *mask, gp_err *err)
 {
     const cJSON *ann = json_path(pod, "metadata", "annotations");
     const cJSON *models = cJSON_GetObjectItemCaseSensitive(ann, GP_ANN_GPU_MODELS);
     const cJSON *label = json_path(json_path(pod, "metadata", "labels"), GP_LABEL_CLASS, NULL);
-    const cJSON *product = json_path(json_path(pod, "spec", "nodeSelector"),
-                                     GP_LABEL_GPU_PRODUCT, NULL);
-    const char *names[GP_FRAG_MAX_MODELS + 1], *sel = cJSON_IsString(product)
-                                                         ? product->valuestring : NULL;
+    const char *names[GP_FRAG_MAX_MODELS + 1];
     gp_model_demand d = { .class_label = cJSON_IsString(label) ? label->valuestring : NULL,
                           .annotation = cJSON_IsString(models) ? models->valuestring : NULL,
-                          .products = &sel, .nproducts = 1, .products_set = sel != NULL };
+                          .products = products->v, .nproducts = products->n,
+                          .products_set = !products->any };
     int n = in->models.n < GP_FRAG_MAX_MODELS ? in->models.n : GP_FRAG_MAX_MODELS;
     uint32_t every = known_models(&in->models), unlabeled;
     int id = 0;
@@ -726,6 +732,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
     const cJSON *milli = cJSON_GetObjectItemCaseSensitive(ann, "gpupack.io/gpu-milli");
     const cJSON *node = cJSON_GetObjectItemCaseSensitive(spec, "nodeName");
     gp_frag_task t = { 0 };
+    gp_products products;
     int64_t share = 0;
     gp_err why = { { 0 } };
     char name[SIM_POD_NAME_LEN];
@@ -738,7 +745,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
         s->in->n_daemonset++;
         return GP_OK;
     }
-    if (!cJSON_IsObject(spec) || !pod_task(pod, &t, &why) ||
+    if (!cJSON_IsObject(spec) || !pod_task(pod, &t, &products, &why) ||
         (milli && (!cJSON_IsString(milli) ||
                    !parse_i64(milli->valuestring, 1, GP_FRAG_MILLI, &share)))) {
         gp_err_set(err, "items[%d]: bad pod (want spec.containers[].resources with cpu, memory, "
@@ -754,7 +761,7 @@ static gp_status pod_json(task_sink *s, const cJSON *pod, int i, gp_err *err)
         gp_err_set(err, "items[%d]: %s", i, why.msg);
         return GP_EINVAL;
     }
-    if (pod_models(s->in, pod, &t.models, err) != GP_OK) {
+    if (pod_models(s->in, pod, &products, &t.models, err) != GP_OK) {
         gp_err_prefix_item(err, i);
         return GP_EINVAL;
     }

@@ -29,4 +29,19 @@ bool gp_pod_may_use_node(const gp_pod *pod, const gp_selector_req *extra, size_t
 /* One requirement against a label set (Kubernetes NodeSelectorRequirement semantics above). */
 bool gp_node_req_matches(const gp_selector_req *r, const gp_label *labels, size_t nlabels);
 
+/* The nvidia.com/gpu.product values a pod may run on, by its nodeSelector and its required
+ * node affinity (terms ORed, a term's expressions ANDed) both: In narrows, NotIn removes from
+ * a narrowed set (from no restriction it cannot: still any), DoesNotExist allows none; other
+ * keys are not read. v points into the pod. */
+#define GP_MAX_PRODUCTS 64
+typedef struct {
+    const char *v[GP_MAX_PRODUCTS];
+    size_t n;
+    bool any; /* no restriction (v unused) */
+} gp_products;
+
+/* False when the values do not fit GP_MAX_PRODUCTS (the caller then counts the pod as free to
+ * run on any product). Pure. */
+bool gp_pod_gpu_products(const gp_pod *pod, gp_products *out);
+
 #endif

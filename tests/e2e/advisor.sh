@@ -34,6 +34,20 @@ else fail advisor.json-exit-0 "exit $rc: $(head -c 600 "$E2E_TMP/report.json.err
 # One line per check: each finding's numbers, the ranking, the MIG choice, the totals.
 python3 "$TOOLS/advisor_expect.py" --compare "$E2E_TMP/report.json"
 
+# A window longer than a week asks the hourly range queries a week at a time: over the same
+# week of data and three empty days before it, the last 168 hours are the week's own.
+$ADV report --prometheus "$PROM" --until "$UNTIL" --since 10d --step 5m --policy "$E2E_TMP/policy.json" \
+    --format json > "$E2E_TMP/report10.json" 2> "$E2E_TMP/report10.err"; rc=$?
+check advisor.long-window-exit-0 [ $rc -eq 0 ]
+check advisor.long-window-in-parts grep -q '^query 6/27 activity-hourly: .* in 2 parts$' "$E2E_TMP/report10.err"
+check advisor.long-window-same-hours jq -e --slurpfile w "$E2E_TMP/report.json" '
+    .totals.hourly as $a | $w[0].totals.hourly as $b
+    | ($a.allocated | length) == 240 and ($b.allocated | length) == 168
+    and ([$b.allocated[], $b.idle[]] | map(select(. != null and . > 0)) | length) > 100
+    and ([range(168)] | all(. as $i | (($a.allocated[$i + 72] // 0) - ($b.allocated[$i] // 0) | fabs) < 1e-9
+                              and (($a.idle[$i + 72] // 0) - ($b.idle[$i] // 0) | fabs) < 1e-9))' \
+    "$E2E_TMP/report10.json"
+
 # The same report in the other formats.
 TOP=$(jq -r '.findings[0].workload' "$E2E_TMP/expected.json")
 report table; rc=$?

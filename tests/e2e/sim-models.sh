@@ -73,3 +73,28 @@ check sim-models.no-model-matches jq -e -s '.[0].node == null and
     --duration 1h > /dev/null 2> "$T/h100.err"
 rc=$?
 check sim-models.replay-no-model-exit-2 sh -c "[ $rc -eq 2 ] && grep -q 'items\[0\]' '$T/h100.err'"
+
+# Required node affinity on nvidia.com/gpu.product (as gpupack-webhook writes it) keeps a pod to
+# those models as a nodeSelector does: in the protocol (each node alone) and in --replay (the
+# pool that added a node).
+for want in a100:NVIDIA-A100-SXM4-80GB t4:Tesla-T4; do
+    node=${want%%:*}; product=${want#*:}
+    pod '' | jq --arg p "$product" '.metadata.annotations = {} | .spec.affinity = {nodeAffinity:
+        {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions:
+        [{key: "nvidia.com/gpu.product", operator: "In", values: [$p, "H100-NOT-HERE"]}]}]}}}
+        | {kind: "PodList", items: [.]}' > "$T/aff.json"
+    : > "$T/aff-got"
+    for n in a100 t4; do
+        only "$n" > "$T/one.json"
+        "$SIM" --nodes "$T/one.json" --pods "$T/aff.json" --inflate 0 --scorer bestfit \
+            --log-level error --placements "$T/pl.jsonl" > /dev/null 2>&1
+        jq -r '.node // empty' "$T/pl.jsonl" >> "$T/aff-got"
+    done
+    check "sim-models.affinity-protocol-$node" sh -c "[ \"\$(cat '$T/aff-got')\" = '$node' ]"
+    "$SIM" --replay --nodes "$T/nodes.json" --pods "$T/aff.json" --scorer bestfit --json \
+        --duration 1h --log-level error > "$T/aff.jsonl" 2> "$T/aff.err"
+    used=$(jq -r '.pools[] | select(.nodes_added > 0) | .name' "$T/aff.jsonl" |
+        sed 's/^nvidia-a100.*/a100/; s/^tesla-t4.*/t4/')
+    check "sim-models.affinity-replay-$node" sh -c "[ '$used' = '$node' ] &&
+        jq -e '.never_placed == 0' '$T/aff.jsonl'"
+done

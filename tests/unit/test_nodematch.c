@@ -186,6 +186,84 @@ GP_TEST(extra_labels)
     GP_CHECK(!may_use(REQ(TERM(EXPR("pool", "In", "'a100'"))), "zone=z2", "a", A100));
 }
 
-GP_MAIN(GP_CASE(no_selection_admits_every_node), GP_CASE(node_name),
+/* gp_pod_gpu_products() of the pod spec: "*" for any, else the values sorted and joined by
+ * spaces ("" for none), "!" when they do not fit. */
+static void products_of(const char *spec, char *out, size_t n)
+{
+    char text[4096], *s;
+    cJSON *json;
+    gp_arena a;
+    gp_pod pod;
+    gp_products ps;
+
+    snprintf(text, sizeof(text), "{'spec':{%s}}", spec);
+    s = q(text);
+    json = cJSON_Parse(s);
+    gp_arena_init(&a, 0);
+    snprintf(out, n, "(does not decode)");
+    if (gp_pod_from_json(json, "default", &a, &pod, NULL) == GP_OK) {
+        if (!gp_pod_gpu_products(&pod, &ps)) {
+            snprintf(out, n, "!");
+        } else if (ps.any) {
+            snprintf(out, n, "*");
+        } else {
+            out[0] = '\0';
+            for (size_t i = 0; i < ps.n; i++) /* small: insertion order is the test's */
+                snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? " " : "", ps.v[i]);
+        }
+    }
+    gp_arena_free(&a);
+    cJSON_Delete(json);
+    free(s);
+}
+
+#define P "nvidia.com/gpu.product"
+GP_TEST(gpu_products_from_selector_and_affinity)
+{
+    char got[512], many[4096] = "";
+
+    products_of("", got, sizeof(got));
+    GP_CHECK_STR(got, "*");
+    products_of("'nodeSelector':{'pool':'a'}", got, sizeof(got));
+    GP_CHECK_STR(got, "*");
+    products_of("'nodeSelector':{'" P "':'L4'}", got, sizeof(got));
+    GP_CHECK_STR(got, "L4");
+    /* terms ORed: the union; a term without a product expression allows any */
+    products_of(REQ(TERM(EXPR(P, "In", "'A100','H100'")) "," TERM(EXPR(P, "In", "'L4','A100'"))),
+                got, sizeof(got));
+    GP_CHECK_STR(got, "A100 H100 L4");
+    products_of(REQ(TERM(EXPR(P, "In", "'A100'")) "," TERM(EXPR("pool", "In", "'x'"))), got,
+                sizeof(got));
+    GP_CHECK_STR(got, "*");
+    /* expressions ANDed: In then NotIn narrows; NotIn alone cannot; DoesNotExist allows none */
+    products_of(REQ(TERM(EXPR(P, "In", "'A100','H100'") "," EXPR(P, "NotIn", "'H100'"))), got,
+                sizeof(got));
+    GP_CHECK_STR(got, "A100");
+    products_of(REQ(TERM(EXPR(P, "NotIn", "'H100'"))), got, sizeof(got));
+    GP_CHECK_STR(got, "*");
+    products_of(REQ(TERM(EXPR(P, "DoesNotExist", ""))), got, sizeof(got));
+    GP_CHECK_STR(got, "");
+    /* nodeSelector and affinity both: the selector's value when the affinity allows it */
+    products_of("'nodeSelector':{'" P "':'L4'}," REQ(TERM(EXPR(P, "In", "'A100','L4'"))), got,
+                sizeof(got));
+    GP_CHECK_STR(got, "L4");
+    products_of("'nodeSelector':{'" P "':'L4'}," REQ(TERM(EXPR(P, "In", "'A100'"))), got,
+                sizeof(got));
+    GP_CHECK_STR(got, "");
+    /* more values than fit */
+    for (int i = 0; i <= GP_MAX_PRODUCTS; i++)
+        snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s'm%d'", i ? "," : "", i);
+    snprintf(got, sizeof(got), "x");
+    {
+        char spec[4600];
+
+        snprintf(spec, sizeof(spec), REQ(TERM("{'key':'" P "','operator':'In','values':[%s]}")),
+                 many);
+        products_of(spec, got, sizeof(got));
+    }
+    GP_CHECK_STR(got, "!");
+}
+
+GP_MAIN(GP_CASE(no_selection_admits_every_node), GP_CASE(gpu_products_from_selector_and_affinity), GP_CASE(node_name),
         GP_CASE(node_selector_all_entries), GP_CASE(terms_or_expressions_and), GP_CASE(operators),
         GP_CASE(gt_lt_integers), GP_CASE(match_fields_metadata_name), GP_CASE(extra_labels))
