@@ -235,7 +235,7 @@ typedef struct {
 typedef struct {
     char *ns, *pod, *host, *uuid, *gpu, *model, *profile;
     bool prof;            /* DCGM_FI_PROF_GR_ENGINE_ACTIVE exists for it */
-    double sum, count, p95, fb_peak, fb_total;
+    double sum, count, p95, fb_peak;
     bool bad_sum;         /* its sum or count of activity was NaN or infinite */
     bool sliced;          /* shares its whole GPU with another pod in some hour */
     long pod_index;       /* into the data's pods, -1: none */
@@ -898,7 +898,7 @@ static long dev_of(asm_ctx *c, const gp_prom_series *s, bool count_unattributed)
     d->gpu = dup_or_null(c, gpu);
     d->model = dup_or_null(c, label(s, "modelName"));
     d->profile = dup_or_null(c, prof);
-    d->p95 = d->fb_peak = d->fb_total = NAN;
+    d->p95 = d->fb_peak = NAN;
     d->pod_index = -1;
     c->ndevs++;
     if (c->oom || !smap_put(&c->devmap, key, c->ndevs - 1)) {
@@ -935,7 +935,6 @@ static void read_dcgm(asm_ctx *c, gp_advq_id q, const gp_prom_result *r)
         case GP_ADVQ_ACT_COUNT: d->count += v; break;
         case GP_ADVQ_ACT_P95: d->p95 = nanmax(d->p95, v); break;
         case GP_ADVQ_FB_PEAK: d->fb_peak = nanmax(d->fb_peak, v); break;
-        case GP_ADVQ_FB_TOTAL: d->fb_total = nanmax(d->fb_total, v); break;
         default: break;
         }
     }
@@ -1046,7 +1045,6 @@ static void attach_dev(asm_ctx *c, dev_acc *a)
     g->p95 = a->p95;
     g->samples = a->count;
     g->fb_peak_mib = a->fb_peak;
-    g->fb_total_mib = a->fb_total;
     g->time_sliced = a->sliced;
 }
 
@@ -1132,7 +1130,7 @@ static void drop_bad_sums(asm_ctx *c)
 static void read_devices(asm_ctx *c, const gp_adv_results *res)
 {
     static const gp_advq_id inst[] = { GP_ADVQ_ACT_COUNT, GP_ADVQ_ACT_SUM, GP_ADVQ_ACT_P95,
-                                       GP_ADVQ_FB_PEAK, GP_ADVQ_FB_TOTAL, GP_ADVQ_DCGM_PROF };
+                                       GP_ADVQ_FB_PEAK, GP_ADVQ_DCGM_PROF };
     smap ignored = { 0 };
 
     for (size_t i = 0; i < sizeof(inst) / sizeof(inst[0]); i++)

@@ -26,7 +26,7 @@ typedef struct {
 typedef struct {
     FILE *out;          /* progress and --show-queries lines (stderr); NULL: none */
     bool show_queries;  /* each query's name, PromQL and time before it runs */
-    bool quiet;         /* no progress lines ("query 5/27 activity-p95: 0.42 s, 1520 series") */
+    bool quiet;         /* no progress lines ("query 5/26 activity-p95: 0.42 s, 1520 series") */
 } gp_adv_fetch_opts;
 
 /* Runs every query of qs in order, stopping at the first failure: then err reads

@@ -433,12 +433,6 @@ static void text(const gp_policy *pol, const gp_advq_set *s, gp_advq_id id, cons
         put_list(b, s->dcgm_by, s->ndcgm_by);
         gp_strbuf_printf(b, ") (max_over_time(DCGM_FI_DEV_FB_USED[%s]))", W);
         break;
-    case GP_ADVQ_FB_TOTAL:
-        gp_strbuf_puts(b, "max by (");
-        put_list(b, s->dcgm_by, s->ndcgm_by);
-        gp_strbuf_printf(b, ") (max_over_time((DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)"
-                            "[%s:%s]))", W, R);
-        break;
     case GP_ADVQ_POD_REQUESTS:
         gp_strbuf_puts(b, "max_over_time(");
         put_req(b);
@@ -546,7 +540,7 @@ static const char *const names[GP_ADVQ_COUNT] = {
     [GP_ADVQ_ACT_SUM] = "activity-sum", [GP_ADVQ_ACT_COUNT] = "activity-count",
     [GP_ADVQ_ACT_P95] = "activity-p95", [GP_ADVQ_ACT_HOURLY] = "activity-hourly",
     [GP_ADVQ_ACT_SLICED] = "activity-sliced",
-    [GP_ADVQ_FB_PEAK] = "fb-peak", [GP_ADVQ_FB_TOTAL] = "fb-total",
+    [GP_ADVQ_FB_PEAK] = "fb-peak",
     [GP_ADVQ_POD_REQUESTS] = "pod-requests", [GP_ADVQ_POD_GPU_STEPS] = "pod-gpu-steps",
     [GP_ADVQ_POD_RUN_STEPS] = "pod-run-steps", [GP_ADVQ_POD_END] = "pod-end",
     [GP_ADVQ_POD_START] = "pod-start",

@@ -47,7 +47,6 @@ typedef enum {
     GP_ADVQ_ACT_HOURLY,    /* hourly mean activity per pod (range, step 1h) */
     GP_ADVQ_ACT_SLICED,    /* pods sharing a whole GPU in an hour (range, step 1h) */
     GP_ADVQ_FB_PEAK,       /* peak framebuffer used per GPU */
-    GP_ADVQ_FB_TOTAL,      /* framebuffer size per GPU */
     GP_ADVQ_POD_REQUESTS,  /* GPU requests per pod and resource (max over the steps) */
     GP_ADVQ_POD_GPU_STEPS, /* Σ over Running steps of the requests per pod and resource */
     GP_ADVQ_POD_RUN_STEPS, /* number of steps each GPU pod was Running */

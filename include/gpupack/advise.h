@@ -48,7 +48,6 @@ typedef struct {
     double p95;        /* 95th percentile of activity (max over series of the same GPU) */
     double samples;    /* activity samples */
     double fb_peak_mib;  /* max DCGM_FI_DEV_FB_USED; NaN when absent */
-    double fb_total_mib; /* max FB_USED + FB_FREE (the GPU's or instance's memory); NaN absent */
     bool time_sliced;  /* another pod was on the same GPU in the same hour */
 } gp_adv_gpu;
 

@@ -679,11 +679,6 @@ def q_pod_node(a, q, prm):
                                 c.step_time(p.s1)) for p in c.pods])
 
 
-@rule("fb-total", "instant", has("DCGM_FI_DEV_FB_FREE"))
-def q_fb_total(a, q, prm):
-    return a.per_dev(q, prm, lambda p, d: float(d.fb_total), free=lambda d: float(d.fb_total))
-
-
 @rule("fb-peak", "instant", has("DCGM_FI_DEV_FB_USED"))
 def q_fb_peak(a, q, prm):
     return a.per_dev(q, prm, lambda p, d: float(round(d.fb_peak)), free=lambda d: 0.0)

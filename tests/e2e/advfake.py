@@ -57,7 +57,7 @@ def kind_of(q):
     table = [("last_over_time(DCGM_FI_PROF", "dcgm-prof"), ("last_over_time(DCGM_FI_DEV", "dcgm-util"),
              ("sum_over_time(DCGM", "act-sum"), ("count_over_time(DCGM", "act-count"),
              ("quantile_over_time", "act-p95"), ("avg_over_time(DCGM", "act-hourly"),
-             ("DCGM_FI_DEV_FB_FREE", "fb-total"), ("DCGM_FI_DEV_FB_USED", "fb-peak"),
+             ("DCGM_FI_DEV_FB_USED", "fb-peak"),
              ("kube_pod_status_phase", "pod-running"), ("kube_pod_info", "pod-node"),
              ("kube_pod_owner", "pod-owner"), ("kube_replicaset_owner", "owner-owner"),
              ("kube_pod_labels", "pod-labels"),
@@ -71,7 +71,7 @@ def kind_of(q):
 
 def instant(mode, k, t, q=""):
     dcgm = {"dcgm-prof": "1", "dcgm-util": "1", "act-sum": "40", "act-count": "2000",
-            "act-p95": "0.04", "fb-peak": "2000", "fb-total": "81920"}
+            "act-p95": "0.04", "fb-peak": "2000"}
     if k in dcgm:
         if mode == "nodcgm" or (mode == "utilonly" and k == "dcgm-prof"):
             return []

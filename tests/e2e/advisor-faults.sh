@@ -34,9 +34,9 @@ out_jq() { if jq -e "$2" "$OUT" >/dev/null 2>&1; then pass "advisor-faults.$1"; 
 fake ok
 report 0 ok --show-queries
 out_jq ok-json '.totals.pods == 1 and (.totals.gpu_hours > 23.9 and .totals.gpu_hours < 24.1)'
-err_has ok-progress "query 27/27 node-hourly:"
-err_has ok-show-queries "query 3/27 activity-sum (instant at"
-check advisor-faults.ok-27-queries test "$(wc -l < "$LOG")" -eq 27
+err_has ok-progress "query 26/26 node-hourly:"
+err_has ok-show-queries "query 3/26 activity-sum (instant at"
+check advisor-faults.ok-26-queries test "$(wc -l < "$LOG")" -eq 26
 check advisor-faults.ok-hourly-range-step sh -c "grep '/query_range' '$LOG' | jq -e 'select(.form.query | startswith(\"sum_over_time((sum by (node)\")) | (.form.step | tonumber) == 3600 and ((.form.end | tonumber) % 300) == 0 and ((.form.end | tonumber) - (.form.start | tonumber)) == 23 * 3600' | grep -qx true"
 report 0 ok-quiet --quiet
 check advisor-faults.quiet-no-progress sh -c "! grep -q '^query ' '$ERR'"
@@ -72,7 +72,7 @@ stop
 
 fake 503once
 report 0 retried-503 --quiet
-check advisor-faults.503-retried test "$(wc -l < "$LOG")" -eq 28
+check advisor-faults.503-retried test "$(wc -l < "$LOG")" -eq 27
 stop
 
 fake 429once
@@ -98,7 +98,7 @@ stop
 fake warn
 report 0 warnings --quiet
 err_has warning-on-stderr "warning: activity-p95: Prometheus: fake warning: partial response for act-p95"
-out_jq warning-in-notes '[.notes[] | select(contains("fake warning"))] | length >= 27'
+out_jq warning-in-notes '[.notes[] | select(contains("fake warning"))] | length >= 26'
 stop
 
 fake nodcgm
@@ -126,7 +126,7 @@ err_has nan-noted "activity-p95: 2 NaN or infinite values left out"
 out_jq nan-in-notes '[.notes[] | select(contains("NaN or infinite"))] | length == 1'
 stop
 
-# A real, empty Prometheus (Debian's package) when installed: every one of the 27 queries must
+# A real, empty Prometheus (Debian's package) when installed: every one of the 26 queries must
 # parse and run there (the fetch sends all of them before looking at the answers), and the
 # empty answers end in the DCGM message.
 if command -v prometheus >/dev/null 2>&1; then
@@ -138,7 +138,7 @@ if command -v prometheus >/dev/null 2>&1; then
     PROM="http://127.0.0.1:$PORT"
     i=0; while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do sleep 0.1; i=$((i+1)); done
     report 1 real-prometheus-runs-every-query
-    err_has real-prometheus-27-queries "query 27/27 node-hourly: "
+    err_has real-prometheus-26-queries "query 26/26 node-hourly: "
     err_has real-prometheus-no-dcgm "activity-count: sum by ("
 else
     pass advisor-faults.real-prometheus-skipped
@@ -212,7 +212,7 @@ PY
     # GPU with both fields is read from the PROF ratio (0.02), not GPU_UTIL (50%).
     $ADV report --prometheus "$PROM" --format json --since 1d --until "$END" --show-queries --quiet > /dev/null 2> "$ERR"
     for q in activity-sum activity-count; do
-        grep -A1 "^query [0-9]*/27 $q " "$ERR" | tail -n 1 | sed 's/^  //' > "$E2E_TMP/$q.promql"
+        grep -A1 "^query [0-9]*/26 $q " "$ERR" | tail -n 1 | sed 's/^  //' > "$E2E_TMP/$q.promql"
         curl -s --data-urlencode "query@$E2E_TMP/$q.promql" --data-urlencode "time=$END" "$PROM/api/v1/query" > "$E2E_TMP/$q.json"
     done
     check advisor-faults.backfilled-prof-preferred sh -c "jq -n --slurpfile s '$E2E_TMP/activity-sum.json' --slurpfile c '$E2E_TMP/activity-count.json' '([\$s[0].data.result[] | select(.metric.UUID == \"GPU-1\") | .value[1] | tonumber] | add) / ([\$c[0].data.result[] | select(.metric.UUID == \"GPU-1\") | .value[1] | tonumber] | add) | (. - 0.02 | fabs) < 1e-9' | grep -qx true"

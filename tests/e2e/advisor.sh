@@ -39,7 +39,7 @@ python3 "$TOOLS/advisor_expect.py" --compare "$E2E_TMP/report.json"
 $ADV report --prometheus "$PROM" --until "$UNTIL" --since 10d --step 5m --policy "$E2E_TMP/policy.json" \
     --format json > "$E2E_TMP/report10.json" 2> "$E2E_TMP/report10.err"; rc=$?
 check advisor.long-window-exit-0 [ $rc -eq 0 ]
-check advisor.long-window-in-parts grep -q '^query 6/27 activity-hourly: .* in 2 parts$' "$E2E_TMP/report10.err"
+check advisor.long-window-in-parts grep -q '^query 6/26 activity-hourly: .* in 2 parts$' "$E2E_TMP/report10.err"
 check advisor.long-window-same-hours jq -e --slurpfile w "$E2E_TMP/report.json" '
     .totals.hourly as $a | $w[0].totals.hourly as $b
     | ($a.allocated | length) == 240 and ($b.allocated | length) == 168

@@ -171,7 +171,6 @@ static void cluster(fixture *f)
     vec(f, GP_ADVQ_ACT_P95, C_LABELS, "0.9");
     vec(f, GP_ADVQ_ACT_P95, B_LABELS, "NaN");
     vec(f, GP_ADVQ_FB_PEAK, A_LABELS, "30000");
-    vec(f, GP_ADVQ_FB_TOTAL, A_LABELS, "81920");
     hourly(f, A_LABELS, "0.2", "+Inf");
     hourly(f, C_LABELS, "0.5", NULL);
     hourly(f, B_LABELS, NULL, "0.5");
@@ -311,7 +310,6 @@ GP_TEST(dcgm_label_variants_coalesce)
     GP_CHECK_NEAR(a->devs[0].mean, 0.1, 1e-12);
     GP_CHECK_NEAR(a->devs[0].p95, 0.3, 1e-12);
     GP_CHECK_NEAR(a->devs[0].fb_peak_mib, 30000, 1e-9);
-    GP_CHECK_NEAR(a->devs[0].fb_total_mib, 81920, 1e-9);
     GP_CHECK(a->devs[0].has_activity && !a->devs[0].from_util);
     GP_CHECK(a->devs[0].mig_profile == NULL);
     /* a and c on the same whole GPU in hour 0: time-sliced. */

@@ -94,7 +94,6 @@ GP_TEST(activity_queries_prefer_prof_per_series)
     HAS(GP_ADVQ_ACT_HOURLY, "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[1h]) or "
                             "avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h]) / 100");
     HAS(GP_ADVQ_FB_PEAK, "max_over_time(DCGM_FI_DEV_FB_USED[604800s])");
-    HAS(GP_ADVQ_FB_TOTAL, "(DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)[604800s:300s]");
     HAS(GP_ADVQ_DCGM_PROF, "last_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[604800s])");
     HAS(GP_ADVQ_DCGM_UTIL, "last_over_time(DCGM_FI_DEV_GPU_UTIL[604800s])");
     GP_CHECK_STR(s.q[GP_ADVQ_ACT_P95].name, "activity-p95");

@@ -120,7 +120,6 @@ static gp_adv_gpu *add_dev(gp_adv_pod *p, double mean, double p95, double fb)
     g->p95 = p95;
     g->samples = 1200;
     g->fb_peak_mib = fb;
-    g->fb_total_mib = 81920;
     return g;
 }
 
