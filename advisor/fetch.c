@@ -826,14 +826,19 @@ static void learn_targets(asm_ctx *c, const gp_prom_result *r)
     }
 }
 
-/* True when pod on host is dcgm-exporter's own pod: a scrape target (learn_targets()), or the
- * series' host label itself (the exporter reports its container's hostname, which is its pod's
- * name unless NODE_NAME is set; with honorLabels on, an older exporter's series of a GPU no pod
- * holds carry the target's pod label and nothing tells it from a workload's but this). */
-static bool exporter_pod(const asm_ctx *c, const char *host, const char *pod)
+/* True when pod (in namespace ns) on host is dcgm-exporter's own pod: a scrape target
+ * (learn_targets()), or the series' host label itself (the exporter reports its container's
+ * hostname, which is its pod's name unless NODE_NAME is set; with honorLabels on, an older
+ * exporter's series of a GPU no pod holds carry the target's pod label and nothing tells it from
+ * a workload's but this). A pod kube-state-metrics shows with a GPU request is never the
+ * exporter: an exporter run as a sidecar of the workload shares its pod name and hostname. */
+static bool exporter_pod(const asm_ctx *c, const char *ns, const char *host, const char *pod)
 {
     char key[700];
 
+    pod_key(ns ? ns : "", pod, key, sizeof(key));
+    if (smap_get(&c->pods, key) >= 0)
+        return false;
     if (host != NULL && strcmp(host, pod) == 0)
         return true;
     target_key(host, pod, key, sizeof(key));
@@ -842,12 +847,13 @@ static bool exporter_pod(const asm_ctx *c, const char *host, const char *pod)
 
 /* The pod a DCGM series names: the first of the preference list, unless it is the exporter's
  * own (exporter_pod()). */
-static const char *dcgm_pod(asm_ctx *c, const gp_prom_series *s, const char *host)
+static const char *dcgm_pod(asm_ctx *c, const gp_prom_series *s, const char *ns,
+                            const char *host)
 {
     const gp_advisor_policy *a = &c->pol->advisor;
     const char *pod = first_label(s, a->label_pod, a->nlabel_pod);
 
-    return pod == NULL || exporter_pod(c, host, pod) ? NULL : pod;
+    return pod == NULL || exporter_pod(c, ns, host, pod) ? NULL : pod;
 }
 
 /* The device of a DCGM series (added when new); -1 for a series without a pod label (counted
@@ -857,7 +863,7 @@ static long dev_of(asm_ctx *c, const gp_prom_series *s, bool count_unattributed)
     const gp_advisor_policy *a = &c->pol->advisor;
     const char *ns = first_label(s, a->label_namespace, a->nlabel_namespace);
     const char *host = first_label(s, a->label_host, a->nlabel_host);
-    const char *pod = dcgm_pod(c, s, host);
+    const char *pod = dcgm_pod(c, s, ns, host);
     const char *uuid = label(s, "UUID"), *gpu = label(s, "gpu"), *gi = label(s, "GPU_I_ID");
     const char *prof = label(s, "GPU_I_PROFILE");
     char key[1400];
@@ -945,7 +951,8 @@ static bool sliced_pod_row(const asm_ctx *c, const gp_prom_series *s)
 {
     const char *pod = label(s, "gp_pod"), *host = label(s, "gp_host");
 
-    return pod != NULL && label(s, "UUID") != NULL && !exporter_pod(c, host, pod);
+    return pod != NULL && label(s, "UUID") != NULL &&
+           !exporter_pod(c, label(s, "gp_namespace"), host, pod);
 }
 
 static void hour_key(const gp_prom_series *s, double t, char *buf, size_t n)

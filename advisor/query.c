@@ -52,8 +52,8 @@ gp_status gp_adv_window_make(double until, double since, double step, gp_adv_win
         return GP_EINVAL;
     }
     if (ceil(steps * step / 3600.0) > GP_ADV_MAX_STEPS) {
-        gp_err_set(err, "--since: %.0f hours; the hourly charts ask Prometheus for one point an "
-                   "hour, at most %u: use a shorter --since", ceil(steps * step / 3600.0),
+        gp_err_set(err, "--since: %.0f hours; the report keeps a value per pod and hour, for at "
+                   "most %u hours: use a shorter --since", ceil(steps * step / 3600.0),
                    GP_ADV_MAX_STEPS);
         return GP_EINVAL;
     }

@@ -541,6 +541,41 @@ GP_TEST(exporter_hostname_pod_is_no_pod)
     finish(&f);
 }
 
+/* dcgm-exporter as a sidecar of the workload: its hostname is the workload's pod name, and with
+ * honorLabels off the scrape target's pod label is the workload's too. A pod kube-state-metrics
+ * shows with a GPU request keeps its GPU either way. */
+GP_TEST(sidecar_exporter_keeps_the_workload)
+{
+    fixture f;
+    gp_adv_data d;
+    const gp_adv_pod *p;
+
+    start(&f);
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"resource\":\"nvidia_com_gpu\"", "1");
+    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"train-1\",\"resource\":\"nvidia_com_gpu\"", "1");
+    /* honorLabels on: pod and host labels both train-0 */
+    vec(&f, GP_ADVQ_DCGM_PROF, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"Hostname\":\"train-0\",\"UUID\":\"GPU-1\"", "1");
+    vec(&f, GP_ADVQ_ACT_COUNT, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"Hostname\":\"train-0\",\"UUID\":\"GPU-1\"", "120");
+    vec(&f, GP_ADVQ_ACT_SUM, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"Hostname\":\"train-0\",\"UUID\":\"GPU-1\"", "60");
+    /* honorLabels off: exported_pod and the target's pod label both train-1 */
+    vec(&f, GP_ADVQ_DCGM_PROF, "\"exported_namespace\":\"ml\",\"exported_pod\":\"train-1\",\"namespace\":\"ml\",\"pod\":\"train-1\",\"Hostname\":\"train-1\",\"UUID\":\"GPU-2\"", "1");
+    vec(&f, GP_ADVQ_ACT_COUNT, "\"exported_namespace\":\"ml\",\"exported_pod\":\"train-1\",\"namespace\":\"ml\",\"pod\":\"train-1\",\"Hostname\":\"train-1\",\"UUID\":\"GPU-2\"", "120");
+    vec(&f, GP_ADVQ_ACT_SUM, "\"exported_namespace\":\"ml\",\"exported_pod\":\"train-1\",\"namespace\":\"ml\",\"pod\":\"train-1\",\"Hostname\":\"train-1\",\"UUID\":\"GPU-2\"", "30");
+    decode(&f, NULL);
+    GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, NULL) == GP_OK);
+    p = pod(&d, "train-0");
+    GP_CHECK(p != NULL && p->ndevs == 1);
+    if (p != NULL && p->ndevs == 1)
+        GP_CHECK_NEAR(p->devs[0].mean, 0.5, 1e-12);
+    p = pod(&d, "train-1");
+    GP_CHECK(p != NULL && p->ndevs == 1);
+    if (p != NULL && p->ndevs == 1)
+        GP_CHECK_NEAR(p->devs[0].mean, 0.25, 1e-12);
+    GP_CHECK_NEAR(d.unattributed_gpus, 0, 1e-9);
+    gp_adv_data_free(&d);
+    finish(&f);
+}
+
 /* One NaN sample makes a GPU's sum of activity NaN: its activity is unknown, not a mean of 0. */
 GP_TEST(nan_sum_is_unknown_activity)
 {
@@ -571,5 +606,5 @@ GP_MAIN(GP_CASE(pods_hours_by_hand), GP_CASE(nodes_empty_and_half_hours),
         GP_CASE(no_dcgm_is_an_error_naming_the_query),
         GP_CASE(no_ksm_requests_is_an_error), GP_CASE(series_with_missing_labels_are_skipped),
         GP_CASE(mig_resource_names), GP_CASE(exporter_pod_label_is_no_pod),
-        GP_CASE(exporter_hostname_pod_is_no_pod),
+        GP_CASE(exporter_hostname_pod_is_no_pod), GP_CASE(sidecar_exporter_keeps_the_workload),
         GP_CASE(nan_sum_is_unknown_activity))

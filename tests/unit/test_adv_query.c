@@ -50,10 +50,10 @@ GP_TEST(window_rounds_up_and_refuses_too_many_steps)
     GP_CHECK(gp_adv_window_make(36000, 11000 * 60.0, 60, &w, NULL) == GP_OK);
     GP_CHECK(gp_adv_window_make(36000, 10, 300, &w, &err) == GP_EINVAL);
     GP_CHECK(strstr(err.msg, "--since") != NULL);
-    /* 8,400 steps of 2 h are 16,800 hours: the hourly range queries would have 16,800 points */
+    /* 8,400 steps of 2 h are 16,800 hours: a value per pod and hour over 16,800 hours */
     GP_CHECK(gp_adv_window_make(36000, 100 * 7 * 86400.0, 7200, &w, &err) == GP_EINVAL);
-    GP_CHECK_STR(err.msg, "--since: 16800 hours; the hourly charts ask Prometheus for one point "
-                          "an hour, at most 11000: use a shorter --since");
+    GP_CHECK_STR(err.msg, "--since: 16800 hours; the report keeps a value per pod and hour, for "
+                          "at most 11000 hours: use a shorter --since");
     GP_CHECK(gp_adv_window_make(1e9, 11000 * 3600.0, 7200, &w, NULL) == GP_OK);
 }
 
