@@ -395,13 +395,22 @@ static void add_cell(adv_ctx *c, const adv_pod *a)
     add_share(c, 4, key, a);
 }
 
+/* Larger first, by whole cents: amounts that print alike are tied whatever their last bits
+ * (Prometheus's sums depend on how its blocks hold the samples), so the caller's next key
+ * decides and two reports over the same data list them alike. */
+static int cents_desc(double a, double b)
+{
+    double ca = round(a * 100), cb = round(b * 100);
+
+    return ca == cb ? 0 : ca > cb ? -1 : 1;
+}
+
 static int share_cmp(const void *x, const void *y)
 {
     const gp_adv_share *a = x, *b = y;
+    int r = cents_desc(a->dollars, b->dollars);
 
-    if (a->dollars != b->dollars)
-        return a->dollars > b->dollars ? -1 : 1;
-    return strcmp(a->key, b->key);
+    return r != 0 ? r : strcmp(a->key, b->key);
 }
 
 /* (qsort's array must not be NULL, even when empty) */
@@ -509,10 +518,9 @@ static int finding_cmp(const void *x, const void *y)
     const gp_adv_finding *a = x, *b = y;
     int r;
 
-    if (a->dollars != b->dollars)
-        return a->dollars > b->dollars ? -1 : 1;
-    if (a->monthly != b->monthly)
-        return a->monthly > b->monthly ? -1 : 1;
+    if ((r = cents_desc(a->dollars, b->dollars)) != 0 ||
+        (r = cents_desc(a->monthly, b->monthly)) != 0)
+        return r;
     r = strcmp(gp_adv_kind_name(a->kind), gp_adv_kind_name(b->kind));
     if (r == 0)
         r = strcmp(a->namespace, b->namespace);

@@ -652,6 +652,31 @@ GP_TEST(totals_and_order)
     done(&d, pol, &r);
 }
 
+/* Dollars that print the same (to the cent) are tied whatever their last bits (Prometheus sums
+ * in the order its blocks hold the samples): the key decides, so two runs over the same data
+ * list them alike. */
+GP_TEST(ties_to_the_cent_by_key)
+{
+    SETUP;
+
+    add_node(&d, "a1", NULL, "A100", 8);
+    add_dev(add_pod(&d, "b", "x", "a1", NULL, NULL, "serving", 1), 0, 0, NAN);
+    add_dev(add_pod(&d, "a", "y", "a1", NULL, NULL, "serving", 1), 0, 0, NAN);
+    d.pods[0].gpu_hours += 1e-9; /* b: a billionth of a GPU-hour more */
+    RUN;
+    GP_CHECK_INT(r.totals.nby_namespace, 2);
+    if (r.totals.nby_namespace == 2) {
+        GP_CHECK_STR(r.totals.by_namespace[0].key, "a");
+        GP_CHECK_STR(r.totals.by_namespace[1].key, "b");
+    }
+    GP_CHECK_INT(r.nfindings, 2);
+    if (r.nfindings == 2) {
+        GP_CHECK_STR(r.findings[0].namespace, "a");
+        GP_CHECK_STR(r.findings[1].namespace, "b");
+    }
+    done(&d, pol, &r);
+}
+
 GP_TEST(inconsistent_data)
 {
     SETUP;
@@ -671,4 +696,5 @@ GP_MAIN(GP_CASE(idle_deployment), GP_CASE(idle_edges_and_no_dcgm), GP_CASE(idle_
         GP_CASE(mig_not_for_a_pod_on_a_slice_already), GP_CASE(mig_by_memory_in_mib), GP_CASE(mig_raised_by_p95),
         GP_CASE(mig_none_offered_falls_to_model), GP_CASE(model_limits),
         GP_CASE(node_empty_and_half), GP_CASE(runaway_by_median), GP_CASE(runaway_by_cap_and_idle),
-        GP_CASE(time_sliced_and_coverage), GP_CASE(totals_and_order), GP_CASE(inconsistent_data))
+        GP_CASE(time_sliced_and_coverage), GP_CASE(totals_and_order), GP_CASE(ties_to_the_cent_by_key),
+        GP_CASE(inconsistent_data))
