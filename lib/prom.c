@@ -603,6 +603,7 @@ gp_status gp_prom_query_range(gp_prom *p, const char *query, double start, doubl
         double last = fmin(k + (double)p->range_points, points) - 1;
         gp_prom_result *part = NULL;
 
+        p->last = (gp_prom_stats){ 0 }; /* a part that fails before any request adds nothing */
         st = range_part(p, query, start + k * step, start + last * step, step, &part, err);
         add_stats(&sum, &p->last);
         if (st == GP_OK && *out == NULL)
