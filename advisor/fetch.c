@@ -48,6 +48,19 @@ static void show_query(const gp_adv_fetch_opts *o, size_t i, const gp_advq *q)
     }
 }
 
+#define PROMQL_SHOWN 160 /* characters of a query's PromQL an error shows */
+
+/* err = "NAME: WHY; PromQL: TEXT", TEXT cut after PROMQL_SHOWN characters (--show-queries prints
+ * it whole): a query runs to 6,000 characters, and what went wrong must fit GP_ERR_MAX. */
+static void query_error(gp_err *err, const gp_advq *q, const char *why)
+{
+    size_t n = strlen(q->promql);
+    bool cut = n > PROMQL_SHOWN;
+
+    gp_err_set(err, "%s: %s; PromQL: %.*s%s", q->name, why, (int)(cut ? PROMQL_SHOWN : n),
+               q->promql, cut ? "... (--show-queries prints it whole)" : "");
+}
+
 gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opts *o,
                        gp_adv_results *res, gp_err *err)
 {
@@ -63,11 +76,14 @@ gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opt
         else
             st = gp_prom_query_range(p, q->promql, q->start, q->end, q->step, &res->r[i], err);
         if (st != GP_OK) {
-            char why[GP_ERR_MAX];
+            char why[GP_ERR_MAX + 128];
 
-            snprintf(why, sizeof(why), "%s", err != NULL ? err->msg : "");
-            gp_err_set(err, "%s: %s: %s", q->name, q->promql,
-                       why[0] != '\0' ? why : gp_status_str(st));
+            snprintf(why, sizeof(why), "%s%s", err != NULL ? err->msg : "",
+                     err != NULL && strstr(err->msg, "too many samples") != NULL
+                         ? " (raise Prometheus's --query.max-samples, 50000000 by default, or "
+                           "use a shorter --since or a larger --step)"
+                         : "");
+            query_error(err, q, why[0] != '\0' ? why : gp_status_str(st));
             return st;
         }
         ps = gp_prom_last_stats(p);
@@ -1173,15 +1189,14 @@ static gp_status require(const gp_advq_set *qs, const gp_adv_results *res, gp_er
     const gp_advq *q = &qs->q[GP_ADVQ_ACT_COUNT];
 
     if (res->r[GP_ADVQ_ACT_COUNT]->nseries == 0) {
-        gp_err_set(err, "%s: %s: no DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_GPU_UTIL series "
-                   "in the window: is dcgm-exporter scraped by this Prometheus?", q->name,
-                   q->promql);
+        query_error(err, q, "no DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_GPU_UTIL series in "
+                            "the window: is dcgm-exporter scraped by this Prometheus?");
         return GP_ENOTFOUND;
     }
     q = &qs->q[GP_ADVQ_POD_REQUESTS];
     if (res->r[GP_ADVQ_POD_REQUESTS]->nseries == 0) {
-        gp_err_set(err, "%s: %s: kube_pod_container_resource_requests has no GPU requests in "
-                   "the window: is kube-state-metrics scraped?", q->name, q->promql);
+        query_error(err, q, "kube_pod_container_resource_requests has no GPU requests in the "
+                            "window: is kube-state-metrics scraped?");
         return GP_ENOTFOUND;
     }
     return GP_OK;

@@ -9,7 +9,8 @@ queries (recognised by their PromQL) with a small cluster: pod ml/a asks 1 GPU o
 (2 GPUs) for the whole window and barely uses it. Modes change that: nodcgm (no DCGM series),
 utilonly (no DCGM_FI_PROF_GR_ENGINE_ACTIVE), noksm (no GPU requests), nan (NaN and +Inf
 samples), warn (a warning on every answer), 503once (a 503 first), 429once (a 429 with
-Retry-After: 1 first), 400 (bad_data), 422 (execution error), slow (no answer for 30 s),
+Retry-After: 1 first), 400 (bad_data), 422 (execution error), 422node (the same error for
+node-empty-steps alone, a query of some 4,000 characters), slow (no answer for 30 s),
 nonjson (an HTML page). Each request is logged to L as one JSON line.
 """
 import argparse
@@ -156,9 +157,10 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "400":
             return self.answer(400, {"status": "error", "errorType": "bad_data",
                                      "error": "parse error at char 7: unexpected identifier"})
-        if mode == "422":
+        if mode == "422" or (mode == "422node" and
+                             kind_of(form.get("query", "")) == "node-empty-steps"):
             return self.answer(422, {"status": "error", "errorType": "execution",
-                                     "error": "query processing would load too many samples"})
+                                     "error": "query processing would load too many samples into memory in query execution"})
         if mode == "503once" and count == 1:
             return self.answer(503, {"status": "error", "errorType": "unavailable",
                                      "error": "fake 503"})

@@ -56,18 +56,30 @@ stop
 # Down: nothing listens on the port.
 PROM="http://127.0.0.1:$(free_port)"
 report 1 down --quiet
-err_has down-names-query "dcgm-prof-series: count by ("
+err_has down-names-query "gpupack-advisor: dcgm-prof-series: "
+err_has down-shows-promql "; PromQL: count by ("
 err_has down-says-connect "connect"
 
 fake 400
 report 1 bad-data --quiet
-err_has bad-data-names-query "dcgm-prof-series: count by ("
+err_has bad-data-names-query "gpupack-advisor: dcgm-prof-series: "
 err_has bad-data-prometheus-words "parse error at char 7"
 stop
 
 fake 422
 report 1 status-error --quiet
 err_has status-error-words "too many samples"
+stop
+
+# A refusal of a query of 4,000 characters: Prometheus's words and what to do are shown (not
+# cut off by the query's text, which is shown cut), and the line stays short.
+fake 422node
+report 1 long-query-error --quiet
+err_has long-query-names-it "gpupack-advisor: node-empty-steps: prometheus /api/v1/query: HTTP 422"
+err_has long-query-prometheus-words "too many samples into memory in query execution"
+err_has long-query-what-to-do "raise Prometheus's --query.max-samples"
+err_has long-query-promql-cut "... (--show-queries prints it whole)"
+check advisor-faults.long-query-line-short test "$(wc -c < "$ERR")" -lt 700
 stop
 
 fake 503once
@@ -103,7 +115,8 @@ stop
 
 fake nodcgm
 report 1 no-dcgm --quiet
-err_has no-dcgm-names-query "activity-count: sum by ("
+err_has no-dcgm-names-query "gpupack-advisor: activity-count: "
+err_has no-dcgm-shows-promql "; PromQL: sum by ("
 err_has no-dcgm-what-to-enable "no DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_GPU_UTIL series in the window: is dcgm-exporter scraped by this Prometheus?"
 stop
 
@@ -116,7 +129,8 @@ stop
 
 fake noksm
 report 1 no-ksm --quiet
-err_has no-ksm-names-query "pod-requests: max_over_time(sum by (namespace, pod, resource)"
+err_has no-ksm-names-query "gpupack-advisor: pod-requests: "
+err_has no-ksm-shows-promql "; PromQL: max_over_time(sum by (namespace, pod, resource)"
 err_has no-ksm-what-to-enable "kube_pod_container_resource_requests has no GPU requests in the window: is kube-state-metrics scraped?"
 stop
 
@@ -139,7 +153,7 @@ if command -v prometheus >/dev/null 2>&1; then
     i=0; while [ $i -lt 300 ] && ! curl -sf -o /dev/null --max-time 1 "$PROM/-/ready"; do sleep 0.1; i=$((i+1)); done
     report 1 real-prometheus-runs-every-query
     err_has real-prometheus-26-queries "query 26/26 node-hourly: "
-    err_has real-prometheus-no-dcgm "activity-count: sum by ("
+    err_has real-prometheus-no-dcgm "gpupack-advisor: activity-count: no DCGM_FI_PROF"
 else
     pass advisor-faults.real-prometheus-skipped
 fi

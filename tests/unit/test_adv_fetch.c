@@ -403,7 +403,8 @@ GP_TEST(no_dcgm_is_an_error_naming_the_query)
     vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"a\",\"resource\":\"nvidia_com_gpu\"", "1");
     decode(&f, NULL);
     GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, &err) == GP_ENOTFOUND);
-    GP_CHECK(strncmp(err.msg, "activity-count: sum by (", 24) == 0);
+    GP_CHECK(strncmp(err.msg, "activity-count: no DCGM_FI_PROF", 31) == 0);
+    GP_CHECK(strstr(err.msg, "; PromQL: sum by (") != NULL);
     GP_CHECK(strstr(err.msg, "no DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_GPU_UTIL series in "
                              "the window: is dcgm-exporter scraped by this Prometheus?") != NULL);
     GP_CHECK(d.npods == 0 && d.pods == NULL);
@@ -420,7 +421,8 @@ GP_TEST(no_ksm_requests_is_an_error)
     vec(&f, GP_ADVQ_ACT_COUNT, A_LABELS, "10");
     decode(&f, NULL);
     GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, &err) == GP_ENOTFOUND);
-    GP_CHECK(strncmp(err.msg, "pod-requests: max_over_time(sum by (namespace, pod, resource)", 61) == 0);
+    GP_CHECK(strncmp(err.msg, "pod-requests: kube_pod_container_resource_requests", 50) == 0);
+    GP_CHECK(strstr(err.msg, "; PromQL: max_over_time(sum by (namespace, pod, resource)") != NULL);
     GP_CHECK(strstr(err.msg, "kube_pod_container_resource_requests has no GPU requests in the "
                              "window: is kube-state-metrics scraped?") != NULL);
     finish(&f);
