@@ -244,7 +244,7 @@ static void smap_free(smap *m)
 
 /* What a pod has besides gp_adv_pod while it is assembled. */
 typedef struct {
-    double node_seen; /* when it was last seen on its node */
+    double node_seen; /* creation time of the incarnation on its node (0: unknown) */
 } pod_aux;
 
 /* One DCGM GPU (or MIG instance) as seen for one pod, summed over its series. */

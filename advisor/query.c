@@ -459,9 +459,15 @@ static void text(const gp_policy *pol, const gp_advq_set *s, gp_advq_id id, cons
         put_running(b);
         break;
     case GP_ADVQ_POD_NODE:
-        /* time() rather than timestamp(): the latter is very slow inside a subquery */
-        gp_strbuf_printf(b, "max by (namespace, pod, node) (max_over_time((kube_pod_info{"
-                            "node!=\"\"} * 0 + time())[%s:%s])) and on (namespace, pod) ", Wm, R);
+        /* Each incarnation's node valued by its creation time (the newest wins), 0 when
+         * kube_pod_created is missing. No subquery: one over every pod of the cluster at every
+         * step holds pods x steps samples at once (Prometheus's --query.max-samples). */
+        gp_strbuf_printf(b, "max by (namespace, pod, node) (max by (namespace, pod, uid, node) "
+                            "(last_over_time(kube_pod_info{node!=\"\"}[%s])) * on (namespace, "
+                            "pod, uid) group_left max by (namespace, pod, uid) (last_over_time("
+                            "kube_pod_created[%s])) or max by (namespace, pod, uid, node) ("
+                            "last_over_time(kube_pod_info{node!=\"\"}[%s])) * 0) and on "
+                            "(namespace, pod) ", W, W, W);
         put_gpu_pods(b, W);
         break;
     case GP_ADVQ_POD_OWNER:

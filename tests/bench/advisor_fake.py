@@ -674,9 +674,9 @@ def q_pod_owner(a, q, prm):
 def q_pod_node(a, q, prm):
     by = by_labels(q)
     c = a.c
-    # max_over_time((kube_pod_info * 0 + time())[W-1s:R]): the pod's last step on its node
+    # each incarnation's node valued by its kube_pod_created (raw_series(): its first sample)
     return a.vector(prm["t"], [(project({"namespace": p.ns, "pod": p.name, "node": p.node.name}, by),
-                                c.step_time(p.s1)) for p in c.pods])
+                                c.step_time(p.s0) - 250) for p in c.pods])
 
 
 @rule("fb-peak", "instant", has("DCGM_FI_DEV_FB_USED"))
@@ -824,7 +824,7 @@ def raw_series(c):
     as kube-state-metrics (every 60 s) and dcgm-exporter (every 30 s) expose it."""
     fam = {k: [] for k in (
         "kube_node_info", "kube_node_labels", "kube_node_status_allocatable", "kube_pod_info",
-        "kube_pod_status_phase", "kube_pod_container_resource_requests", "kube_pod_owner",
+        "kube_pod_created", "kube_pod_status_phase", "kube_pod_container_resource_requests", "kube_pod_owner",
         "kube_pod_labels", "kube_replicaset_owner", "kube_job_owner", PROF, UTIL,
         "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE")}
     ksm = 'instance="10.0.0.5:8080",job="kube-state-metrics"'
@@ -848,6 +848,7 @@ def raw_series(c):
         a, b = t0 + p.s0 * c.step - 250, t0 + p.s1 * c.step - 10
         pl = {"namespace": p.ns, "pod": p.name, "uid": "u-%06d" % i}
         fam["kube_pod_info"].append((lbl(dict(pl, node=p.node.name, created_by_kind=p.owner_kind, created_by_name=p.owner_name)) + "," + ksm, a, b, 60, one))
+        fam["kube_pod_created"].append((lbl(pl) + "," + ksm, a, b, 60, const("%d" % a)))
         fam["kube_pod_status_phase"].append((lbl(dict(pl, phase="Running")) + "," + ksm, a, b, 60, one))
         for r, v in list(p.req.items()) + [("cpu", 4)]:
             fam["kube_pod_container_resource_requests"].append((lbl(dict(pl, container="main", node=p.node.name, resource=r,

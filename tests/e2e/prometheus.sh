@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # lib/prom.c against a real Prometheus (Debian's prometheus package) holding a week of
-# dcgm-exporter-like samples backfilled with promtool, and against a canned endpoint
+# dcgm-exporter-like samples (and a few kube-state-metrics ones) backfilled with promtool, and against a canned endpoint
 # (promfake.py) for headers, retries and Retry-After. Driven through build/tests/promq.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,6 +27,27 @@ for gpu, val in (("0", lambda i: (i % 10) / 100), ("1", lambda i: 0.5)):
              'namespace="ml",pod="ranker-%s",container="main"' % (gpu, gpu, gpu)
     for i in range(n):
         w("%s{%s} %s %d\n" % (name, labels, repr(val(i)), end - (n - 1 - i) * 60))
+# kube-state-metrics, for the advisor's pod-node query: ml/db-0 ran on n1 (uid u1, days 7 to 4
+# before END), then again on n2 (uid u2, the last two days); ml/old ran on n3 and has no
+# kube_pod_created (an older kube-state-metrics). All three request a GPU.
+ksm = 'job="kube-state-metrics"'
+runs = (("db-0", "u1", "n1", 7, 4, True), ("db-0", "u2", "n2", 2, 0, True),
+        ("old", "u3", "n3", 7, 0, False))
+def series(fam, labels, d0, d1, value):
+    t0, t1 = end - d0 * 86400 + 60, end - d1 * 86400
+    w("# TYPE %s gauge\n" % fam)
+    for t in range(t0, t1 + 1, 60):
+        w('%s{%s,%s} %s %d\n' % (fam, labels, ksm, value(t0), t))
+for fam in ("kube_pod_info", "kube_pod_created", "kube_pod_container_resource_requests"):
+    for pod, uid, node, d0, d1, created in runs:
+        base = 'namespace="ml",pod="%s",uid="%s"' % (pod, uid)
+        if fam == "kube_pod_info":
+            series(fam, base + ',node="%s"' % node, d0, d1, lambda t0: "1")
+        elif fam == "kube_pod_created" and created:
+            series(fam, base, d0, d1, lambda t0: str(t0))
+        elif fam == "kube_pod_container_resource_requests":
+            series(fam, base + ',container="main",resource="nvidia_com_gpu",unit="integer"', d0,
+                   d1, lambda t0: "1")
 w("# EOF\n")
 PY
 prom_backfill_start prometheus
@@ -60,6 +81,21 @@ $PROMQ --url "$PROM" --range-points 2 --range "$M" --start $((END - 86400)) --en
     > /dev/null 2> "$E2E_TMP/parts.err"; rc=$?
 if [ $rc -eq 1 ] && grep -q "2881 points, more than 1000 parts of 2" "$E2E_TMP/parts.err"; then pass prometheus.range-parts-bounded
 else fail prometheus.range-parts-bounded "exit $rc: $(cat "$E2E_TMP/parts.err")"; fi
+
+# The advisor's pod-node query, as it prints it, on this Prometheus: the newest incarnation's
+# node has the largest value (its creation time), one without kube_pod_created is still there.
+"$BIN/gpupack-advisor" report --prometheus "$PROM" --until "$END" --since 7d --show-queries \
+    --quiet > /dev/null 2> "$E2E_TMP/adv.err"
+grep -A1 '^query [0-9]*/[0-9]* pod-node ' "$E2E_TMP/adv.err" | tail -n 1 | sed 's/^  //' \
+    > "$E2E_TMP/podnode.promql"
+$PROMQ --url "$PROM" --query "$(cat "$E2E_TMP/podnode.promql")" --time "$END" \
+    > "$E2E_TMP/podnode.out" 2> "$E2E_TMP/podnode.err"
+check prometheus.pod-node-newest-wins sh -c "tail -n +2 '$E2E_TMP/podnode.out' | jq -s -e '
+    (map(select(.metric.pod == \"db-0\")) | max_by(.values[0][1]) | .metric.node == \"n2\")
+    and (map(select(.metric.pod == \"db-0\")) | length == 2)'"
+check prometheus.pod-node-without-created sh -c "tail -n +2 '$E2E_TMP/podnode.out' | jq -s -e '
+    map(select(.metric.pod == \"old\")) | length == 1 and .[0].metric.node == \"n3\"
+    and .[0].values[0][1] == 0'"
 
 $PROMQ --url "$PROM" --query "scalar(vector(1) / 0)" > "$E2E_TMP/inf.out" 2>&1
 check prometheus.scalar-inf sh -c "tail -n 1 '$E2E_TMP/inf.out' | jq -e '.values[0][1] == \"+Inf\"'"

@@ -310,6 +310,7 @@ def write_pod_ksm(wr, p, uid):
                 created_by_name=owner[1] if owner else "<none>", priority_class="",
                 host_network="false")
     wr.const("kube_pod_info", info, s, x)
+    wr.const("kube_pod_created", base, s, x, value=s)
     wr.const("kube_pod_owner", dict(base, owner_kind=owner[0] if owner else "<none>",
                                     owner_name=owner[1] if owner else "<none>",
                                     owner_is_controller="true" if owner else "<none>"), s, x)

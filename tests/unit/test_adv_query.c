@@ -121,8 +121,10 @@ GP_TEST(kube_state_metrics_queries)
     HAS(GP_ADVQ_POD_END, "and on (namespace, pod) (max by (namespace, pod) (kube_pod_status");
     HAS(GP_ADVQ_POD_START, "kube_pod_status_phase{phase=\"Running\"} == 1");
     GP_CHECK_NEAR(s.q[GP_ADVQ_POD_START].time, 1764864000.0 - 2015 * 300.0, 1e-6);
-    HAS(GP_ADVQ_POD_NODE, "max_over_time((kube_pod_info{node!=\"\"} * 0 + time())"
-                          "[604799s:300s])");
+    HAS(GP_ADVQ_POD_NODE, "(last_over_time(kube_pod_info{node!=\"\"}[604800s])) * on (namespace, "
+                          "pod, uid) group_left max by (namespace, pod, uid) (last_over_time("
+                          "kube_pod_created[604800s])) or ");
+    GP_CHECK(strstr(s.q[GP_ADVQ_POD_NODE].promql, "[604799s:300s]") == NULL); /* no subquery */
     HAS(GP_ADVQ_POD_OWNER, "kube_pod_owner{owner_is_controller=\"true\"}[604800s]");
     HAS(GP_ADVQ_OWNER_OWNER, "kube_replicaset_owner");
     HAS(GP_ADVQ_OWNER_OWNER, "kube_job_owner");
