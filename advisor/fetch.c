@@ -36,7 +36,12 @@ static void show_query(const gp_adv_fetch_opts *o, size_t i, const gp_advq *q)
 
     if (o->out == NULL || !o->show_queries)
         return;
-    if (q->type == GP_ADVQ_INSTANT) {
+    if (q->type == GP_ADVQ_INSTANT && q->nparts > 0) {
+        put_time(q->time, a, sizeof(a));
+        fprintf(o->out, "query %zu/%d %s (instant at %s, asked in %zu parts of the window's "
+                "steps, each the same over its own: --query-steps):\n  %s\n", i + 1,
+                GP_ADVQ_COUNT, q->name, a, q->nparts, q->promql);
+    } else if (q->type == GP_ADVQ_INSTANT) {
         put_time(q->time, a, sizeof(a));
         fprintf(o->out, "query %zu/%d %s (instant at %s):\n  %s\n", i + 1, GP_ADVQ_COUNT,
                 q->name, a, q->promql);
@@ -61,6 +66,37 @@ static void query_error(gp_err *err, const gp_advq *q, const char *why)
                q->promql, cut ? "... (--show-queries prints it whole)" : "");
 }
 
+/* A per-step query asked over its parts (gp_advq.parts), the answers joined (a series once per
+ * part: the assembly adds counts and sums, and takes the maximum). *ps sums the statistics. */
+static gp_status query_parts(gp_prom *p, const gp_advq *q, gp_prom_result **out,
+                             gp_prom_stats *ps, gp_err *err)
+{
+    gp_status st = GP_OK;
+
+    *out = NULL;
+    *ps = (gp_prom_stats){ 0 };
+    for (size_t k = 0; k < q->nparts && st == GP_OK; k++) {
+        gp_prom_result *part = NULL;
+        gp_prom_stats one;
+
+        st = gp_prom_query(p, q->parts[k], q->part_times[k], &part, err);
+        one = gp_prom_last_stats(p);
+        ps->attempts += one.attempts;
+        ps->http_status = one.http_status;
+        ps->seconds += one.seconds;
+        ps->parts++;
+        if (st == GP_OK && *out == NULL)
+            *out = part;
+        else if (st == GP_OK && (st = gp_prom_result_append(*out, part)) != GP_OK)
+            gp_err_set(err, "joining the answers of its parts: %s", gp_status_str(st));
+    }
+    if (st != GP_OK) {
+        gp_prom_result_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opts *o,
                        gp_adv_results *res, gp_err *err)
 {
@@ -68,10 +104,12 @@ gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opt
     for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
         const gp_advq *q = &qs->q[i];
         gp_status st;
-        gp_prom_stats ps;
+        gp_prom_stats ps = { 0 };
 
         show_query(o, i, q);
-        if (q->type == GP_ADVQ_INSTANT)
+        if (q->nparts > 0)
+            st = query_parts(p, q, &res->r[i], &ps, err);
+        else if (q->type == GP_ADVQ_INSTANT)
             st = gp_prom_query(p, q->promql, q->time, &res->r[i], err);
         else
             st = gp_prom_query_range(p, q->promql, q->start, q->end, q->step, &res->r[i], err);
@@ -86,7 +124,8 @@ gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opt
             query_error(err, q, why[0] != '\0' ? why : gp_status_str(st));
             return st;
         }
-        ps = gp_prom_last_stats(p);
+        if (q->nparts == 0)
+            ps = gp_prom_last_stats(p);
         for (size_t w = 0; o->out != NULL && w < res->r[i]->nwarnings; w++)
             fprintf(o->out, "warning: %s: Prometheus: %s\n", q->name, res->r[i]->warnings[w]);
         if (o->out != NULL && !o->quiet && ps.parts > 1)
@@ -499,13 +538,15 @@ static void add_weighted(asm_ctx *c, gp_advq_id q, const gp_prom_result *r, doub
     }
 }
 
-/* pod-gpu-steps, pod-run-steps, pod-end and pod-start: the pods' hours and state at the ends. */
+/* pod-gpu-steps, pod-run-steps, pod-end and pod-start: the pods' hours and state at the ends.
+ * Steps come once per part of the window (gp_advq.parts): they are added up, then made hours
+ * once, so the hours do not depend on how the window was cut. */
 static void pod_totals(asm_ctx *c, const gp_adv_results *res)
 {
     double h = c->w->step / 3600.0;
     const gp_prom_result *r;
 
-    add_weighted(c, GP_ADVQ_POD_GPU_STEPS, res->r[GP_ADVQ_POD_GPU_STEPS], h, false);
+    add_weighted(c, GP_ADVQ_POD_GPU_STEPS, res->r[GP_ADVQ_POD_GPU_STEPS], 1, false);
     add_weighted(c, GP_ADVQ_POD_END, res->r[GP_ADVQ_POD_END], 1, true);
     r = res->r[GP_ADVQ_POD_END];
     for (size_t i = 0; i < r->nseries; i++) {
@@ -520,7 +561,7 @@ static void pod_totals(asm_ctx *c, const gp_adv_results *res)
         double v = value_of(&r->series[i]);
 
         if (p >= 0 && finite_value(c, GP_ADVQ_POD_RUN_STEPS, v) && v > 0) {
-            c->d->pods[p].run_hours = v * h;
+            c->d->pods[p].run_hours += v;
             c->d->pods[p].started_in_window = true; /* unless Running at t_0, below */
         }
     }
@@ -530,6 +571,10 @@ static void pod_totals(asm_ctx *c, const gp_adv_results *res)
 
         if (p >= 0)
             c->d->pods[p].started_in_window = false;
+    }
+    for (size_t p = 0; p < c->d->npods; p++) {
+        c->d->pods[p].gpu_hours *= h;
+        c->d->pods[p].run_hours *= h;
     }
 }
 
@@ -768,10 +813,11 @@ static void node_totals(asm_ctx *c, const gp_adv_results *res)
                 continue;
             node = &c->d->nodes[n];
             switch (q[i]) {
-            case GP_ADVQ_NODE_UP_STEPS: node->up_hours = v * h; break;
-            case GP_ADVQ_NODE_EMPTY_STEPS: node->empty_hours = v * h; break;
-            case GP_ADVQ_NODE_HALF_STEPS: node->half_hours = v * h; break;
-            case GP_ADVQ_NODE_HALF_FREE: node->half_free_gpu_hours = v * h; break;
+            /* steps, once per part of the window (gp_advq.parts): hours below */
+            case GP_ADVQ_NODE_UP_STEPS: node->up_hours += v; break;
+            case GP_ADVQ_NODE_EMPTY_STEPS: node->empty_hours += v; break;
+            case GP_ADVQ_NODE_HALF_STEPS: node->half_hours += v; break;
+            case GP_ADVQ_NODE_HALF_FREE: node->half_free_gpu_hours += v; break;
             case GP_ADVQ_NODE_UP_END: node->up_at_end = true; break;
             case GP_ADVQ_NODE_ALLOC_END: node->alloc_at_end = v; break;
             default: break;
@@ -779,8 +825,14 @@ static void node_totals(asm_ctx *c, const gp_adv_results *res)
         }
     }
     for (size_t n = 0; n < c->d->nnodes; n++) {
-        if (!c->d->nodes[n].up_at_end)
-            c->d->nodes[n].alloc_at_end = 0;
+        gp_adv_node *node = &c->d->nodes[n];
+
+        node->up_hours *= h;
+        node->empty_hours *= h;
+        node->half_hours *= h;
+        node->half_free_gpu_hours *= h;
+        if (!node->up_at_end)
+            node->alloc_at_end = 0;
     }
     /* node-hourly: Σ allocation over each bucket's steps; the mean is over the window's
      * steps in the bucket (a step without allocation counts 0) */

@@ -41,7 +41,7 @@ typedef struct {
     const char *snaps[4]; /* the snapshot files given, for gp_adv_report_opts */
     gp_flag_choice format;
     gp_flag_list headers;
-    unsigned top;
+    unsigned top, query_steps;
     bool show_queries, quiet, help, version;
     /* serve */
     const char *interval, *listen, *configmap, *recs_file, *ttl;
@@ -58,6 +58,7 @@ static size_t flag_table(opts *o, gp_flag *f)
         { .name = "since", .kind = GP_FLAG_STRING, .dest = &o->since, .arg = "D", .help = "the window's length: 30s, 5m, 2h, 7d, 1w (default 7d)", .once = true },
         { .name = "until", .kind = GP_FLAG_STRING, .dest = &o->until, .arg = "TIME", .help = "the window's end: RFC 3339 or unix seconds (default now)", .once = true },
         { .name = "step", .kind = GP_FLAG_STRING, .dest = &o->step, .arg = "D", .help = "evaluation step (default 5m); at most 11000 steps in the window", .once = true },
+        { .name = "query-steps", .kind = GP_FLAG_UINT, .dest = &o->query_steps, .min = 0, .max = GP_ADV_MAX_STEPS, .arg = "N", .help = "steps a per-step query asks Prometheus for at once; longer windows go in parts (default 576; 0: all at once). Lower it when Prometheus refuses a query for too many samples", .once = true },
         { .name = "format", .kind = GP_FLAG_CHOICE, .dest = &o->format, .arg = "F", .help = "table (default), json, markdown or html", .once = true },
         { .name = "output", .kind = GP_FLAG_STRING, .dest = &o->output, .arg = "FILE", .help = "write the report to FILE (atomically) instead of stdout", .once = true },
         { .name = "top", .kind = GP_FLAG_UINT, .dest = &o->top, .min = 0, .max = 1000000, .arg = "N", .help = "findings to show (default 20; 0 = all)", .once = true },
@@ -183,6 +184,7 @@ static int check_values(const opts *o, gp_adv_report_opts *r)
         return usage_error("--since", "want a duration like 30s, 5m, 2h, 7d, 1w, got", o->since);
     if (o->step != NULL && gp_duration_parse(o->step, &r->step) != GP_OK)
         return usage_error("--step", "want a duration like 30s, 5m, 2h, got", o->step);
+    r->query_steps = o->query_steps;
     if (o->until != NULL && gp_adv_parse_time(o->until, &r->until) != GP_OK)
         return usage_error("--until", "want RFC 3339 (2026-12-04T16:00:00Z) or unix seconds, got",
                            o->until);
@@ -253,7 +255,8 @@ static void prom_config(const opts *o, unsigned timeout_ms, gp_prom_config *pc)
 
 static int report(int argc, char **argv)
 {
-    opts o = { .format = { formats, GP_ADV_FMT_TABLE }, .top = 20 };
+    opts o = { .format = { formats, GP_ADV_FMT_TABLE }, .top = 20,
+               .query_steps = GP_ADV_PART_STEPS };
     gp_flag flags[GP_FLAGS_MAX];
     size_t n = flag_table(&o, flags);
     gp_adv_report_opts r = { .until = (double)time(NULL), .since = 7 * 86400.0, .step = 300,
@@ -347,7 +350,8 @@ static int serve_values(const opts *o, gp_adv_serve_opts *v, char *ns, char *nam
 
 static int serve(int argc, char **argv)
 {
-    opts o = { .format = { formats, GP_ADV_FMT_JSON }, .top = 0, .top_workloads = 50,
+    opts o = { .format = { formats, GP_ADV_FMT_JSON }, .top = 0, .query_steps = GP_ADV_PART_STEPS,
+               .top_workloads = 50,
                .max_bytes = 921600 };
     gp_flag flags[GP_FLAGS_MAX];
     size_t n = serve_flag_table(&o, flags);

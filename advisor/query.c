@@ -62,6 +62,7 @@ gp_status gp_adv_window_make(double until, double since, double step, gp_adv_win
     w->steps = (size_t)steps;
     w->window = steps * step;
     w->nhours = (size_t)ceil(w->window / 3600.0);
+    w->part_steps = 0;
     return GP_OK;
 }
 
@@ -575,6 +576,44 @@ static void timing(gp_advq *q, gp_advq_id id, const gp_adv_window *w)
     }
 }
 
+static bool per_step(gp_advq_id id)
+{
+    return id == GP_ADVQ_POD_REQUESTS || id == GP_ADVQ_POD_GPU_STEPS ||
+           id == GP_ADVQ_POD_RUN_STEPS || id == GP_ADVQ_NODE_UP_STEPS ||
+           id == GP_ADVQ_NODE_EMPTY_STEPS || id == GP_ADVQ_NODE_HALF_STEPS ||
+           id == GP_ADVQ_NODE_HALF_FREE;
+}
+
+/* The parts of a per-step query: steps k x P .. min((k + 1) x P, steps) - 1, each a subquery
+ * of its own steps ([n x R - 1s:R]) evaluated at its last step; everything else (W, the @ end
+ * of the capacity) stays the whole window's. */
+static gp_status build_parts(const gp_policy *pol, const gp_advq_set *s, gp_advq_id id,
+                             const char *W, const char *R, gp_advq *q)
+{
+    const gp_adv_window *w = &s->w;
+    size_t P = w->part_steps, n = (w->steps + P - 1) / P;
+    gp_strbuf b;
+
+    q->parts = calloc(n, sizeof(*q->parts));
+    q->part_times = calloc(n, sizeof(*q->part_times));
+    if (q->parts == NULL || q->part_times == NULL)
+        return GP_ENOMEM;
+    q->nparts = n;
+    for (size_t k = 0; k < n; k++) {
+        size_t first = k * P, last = (k + 1) * P < w->steps ? (k + 1) * P - 1 : w->steps - 1;
+        char Pm[32];
+        size_t len;
+
+        gp_advq_duration((double)(last - first + 1) * w->step - 1, Pm, sizeof(Pm));
+        q->part_times[k] = w->end - (double)(w->steps - 1 - last) * w->step;
+        gp_strbuf_init(&b, 0);
+        text(pol, s, id, W, Pm, R, &b);
+        if (gp_strbuf_take(&b, &q->parts[k], &len) != GP_OK)
+            return GP_ENOMEM;
+    }
+    return GP_OK;
+}
+
 gp_status gp_advq_build(const gp_policy *pol, const gp_adv_window *w, gp_advq_set *out,
                         gp_err *err)
 {
@@ -598,6 +637,9 @@ gp_status gp_advq_build(const gp_policy *pol, const gp_adv_window *w, gp_advq_se
         text(pol, out, (gp_advq_id)i, W, Wm, R, &b);
         st = gp_strbuf_take(&b, &out->q[i].promql, &len);
         gp_strbuf_init(&b, 0);
+        if (st == GP_OK && per_step((gp_advq_id)i) && w->part_steps > 0 &&
+            w->steps > w->part_steps)
+            st = build_parts(pol, out, (gp_advq_id)i, W, R, &out->q[i]);
     }
     gp_strbuf_free(&b);
     if (st != GP_OK) {
@@ -612,8 +654,13 @@ void gp_advq_set_free(gp_advq_set *s)
 {
     if (s == NULL)
         return;
-    for (int i = 0; i < GP_ADVQ_COUNT; i++)
+    for (int i = 0; i < GP_ADVQ_COUNT; i++) {
         free(s->q[i].promql);
+        for (size_t k = 0; k < s->q[i].nparts; k++)
+            free(s->q[i].parts[k]);
+        free(s->q[i].parts);
+        free(s->q[i].part_times);
+    }
     for (size_t i = 0; i < s->ndcgm_by; i++)
         free(s->dcgm_by[i]);
     free(s->dcgm_by);

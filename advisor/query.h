@@ -25,7 +25,12 @@ typedef struct {
     size_t steps;   /* ceil(since / step) */
     double window;  /* W = steps x step, seconds */
     size_t nhours;  /* ceil(W / 3600) hour buckets */
+    size_t part_steps; /* steps a per-step subquery asks at once (gp_advq.parts); 0: all */
 } gp_adv_window;
+
+/* The default part_steps: two days of 5-minute steps. A per-step subquery holds 2 x series x
+ * steps samples at once in Prometheus (its --query.max-samples, 50,000,000 by default). */
+#define GP_ADV_PART_STEPS 576u
 
 /* Makes the window from --until (seconds since the epoch), --since and --step (seconds > 0).
  * GP_EINVAL with a message naming --since/--step when steps > GP_ADV_MAX_STEPS, --since when
@@ -76,6 +81,12 @@ typedef struct {
     char *promql;
     double time;       /* GP_ADVQ_INSTANT: evaluated at the window's end (pod-start: t_0) */
     double start, end, step; /* GP_ADVQ_RANGE */
+    /* A per-step query (a sum, count or maximum over the window's steps by a subquery) on a
+     * window of more than part_steps steps: the same query over consecutive parts of the
+     * steps, each at its own time; the answers add up (or take the maximum) to the whole. */
+    char **parts;
+    double *part_times;
+    size_t nparts;
 } gp_advq;
 
 /* A label key a query reads from kube-state-metrics, and its sanitised label name there. */

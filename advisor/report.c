@@ -230,6 +230,7 @@ int gp_adv_analyse(const gp_adv_report_opts *o, gp_adv_report *rep)
         fprintf(o->log, PROG ": %s\nsee " PROG " --help\n", err.msg);
         return 2;
     }
+    w.part_steps = o->query_steps;
     if (gp_advq_build(o->pol, &w, &qs, &err) != GP_OK)
         return fail(o, 2, err.msg);
     if (gp_prom_new(o->prom, &p, &err) != GP_OK) {

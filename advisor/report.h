@@ -22,6 +22,7 @@ typedef struct {
     const gp_prom_config *prom;
     const gp_policy *pol;
     double until, since, step;  /* seconds; until since the epoch */
+    unsigned query_steps;       /* the window's part_steps (query.h); 0: no parts */
     gp_adv_format format;
     size_t top;                 /* 0: all */
     const char *output;         /* NULL: stdout */

@@ -479,12 +479,34 @@ def node_steps(c):
     return out
 
 
-def node_rows(c, value):
-    """One row per node: value(node, capacity, allocation per step, up steps) or None."""
+def steps_of(c, q, prm):
+    """The window's steps a per-step query's subquery covers: [N s:R s] evaluated at time t (the
+    advisor asks long windows in parts, each over its own steps), as (first, last)."""
+    m = re.findall(r"\[(\d+)s:(\d+)s\]", q)
+    if not m:
+        raise ValueError("no subquery in a per-step query")
+    n, r = (int(x) for x in m[-1])
+    if r != c.step:
+        raise ValueError("subquery step %ds, the window's is %ds" % (r, c.step))
+    last = int(round((prm["t"] - c.t0) / c.step))
+    return max(0, last - (n + 1) // r + 1), min(c.steps - 1, last)
+
+
+def overlap(p, k0, k1):
+    """Steps of pod p in k0..k1."""
+    return max(0, min(p.s1, k1) - max(p.s0, k0) + 1)
+
+
+def node_rows(c, value, k0=0, k1=None):
+    """One row per node: value(node, capacity, allocation per step, up steps in k0..k1) or None."""
     rows = []
+    k1 = c.steps - 1 if k1 is None else k1
     for n in c.nodes:
         cap, a = node_steps(c)[n.name]
-        v = value(n, cap, a, range(n.up0, n.up1 + 1))
+        up = range(max(n.up0, k0), min(n.up1, k1) + 1)
+        if len(up) == 0:
+            continue
+        v = value(n, cap, a, up)
         if v is not None:
             rows.append(({"node": n.name}, v))
     return rows
@@ -492,19 +514,23 @@ def node_rows(c, value):
 
 @rule("pod-requests", "instant", starts("max_over_time(sum by (namespace, pod, resource)"))
 def q_pod_requests(a, q, prm):
+    k0, k1 = steps_of(a.c, q, prm)
     return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name, "resource": r}, v)
-                               for p in a.c.pods for r, v in p.req.items()])
+                               for p in a.c.pods if overlap(p, k0, k1) for r, v in p.req.items()])
 
 
 @rule("pod-gpu-steps", "instant", starts("sum_over_time((sum by (namespace, pod, resource)"))
 def q_pod_gpu_steps(a, q, prm):
-    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name, "resource": r}, v * (p.s1 - p.s0 + 1))
-                               for p in a.c.pods for r, v in p.req.items()])
+    k0, k1 = steps_of(a.c, q, prm)
+    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name, "resource": r}, v * overlap(p, k0, k1))
+                               for p in a.c.pods if overlap(p, k0, k1) for r, v in p.req.items()])
 
 
 @rule("pod-run-steps", "instant", starts("count_over_time((max by (namespace, pod)"))
 def q_pod_run_steps(a, q, prm):
-    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name}, p.s1 - p.s0 + 1) for p in a.c.pods])
+    k0, k1 = steps_of(a.c, q, prm)
+    return a.vector(prm["t"], [({"namespace": p.ns, "pod": p.name}, overlap(p, k0, k1))
+                               for p in a.c.pods if overlap(p, k0, k1)])
 
 
 @rule("pod-end", "instant", starts("sum by (namespace, pod, resource)"))
@@ -523,24 +549,27 @@ def q_pod_start(a, q, prm):
 
 @rule("node-empty-steps", "instant", has("unless on (node)"))
 def q_node_empty(a, q, prm):
-    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: sum(1 for k in up if al[k] == 0) or None))
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: sum(1 for k in up if al[k] == 0) or None,
+                                        *steps_of(a.c, q, prm)))
 
 
 @rule("node-up-steps", "instant", starts("count_over_time((max by (node) (kube_node_info)"))
 def q_node_up_steps(a, q, prm):
-    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: len(up)))
+    return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up: len(up), *steps_of(a.c, q, prm)))
 
 
 @rule("node-half-steps", "instant", starts("count_over_time(((sum by (node)"))
 def q_node_half(a, q, prm):
     return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up:
-                                        sum(1 for k in up if 0 < al[k] < cap / 2) or None))
+                                        sum(1 for k in up if 0 < al[k] < cap / 2) or None,
+                                        *steps_of(a.c, q, prm)))
 
 
 @rule("node-half-free", "instant", starts("sum_over_time(((sum by (node)"))
 def q_node_half_free(a, q, prm):
     return a.vector(prm["t"], node_rows(a.c, lambda n, cap, al, up:
-                                        sum(cap - al[k] for k in up if 0 < al[k] < cap / 2) or None))
+                                        sum(cap - al[k] for k in up if 0 < al[k] < cap / 2) or None,
+                                        *steps_of(a.c, q, prm)))
 
 
 @rule("node-hourly", "range", starts("sum_over_time((sum by (node)"))

@@ -34,6 +34,22 @@ else fail advisor.json-exit-0 "exit $rc: $(head -c 600 "$E2E_TMP/report.json.err
 # One line per check: each finding's numbers, the ranking, the MIG choice, the totals.
 python3 "$TOOLS/advisor_expect.py" --compare "$E2E_TMP/report.json"
 
+# The per-step queries are asked in parts of --query-steps steps (576 by default: 4 parts for the
+# week): all at once, in 21 parts, and by default, the same report.
+check advisor.per-step-in-parts grep -q '^query 9/26 pod-requests: .* in 4 parts$' "$E2E_TMP/report.json.err"
+for qsteps in 0 100; do
+    report json --query-steps $qsteps > /dev/null 2>&1
+    mv "$E2E_TMP/report.json" "$E2E_TMP/report-$qsteps.json"
+    mv "$E2E_TMP/report.json.err" "$E2E_TMP/report-$qsteps.err"
+done
+report json
+# same_report A B: the two JSON reports are the same but for when they were made.
+same_report() { [ "$(jq -S 'del(.generated_at)' "$1")" = "$(jq -S 'del(.generated_at)' "$2")" ]; }
+check advisor.per-step-all-at-once sh -c "! grep -q 'pod-requests: .* parts' '$E2E_TMP/report-0.err'"
+check advisor.per-step-one-query-same-report same_report "$E2E_TMP/report-0.json" "$E2E_TMP/report.json"
+check advisor.per-step-21-parts-same-report same_report "$E2E_TMP/report-100.json" "$E2E_TMP/report.json"
+check advisor.per-step-21-parts grep -q '^query 9/26 pod-requests: .* in 21 parts$' "$E2E_TMP/report-100.err"
+
 # A window longer than a week asks the hourly range queries a week at a time: over the same
 # week of data and three empty days before it, the last 168 hours are the week's own.
 $ADV report --prometheus "$PROM" --until "$UNTIL" --since 10d --step 5m --policy "$E2E_TMP/policy.json" \

@@ -242,7 +242,51 @@ GP_TEST(durations_and_times)
     GP_CHECK(gp_adv_parse_time("2026-13-04T16:00:00Z", &v) == GP_EINVAL);
 }
 
+/* A week of 2,016 steps in parts of 576: the per-step queries are asked over steps 0-575,
+ * 576-1151, 1152-1727 and 1728-2015, each a subquery of its own steps at its last step; the
+ * rest of each text (W, the capacity's @ end) stays the week's; other queries have no parts. */
+GP_TEST(per_step_queries_in_parts)
+{
+    static const gp_advq_id ids[] = { GP_ADVQ_POD_REQUESTS, GP_ADVQ_POD_GPU_STEPS,
+                                      GP_ADVQ_POD_RUN_STEPS, GP_ADVQ_NODE_UP_STEPS,
+                                      GP_ADVQ_NODE_EMPTY_STEPS, GP_ADVQ_NODE_HALF_STEPS,
+                                      GP_ADVQ_NODE_HALF_FREE };
+    gp_policy p;
+    gp_adv_window w;
+    gp_advq_set s;
+    double end = 1764864000.0;
+
+    policy(&p);
+    GP_CHECK(gp_adv_window_make(end, 7 * 86400.0, 300, &w, NULL) == GP_OK);
+    w.part_steps = 576;
+    GP_CHECK(gp_advq_build(&p, &w, &s, NULL) == GP_OK);
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        const gp_advq *q = &s.q[ids[i]];
+
+        GP_CHECK_INT(q->nparts, 4);
+        if (q->nparts != 4)
+            continue;
+        GP_CHECK_NEAR(q->part_times[0], end - 1440 * 300.0, 1e-6);
+        GP_CHECK_NEAR(q->part_times[2], end - 288 * 300.0, 1e-6);
+        GP_CHECK_NEAR(q->part_times[3], end, 1e-6);
+        GP_CHECK(strstr(q->parts[0], "[172799s:300s]") != NULL);
+        GP_CHECK(strstr(q->parts[3], "[86399s:300s]") != NULL);
+        GP_CHECK(strstr(q->parts[3], "[604799s:") == NULL);
+        GP_CHECK(strstr(q->promql, "[604799s:300s]") != NULL);
+    }
+    GP_CHECK(strstr(s.q[GP_ADVQ_NODE_HALF_STEPS].parts[1], "[604800s] @ 1764864000") != NULL);
+    GP_CHECK_INT(s.q[GP_ADVQ_POD_NODE].nparts, 0);
+    GP_CHECK_INT(s.q[GP_ADVQ_ACT_SUM].nparts, 0);
+    GP_CHECK_INT(s.q[GP_ADVQ_NODE_HOURLY].nparts, 0);
+    gp_advq_set_free(&s);
+    w.part_steps = 2016; /* the window fits one part */
+    GP_CHECK(gp_advq_build(&p, &w, &s, NULL) == GP_OK);
+    GP_CHECK_INT(s.q[GP_ADVQ_POD_REQUESTS].nparts, 0);
+    gp_advq_set_free(&s);
+}
+
 GP_MAIN(GP_CASE(window_default_week), GP_CASE(window_rounds_up_and_refuses_too_many_steps),
         GP_CASE(activity_queries_prefer_prof_per_series), GP_CASE(kube_state_metrics_queries),
         GP_CASE(range_queries_use_the_window_steps), GP_CASE(empty_dcgm_label_list_is_an_error),
-        GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times))
+        GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times),
+        GP_CASE(per_step_queries_in_parts))
