@@ -239,7 +239,8 @@ static int load_kube(opts *o, gp_adv_report_opts *r, gp_kube_config **kube)
 }
 
 /* The Prometheus access flags as a client configuration. */
-static void prom_config(const opts *o, unsigned timeout_ms, gp_prom_config *pc)
+static void prom_config(const opts *o, const gp_adv_report_opts *r, unsigned timeout_ms,
+                        gp_prom_config *pc)
 {
     memset(pc, 0, sizeof(*pc));
     pc->url = o->prometheus;
@@ -250,7 +251,7 @@ static void prom_config(const opts *o, unsigned timeout_ms, gp_prom_config *pc)
     pc->headers = o->headers.v;
     pc->nheaders = o->headers.n;
     pc->timeout_ms = timeout_ms;
-    pc->range_points = GP_ADV_RANGE_POINTS;
+    pc->range_points = gp_adv_range_points(r->query_steps, r->step);
 }
 
 static int report(int argc, char **argv)
@@ -281,7 +282,7 @@ static int report(int argc, char **argv)
         return EXIT_USAGE;
     if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
         return EXIT_USAGE;
-    prom_config(&o, (unsigned)ms, &pc);
+    prom_config(&o, &r, (unsigned)ms, &pc);
     r.prom = &pc;
     r.pol = pol;
     r.format = (gp_adv_format)o.format.index;
@@ -379,7 +380,7 @@ static int serve(int argc, char **argv)
         return EXIT_USAGE;
     if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
         return EXIT_USAGE;
-    prom_config(&o, (unsigned)ms, &pc);
+    prom_config(&o, r, (unsigned)ms, &pc);
     r->prom = &pc;
     r->pol = pol;
     if (load_kube(&o, r, &kube) != 0) {

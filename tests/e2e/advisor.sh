@@ -50,12 +50,12 @@ check advisor.per-step-one-query-same-report same_report "$E2E_TMP/report-0.json
 check advisor.per-step-21-parts-same-report same_report "$E2E_TMP/report-100.json" "$E2E_TMP/report.json"
 check advisor.per-step-21-parts grep -q '^query 9/26 pod-requests: .* in 21 parts$' "$E2E_TMP/report-100.err"
 
-# A window longer than a week asks the hourly range queries a week at a time: over the same
-# week of data and three empty days before it, the last 168 hours are the week's own.
+# The hourly range queries are asked 48 hours at a time (--query-steps 576 of 5 minutes): over
+# the same week of data and three empty days before it, the last 168 hours are the week's own.
 $ADV report --prometheus "$PROM" --until "$UNTIL" --since 10d --step 5m --policy "$E2E_TMP/policy.json" \
     --format json > "$E2E_TMP/report10.json" 2> "$E2E_TMP/report10.err"; rc=$?
 check advisor.long-window-exit-0 [ $rc -eq 0 ]
-check advisor.long-window-in-parts grep -q '^query 6/26 activity-hourly: .* in 2 parts$' "$E2E_TMP/report10.err"
+check advisor.long-window-in-parts grep -q '^query 6/26 activity-hourly: .* in 5 parts$' "$E2E_TMP/report10.err"
 check advisor.long-window-same-hours jq -e --slurpfile w "$E2E_TMP/report.json" '
     .totals.hourly as $a | $w[0].totals.hourly as $b
     | ($a.allocated | length) == 240 and ($b.allocated | length) == 168

@@ -452,6 +452,17 @@ GP_TEST(series_with_missing_labels_are_skipped)
     finish(&f);
 }
 
+/* The hourly range queries' parts follow --query-steps: its hours (at least one), a week at most
+ * and for 0. */
+GP_TEST(range_points_follow_query_steps)
+{
+    GP_CHECK_INT(gp_adv_range_points(576, 300), 48);
+    GP_CHECK_INT(gp_adv_range_points(100, 300), 8);
+    GP_CHECK_INT(gp_adv_range_points(5, 300), 1);
+    GP_CHECK_INT(gp_adv_range_points(0, 300), 168);
+    GP_CHECK_INT(gp_adv_range_points(11000, 3600), 168);
+}
+
 GP_TEST(mig_resource_names)
 {
     char buf[64];
@@ -607,6 +618,7 @@ GP_MAIN(GP_CASE(pods_hours_by_hand), GP_CASE(nodes_empty_and_half_hours),
         GP_CASE(prof_absent_util_present_is_a_note), GP_CASE(same_warning_is_one_note),
         GP_CASE(no_dcgm_is_an_error_naming_the_query),
         GP_CASE(no_ksm_requests_is_an_error), GP_CASE(series_with_missing_labels_are_skipped),
-        GP_CASE(mig_resource_names), GP_CASE(exporter_pod_label_is_no_pod),
+        GP_CASE(mig_resource_names), GP_CASE(range_points_follow_query_steps),
+        GP_CASE(exporter_pod_label_is_no_pod),
         GP_CASE(exporter_hostname_pod_is_no_pod), GP_CASE(sidecar_exporter_keeps_the_workload),
         GP_CASE(nan_sum_is_unknown_activity))
