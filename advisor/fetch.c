@@ -66,37 +66,6 @@ static void query_error(gp_err *err, const gp_advq *q, const char *why)
                q->promql, cut ? "... (--show-queries prints it whole)" : "");
 }
 
-/* A per-step query asked over its parts (gp_advq.parts), the answers joined (a series once per
- * part: the assembly adds counts and sums, and takes the maximum). *ps sums the statistics. */
-static gp_status query_parts(gp_prom *p, const gp_advq *q, gp_prom_result **out,
-                             gp_prom_stats *ps, gp_err *err)
-{
-    gp_status st = GP_OK;
-
-    *out = NULL;
-    *ps = (gp_prom_stats){ 0 };
-    for (size_t k = 0; k < q->nparts && st == GP_OK; k++) {
-        gp_prom_result *part = NULL;
-        gp_prom_stats one;
-
-        st = gp_prom_query(p, q->parts[k], q->part_times[k], &part, err);
-        one = gp_prom_last_stats(p);
-        ps->attempts += one.attempts;
-        ps->http_status = one.http_status;
-        ps->seconds += one.seconds;
-        ps->parts++;
-        if (st == GP_OK && *out == NULL)
-            *out = part;
-        else if (st == GP_OK && (st = gp_prom_result_append(*out, part)) != GP_OK)
-            gp_err_set(err, "joining the answers of its parts: %s", gp_status_str(st));
-    }
-    if (st != GP_OK) {
-        gp_prom_result_free(*out);
-        *out = NULL;
-    }
-    return st;
-}
-
 gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opts *o,
                        gp_adv_results *res, gp_err *err)
 {
@@ -104,11 +73,12 @@ gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opt
     for (size_t i = 0; i < GP_ADVQ_COUNT; i++) {
         const gp_advq *q = &qs->q[i];
         gp_status st;
-        gp_prom_stats ps = { 0 };
+        gp_prom_stats ps;
 
         show_query(o, i, q);
-        if (q->nparts > 0)
-            st = query_parts(p, q, &res->r[i], &ps, err);
+        if (q->nparts > 0) /* the parts' answers add up (a series once per part) */
+            st = gp_prom_query_parts(p, (const char *const *)q->parts, q->part_times, q->nparts,
+                                     &res->r[i], err);
         else if (q->type == GP_ADVQ_INSTANT)
             st = gp_prom_query(p, q->promql, q->time, &res->r[i], err);
         else
@@ -124,8 +94,7 @@ gp_status gp_adv_fetch(gp_prom *p, const gp_advq_set *qs, const gp_adv_fetch_opt
             query_error(err, q, why[0] != '\0' ? why : gp_status_str(st));
             return st;
         }
-        if (q->nparts == 0)
-            ps = gp_prom_last_stats(p);
+        ps = gp_prom_last_stats(p);
         for (size_t w = 0; o->out != NULL && w < res->r[i]->nwarnings; w++)
             fprintf(o->out, "warning: %s: Prometheus: %s\n", q->name, res->r[i]->warnings[w]);
         if (o->out != NULL && !o->quiet && ps.parts > 1)

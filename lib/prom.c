@@ -571,13 +571,50 @@ static gp_status range_part(gp_prom *p, const char *query, double start, double 
     return run_form(p, "/api/v1/query_range", &form, out, err);
 }
 
-/* Adds the last call's statistics to the sum of the parts so far. */
-static void add_stats(gp_prom_stats *sum, const gp_prom_stats *part)
+/* One part's outcome st (its answer part) into the joined answer *out and the statistics *sum
+ * (the part's are p->last); returns the status to go on with. */
+static gp_status join_part(gp_prom *p, gp_status st, gp_prom_result *part, gp_prom_result **out,
+                           gp_prom_stats *sum, gp_err *err)
 {
-    sum->attempts += part->attempts;
-    sum->http_status = part->http_status;
-    sum->seconds += part->seconds;
-    sum->parts += part->parts;
+    sum->attempts += p->last.attempts;
+    sum->http_status = p->last.http_status;
+    sum->seconds += p->last.seconds;
+    sum->parts += p->last.parts;
+    if (st == GP_OK && *out == NULL)
+        *out = part;
+    else if (st == GP_OK && (st = gp_prom_result_append(*out, part)) != GP_OK)
+        gp_err_set(err, "prometheus: joining the answers of a query's parts: %s",
+                   gp_status_str(st));
+    return st;
+}
+
+/* The end of a query in parts: the summed statistics, and no answer on failure. */
+static gp_status parts_done(gp_prom *p, gp_status st, const gp_prom_stats *sum,
+                            gp_prom_result **out)
+{
+    p->last = *sum;
+    if (st != GP_OK) {
+        gp_prom_result_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+gp_status gp_prom_query_parts(gp_prom *p, const char *const *queries, const double *times,
+                              size_t n, gp_prom_result **out, gp_err *err)
+{
+    gp_prom_stats sum = { 0 };
+    gp_status st = GP_OK;
+
+    *out = NULL;
+    for (size_t k = 0; k < n && st == GP_OK; k++) {
+        gp_prom_result *part = NULL;
+
+        p->last = (gp_prom_stats){ 0 }; /* a part that fails before any request adds nothing */
+        st = gp_prom_query(p, queries[k], times[k], &part, err);
+        st = join_part(p, st, part, out, &sum, err);
+    }
+    return parts_done(p, st, &sum, out);
 }
 
 gp_status gp_prom_query_range(gp_prom *p, const char *query, double start, double end,
@@ -605,16 +642,7 @@ gp_status gp_prom_query_range(gp_prom *p, const char *query, double start, doubl
 
         p->last = (gp_prom_stats){ 0 }; /* a part that fails before any request adds nothing */
         st = range_part(p, query, start + k * step, start + last * step, step, &part, err);
-        add_stats(&sum, &p->last);
-        if (st == GP_OK && *out == NULL)
-            *out = part;
-        else if (st == GP_OK && (st = gp_prom_result_append(*out, part)) != GP_OK)
-            gp_err_set(err, "prometheus range query: joining its parts: %s", gp_status_str(st));
+        st = join_part(p, st, part, out, &sum, err);
     }
-    p->last = sum;
-    if (st != GP_OK) {
-        gp_prom_result_free(*out);
-        *out = NULL;
-    }
-    return st;
+    return parts_done(p, st, &sum, out);
 }

@@ -91,6 +91,12 @@ gp_status gp_prom_query(gp_prom *p, const char *query, double t, gp_prom_result 
 gp_status gp_prom_query_range(gp_prom *p, const char *query, double start, double end,
                               double step, gp_prom_result **out, gp_err *err) GP_WUR;
 
+/* Instant queries queries[0..n) at times[0..n) in turn, the answers joined as a range's parts
+ * are (a series once per answer); results and statistics (summed) as gp_prom_query(). For one
+ * query asked over parts of a window, each part written for its own steps. */
+gp_status gp_prom_query_parts(gp_prom *p, const char *const *queries, const double *times,
+                              size_t n, gp_prom_result **out, gp_err *err) GP_WUR;
+
 /* The statistics of the client's last query. */
 gp_prom_stats gp_prom_last_stats(const gp_prom *p);
 

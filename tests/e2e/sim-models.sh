@@ -30,6 +30,18 @@ pod() {
 }
 # only NODE: the node list with that node alone.
 only() { jq --arg n "$1" '.items |= map(select(.metadata.name == $n))' "$T/nodes.json"; }
+# placed_alone PODS OUT: the paper protocol on each node alone; OUT lists the nodes the pod of
+# PODS was placed on, sorted.
+placed_alone() {
+    : > "$2"
+    for n in a100 t4; do
+        only "$n" > "$T/one.json"
+        "$SIM" --nodes "$T/one.json" --pods "$1" --inflate 0 --scorer bestfit \
+            --log-level error --placements "$T/pl.jsonl" > /dev/null 2>&1
+        jq -r '.node // empty' "$T/pl.jsonl" >> "$2"
+    done
+    sort -o "$2" "$2"
+}
 
 i=0
 for ann in 'NVIDIA-A100*' 'NVIDIA-A100-SXM4-80GB,Tesla-T4' '!Tesla-T4' \
@@ -41,14 +53,7 @@ for ann in 'NVIDIA-A100*' 'NVIDIA-A100-SXM4-80GB,Tesla-T4' '!Tesla-T4' \
         "$X" --once filter --log-level error --snapshot-nodes "$T/nodes.json" \
             --snapshot-pods "$T/none.json" | jq -r '.NodeNames[]' | sort > "$T/want$i"
     # The paper protocol, on each node alone: placed there exactly when the filter passes it.
-    : > "$T/got$i"
-    for n in a100 t4; do
-        only "$n" > "$T/one.json"
-        "$SIM" --nodes "$T/one.json" --pods "$T/pods$i.json" --inflate 0 --scorer bestfit \
-            --log-level error --placements "$T/pl.jsonl" > /dev/null 2>&1
-        jq -r '.node // empty' "$T/pl.jsonl" >> "$T/got$i"
-    done
-    sort -o "$T/got$i" "$T/got$i"
+    placed_alone "$T/pods$i.json" "$T/got$i"
     check "sim-models.protocol-as-filter-$i" cmp -s "$T/want$i" "$T/got$i"
     # The replay, both nodes as pools: the pool that added a node for the pod is one the
     # filter passes (the pools are named by model).
@@ -83,13 +88,7 @@ for want in a100:NVIDIA-A100-SXM4-80GB t4:Tesla-T4; do
         {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions:
         [{key: "nvidia.com/gpu.product", operator: "In", values: [$p, "H100-NOT-HERE"]}]}]}}}
         | {kind: "PodList", items: [.]}' > "$T/aff.json"
-    : > "$T/aff-got"
-    for n in a100 t4; do
-        only "$n" > "$T/one.json"
-        "$SIM" --nodes "$T/one.json" --pods "$T/aff.json" --inflate 0 --scorer bestfit \
-            --log-level error --placements "$T/pl.jsonl" > /dev/null 2>&1
-        jq -r '.node // empty' "$T/pl.jsonl" >> "$T/aff-got"
-    done
+    placed_alone "$T/aff.json" "$T/aff-got"
     check "sim-models.affinity-protocol-$node" sh -c "[ \"\$(cat '$T/aff-got')\" = '$node' ]"
     "$SIM" --replay --nodes "$T/nodes.json" --pods "$T/aff.json" --scorer bestfit --json \
         --duration 1h --log-level error > "$T/aff.jsonl" 2> "$T/aff.err"
