@@ -115,15 +115,6 @@ void gp_adv_results_free(gp_adv_results *res)
     }
 }
 
-size_t gp_adv_range_points(unsigned query_steps, double step)
-{
-    double hours = floor((double)query_steps * step / 3600.0);
-
-    if (query_steps == 0)
-        return GP_ADV_RANGE_POINTS;
-    return hours < 1 ? 1 : hours > GP_ADV_RANGE_POINTS ? GP_ADV_RANGE_POINTS : (size_t)hours;
-}
-
 /* ---- MIG resource names ------------------------------------------------------------------- */
 
 bool gp_adv_mig_profile_of(const char *res, char *buf, size_t n)

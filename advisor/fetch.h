@@ -12,17 +12,6 @@
 #include "gpupack/prom.h"
 #include "query.h"
 
-/* The points a range query (the hourly ones) asks for at once: a week. Longer windows are asked
- * in parts (gp_prom_query_range()), so one answer stays under the decoder's sample cap up to
- * about 30,000 pods (GP_PROM_DEFAULT_MAX_SAMPLES / 168) whatever the window. */
-#define GP_ADV_RANGE_POINTS 168u
-
-/* The points an hourly range query asks for at once under --query-steps N of step seconds: the
- * hours of N steps (at least 1), so that its [1h:step] subqueries, which Prometheus evaluates
- * over the whole range at once, hold no more steps than a per-step query's part; 0 steps: a
- * week (GP_ADV_RANGE_POINTS). */
-size_t gp_adv_range_points(unsigned query_steps, double step);
-
 /* The decoded answers, one per query (NULL: not run). A range query asked in parts holds a
  * series once per part (the assembly keys every sample by its labels and time). */
 typedef struct {

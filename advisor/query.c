@@ -66,6 +66,15 @@ gp_status gp_adv_window_make(double until, double since, double step, gp_adv_win
     return GP_OK;
 }
 
+size_t gp_adv_range_points(unsigned part_steps, double step)
+{
+    double hours = floor((double)part_steps * step / 3600.0);
+
+    if (part_steps == 0)
+        return GP_ADV_RANGE_POINTS;
+    return hours < 1 ? 1 : hours > GP_ADV_RANGE_POINTS ? GP_ADV_RANGE_POINTS : (size_t)hours;
+}
+
 long gp_adv_window_step_of(const gp_adv_window *w, double t)
 {
     double k = (double)(w->steps - 1) - (w->end - t) / w->step;

@@ -32,6 +32,16 @@ typedef struct {
  * steps samples at once in Prometheus (its --query.max-samples, 50,000,000 by default). */
 #define GP_ADV_PART_STEPS 576u
 
+/* The most points an hourly range query asks for at once: a week, so that one answer stays under
+ * the decoder's sample cap up to about 30,000 pods (GP_PROM_DEFAULT_MAX_SAMPLES / 168). */
+#define GP_ADV_RANGE_POINTS 168u
+
+/* The points an hourly range query asks for at once (gp_prom_config.range_points) under
+ * part_steps steps of step seconds: their hours (at least 1, at most GP_ADV_RANGE_POINTS), so
+ * that its [1h:step] subqueries, which Prometheus evaluates over the whole range at once, hold
+ * no more steps than a per-step query's part; part_steps 0: GP_ADV_RANGE_POINTS. */
+size_t gp_adv_range_points(unsigned part_steps, double step);
+
 /* Makes the window from --until (seconds since the epoch), --since and --step (seconds > 0).
  * GP_EINVAL with a message naming --since/--step when steps > GP_ADV_MAX_STEPS, --since when
  * the window has more hours than that (the hourly range queries), or a value out of range. */

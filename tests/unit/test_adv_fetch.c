@@ -69,6 +69,30 @@ static void hourly(fixture *f, const char *labels, const char *v0, const char *v
 
 /* Decodes every query's answer (warning: a Prometheus warning on pod-requests; on every query
  * when it starts with '*'). */
+/* dcgm-exporter's count and sum of activity samples on one GPU series (its labels). */
+static void samples(fixture *f, const char *labels, const char *count, const char *sum)
+{
+    vec(f, GP_ADVQ_ACT_COUNT, labels, count);
+    vec(f, GP_ADVQ_ACT_SUM, labels, sum);
+}
+
+/* The same with the series' DCGM_FI_PROF_GR_ENGINE_ACTIVE present. */
+static void seen(fixture *f, const char *labels, const char *count, const char *sum)
+{
+    vec(f, GP_ADVQ_DCGM_PROF, labels, "1");
+    samples(f, labels, count, sum);
+}
+
+/* Pod ml/name asking for one whole GPU. */
+static void asks_gpu(fixture *f, const char *name)
+{
+    char labels[160];
+
+    snprintf(labels, sizeof(labels),
+             "\"namespace\":\"ml\",\"pod\":\"%s\",\"resource\":\"nvidia_com_gpu\"", name);
+    vec(f, GP_ADVQ_POD_REQUESTS, labels, "1");
+}
+
 static void decode(fixture *f, const char *warning)
 {
     for (int i = 0; i < GP_ADVQ_COUNT; i++) {
@@ -452,17 +476,6 @@ GP_TEST(series_with_missing_labels_are_skipped)
     finish(&f);
 }
 
-/* The hourly range queries' parts follow --query-steps: its hours (at least one), a week at most
- * and for 0. */
-GP_TEST(range_points_follow_query_steps)
-{
-    GP_CHECK_INT(gp_adv_range_points(576, 300), 48);
-    GP_CHECK_INT(gp_adv_range_points(100, 300), 8);
-    GP_CHECK_INT(gp_adv_range_points(5, 300), 1);
-    GP_CHECK_INT(gp_adv_range_points(0, 300), 168);
-    GP_CHECK_INT(gp_adv_range_points(11000, 3600), 168);
-}
-
 GP_TEST(mig_resource_names)
 {
     char buf[64];
@@ -493,14 +506,10 @@ GP_TEST(exporter_pod_label_is_no_pod)
     const gp_adv_pod *late;
 
     start(&f);
-    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"late\",\"resource\":\"nvidia_com_gpu\"", "1");
-    vec(&f, GP_ADVQ_DCGM_PROF, EXP ",\"exported_namespace\":\"ml\",\"exported_pod\":\"late\",\"UUID\":\"GPU-1\"", "1");
-    vec(&f, GP_ADVQ_ACT_COUNT, EXP ",\"exported_namespace\":\"ml\",\"exported_pod\":\"late\",\"UUID\":\"GPU-1\"", "120");
-    vec(&f, GP_ADVQ_ACT_SUM, EXP ",\"exported_namespace\":\"ml\",\"exported_pod\":\"late\",\"UUID\":\"GPU-1\"", "60");
-    vec(&f, GP_ADVQ_ACT_COUNT, EXP ",\"UUID\":\"GPU-1\"", "120");
-    vec(&f, GP_ADVQ_ACT_SUM, EXP ",\"UUID\":\"GPU-1\"", "0");
-    vec(&f, GP_ADVQ_ACT_COUNT, EXP ",\"UUID\":\"GPU-2\"", "240");
-    vec(&f, GP_ADVQ_ACT_SUM, EXP ",\"UUID\":\"GPU-2\"", "0");
+    asks_gpu(&f, "late");
+    seen(&f, EXP ",\"exported_namespace\":\"ml\",\"exported_pod\":\"late\",\"UUID\":\"GPU-1\"", "120", "60");
+    samples(&f, EXP ",\"UUID\":\"GPU-1\"", "120", "0");
+    samples(&f, EXP ",\"UUID\":\"GPU-2\"", "240", "0");
     /* Prometheus's own count of pod labels on GPU-1 in the first hour: late and the exporter */
     hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"ml\",\"gp_pod\":\"late\",\"gp_host\":\"n1\",\"UUID\":\"GPU-1\"", "1", NULL);
     hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"gpu-operator\",\"gp_pod\":\"nvidia-dcgm-exporter-7xk2p\",\"gp_host\":\"n1\",\"UUID\":\"GPU-1\"", "1", NULL);
@@ -531,14 +540,10 @@ GP_TEST(exporter_hostname_pod_is_no_pod)
     const gp_adv_pod *late;
 
     start(&f);
-    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"late\",\"resource\":\"nvidia_com_gpu\"", "1");
-    vec(&f, GP_ADVQ_DCGM_PROF, "\"namespace\":\"ml\",\"pod\":\"late\",\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "1");
-    vec(&f, GP_ADVQ_ACT_COUNT, "\"namespace\":\"ml\",\"pod\":\"late\",\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "120");
-    vec(&f, GP_ADVQ_ACT_SUM, "\"namespace\":\"ml\",\"pod\":\"late\",\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "60");
-    vec(&f, GP_ADVQ_ACT_COUNT, HON ",\"UUID\":\"GPU-1\"", "120");
-    vec(&f, GP_ADVQ_ACT_SUM, HON ",\"UUID\":\"GPU-1\"", "0");
-    vec(&f, GP_ADVQ_ACT_COUNT, HON ",\"UUID\":\"GPU-2\"", "240");
-    vec(&f, GP_ADVQ_ACT_SUM, HON ",\"UUID\":\"GPU-2\"", "0");
+    asks_gpu(&f, "late");
+    seen(&f, "\"namespace\":\"ml\",\"pod\":\"late\",\"Hostname\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "120", "60");
+    samples(&f, HON ",\"UUID\":\"GPU-1\"", "120", "0");
+    samples(&f, HON ",\"UUID\":\"GPU-2\"", "240", "0");
     hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"ml\",\"gp_pod\":\"late\",\"gp_host\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "1", NULL);
     hourly_of(&f, GP_ADVQ_ACT_SLICED, "\"gp_namespace\":\"gpu-operator\",\"gp_pod\":\"nvidia-dcgm-exporter-7xk2p\",\"gp_host\":\"nvidia-dcgm-exporter-7xk2p\",\"UUID\":\"GPU-1\"", "1", NULL);
     decode(&f, NULL);
@@ -564,16 +569,12 @@ GP_TEST(sidecar_exporter_keeps_the_workload)
     const gp_adv_pod *p;
 
     start(&f);
-    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"resource\":\"nvidia_com_gpu\"", "1");
-    vec(&f, GP_ADVQ_POD_REQUESTS, "\"namespace\":\"ml\",\"pod\":\"train-1\",\"resource\":\"nvidia_com_gpu\"", "1");
+    asks_gpu(&f, "train-0");
+    asks_gpu(&f, "train-1");
     /* honorLabels on: pod and host labels both train-0 */
-    vec(&f, GP_ADVQ_DCGM_PROF, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"Hostname\":\"train-0\",\"UUID\":\"GPU-1\"", "1");
-    vec(&f, GP_ADVQ_ACT_COUNT, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"Hostname\":\"train-0\",\"UUID\":\"GPU-1\"", "120");
-    vec(&f, GP_ADVQ_ACT_SUM, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"Hostname\":\"train-0\",\"UUID\":\"GPU-1\"", "60");
+    seen(&f, "\"namespace\":\"ml\",\"pod\":\"train-0\",\"Hostname\":\"train-0\",\"UUID\":\"GPU-1\"", "120", "60");
     /* honorLabels off: exported_pod and the target's pod label both train-1 */
-    vec(&f, GP_ADVQ_DCGM_PROF, "\"exported_namespace\":\"ml\",\"exported_pod\":\"train-1\",\"namespace\":\"ml\",\"pod\":\"train-1\",\"Hostname\":\"train-1\",\"UUID\":\"GPU-2\"", "1");
-    vec(&f, GP_ADVQ_ACT_COUNT, "\"exported_namespace\":\"ml\",\"exported_pod\":\"train-1\",\"namespace\":\"ml\",\"pod\":\"train-1\",\"Hostname\":\"train-1\",\"UUID\":\"GPU-2\"", "120");
-    vec(&f, GP_ADVQ_ACT_SUM, "\"exported_namespace\":\"ml\",\"exported_pod\":\"train-1\",\"namespace\":\"ml\",\"pod\":\"train-1\",\"Hostname\":\"train-1\",\"UUID\":\"GPU-2\"", "30");
+    seen(&f, "\"exported_namespace\":\"ml\",\"exported_pod\":\"train-1\",\"namespace\":\"ml\",\"pod\":\"train-1\",\"Hostname\":\"train-1\",\"UUID\":\"GPU-2\"", "120", "30");
     decode(&f, NULL);
     GP_CHECK(gp_adv_assemble(&f.pol, &f.qs, &f.res, &d, NULL) == GP_OK);
     p = pod(&d, "train-0");
@@ -618,7 +619,6 @@ GP_MAIN(GP_CASE(pods_hours_by_hand), GP_CASE(nodes_empty_and_half_hours),
         GP_CASE(prof_absent_util_present_is_a_note), GP_CASE(same_warning_is_one_note),
         GP_CASE(no_dcgm_is_an_error_naming_the_query),
         GP_CASE(no_ksm_requests_is_an_error), GP_CASE(series_with_missing_labels_are_skipped),
-        GP_CASE(mig_resource_names), GP_CASE(range_points_follow_query_steps),
-        GP_CASE(exporter_pod_label_is_no_pod),
+        GP_CASE(mig_resource_names), GP_CASE(exporter_pod_label_is_no_pod),
         GP_CASE(exporter_hostname_pod_is_no_pod), GP_CASE(sidecar_exporter_keeps_the_workload),
         GP_CASE(nan_sum_is_unknown_activity))

@@ -285,8 +285,19 @@ GP_TEST(per_step_queries_in_parts)
     gp_advq_set_free(&s);
 }
 
+/* The hourly range queries' parts follow --query-steps: its hours (at least one), a week at most
+ * and for 0. */
+GP_TEST(range_points_follow_query_steps)
+{
+    GP_CHECK_INT(gp_adv_range_points(576, 300), 48);
+    GP_CHECK_INT(gp_adv_range_points(100, 300), 8);
+    GP_CHECK_INT(gp_adv_range_points(5, 300), 1);
+    GP_CHECK_INT(gp_adv_range_points(0, 300), 168);
+    GP_CHECK_INT(gp_adv_range_points(11000, 3600), 168);
+}
+
 GP_MAIN(GP_CASE(window_default_week), GP_CASE(window_rounds_up_and_refuses_too_many_steps),
         GP_CASE(activity_queries_prefer_prof_per_series), GP_CASE(kube_state_metrics_queries),
         GP_CASE(range_queries_use_the_window_steps), GP_CASE(empty_dcgm_label_list_is_an_error),
         GP_CASE(ksm_label_sanitising), GP_CASE(durations_and_times),
-        GP_CASE(per_step_queries_in_parts))
+        GP_CASE(per_step_queries_in_parts), GP_CASE(range_points_follow_query_steps))
