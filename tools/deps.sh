@@ -8,7 +8,9 @@
 #                         chromium and python3-pil for the advisor's HTML report, ...)
 #   tools/deps.sh bench   that, plus golang-go: `make bench` builds the Go peer it compares the
 #                         webhook with (tools/peers/gowebhook) when Go is present; the tests never
-#                         need Go
+#                         need Go. `make bench-scheduler` also builds kube-apiserver and
+#                         kube-scheduler with it (tools/kube-control-plane.sh: with
+#                         golang-github-modern-go-reflect2-dev) and runs etcd-server
 #   tools/deps.sh --list SET   prints SET's packages, one a line, and installs nothing
 # As root: apt-get installs them. Otherwise: prints the exact command and fails.
 set -eu
@@ -18,7 +20,7 @@ TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client ip
 prometheus chromium python3-pil"
 # Packages the test set asks for only when the command is not on PATH: "command:package".
 TEST_CMDS="kubectl:kubernetes-client node:nodejs npm:npm"
-BENCH_PKGS="golang-go"
+BENCH_PKGS="golang-go etcd-server golang-github-modern-go-reflect2-dev"
 usage() { echo "usage: tools/deps.sh [--list] build|run|test|bench" >&2; exit 2; }
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
