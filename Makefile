@@ -26,7 +26,8 @@ PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(filter-out $(if $(SAN),tests/unit/test_allocfail.c),$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build bench
+.PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build bench \
+	bench-scheduler
 .SECONDARY:
 all: deps-check $(PROGS) $(BIN)/gpupack-sim $(if $(wildcard advisor/main.c),$(BIN)/gpupack-advisor) $(UNIT_BIN)
 
@@ -44,6 +45,8 @@ help:
 	@echo "make deps       install missing build and test packages with apt-get (root only)"
 	@echo "make lint       cppcheck over lib/, the programs, sim/ and tests/"
 	@echo "make bench      both daemons on loopback with wrk and h2load (docs/benchmarks.md)"
+	@echo "make bench-scheduler  a real kube-scheduler (v1.20, built once from Debian's sources)"
+	@echo "                placing 2,000 GPU pods on 500 nodes with and without the extender"
 	@echo "make sim        bin/gpupack-sim on the Alibaba trace, seed 42, every scorer (docs/simulation.md)"
 	@echo "make sim-full   every trace variant x every scorer x seeds 42-51; needs the whole trace:"
 	@echo "                SIM_TRACE=DIR (data/alibaba-gpu-v2023/README.md says where to get it)"
@@ -234,6 +237,9 @@ $(BUILD)/bench/promdecode: $(BUILD)/tests/bench/promdecode.o $(LIBA)
 bench: DEPS_SET = bench
 bench: all $(BUILD)/bench/floor $(BUILD)/bench/migpick
 	@BUILD=$(BUILD) BIN=$(BIN) tools/bench.sh
+bench-scheduler: DEPS_SET = bench
+bench-scheduler: all
+	@BUILD=$(BUILD) BIN=$(BIN) tools/bench_kubescheduler.sh
 
 # The container image. No container engine runs on the project's build machines: this target
 # says so and fails there; tests/e2e/image.sh checks the Dockerfile against what the binaries link.
