@@ -27,7 +27,7 @@ UNIT_SRC := $(filter-out $(if $(SAN),tests/unit/test_allocfail.c),$(wildcard tes
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build bench \
-	bench-scheduler
+	bench-scheduler test-kube
 .SECONDARY:
 all: deps-check $(PROGS) $(BIN)/gpupack-sim $(if $(wildcard advisor/main.c),$(BIN)/gpupack-advisor) $(UNIT_BIN)
 
@@ -37,6 +37,8 @@ help:
 	@echo "                the webhook on https://127.0.0.1:8443 and the extender on"
 	@echo "                http://127.0.0.1:8888 until Ctrl-C"
 	@echo "make test       unit, fixture and black-box tests; last line: N passed, N failed"
+	@echo "make test-kube  the webhook and the extender against a real kube-apiserver and"
+	@echo "                kube-scheduler (v1.20, built once from Debian's sources: ~3 minutes)"
 	@echo "make check      the quick tier: unit tests and fixture cases in parallel (under a"
 	@echo "                minute after a build); last line: N passed, N failed"
 	@echo "make asan       the same tests built with AddressSanitizer + UBSan (in build-asan/)"
@@ -162,6 +164,11 @@ $(NODE_MODULES): tests/manifests/package.json tests/manifests/package-lock.json 
 test: DEPS_SET = test
 test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(BUILD)/tests/promq $(BUILD)/tests/advdemo $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
+
+# A real control plane (tests/kube/run.sh): its build needs Go and etcd, the bench set.
+test-kube: DEPS_SET = bench
+test-kube: all
+	@BIN=$(BIN) tests/kube/run.sh
 
 # The quick tier: the unit tests and the fixture cases, in parallel (tests/check.sh).
 check: DEPS_SET = test

@@ -347,14 +347,14 @@ users:
         self.api.create_all(lambda o: "/api/v1/nodes", [node(i) for i in range(self.a.nodes)])
         log("%d nodes created in %.1f s" % (self.a.nodes, time.time() - t))
 
-    def extender(self):
+    def extender(self, log_level="warn"):
         port, hport = free_port(), free_port()
         self.xurl = "http://127.0.0.1:%d" % port
         self.xhealth = "http://127.0.0.1:%d" % hport
         p = self.start("gpupack-extender", [
             self.a.extender, "--listen", "127.0.0.1:%d" % port,
             "--health-listen", "127.0.0.1:%d" % hport, "--kubeconfig", self.kubeconfig,
-            "--log-level", "warn", "--drain-seconds", "0"])
+            "--log-level", log_level, "--drain-seconds", "0"])
 
         def ready():
             try:
