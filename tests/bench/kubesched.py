@@ -24,8 +24,8 @@ One JSON line per run on stdout; a summary per configuration (median over the ro
 import argparse
 import calendar
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import socket
@@ -259,8 +259,22 @@ def http_get(url):
         return r.read().decode()
 
 
+def check_versions(k8s):
+    """The configuration written here (KubeSchedulerConfiguration v1beta1, NodeResourcesMost-
+    Allocated, --port, --insecure-port) is v1.20-v1.22's. Other versions are refused by name
+    rather than started with flags they no longer take."""
+    for cmd in ("kube-apiserver", "kube-scheduler"):
+        out = subprocess.run([os.path.join(k8s, cmd), "--version"], capture_output=True,
+                             text=True).stdout
+        m = re.search(r"v1\.(\d+)\.", out)
+        if not m or not 20 <= int(m.group(1)) <= 22:
+            raise SystemExit("kubesched: %s says %r; this harness drives v1.20-v1.22 (the "
+                             "v1beta1 scheduler configuration)" % (cmd, out.strip()))
+
+
 class Bench:
     def __init__(self, a):
+        check_versions(a.k8s)
         self.a = a
         self.dir = a.workdir
         self.procs = {}

@@ -20,7 +20,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -205,6 +204,16 @@ def webhook_checks(c):
               "gpupack.io/mutated", ""))
     check("inference.kubectl-warnings", "gpupack: toleration nvidia.com/gpu:NoSchedule" in warn,
           warn.strip()[:200])
+
+    # kubectl --dry-run=server: kube-apiserver calls the webhook (sideEffects: None) with
+    # dryRun set and returns the mutated pod without storing it.
+    r = c.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-",
+                  stdin=json.dumps(deployment_pod("team", "llm-7d9c6b5f4-dry")))
+    dry = json.loads(r.stdout) if r.returncode == 0 else {}
+    stored = c.kubectl("get", "pod", "-n", "team", "llm-7d9c6b5f4-dry")
+    check("dry-run.mutated-not-stored",
+          dry.get("spec", {}).get("priorityClassName") == "gpu-inference" and
+          stored.returncode != 0, r.stderr.strip()[:200])
 
     bare = deployment_pod("team", "notebook-1")
     del bare["metadata"]["ownerReferences"]
