@@ -26,8 +26,8 @@ PROGS    := $(BIN)/gpupack-webhook $(BIN)/gpupack-extender $(BIN)/gpupack-certs
 UNIT_SRC := $(filter-out $(if $(SAN),tests/unit/test_allocfail.c),$(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build bench \
-	bench-scheduler test-kube
+.PHONY: all deps test check unit asan valgrind run certs clean help lint image fuzz fuzz-build \
+	bench bench-scheduler test-kube
 .SECONDARY:
 all: deps-check $(PROGS) $(BIN)/gpupack-sim $(if $(wildcard advisor/main.c),$(BIN)/gpupack-advisor) $(UNIT_BIN)
 
@@ -165,8 +165,8 @@ test: DEPS_SET = test
 test: all $(BUILD)/bench/floor $(BUILD)/bench/migpick $(BUILD)/tests/promq $(BUILD)/tests/advdemo $(NODE_MODULES) $(if $(GP_NO_FUZZ),,fuzz-build)
 	@BUILD=$(BUILD) BIN=$(BIN) FUZZ_BUILD=$(if $(GP_NO_FUZZ),,$(FUZZ_BUILD)) tests/run.sh
 
-# A real control plane (tests/kube/run.sh): its build needs Go and etcd, the bench set.
-test-kube: DEPS_SET = bench
+# A real control plane (tests/kube/run.sh): its build needs Go, and etcd: the kube set.
+test-kube: DEPS_SET = kube
 test-kube: all
 	@BIN=$(BIN) tests/kube/run.sh
 
@@ -244,7 +244,7 @@ $(BUILD)/bench/promdecode: $(BUILD)/tests/bench/promdecode.o $(LIBA)
 bench: DEPS_SET = bench
 bench: all $(BUILD)/bench/floor $(BUILD)/bench/migpick
 	@BUILD=$(BUILD) BIN=$(BIN) tools/bench.sh
-bench-scheduler: DEPS_SET = bench
+bench-scheduler: DEPS_SET = kube
 bench-scheduler: all
 	@BUILD=$(BUILD) BIN=$(BIN) tools/bench_kubescheduler.sh
 

@@ -7,10 +7,11 @@
 #   tools/deps.sh test    that, plus what the tests need (curl, jq, kubectl, Node.js and npm,
 #                         chromium and python3-pil for the advisor's HTML report, ...)
 #   tools/deps.sh bench   that, plus golang-go: `make bench` builds the Go peer it compares the
-#                         webhook with (tools/peers/gowebhook) when Go is present; the tests never
-#                         need Go. `make bench-scheduler` also builds kube-apiserver and
-#                         kube-scheduler with it (tools/kube-control-plane.sh: with
-#                         golang-github-modern-go-reflect2-dev) and runs etcd-server
+#                         webhook with (tools/peers/gowebhook) when Go is present; `make test`
+#                         never needs Go
+#   tools/deps.sh kube    the bench set, plus etcd-server and golang-github-modern-go-reflect2-dev:
+#                         `make test-kube` and `make bench-scheduler` build kube-apiserver and
+#                         kube-scheduler with Go (tools/kube-control-plane.sh) and run etcd
 #   tools/deps.sh --list SET   prints SET's packages, one a line, and installs nothing
 # As root: apt-get installs them. Otherwise: prints the exact command and fails.
 set -eu
@@ -20,8 +21,9 @@ TEST_PKGS="curl jq openssl python3 clang-14 libclang-rt-14-dev nghttp2-client ip
 prometheus chromium python3-pil"
 # Packages the test set asks for only when the command is not on PATH: "command:package".
 TEST_CMDS="kubectl:kubernetes-client node:nodejs npm:npm"
-BENCH_PKGS="golang-go etcd-server golang-github-modern-go-reflect2-dev"
-usage() { echo "usage: tools/deps.sh [--list] build|run|test|bench" >&2; exit 2; }
+BENCH_PKGS="golang-go"
+KUBE_PKGS="etcd-server golang-github-modern-go-reflect2-dev"
+usage() { echo "usage: tools/deps.sh [--list] build|run|test|bench|kube" >&2; exit 2; }
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 set_name=${1:-test}
@@ -29,6 +31,7 @@ case "$set_name" in
     build|run) PKGS=$BUILD_PKGS; CMDS="" ;;
     test|install) PKGS="$BUILD_PKGS $TEST_PKGS"; CMDS=$TEST_CMDS ;;
     bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS"; CMDS=$TEST_CMDS ;;
+    kube) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS $KUBE_PKGS"; CMDS=$TEST_CMDS ;;
     *) usage ;;
 esac
 if [ $list = 1 ]; then

@@ -1,17 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Builds a real kube-apiserver and kube-scheduler for tools/bench_kubescheduler.sh, from the only
-# Kubernetes control-plane sources a Debian 12 machine can reach: Debian's own `kubernetes` source
-# package (v1.20.2, the tree that builds bookworm's kubernetes-client, with its vendor directory),
-# fetched from deb.debian.org and checked against the sha256 below. etcd is Debian's etcd-server.
+# Builds a real kube-apiserver and kube-scheduler (for `make bench-scheduler` and
+# `make test-kube`) from the only Kubernetes control-plane sources a Debian 12 machine can reach:
+# Debian's own `kubernetes` source package (v1.20.2, the tree that builds bookworm's
+# kubernetes-client, with its vendor directory), fetched from deb.debian.org and checked against
+# the sha256 below. etcd is Debian's etcd-server.
 #
 #   tools/kube-control-plane.sh [DIR]   prints DIR (default $GPUPACK_K8S_DIR, else
 #                                       ~/.cache/gpupack/kubernetes-1.20.2) once DIR/kube-apiserver
 #                                       and DIR/kube-scheduler are there (built when missing:
-#                                       about 5 minutes on 2 cores, 1.6 GB of Go cache in DIR)
+#                                       about 3 minutes on 2 cores, 1.6 GB of Go cache in DIR)
 # Needs golang-go (Go 1.19 builds it, in GOPATH mode as Kubernetes 1.20's own build did, with one
 # vendored module replaced: below), golang-github-modern-go-reflect2-dev, curl and etcd-server:
-# tools/deps.sh bench installs them.
+# tools/deps.sh kube installs them. Each stage leaves a marker when it is complete, so an
+# interrupted run starts that stage again; one run at a time holds DIR/.lock.
 set -eu
 VERSION=1.20.2
 ORIG=kubernetes_1.20.5+really$VERSION.orig.tar.gz
@@ -23,9 +25,18 @@ if [ -x "$DIR/kube-apiserver" ] && [ -x "$DIR/kube-scheduler" ]; then
     echo "$DIR"
     exit 0
 fi
+REFLECT2=/usr/share/gocode/src/github.com/modern-go/reflect2
 command -v go >/dev/null ||
-    { echo "kube-control-plane: no Go toolchain (tools/deps.sh bench)" >&2; exit 1; }
+    { echo "kube-control-plane: no Go toolchain (tools/deps.sh kube)" >&2; exit 1; }
+[ -f "$REFLECT2/go_above_118.go" ] ||
+    { echo "kube-control-plane: no $REFLECT2 (tools/deps.sh kube)" >&2; exit 1; }
 mkdir -p "$DIR"
+exec 9> "$DIR/.lock"
+flock 9
+if [ -x "$DIR/kube-apiserver" ] && [ -x "$DIR/kube-scheduler" ]; then
+    echo "$DIR" # built by the run that held the lock before this one
+    exit 0
+fi
 if ! echo "$SHA256  $DIR/$ORIG" | sha256sum -c --status 2>/dev/null; then
     echo "kube-control-plane: fetching $URL" >&2
     curl -sSfL -o "$DIR/$ORIG.part" "$URL"
@@ -34,9 +45,8 @@ if ! echo "$SHA256  $DIR/$ORIG" | sha256sum -c --status 2>/dev/null; then
     mv "$DIR/$ORIG.part" "$DIR/$ORIG"
 fi
 SRC=$DIR/gopath/src/k8s.io/kubernetes
-REFLECT2=/usr/share/gocode/src/github.com/modern-go/reflect2
 VERSION_VAR=k8s.io/kubernetes/vendor/k8s.io/component-base/version.gitVersion
-if [ ! -f "$SRC/cmd/kube-scheduler/scheduler.go" ]; then
+if [ ! -f "$DIR/gopath/.prepared" ]; then
     rm -rf "$DIR/gopath"
     mkdir -p "$DIR/gopath/src/k8s.io"
     tar xzf "$DIR/$ORIG" -C "$DIR/gopath/src/k8s.io"
@@ -45,12 +55,11 @@ if [ ! -f "$SRC/cmd/kube-scheduler/scheduler.go" ]; then
     # in Go 1.18: kube-apiserver built with Go 1.19 dies on "unexpected fault address" in
     # mapiternext within a minute. v1.0.2 (Debian's golang-github-modern-go-reflect2-dev) is the
     # fix upstream took.
-    [ -f "$REFLECT2/go_above_118.go" ] ||
-        { echo "kube-control-plane: no $REFLECT2 (tools/deps.sh bench)" >&2; exit 1; }
     rm -rf "$SRC/vendor/github.com/modern-go/reflect2"
     mkdir -p "$SRC/vendor/github.com/modern-go/reflect2"
     cp "$REFLECT2"/*.go "$SRC/vendor/github.com/modern-go/reflect2/"
     rm -f "$SRC/vendor/github.com/modern-go/reflect2/"*_test.go
+    touch "$DIR/gopath/.prepared"
 fi
 export GO111MODULE=off GOPATH="$DIR/gopath" GOCACHE="$DIR/gocache" CGO_ENABLED=0
 # The vendor tree's k8s.io/* links point into staging/: GOPATH mode, as hack/ built it then.
@@ -58,7 +67,7 @@ export GO111MODULE=off GOPATH="$DIR/gopath" GOCACHE="$DIR/gocache" CGO_ENABLED=0
 # openapi-gen over every package tagged +k8s:openapi-gen, as build/root/Makefile.generated_files
 # chose them (staging/ read as vendor/, code-generator and sample-apiserver left out).
 OPENAPI=$SRC/pkg/generated/openapi/zz_generated.openapi.go
-if [ ! -f "$OPENAPI" ]; then
+if [ ! -f "$DIR/gopath/.openapi" ]; then
     echo "kube-control-plane: generating $OPENAPI" >&2
     (cd "$SRC" && go build -o "$DIR/openapi-gen" ./vendor/k8s.io/kube-openapi/cmd/openapi-gen)
     dirs=$(cd "$SRC" && find -H . \( -path './_*' -o -path './.*' -o -path ./vendor \) -prune \
@@ -70,6 +79,7 @@ if [ ! -f "$OPENAPI" ]; then
         -p k8s.io/kubernetes/pkg/generated/openapi -O zz_generated.openapi \
         -h vendor/k8s.io/code-generator/hack/boilerplate.go.txt \
         -r "$DIR/openapi-violations.report")
+    touch "$DIR/gopath/.openapi"
 fi
 for cmd in kube-scheduler kube-apiserver; do
     [ -x "$DIR/$cmd" ] && continue

@@ -24,6 +24,14 @@ sh "$D" --list bench | sort > "$T/bench"
 check deps.test-has-no-go sh -c "! grep -qx golang-go '$T/test'"
 check deps.bench-adds-go grep -qx golang-go "$T/bench"
 check deps.bench-has-every-test-package test -z "$(comm -23 "$T/test" "$T/bench")"
+# etcd and the reflect2 sources only for the real control plane (`make test-kube`,
+# `make bench-scheduler`), never for `make bench`.
+sh "$D" --list kube | sort > "$T/kube"
+check deps.kube-adds-etcd \
+    sh -c "grep -qx etcd-server '$T/kube' && ! grep -qx etcd-server '$T/bench'"
+check deps.kube-has-every-bench-package test -z "$(comm -23 "$T/bench" "$T/kube")"
+make -n -C "$ROOT" test-kube BUILD="$T/build-dir" BIN="$T/bin-dir" > "$T/make-kube" 2>&1
+check deps.make-test-kube-checks-the-kube-set grep -qx 'tools/deps.sh kube' "$T/make-kube"
 sh "$D" bogus > /dev/null 2>&1
 check deps.unknown-set-refused test $? -eq 2
 # What `make run` would do (make -n runs nothing): check the run set, not the test set.
