@@ -10,19 +10,23 @@ configuration: PODS one-GPU pods (a Deployment's, tolerating the taint) are crea
 scheduler runs; kube-scheduler starts with that configuration and places them all; the
 "Scheduled" events it records right after each binding (events.k8s.io/v1, eventTime in
 microseconds) give the throughput from the first binding to the last. Every process's CPU time
-over the same span comes from /proc. The pods are then deleted (grace 0) and the extender's view
-drained before the next run. Also recorded: the extender's own per-call times (its histograms)
-and kube-scheduler's algorithm time a pod and share of filtered nodes it found full.
+(/proc) is counted from kube-scheduler's start (its start-up lists included: small against 2,000
+pods) until the last binding is seen (polled every 0.5 s). The pods are then deleted (grace 0)
+and the extender's view drained before the next run. Also recorded: the extender's own per-call
+times (its histograms) and kube-scheduler's algorithm time a pod and the share of the nodes it
+filtered that it found full.
 
-Configurations: none (kube-scheduler's default profile alone), prioritize (the shipped
-configuration: prioritizeVerb only, weight 5, nodeCacheCapable, managedResources nvidia.com/gpu),
-filter (the same plus filterVerb) and binpack (no extender: kube-scheduler's own
+Configurations: none (kube-scheduler's default profile alone), prioritize (the extenders entry
+of manifests/scheduler/kube-scheduler-config.yaml as shipped: prioritizeVerb only, weight 5,
+nodeCacheCapable, managedResources nvidia.com/gpu and every MIG profile), filter (the same plus
+filterVerb) and binpack (no extender: kube-scheduler's own
 NodeResourcesMostAllocated on nvidia.com/gpu instead of LeastAllocated, packing without a call).
 
 One JSON line per run on stdout; a summary per configuration (median over the rounds) last.
 """
 import argparse
 import calendar
+import ctypes
 import json
 import os
 import re
@@ -39,12 +43,20 @@ import time
 import urllib.error
 import urllib.request
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHIPPED = os.path.join(ROOT, "manifests", "scheduler", "kube-scheduler-config.yaml")
 TOKEN = "gpupack-bench"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
 def log(msg):
     print("kubesched: " + msg, file=sys.stderr, flush=True)
+
+
+def die_with_parent():
+    """In a child before exec: SIGTERM when this process dies, however it dies (the children
+    run in their own sessions, out of reach of a terminal's signals)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port():
@@ -137,7 +149,26 @@ def pod(ns, i):
                                       "effect": "NoSchedule"}]}}
 
 
-def scheduler_config(path, kubeconfig, mode, extender_url, metrics):
+def shipped_extenders(extender_url, with_filter=False):
+    """The extenders section of the shipped scheduler configuration, its urlPrefix pointed at
+    extender_url, and filterVerb added when with_filter."""
+    with open(SHIPPED) as f:
+        text = f.read()
+    entry = text[text.index("\nextenders:\n") + 1:]
+    entry, n = re.subn(r'urlPrefix: "[^"]*"', 'urlPrefix: "%s/gpupack"' % extender_url, entry)
+    if n != 1:
+        raise RuntimeError("%s: not one urlPrefix but %d" % (SHIPPED, n))
+    if with_filter:
+        entry, n = re.subn(r"\n( +)prioritizeVerb: prioritize\n",
+                           r"\n\1filterVerb: filter\n\1prioritizeVerb: prioritize\n", entry)
+        if n != 1:
+            raise RuntimeError("%s: no prioritizeVerb line" % SHIPPED)
+    return entry
+
+
+def scheduler_config(path, kubeconfig, metrics, mode, extender_url=None):
+    """KubeSchedulerConfiguration v1beta1 for mode: none, binpack, prioritize (the shipped
+    extender entry) or filter (the same with filterVerb)."""
     lines = ["apiVersion: kubescheduler.config.k8s.io/v1beta1",
              "kind: KubeSchedulerConfiguration",
              # kube-scheduler 1.20 serves these over plain HTTP (10251 unless told otherwise)
@@ -157,31 +188,26 @@ def scheduler_config(path, kubeconfig, mode, extender_url, metrics):
                   "  - name: NodeResourcesMostAllocated",
                   "    args: {resources: [{name: nvidia.com/gpu, weight: 1}]}"]
     elif mode != "none":
-        lines += ["extenders:",
-                  "- urlPrefix: %s/gpupack" % extender_url,
-                  "  prioritizeVerb: prioritize"]
-        if mode == "filter":
-            lines.append("  filterVerb: filter")
-        lines += ["  weight: 5", "  nodeCacheCapable: true", "  ignorable: true",
-                  "  httpTimeout: 2s",
-                  "  managedResources: [{name: nvidia.com/gpu, ignoredByScheduler: false}]"]
+        lines.append(shipped_extenders(extender_url, mode == "filter"))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def wait_until(what, pred, timeout, proc=None, logfile=None):
+def wait_until(what, pred, timeout, proc=None, logfile=None, interval=0.2):
     end = time.time() + timeout
+    why = "not within %d s" % timeout
     while time.time() < end:
         if pred():
             return
         if proc is not None and proc.poll() is not None:
+            why = "the process exited with code %d" % proc.returncode
             break
-        time.sleep(0.2)
+        time.sleep(interval)
     tail = ""
     if logfile:
         with open(logfile, errors="replace") as f:
             tail = "".join(f.readlines()[-5:])
-    raise RuntimeError("%s: not within %d s\n%s" % (what, timeout, tail))
+    raise RuntimeError("%s: %s\n%s" % (what, why, tail))
 
 
 def micro_time(s):
@@ -192,13 +218,18 @@ def micro_time(s):
 
 def scheduled_metric(metrics):
     """kube-scheduler's scheduler_schedule_attempts_total{result="scheduled"}, summed."""
-    n = 0
     try:
         text = http_get("http://%s/metrics" % metrics)
     except OSError:  # not serving yet
         return 0
+    return counter_sum(text, "scheduler_schedule_attempts_total", 'result="scheduled"')
+
+
+def counter_sum(text, name, *label_parts):
+    """The sum of the series of counter name whose labels hold every one of label_parts."""
+    n = 0.0
     for line in text.splitlines():
-        if line.startswith("scheduler_schedule_attempts_total{") and 'result="scheduled"' in line:
+        if line.startswith(name + "{") and all(p in line for p in label_parts):
             n += float(line.rsplit(" ", 1)[1])
     return n
 
@@ -221,13 +252,15 @@ def histogram_sums(text, prefix):
 
 def extender_ms_per_call(before, after):
     """Mean milliseconds per call of the extender's own histograms between two scrapes: the
-    whole call inside the server (http) and its decode, decide and encode phases."""
+    whole call inside its server (by route) and its decode, decide and encode phases."""
     res = {}
     for prefix, key in (("gpupack_extender_phase_duration_seconds", "phase"),
                         ("gpupack_http_request_duration_seconds", "route")):
         b, a = histogram_sums(before, prefix), histogram_sums(after, prefix)
         for labels, (s1, n1) in a.items():
             s0, n0 = b.get(labels, [0.0, 0.0])
+            if key == "route" and 'server="extender"' not in labels:
+                continue  # the health server's own /metrics scrapes
             if n1 > n0:
                 name = re.search(key + r'="([^"]+)"', labels).group(1)
                 verb = re.search(r'(?:verb|route)="([^"]+)"', labels).group(1)
@@ -283,7 +316,7 @@ class Bench:
     def start(self, name, argv, logname=None):
         with open(os.path.join(self.dir, (logname or name) + ".log"), "w") as logf:
             p = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
+                                 start_new_session=True, preexec_fn=die_with_parent)
         self.procs[name] = p
         return p
 
@@ -296,6 +329,21 @@ class Bench:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+
+    @staticmethod
+    def catch_signals():
+        """SIGTERM and SIGHUP unwind like Ctrl-C (SIGINT), through the caller's finally and
+        close(); the children also die with this process (die_with_parent)."""
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, lambda n, _: sys.exit(128 + n))
+
+    def close(self):
+        """Stops every process and removes etcd's data, deaf to further signals meanwhile."""
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        self.stop_all()
+        if getattr(self, "etcd_dir", None):
+            shutil.rmtree(self.etcd_dir, ignore_errors=True)
 
     def stop_all(self):
         for name in list(self.procs)[::-1]:
@@ -394,19 +442,18 @@ users:
                             [pod(ns, i) for i in range(a.pods)])
         cfg = os.path.join(self.dir, "scheduler-%s.yaml" % mode)
         metrics = "127.0.0.1:%d" % free_port()
-        scheduler_config(cfg, self.kubeconfig, mode, self.xurl, metrics)
+        scheduler_config(cfg, self.kubeconfig, metrics, mode, self.xurl)
         slog_name = "kube-scheduler-%d-%s" % (rnd, mode)
         slog = os.path.join(self.dir, slog_name + ".log")
-        time.sleep(1)  # the extender's watch takes the new pods in
+        # (the extender watches bound pods only: nothing to wait for before scheduling)
         before = self.cpu()
         xbefore = http_get(self.xhealth + "/metrics")
         p = self.start("kube-scheduler", [
             os.path.join(a.k8s, "kube-scheduler"), "--config", cfg, "--port", "0",
             "--secure-port", "0", "--logtostderr"], slog_name)
         wait_until("%d pods scheduled (%s)" % (a.pods, mode),
-                   lambda: scheduled_metric(metrics) >= a.pods, a.timeout, p, slog)
+                   lambda: scheduled_metric(metrics) >= a.pods, a.timeout, p, slog, 0.5)
         after = self.cpu()
-        after["kube-scheduler"] = cpu_seconds(p.pid)
         times = self.scheduled_times(ns, a.pods)
         smetrics = http_get("http://%s/metrics" % metrics)
         with open(os.path.join(self.dir, slog_name + ".metrics"), "w") as f:
@@ -423,7 +470,7 @@ users:
              "seconds": round(t1 - t0, 3), "nodes_used": len(nodes), "unbound": unbound,
              "cpu_seconds": cpu, "extender_ms_per_call": xcall,
              "scheduler": scheduler_stats(smetrics, a.pods)}
-        self.clean(ns)
+        self.clean(ns, len(items) - unbound)
         return r
 
     def scheduled_times(self, ns, n):
@@ -440,11 +487,19 @@ users:
         wait_until("%d Scheduled events in %s" % (n, ns), all_in, 60)
         return sorted(got)
 
-    def clean(self, ns):
+    def pod_events(self, kind):
+        return counter_sum(http_get(self.xhealth + "/metrics"), "gpupack_kube_events_total",
+                           '"pods"', 'type="%s"' % kind)
+
+    def clean(self, ns, bound):
+        """Deletes the run's pods and waits until the extender's view has seen every bound one
+        go (its watch selects bound pods only)."""
+        deleted = self.pod_events("DELETED")
         self.api.call("DELETE", "/api/v1/namespaces/%s/pods" % ns,
                       {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0})
         wait_until("pods of %s deleted" % ns, lambda: not self.pods_in(ns), 120)
-        time.sleep(2)  # the extender's watch takes the deletions in
+        wait_until("the extender's view of %s drained" % ns,
+                   lambda: self.pod_events("DELETED") >= deleted + bound, 60)
 
 
 def main():
@@ -461,9 +516,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600, help="seconds for one run's bindings")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
-    # SIGTERM (timeout, Ctrl-C from make) unwinds through the finally below: no process left
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     b = Bench(a)
+    b.catch_signals()
     runs = []
     try:
         b.control_plane()
@@ -477,21 +531,20 @@ def main():
                 log("round %d %-10s %7.1f pods/s on %d nodes" % (
                     rnd, mode, r["pods_per_second"] or 0, r["nodes_used"]))
     finally:
-        b.stop_all()
-        if getattr(b, "etcd_dir", None):
-            shutil.rmtree(b.etcd_dir, ignore_errors=True)
-    base = [r["pods_per_second"] for r in runs if r["config"] == "none"]
-    packed = [r["pods_per_second"] for r in runs if r["config"] == "binpack"]
+        b.close()
+    base = [r["pods_per_second"] for r in runs if r["config"] == "none" and r["pods_per_second"]]
+    packed = [r["pods_per_second"] for r in runs
+              if r["config"] == "binpack" and r["pods_per_second"]]
     for mode in a.configs.split(","):
         mine = [r for r in runs if r["config"] == mode]
         s = {"summary": mode, "nodes": a.nodes, "pods": a.pods,
-             "pods_per_second": [r["pods_per_second"] for r in mine],
+             "pods_per_second": [r["pods_per_second"] for r in mine if r["pods_per_second"]],
              "nodes_used": [r["nodes_used"] for r in mine]}
-        if base and mode != "none":
+        if base and s["pods_per_second"] and mode != "none":
             s["ratio_to_none"] = round(statistics.median(s["pods_per_second"])
                                        / statistics.median(base), 3)
         # against kube-scheduler packing by itself: what the extender costs beyond packing
-        if packed and mode not in ("none", "binpack"):
+        if packed and s["pods_per_second"] and mode not in ("none", "binpack"):
             s["ratio_to_binpack"] = round(statistics.median(s["pods_per_second"])
                                           / statistics.median(packed), 3)
         s["algorithm_ms_per_pod"] = [r["scheduler"]["algorithm_ms_per_pod"] for r in mine]
