@@ -61,6 +61,22 @@ NODES = [node("a100-1", "NVIDIA-A100-SXM4-40GB", {"nvidia.com/gpu": "8"}),
 TEMPLATE = []
 
 
+def job_pod(ns, name, annotations):
+    """The pod a Job creates: kubectl's own Job template, the Job as controller."""
+    job = json.loads(subprocess.run(
+        ["kubectl", "create", "job", "train", "--image=nvcr.io/nvidia/pytorch:24.08-py3",
+         "--dry-run=client", "-o", "json"], capture_output=True, text=True, check=True).stdout)
+    spec = job["spec"]["template"]["spec"]
+    spec["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+    uid = "0b6f7a38-5d0e-4c1b-8f0e-2c4d9e1a7b30"
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "annotations": annotations,
+                         "labels": {"job-name": "train", "controller-uid": uid},
+                         "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job",
+                                              "name": "train", "uid": uid, "controller": True}]},
+            "spec": spec}
+
+
 def deployment_pod(ns, name, gpus="1", annotations=None, labels=None):
     """The pod a Deployment's ReplicaSet creates: kubectl's own Deployment template (made once),
     with the ReplicaSet as controller and the pod-template-hash label."""
@@ -244,6 +260,14 @@ def webhook_checks(c):
     orig = (pod["metadata"].get("annotations") or {}).get("gpupack.io/original-resources", "")
     check("mig.original-recorded", "nvidia.com/gpu" in orig, orig)
 
+    # A Job's pod is training: its class's priority, and no MIG rewrite despite the hint.
+    pod, _ = c.create(job_pod("ml", "train-x1", {"gpupack.io/gpu-memory": "10Gi"}))
+    res = pod["spec"]["containers"][0]["resources"]
+    check("training.class-and-priority",
+          pod["metadata"]["labels"].get("gpupack.io/class") == "training" and
+          pod["spec"].get("priority") == 50000, str(pod["metadata"]["labels"]))
+    check("training.no-mig-rewrite", res.get("limits") == {"nvidia.com/gpu": "1"}, json.dumps(res))
+
     # kube-apiserver 1.20 drops matchConditions (1.27+): CPU pods reach the webhook, which lets
     # them pass unchanged; gpupack.io/skip pods never reach it (objectSelector).
     seen = c.reviews()
@@ -290,6 +314,46 @@ def scheduler_checks(c):
     bound = c.wait_bound("team", ["llm-7d9c6b5f4-h1"])[0]
     check("gpu-models.placed", (bound["spec"].get("nodeName") or "").startswith("h100-"),
           "on %s" % bound["spec"].get("nodeName"))
+
+    # The model rule composed with the user's own required term: both hold, and the pod lands on
+    # the one node that satisfies both (H100 in zone b).
+    mine = deployment_pod("team", "llm-7d9c6b5f4-z1",
+                          annotations={"gpupack.io/gpu-models": "NVIDIA-H100*"})
+    mine["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1b"]}]}]}}}
+    pod, _ = c.create(mine)
+    terms = pod["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    keys = sorted(e["key"] for e in terms[0]["matchExpressions"]) if len(terms) == 1 else []
+    check("gpu-models.composed-with-user-term",
+          keys == ["nvidia.com/gpu.product", "topology.kubernetes.io/zone"], json.dumps(terms))
+    bound = c.wait_bound("team", ["llm-7d9c6b5f4-z1"])[0]
+    check("gpu-models.composed-placed", bound["spec"].get("nodeName") == "h100-2",
+          "on %s" % bound["spec"].get("nodeName"))
+
+    # No known model matches: the pod is told at creation and stays Pending, as the extender's
+    # filter would keep it.
+    pod, warn = c.create(deployment_pod("team", "llm-7d9c6b5f4-n1",
+                                        annotations={"gpupack.io/gpu-models": "NVIDIA-Z9*"}))
+    aff = json.dumps(pod["spec"].get("affinity", {}))
+    failed = []
+
+    def refused():  # kube-scheduler's verdict on it, as an event
+        events = c.b.api.call("GET", "/apis/events.k8s.io/v1/namespaces/team/events")["items"]
+        failed[:] = [e for e in events if e.get("reason") == "FailedScheduling" and
+                     (e.get("regarding") or {}).get("name") == "llm-7d9c6b5f4-n1"]
+        return bool(failed)
+    try:
+        kubesched.wait_until("a FailedScheduling event", refused, 30)
+    except RuntimeError:
+        pass  # reported by the check below
+    pending = c.get_pod("team", "llm-7d9c6b5f4-n1")
+    check("gpu-models.none-known-pending",
+          "no-known-model.gpupack.io" in aff and "NVIDIA-Z9*" in warn and
+          not pending["spec"].get("nodeName") and failed,
+          "affinity %s, node %s, %d FailedScheduling, warnings %r" % (
+              aff[:160], pending["spec"].get("nodeName"), len(failed), warn.strip()[-300:]))
 
     # ignorable: true. The extender down never blocks scheduling.
     c.b.stop("gpupack-extender")
