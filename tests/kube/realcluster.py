@@ -103,9 +103,9 @@ def deployment_pod(ns, name, gpus="1", annotations=None, labels=None):
 class Cluster:
     def __init__(self, a):
         self.a = a
+        # what the benchmark's control plane reads (its run settings are not used here)
         ns = argparse.Namespace(k8s=a.k8s, extender=os.path.join(a.bin, "gpupack-extender"),
-                                etcd=a.etcd, etcd_tmp=a.etcd_tmp, workdir=a.workdir, nodes=0,
-                                pods=0, rounds=0, configs="", timeout=120)
+                                etcd=a.etcd, etcd_tmp=a.etcd_tmp, workdir=a.workdir)
         self.b = kubesched.Bench(ns)
 
     def kubectl(self, *args, stdin=None):
