@@ -284,9 +284,16 @@ gp_status gp_adv_fill_list(gp_adv_data *d, const gp_policy *pol, const cJSON *li
     return rc;
 }
 
-static gp_status fill_bytes(gp_adv_data *d, const gp_policy *pol, const char *buf, size_t len,
-                            gp_adv_fill_stats *st, gp_err *err)
+/* What fill_bytes() fills: a gp_file_decoder's context. */
+typedef struct {
+    gp_adv_data *d;
+    const gp_policy *pol;
+    gp_adv_fill_stats *st;
+} fill_target;
+
+static gp_status fill_bytes(void *ctx, const char *buf, size_t len, gp_err *err)
 {
+    const fill_target *f = ctx;
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len, NULL, 0);
     gp_status rc;
 
@@ -294,7 +301,7 @@ static gp_status fill_bytes(gp_adv_data *d, const gp_policy *pol, const char *bu
         gp_err_set(err, "not JSON");
         return GP_EINVAL;
     }
-    rc = gp_adv_fill_list(d, pol, root, st, err);
+    rc = gp_adv_fill_list(f->d, f->pol, root, f->st, err);
     cJSON_Delete(root);
     return rc;
 }
@@ -302,21 +309,9 @@ static gp_status fill_bytes(gp_adv_data *d, const gp_policy *pol, const char *bu
 gp_status gp_adv_fill_file(gp_adv_data *d, const gp_policy *pol, const char *path,
                            gp_adv_fill_stats *st, gp_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    gp_status rc = gp_file_read(path, GP_ADV_FILL_MAX_BYTES, &buf, &len, err);
+    fill_target f = { d, pol, st };
 
-    if (rc == GP_OK) {
-        rc = fill_bytes(d, pol, buf, len, st, err);
-        if (rc != GP_OK) {
-            char where[300];
-
-            snprintf(where, sizeof(where), "%s", path);
-            gp_err_prefix(err, where);
-        }
-    }
-    free(buf);
-    return rc;
+    return gp_file_decode(path, GP_ADV_FILL_MAX_BYTES, fill_bytes, &f, err);
 }
 
 static gp_status add_note(gp_adv_data *d, const char *text)
@@ -343,6 +338,8 @@ static const char *const api_paths[] = {
 gp_status gp_adv_fill_from_api(gp_adv_data *d, const gp_policy *pol, const gp_kube_config *cfg,
                                gp_adv_fill_stats *st, gp_err *err)
 {
+    fill_target f = { d, pol, st };
+
     for (size_t i = 0; i < sizeof(api_paths) / sizeof(api_paths[0]); i++) {
         char *body = NULL, note[GP_ERR_MAX + 64];
         size_t len = 0;
@@ -358,7 +355,7 @@ gp_status gp_adv_fill_from_api(gp_adv_data *d, const gp_policy *pol, const gp_ku
             continue;
         }
         if (rc == GP_OK)
-            rc = fill_bytes(d, pol, body, len, st, err);
+            rc = fill_bytes(&f, body, len, err);
         free(body);
         if (rc != GP_OK) {
             gp_err_prefix(err, api_paths[i]);

@@ -102,22 +102,23 @@ static int check_options(const options *o)
     return 0;
 }
 
+static gp_status decode_nodes(void *cache, const char *buf, size_t len, gp_err *err)
+{
+    return gp_cache_load_snapshot(cache, buf, len, NULL, 0, err);
+}
+
+static gp_status decode_pods(void *cache, const char *buf, size_t len, gp_err *err)
+{
+    return gp_cache_load_snapshot(cache, NULL, 0, buf, len, err);
+}
+
 /* One snapshot file into the cache: 0, or 2 after "PROG: FLAG: FILE: reason". */
 static int load_snapshot(app *a, const char *flag, const char *path, bool nodes)
 {
-    char *buf = NULL;
-    size_t len = 0;
     gp_err err = { { 0 } };
-    gp_status st = gp_file_read(path, GP_EXTARGS_MAX_BODY * 4, &buf, &len, &err);
 
-    if (st == GP_OK) {
-        st = nodes ? gp_cache_load_snapshot(a->cache, buf, len, NULL, 0, &err)
-                   : gp_cache_load_snapshot(a->cache, NULL, 0, buf, len, &err);
-        if (st != GP_OK)
-            gp_err_prefix(&err, path);
-    }
-    free(buf);
-    if (st != GP_OK) {
+    if (gp_file_decode(path, GP_EXTARGS_MAX_BODY * 4, nodes ? decode_nodes : decode_pods,
+                       a->cache, &err) != GP_OK) {
         fprintf(stderr, "gpupack-extender: %s: %s\n", flag, err.msg);
         return 2;
     }

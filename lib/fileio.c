@@ -50,3 +50,19 @@ gp_status gp_file_read(const char *path, size_t max, char **buf, size_t *len, gp
         gp_err_prefix(err, path);
     return st;
 }
+
+gp_status gp_file_decode(const char *path, size_t max, gp_file_decoder decode, void *ctx,
+                         gp_err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    gp_status st = gp_file_read(path, max, &buf, &len, err);
+
+    if (st == GP_OK) {
+        st = decode(ctx, buf, len, err);
+        if (st != GP_OK)
+            gp_err_prefix(err, path);
+    }
+    free(buf);
+    return st;
+}

@@ -134,24 +134,21 @@ void gp_webhook_set_recs(gp_webhook *w, gp_recs_shared *recs)
     gp_snapshot_set(&w->recs, recs);
 }
 
+static gp_status decode_recs(void *recs, const char *buf, size_t len, gp_err *err)
+{
+    return gp_recs_decode(buf, len, recs, err);
+}
+
 gp_status gp_webhook_load_recs(const char *path, gp_recs_shared **out, gp_err *err)
 {
     gp_recs recs = { 0 };
     struct stat sb;
-    char *buf = NULL;
-    size_t len = 0;
     gp_status st = GP_OK;
 
     *out = NULL;
     if (stat(path, &sb) != 0 && errno == ENOENT)
         goto share; /* not written yet: no recommendations */
-    st = gp_file_read(path, GP_RECS_CONFIGMAP_MAX, &buf, &len, err);
-    if (st == GP_OK) {
-        st = gp_recs_decode(buf, len, &recs, err);
-        if (st != GP_OK)
-            gp_err_prefix(err, path);
-    }
-    free(buf);
+    st = gp_file_decode(path, GP_RECS_CONFIGMAP_MAX, decode_recs, &recs, err);
     if (st != GP_OK)
         return st;
 share:

@@ -87,22 +87,24 @@ static int check_options(const options *o)
     return 0;
 }
 
+static gp_status decode_nodes(void *c, const char *buf, size_t len, gp_err *err)
+{
+    return gp_cluster_set_nodes_json(c, buf, len, err);
+}
+
+static gp_status decode_priority_classes(void *c, const char *buf, size_t len, gp_err *err)
+{
+    return gp_cluster_set_priority_classes_json(c, buf, len, err);
+}
+
 /* Errors are "--snapshot-nodes: FILE: reason" (or --snapshot-priorityclasses). */
 static gp_status read_snapshot(gp_cluster *c, const char *path, bool nodes, gp_err *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    gp_status st = gp_file_read(path, GP_CLUSTER_MAX_BYTES, &buf, &len, err);
+    gp_status st = gp_file_decode(path, GP_CLUSTER_MAX_BYTES,
+                                  nodes ? decode_nodes : decode_priority_classes, c, err);
 
-    if (st == GP_OK) {
-        st = nodes ? gp_cluster_set_nodes_json(c, buf, len, err)
-                   : gp_cluster_set_priority_classes_json(c, buf, len, err);
-        if (st != GP_OK)
-            gp_err_prefix(err, path);
-    }
     if (st != GP_OK)
         gp_err_prefix(err, nodes ? "--snapshot-nodes" : "--snapshot-priorityclasses");
-    free(buf);
     return st;
 }
 
