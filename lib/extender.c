@@ -28,6 +28,7 @@ typedef struct {
     cJSON *root;
     gp_extargs args;
     gp_pod pod;
+    const char *uid;        /* the pod's metadata.uid; NULL when it has none */
     gp_demand d;
     gp_node *nodes;         /* one per args node */
     bool *known;
@@ -85,6 +86,15 @@ static bool bare_pod(call *c)
     return true;
 }
 
+/* The pod's metadata.uid, or NULL when it has none (or an empty one). */
+static const char *pod_uid(const call *c)
+{
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(c->args.pod, "metadata"), "uid");
+
+    return cJSON_IsString(uid) && *uid->valuestring != '\0' ? uid->valuestring : NULL;
+}
+
 static bool decode(call *c, const char *body, size_t len)
 {
     gp_err err = { { 0 } };
@@ -101,6 +111,7 @@ static bool decode(call *c, const char *body, size_t len)
         c->outcome = "bad-pod";
         return false;
     }
+    c->uid = pod_uid(c);
     return true;
 }
 
@@ -123,21 +134,12 @@ static bool alloc_arrays(call *c)
     return true;
 }
 
-/* The pod's metadata.uid, or NULL when it has none (or an empty one). */
-static const char *pod_uid(const call *c)
-{
-    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(c->args.pod, "metadata"), "uid");
-
-    return cJSON_IsString(uid) && *uid->valuestring != '\0' ? uid->valuestring : NULL;
-}
-
 /* Node views: from the cache by name, or decoded from the full Node objects. The pod's own
  * assumption, from an earlier cycle that did not bind, is left out of them. */
 static bool resolve_nodes(call *c)
 {
     gp_cache *cache = c->x->cache;
-    gp_cache_at at = gp_cache_at_for(pod_uid(c), c->now_ms);
+    gp_cache_at at = gp_cache_at_for(c->uid, c->now_ms);
 
     if (!c->args.full_nodes && cache == NULL) {
         set_error(c, "no cluster view to look node names up in (run with --kubeconfig, in a "
@@ -269,13 +271,12 @@ static int best_index(const call *c)
 
 static void assume_best(call *c)
 {
-    const char *uid = pod_uid(c);
     int best = best_index(c);
 
     if (c->x->cache == NULL || c->x->assume_ttl_ms <= 0 || !c->d.gpu || c->d.never_filter ||
-        best < 0 || uid == NULL)
+        best < 0 || c->uid == NULL)
         return;
-    gp_cache_assume(c->x->cache, uid, c->args.names[best], &c->d.usage, c->now_ms,
+    gp_cache_assume(c->x->cache, c->uid, c->args.names[best], &c->d.usage, c->now_ms,
                     c->x->assume_ttl_ms);
 }
 
