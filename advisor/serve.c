@@ -294,7 +294,8 @@ static void keep_good(serve_state *s, const gp_adv_report *rep, size_t written, 
 
     if (m != NULL) {
         gp_adv_cost_metrics(rep, s->o->top_workloads, written, dropped, m);
-        text = gp_metrics_render(m, &len);
+        text = gp_metrics_render_families(m, &len); /* served after s->metrics' text */
+        gp_metrics_count_dropped(s->metrics, gp_metrics_dropped(m));
         gp_metrics_free(m);
     }
     pthread_mutex_lock(&s->mu);

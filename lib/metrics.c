@@ -454,7 +454,7 @@ static void render_family(gp_strbuf *o, const family *f)
     }
 }
 
-char *gp_metrics_render(gp_metrics *m, size_t *len)
+static char *render(gp_metrics *m, bool with_dropped, size_t *len)
 {
     gp_strbuf o;
     char *text;
@@ -466,15 +466,47 @@ char *gp_metrics_render(gp_metrics *m, size_t *len)
     pthread_mutex_lock(&m->mu);
     for (const family *f = m->families; f != NULL; f = f->next)
         render_family(&o, f);
-    gp_strbuf_printf(&o,
-                     "# HELP " METRICS_DROPPED " Series not recorded because the registry was full "
-                     "or the name was misused.\n# TYPE " METRICS_DROPPED " counter\n" METRICS_DROPPED
-                     " %" PRIu64 "\n",
-                     m->dropped);
+    if (with_dropped)
+        gp_strbuf_printf(&o,
+                         "# HELP " METRICS_DROPPED " Series not recorded because the registry was "
+                         "full or the name was misused.\n# TYPE " METRICS_DROPPED " counter\n"
+                         METRICS_DROPPED " %" PRIu64 "\n",
+                         m->dropped);
     pthread_mutex_unlock(&m->mu);
     if (gp_strbuf_take(&o, &text, &n) != GP_OK)
         return NULL;
     if (len != NULL)
         *len = n;
     return text;
+}
+
+char *gp_metrics_render(gp_metrics *m, size_t *len)
+{
+    return render(m, true, len);
+}
+
+char *gp_metrics_render_families(gp_metrics *m, size_t *len)
+{
+    return render(m, false, len);
+}
+
+uint64_t gp_metrics_dropped(gp_metrics *m)
+{
+    uint64_t n;
+
+    if (m == NULL)
+        return 0;
+    pthread_mutex_lock(&m->mu);
+    n = m->dropped;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
+void gp_metrics_count_dropped(gp_metrics *m, uint64_t n)
+{
+    if (m == NULL)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->dropped += n;
+    pthread_mutex_unlock(&m->mu);
 }

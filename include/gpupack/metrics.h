@@ -64,4 +64,11 @@ void gp_metrics_set_only(gp_metrics *m, const char *name, const char *help, cons
  * and its length in *len (len may be NULL), or NULL on allocation failure or when m is NULL. */
 char *gp_metrics_render(gp_metrics *m, size_t *len);
 
+/* The same without the gpupack_metrics_dropped_series_total family, for a registry whose text
+ * is served after another registry's (one exposition has each family once); its own drops go
+ * into the other registry's count with gp_metrics_count_dropped(m, gp_metrics_dropped(part)). */
+char *gp_metrics_render_families(gp_metrics *m, size_t *len);
+uint64_t gp_metrics_dropped(gp_metrics *m);      /* 0 when m is NULL */
+void gp_metrics_count_dropped(gp_metrics *m, uint64_t n); /* m may be NULL */
+
 #endif

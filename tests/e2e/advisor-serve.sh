@@ -204,6 +204,9 @@ jq -c '.data["recommendations.json"] | fromjson | [.recommendations[] | [.namesp
     .name, .gpuMemory]] | sort' "$E2E_TMP/cm1.json" > "$E2E_TMP/cm-got.txt" 2>/dev/null
 check advisor-serve.configmap-same-recommendations cmp -s "$E2E_TMP/got.txt" "$E2E_TMP/cm-got.txt"
 curl -sf --max-time 2 "$URL/metrics" > "$E2E_TMP/metrics.txt"
+# One exposition of two registries (the process's, the last run's cost series): Prometheus's
+# own parser and linter must accept it, each family once.
+check advisor-serve.metrics-promtool sh -c "promtool check metrics < '$E2E_TMP/metrics.txt'"
 check advisor-serve.metric-cost grep -qE '^gpupack_advisor_gpu_cost_dollars_per_hour\{namespace="ml",class="[a-z]*",model="[^"]*"\} [0-9.e+]+$' "$E2E_TMP/metrics.txt"
 # (the idle notebook: one GPU all week; a little less when the run's window reaches past the data)
 check advisor-serve.metric-idle awk '$1 == "gpupack_advisor_idle_gpus{namespace=\"team-a\",class=\"interactive\"}" && $2 > 0.5 && $2 <= 1.001 { ok = 1 } END { exit !ok }' "$E2E_TMP/metrics.txt"

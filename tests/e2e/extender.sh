@@ -322,6 +322,9 @@ grep -q '^gpupack_extender_calls_total{verb="prioritize",outcome="ok"} 1' "$E2E_
   && grep -q '^gpupack_extender_phase_duration_seconds_count{verb="prioritize",phase="decide"} 1$' "$E2E_TMP/m" \
   && grep -q '^gpupack_extender_phase_duration_seconds_count{verb="filter",phase="encode"} 1$' "$E2E_TMP/m" \
   && pass extender.http-metrics || fail extender.http-metrics "$(grep -v '^#' "$E2E_TMP/m" | head -c 600)"
+# What Prometheus's own parser and linter say of the exposition (each family once, valid names).
+promtool check metrics < "$E2E_TMP/m" > "$E2E_TMP/m.lint" 2>&1 && pass extender.metrics-promtool \
+    || fail extender.metrics-promtool "$(head -c 400 "$E2E_TMP/m.lint")"
 grep '"msg":"prioritize"' "$E2E_TMP/x.log" | jq -e -s 'length >= 1 and (.[0].top[0].node == "gpu-busy")' >/dev/null \
     && pass extender.logs-top-candidates || fail extender.logs-top-candidates "$(grep prioritize "$E2E_TMP/x.log" | head -c 400)"
 # After prioritize, the GPU pod is assumed on gpu-busy: a 2-GPU pod no longer fits there.

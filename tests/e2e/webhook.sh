@@ -107,6 +107,9 @@ grep -q '^gpupack_http_requests_total{.*route="/mutate".*code="200".*} [1-9]' "$
 exp=$(grep '^gpupack_tls_certificate_expiry_timestamp_seconds' "$E2E_TMP/metrics.txt" | awk '{printf "%d", $2}')
 want=$(date -d "$(openssl x509 -in "$CERTS/tls.crt" -noout -enddate | cut -d= -f2)" +%s)
 [ "$exp" = "$want" ] && pass webhook.metrics-cert-expiry || fail webhook.metrics-cert-expiry "$exp != $want"
+# What Prometheus's own parser and linter say of the exposition (each family once, valid names).
+promtool check metrics < "$E2E_TMP/metrics.txt" > "$E2E_TMP/metrics.lint" 2>&1 \
+    && pass webhook.metrics-promtool || fail webhook.metrics-promtool "$(head -c 400 "$E2E_TMP/metrics.lint")"
 
 # Logs: one JSON object per line with the request uid and the decision.
 if grep '"msg":"admission"' "$LOGF" | jq -e -s 'map(select(.uid == "3f8c2d6e-9b1a-4c57-8e0f-5a2b7c9d1e43" and .decision == "patched" and (.duration_ms | type) == "number")) | length > 0' >/dev/null \

@@ -248,7 +248,39 @@ GP_TEST(set_only_keeps_one_series)
     gp_metrics_free(m);
 }
 
+/* Two registries served as one exposition (the advisor's process metrics, then its last run's
+ * cost metrics): the second renders without the dropped-series family, whose count moves to the
+ * first, so the text has each family once. */
+GP_TEST(second_registry_served_after_the_first)
+{
+    gp_metrics *proc = gp_metrics_new(), *part = gp_metrics_new();
+    char *a, *b, lbl[64];
+
+    gp_metrics_add(proc, "gpupack_runs_total", "Runs.", "", 1);
+    gp_metrics_add(proc, "bad name", "x", "", 1); /* one drop in the first */
+    for (int i = 0; i < GP_METRICS_MAX_SERIES + 3; i++) {
+        snprintf(lbl, sizeof(lbl), "w=\"%d\"", i);
+        gp_metrics_set(part, "gpupack_cost", "Cost.", lbl, 1);
+    }
+    GP_CHECK(gp_metrics_dropped(part) == 3);
+    b = gp_metrics_render_families(part, NULL);
+    gp_metrics_count_dropped(proc, gp_metrics_dropped(part));
+    a = gp_metrics_render(proc, NULL);
+    GP_CHECK(a != NULL && b != NULL);
+    GP_CHECK(strstr(b, "gpupack_metrics_dropped_series_total") == NULL);
+    GP_CHECK(strstr(b, "# TYPE gpupack_cost gauge\ngpupack_cost{w=\"0\"} 1\n") != NULL);
+    GP_CHECK(count_occurrences(a, "# HELP gpupack_metrics_dropped_series_total") == 1);
+    GP_CHECK(strstr(a, "\ngpupack_metrics_dropped_series_total 4\n") != NULL);
+    GP_CHECK(gp_metrics_dropped(NULL) == 0 && gp_metrics_render_families(NULL, NULL) == NULL);
+    gp_metrics_count_dropped(NULL, 1);
+    free(a);
+    free(b);
+    gp_metrics_free(proc);
+    gp_metrics_free(part);
+}
+
 GP_MAIN(GP_CASE(counter_and_gauge_render), GP_CASE(histogram_cumulative_with_inf_sum_count),
         GP_CASE(help_escaped_and_specials), GP_CASE(series_bounded_and_misuse_dropped),
         GP_CASE(null_registry_harmless), GP_CASE(concurrent_updates_counted),
-        GP_CASE(handles_count_the_same_series), GP_CASE(set_only_keeps_one_series))
+        GP_CASE(handles_count_the_same_series), GP_CASE(set_only_keeps_one_series),
+        GP_CASE(second_registry_served_after_the_first))
