@@ -66,13 +66,24 @@ static bool out_of_memory(call *c)
     return false;
 }
 
+/* A Pod object: kind Pod, or no kind with metadata and spec objects (a Pod cut out of an
+ * ExtenderArgs, which kube-scheduler sends without apiVersion and kind). */
+static bool is_pod_object(const cJSON *o)
+{
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+
+    if (kind != NULL)
+        return cJSON_IsString(kind) && strcmp(kind->valuestring, "Pod") == 0;
+    return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "metadata")) &&
+           cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "spec"));
+}
+
 /* A bare Pod instead of ExtenderArgs: score it against every node the cache knows. */
 static bool bare_pod(call *c)
 {
-    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(c->root, "kind");
     size_t n;
 
-    if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "Pod") != 0 || c->x->cache == NULL)
+    if (!is_pod_object(c->root) || c->x->cache == NULL)
         return false;
     memset(&c->args, 0, sizeof(c->args));
     c->args.pod = c->root;

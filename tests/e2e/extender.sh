@@ -285,6 +285,12 @@ awk 'NR == 1 { ok = /^\{.*"msg":"prioritize"/ } NR == 2 { ok = ok && /^NODE / } 
     && pass extender.explain-log-apart-and-reasons || fail extender.explain-log-apart-and-reasons "$(cat "$E2E_TMP/explain-info")"
 r=$(echo "$GPU1" | jq '. + {kind: "Pod", apiVersion: "v1"}' | once prioritize $SNAP)
 echo "$r" | jq -e 'length == 8' >/dev/null && pass extender.bare-pod-scored-everywhere || fail extender.bare-pod-scored-everywhere "$r"
+# The Pod as it sits in an ExtenderArgs (kube-scheduler sends it without apiVersion and kind).
+r2=$(echo "$GPU1" | jq 'del(.kind, .apiVersion)' | once prioritize $SNAP)
+[ "$r2" = "$r" ] && pass extender.bare-pod-without-kind || fail extender.bare-pod-without-kind "$r2"
+r3=$(echo '{"metadata": {}, "kind": "Node", "spec": {}}' | once prioritize $SNAP 2>&1)
+echo "$r3" | grep -q '"Pod"\|ExtenderArgs' && pass extender.other-kind-not-a-pod \
+    || fail extender.other-kind-not-a-pod "$r3"
 f=$(echo 'garbage' | once filter $SNAP)
 echo "$f" | jq -e '.Error | test("not valid JSON")' >/dev/null && pass extender.garbage-in-error-field || fail extender.garbage-in-error-field "$f"
 
