@@ -73,6 +73,33 @@ usable() {
         printf '%s\n' "$out" | grep -q "DNS:$SERVICE\.$NAMESPACE\.svc\(,\|\$\)"
 }
 
+# The overlay is rendered and checked before any certificate is made or rotated: a refused
+# overlay leaves CERTDIR as it was.
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpupack-selfsigned.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+relpath() { # TARGET FROM: kustomize takes only relative paths to other kustomizations.
+    realpath --relative-to="$2" "$1" 2>/dev/null ||
+        python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$1" "$2"
+}
+# The overlay, moved to NAMESPACE when that is not gpupack's own: kustomize's namespace
+# transformer moves the objects, the RBAC subjects and the webhook configuration's Service
+# reference; the Lease the scheduler's configuration names is inside a ConfigMap's text.
+mkdir "$work/overlay"
+{
+    echo "apiVersion: kustomize.config.k8s.io/v1beta1"
+    echo "kind: Kustomization"
+    [ "$NAMESPACE" = gpupack-system ] || echo "namespace: $NAMESPACE"
+    echo "resources:"
+    echo "  - $(relpath "$overlay_dir" "$work/overlay")"
+} > "$work/overlay/kustomization.yaml"
+"$KUBECTL" kustomize "$work/overlay" > "$work/rendered.yaml"
+# cert-manager would own the Secret and caBundle this script writes: one or the other.
+if grep -q '^apiVersion: cert-manager\.io/' "$work/rendered.yaml"; then
+    echo "self-signed: $overlay_dir renders cert-manager objects (it is built on overlays/cert-manager):" \
+         "apply it with kubectl apply -k, or build it on overlays/self-signed" >&2
+    exit 1
+fi
+
 case $mode in
     rotate)
         [ -f "$dir/ca.crt" ] || { echo "self-signed: nothing to rotate in $dir" >&2; exit 1; }
@@ -98,37 +125,12 @@ elif ! usable; then
          "$SERVICE.$NAMESPACE.svc): run with --rotate" >&2
     exit 1
 fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpupack-selfsigned.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 prev=""
 [ -f "$dir/ca.crt.previous" ] && prev="$dir/ca.crt.previous"
 bundle=$(cat "$dir/ca.crt" $prev | base64 | tr -d '\n')
-relpath() { # TARGET FROM: kustomize takes only relative paths to other kustomizations.
-    realpath --relative-to="$2" "$1" 2>/dev/null ||
-        python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$1" "$2"
-}
 "$KUBECTL" create secret generic gpupack-webhook-tls --namespace "$NAMESPACE" \
     --type kubernetes.io/tls --from-file=tls.crt="$dir/tls.crt" --from-file=tls.key="$dir/tls.key" \
     --from-file=ca.crt="$dir/ca.crt" --dry-run=client -o yaml > "$work/secret.yaml"
-# The overlay, moved to NAMESPACE when that is not gpupack's own: kustomize's namespace
-# transformer moves the objects, the RBAC subjects and the webhook configuration's Service
-# reference; the Lease the scheduler's configuration names is inside a ConfigMap's text.
-mkdir "$work/overlay"
-{
-    echo "apiVersion: kustomize.config.k8s.io/v1beta1"
-    echo "kind: Kustomization"
-    [ "$NAMESPACE" = gpupack-system ] || echo "namespace: $NAMESPACE"
-    echo "resources:"
-    echo "  - $(relpath "$overlay_dir" "$work/overlay")"
-} > "$work/overlay/kustomization.yaml"
-"$KUBECTL" kustomize "$work/overlay" > "$work/rendered.yaml"
-# cert-manager would own the Secret and caBundle this script writes: one or the other.
-if grep -q '^apiVersion: cert-manager\.io/' "$work/rendered.yaml"; then
-    echo "self-signed: $overlay_dir renders cert-manager objects (it is built on overlays/cert-manager):" \
-         "apply it with kubectl apply -k, or build it on overlays/self-signed" >&2
-    exit 1
-fi
 sed "s/^\( *resourceNamespace:\) gpupack-system\$/\1 $NAMESPACE/" "$work/rendered.yaml" \
     > "$work/overlay.yaml"
 moved=""

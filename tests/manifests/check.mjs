@@ -738,6 +738,20 @@ check("self-signed-refuses-a-cert-manager-overlay", () => {
   return why.includes("renders cert-manager objects") ? true : `not refused (${why.slice(0, 200)})`;
 });
 
+// Refused before any certificate is touched: a refused --rotate starts no rotation (a later,
+// right --rotate is not "already in progress"), and a refused first run makes no CA.
+check("self-signed-refusal-leaves-the-certificates", () => {
+  const certs = path.join(TMP, "site-certs"), fresh = path.join(TMP, "refused-certs");
+  const cm = path.join(ROOT, "manifests/overlays/custom-policy-example");
+  const before = fs.readFileSync(path.join(certs, "ca.crt"), "utf8");
+  for (const [dir, args] of [[certs, ["--rotate"]], [fresh, []]]) {
+    try { selfSignedIn(dir, {}, ...args, "--overlay", cm); } catch { /* refused, as above */ }
+  }
+  expect(!fs.existsSync(path.join(certs, "ca.crt.previous")), "a refused --rotate left ca.crt.previous");
+  expect(fs.readFileSync(path.join(certs, "ca.crt"), "utf8") === before, "a refused --rotate replaced the CA");
+  expect(!fs.existsSync(path.join(fresh, "ca.crt")), "a refused first run made a CA");
+});
+
 // ---- the prometheus-operator overlay ---------------------------------------------------------
 // A site overlay as docs/monitoring.md has the user write it: a certificate overlay plus the
 // monitoring overlay, side by side.
