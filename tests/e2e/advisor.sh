@@ -73,6 +73,11 @@ check advisor.table-fits-100-columns sh -c "[ -s '$E2E_TMP/report.table' ] && ! 
 check advisor.table-top-finding grep -qF "$TOP" "$E2E_TMP/report.table"
 report markdown; rc=$?
 check advisor.markdown-exit-0 [ $rc -eq 0 ]
+# docs/advisor.md's worked example is this report, byte for byte.
+awk '/^````markdown$/ { on = 1; next } /^````$/ { on = 0 } on' "$ROOT/docs/advisor.md" \
+    > "$E2E_TMP/doc-report.markdown"
+cmp -s "$E2E_TMP/doc-report.markdown" "$E2E_TMP/report.markdown" && pass advisor.markdown-is-the-docs-example \
+    || fail advisor.markdown-is-the-docs-example "$(diff "$E2E_TMP/doc-report.markdown" "$E2E_TMP/report.markdown" | head -c 600)"
 # The findings table: its first row names the top finding and its dollars (Markdown
 # punctuation comes backslash-escaped).
 TOPD=$(jq -r '.findings[0].dollars' "$E2E_TMP/expected.json" \
