@@ -195,7 +195,7 @@ run: DEPS_SET = run
 run: all certs
 	@echo "gpupack-webhook on https://127.0.0.1:8443, gpupack-extender on http://127.0.0.1:8888"
 	@echo "(embedded default policy; Ctrl-C stops both)"
-	@tools/run.sh $(BIN) certs/dev
+	@WEBHOOK_FLAGS="$(WEBHOOK_FLAGS)" EXTENDER_FLAGS="$(EXTENDER_FLAGS)" tools/run.sh $(BIN) certs/dev
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \

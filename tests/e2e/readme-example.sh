@@ -48,3 +48,28 @@ if jq -e --slurpfile w "$E2E_TMP/wwant" '
 else
     fail readme-example.webhook-review "$(cat "$E2E_TMP/wout" "$E2E_TMP/werr" | head -c 600)"
 fi
+
+# "Against the running server": tools/run.sh (what make run starts) with the README's
+# WEBHOOK_FLAGS gives the same answer over HTTPS as --review; the flags come after the script's
+# own, so a later --listen moves each daemon to a free port here.
+make_certs "$E2E_TMP/runcerts" || fail readme-example.run-certs "gpupack-certs failed"
+WP=$(free_port); XP=$(free_port)
+WEBHOOK_FLAGS="--listen 127.0.0.1:$WP --snapshot-nodes tests/examples/nodes.json --log-level error" \
+EXTENDER_FLAGS="--listen 127.0.0.1:$XP --log-level error" \
+    sh -c 'cd "$1" && exec tools/run.sh "$2" "$3"' run "$ROOT" "$BIN" "$E2E_TMP/runcerts" \
+    > "$E2E_TMP/run.log" 2>&1 &
+RUNPID=$!
+if wait_http "https://127.0.0.1:$WP/healthz" 20 && wait_http "http://127.0.0.1:$XP/healthz" 20; then
+    curl -s --max-time 10 --cacert "$E2E_TMP/runcerts/ca.crt" -H 'Content-Type: application/json' \
+        --data-binary @"$ROOT/tests/examples/gpu-deployment-review.json" \
+        "https://localhost:$WP/mutate" | jq -c '.response.warnings' > "$E2E_TMP/run-warnings"
+    jq -c '.warnings' "$E2E_TMP/wout" > "$E2E_TMP/review-warnings"
+    cmp -s "$E2E_TMP/run-warnings" "$E2E_TMP/review-warnings" \
+        && grep -q 'mig-2g.20gb' "$E2E_TMP/run-warnings" && pass readme-example.run-with-flags \
+        || fail readme-example.run-with-flags "$(cat "$E2E_TMP/run-warnings" "$E2E_TMP/run.log" | head -c 600)"
+else
+    fail readme-example.run-with-flags "daemons not up: $(head -c 400 "$E2E_TMP/run.log")"
+fi
+kill "$RUNPID" 2>/dev/null; wait "$RUNPID" 2>/dev/null
+# Both daemons stop with the script (patterns bracketed so that pgrep does not find itself).
+check readme-example.run-stops-both sh -c "! pgrep -f '[r]uncerts/tls.crt' && ! pgrep -f '[-]-listen 127.0.0.1:$XP'"
