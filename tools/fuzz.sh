@@ -13,7 +13,8 @@ shift
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 FIXTURES="$ROOT/tests/fixtures"
 export GP_FUZZ_SNAPSHOT="$ROOT/tests/extender"
-names=${*:-"admission extargs jsonparse policy promjson quantity watch"}
+# Every harness in tests/fuzz unless named: a new one is never left out.
+names=${*:-$(for f in tests/fuzz/fuzz_*.c; do n=${f##*/fuzz_}; printf '%s ' "${n%.c}"; done)}
 rc=0
 
 # seed NAME DIR: fills the working corpus the first time (libFuzzer keeps adding to it).
