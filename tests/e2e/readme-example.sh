@@ -50,16 +50,24 @@ else
 fi
 
 # "Against the running server": tools/run.sh (what make run starts) with the README's
-# WEBHOOK_FLAGS gives the same answer over HTTPS as --review; the flags come after the script's
-# own, so a later --listen moves each daemon to a free port here.
+# WEBHOOK_FLAGS gives the same answer over HTTPS as --review. The flags come after the script's
+# own, so a later --listen moves each daemon to a port the kernel picks, read from its log.
 make_certs "$E2E_TMP/runcerts" || fail readme-example.run-certs "gpupack-certs failed"
-WP=$(free_port); XP=$(free_port)
-WEBHOOK_FLAGS="--listen 127.0.0.1:$WP --snapshot-nodes tests/examples/nodes.json --log-level error" \
-EXTENDER_FLAGS="--listen 127.0.0.1:$XP --log-level error" \
+WEBHOOK_FLAGS="--listen 127.0.0.1:0 --snapshot-nodes tests/examples/nodes.json" \
+EXTENDER_FLAGS="--listen 127.0.0.1:0" \
     sh -c 'cd "$1" && exec tools/run.sh "$2" "$3"' run "$ROOT" "$BIN" "$E2E_TMP/runcerts" \
     > "$E2E_TMP/run.log" 2>&1 &
 RUNPID=$!
-if wait_http "https://127.0.0.1:$WP/healthz" 20 && wait_http "http://127.0.0.1:$XP/healthz" 20; then
+port_in_log() { # SERVER: the port its "listening" line names
+    sed -n "s/.*\"msg\":\"listening\",\"server\":\"$1\".*\"port\":\([0-9]*\).*/\1/p" \
+        "$E2E_TMP/run.log" | head -n 1
+}
+i=0; WP=""; XP=""
+while [ $i -lt 200 ] && { [ -z "$WP" ] || [ -z "$XP" ]; }; do
+    WP=$(port_in_log webhook); XP=$(port_in_log extender); sleep 0.1; i=$((i + 1))
+done
+if [ -n "$WP" ] && [ -n "$XP" ] && wait_http "https://127.0.0.1:$WP/healthz" 20 \
+    && wait_http "http://127.0.0.1:$XP/healthz" 20; then
     curl -s --max-time 10 --cacert "$E2E_TMP/runcerts/ca.crt" -H 'Content-Type: application/json' \
         --data-binary @"$ROOT/tests/examples/gpu-deployment-review.json" \
         "https://localhost:$WP/mutate" | jq -c '.response.warnings' > "$E2E_TMP/run-warnings"
@@ -68,8 +76,8 @@ if wait_http "https://127.0.0.1:$WP/healthz" 20 && wait_http "http://127.0.0.1:$
         && grep -q 'mig-2g.20gb' "$E2E_TMP/run-warnings" && pass readme-example.run-with-flags \
         || fail readme-example.run-with-flags "$(cat "$E2E_TMP/run-warnings" "$E2E_TMP/run.log" | head -c 600)"
 else
-    fail readme-example.run-with-flags "daemons not up: $(head -c 400 "$E2E_TMP/run.log")"
+    fail readme-example.run-with-flags "daemons not up: $(head -c 600 "$E2E_TMP/run.log")"
 fi
 kill "$RUNPID" 2>/dev/null; wait "$RUNPID" 2>/dev/null
 # Both daemons stop with the script (patterns bracketed so that pgrep does not find itself).
-check readme-example.run-stops-both sh -c "! pgrep -f '[r]uncerts/tls.crt' && ! pgrep -f '[-]-listen 127.0.0.1:$XP'"
+check readme-example.run-stops-both sh -c "! pgrep -f '[r]uncerts/tls.crt' && ! pgrep -f '[e]xtender --listen 127.0.0.1:8888 --drain-seconds 0 --listen 127.0.0.1:0'"
