@@ -132,6 +132,11 @@ policy_alike advisor-serve gpupack-advisor serve --prometheus http://127.0.0.1:9
     --recommendations-file "$T/recs.json"
 policy_alike sim gpupack-sim --nodes "$NODES" --pods "$NODES"
 policy_alike sim-replay gpupack-sim --replay --nodes "$NODES" --pods "$NODES"
+# A policy file over GP_POLICY_MAX_BYTES (1 MiB) is refused as it is read (docs/policy.md,
+# "Limits"), before anything listens.
+printf '{"mode": "enforce",%1048600s}' "" > "$T/big-policy.json"
+refused policy-over-1mib 2 "--policy: cannot read $T/big-policy.json: larger than 1048576 bytes" \
+    $W --listen 127.0.0.1:0 --policy "$T/big-policy.json"
 
 # ---- 2. gpupack-certs validates --policy as the daemons do, before writing anything --------------
 "$BIN/gpupack-certs" --service s --namespace n --out "$T/certs-out" --policy "$T/many.json" \
