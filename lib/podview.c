@@ -56,9 +56,9 @@ static size_t json_count(const cJSON *v)
     return n;
 }
 
-/* An arena array for arr's items, size bytes each, in *out (NULL when arr has none). Past
- * GP_POD_MAX_ITEMS: GP_ETOOBIG, and err says "PATH: more than N WHAT" when path is given. */
-static gp_status alloc_items(const cJSON *arr, size_t size, gp_arena *a, void **out,
+/* An arena array for arr's items, size bytes each, in *out (NULL when arr has none). Past max
+ * items: GP_ETOOBIG, and err says "PATH: more than MAX WHAT" when path is given. */
+static gp_status alloc_items(const cJSON *arr, size_t size, size_t max, gp_arena *a, void **out,
                              const char *path, const char *what, gp_err *err)
 {
     size_t cnt = json_count(arr);
@@ -66,9 +66,9 @@ static gp_status alloc_items(const cJSON *arr, size_t size, gp_arena *a, void **
     *out = NULL;
     if (cnt == 0)
         return GP_OK;
-    if (cnt > GP_POD_MAX_ITEMS) {
+    if (cnt > max) {
         if (path != NULL)
-            gp_err_set(err, "%s: more than %d %s", path, GP_POD_MAX_ITEMS, what);
+            gp_err_set(err, "%s: more than %zu %s", path, max, what);
         return GP_ETOOBIG;
     }
     *out = gp_arena_alloc(a, cnt * size);
@@ -80,11 +80,11 @@ static gp_status alloc_items(const cJSON *arr, size_t size, gp_arena *a, void **
 typedef gp_status (*fill_fn)(const cJSON *c, void *item, const char *path, gp_err *err);
 
 /* The members of object m, each filled into an arena array by fill (*out, *n kept items). */
-static gp_status decode_members(const cJSON *m, size_t size, gp_arena *a, fill_fn fill,
-                                void **out, size_t *n, const char *path, const char *what,
-                                gp_err *err)
+static gp_status decode_members(const cJSON *m, size_t size, size_t max, gp_arena *a,
+                                fill_fn fill, void **out, size_t *n, const char *path,
+                                const char *what, gp_err *err)
 {
-    gp_status st = alloc_items(m, size, a, out, path, what, err);
+    gp_status st = alloc_items(m, size, max, a, out, path, what, err);
     size_t i = 0;
 
     *n = 0;
@@ -138,7 +138,8 @@ static gp_status decode_string_map(const cJSON *m, gp_arena *a, gp_label **out, 
                                    const char *path, gp_err *err)
 {
     void *mem = NULL;
-    gp_status st = decode_members(m, sizeof(**out), a, fill_label, &mem, n, path, "entries", err);
+    gp_status st = decode_members(m, sizeof(**out), GP_POD_MAX_MAP, a, fill_label, &mem, n, path,
+                                  "entries", err);
 
     *out = mem;
     return st;
@@ -148,8 +149,8 @@ static gp_status decode_resources(const cJSON *m, gp_arena *a, gp_resource **out
                                   const char *path, gp_err *err)
 {
     void *mem = NULL;
-    gp_status st = decode_members(m, sizeof(**out), a, fill_resource, &mem, n, path,
-                                  "resources", err);
+    gp_status st = decode_members(m, sizeof(**out), GP_POD_MAX_ITEMS, a, fill_resource, &mem, n,
+                                  path, "resources", err);
 
     *out = mem;
     return st;
@@ -278,8 +279,8 @@ static gp_status decode_tolerations(const cJSON *ts, gp_arena *a, gp_pod *p, gp_
     static const char *const keys[] = { "key", "operator", "value", "effect",
                                         "tolerationSeconds" };
     void *mem;
-    gp_status st = alloc_items(as_arr(ts), sizeof(*p->tolerations), a, &mem, "spec.tolerations",
-                               "entries", err);
+    gp_status st = alloc_items(as_arr(ts), sizeof(*p->tolerations), GP_POD_MAX_ITEMS, a, &mem,
+                               "spec.tolerations", "entries", err);
     size_t i = 0;
 
     if (st != GP_OK || mem == NULL)
@@ -310,7 +311,7 @@ static gp_status decode_tolerations(const cJSON *ts, gp_arena *a, gp_pod *p, gp_
 static gp_status decode_exprs(const cJSON *arr, gp_arena *a, gp_selector_req **out, size_t *n)
 {
     void *mem;
-    gp_status st = alloc_items(arr, sizeof(**out), a, &mem, NULL, NULL, NULL);
+    gp_status st = alloc_items(arr, sizeof(**out), GP_POD_MAX_ITEMS, a, &mem, NULL, NULL, NULL);
     size_t i = 0;
 
     if (st != GP_OK || mem == NULL)
@@ -344,7 +345,7 @@ static gp_status decode_terms(const cJSON *arr, bool preferred, gp_arena *a, gp_
                               size_t *n)
 {
     void *mem;
-    gp_status st = alloc_items(arr, sizeof(**out), a, &mem, NULL, NULL, NULL);
+    gp_status st = alloc_items(arr, sizeof(**out), GP_POD_MAX_ITEMS, a, &mem, NULL, NULL, NULL);
     size_t i = 0;
 
     if (st != GP_OK || mem == NULL)

@@ -22,7 +22,10 @@
 struct gp_policy; /* policy.h: only passed through here */
 
 #define GP_POD_MAX_CONTAINERS 256 /* containers + init containers */
-#define GP_POD_MAX_ITEMS 1024     /* labels, annotations, tolerations, resources, terms */
+#define GP_POD_MAX_ITEMS 1024     /* tolerations, resources, terms, values */
+/* Labels, annotations, nodeSelector: Kubernetes bounds annotations by their 256 KiB of keys and
+ * values, not by count, and labels only by the object's size. */
+#define GP_POD_MAX_MAP 262144
 
 typedef struct {
     const char *name;

@@ -370,6 +370,39 @@ GP_TEST(too_many_containers_is_etoobig)
     free(s);
 }
 
+/* Kubernetes counts annotations by their bytes (256 KiB), not their number: 5,000 one-character
+ * annotations and as many labels are a valid pod. Past GP_POD_MAX_MAP the map is refused. */
+static char *big_maps(size_t n)
+{
+    size_t cap = 64 + 2 * n * 24;
+    char *s = malloc(cap);
+    size_t o = (size_t)snprintf(s, cap, "{\"metadata\":{\"annotations\":{");
+
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)snprintf(s + o, cap - o, "%s\"a%zu\":\"\"", i ? "," : "", i);
+    o += (size_t)snprintf(s + o, cap - o, "},\"labels\":{");
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)snprintf(s + o, cap - o, "%s\"l%zu\":\"v\"", i ? "," : "", i);
+    snprintf(s + o, cap - o, "}},\"spec\":{}}");
+    return s;
+}
+
+GP_TEST(many_labels_and_annotations)
+{
+    char *s = big_maps(5000);
+    fx f;
+
+    GP_CHECK_INT(fx_decode(&f, s, "ns"), GP_OK);
+    GP_CHECK(f.pod.nannotations == 5000 && f.pod.nlabels == 5000);
+    fx_free(&f);
+    free(s);
+    s = big_maps(GP_POD_MAX_MAP + 1);
+    GP_CHECK_INT(fx_decode(&f, s, "ns"), GP_ETOOBIG);
+    GP_CHECK_STR(f.err.msg, "metadata.labels: more than 262144 entries");
+    fx_free(&f);
+    free(s);
+}
+
 /* --- spec fields --------------------------------------------------------------------------- */
 
 GP_TEST(spec_scalars)
@@ -665,6 +698,7 @@ GP_MAIN(GP_CASE(namespace_from_metadata), GP_CASE(namespace_fallback_when_absent
         GP_CASE(empty_and_null_resource_maps), GP_CASE(wrong_type_quantity_names_path),
         GP_CASE(bad_quantity_names_path_and_reason), GP_CASE(wrong_type_structure_names_path),
         GP_CASE(wrong_type_init_containers_names_its_path), GP_CASE(too_many_containers_is_etoobig),
+        GP_CASE(many_labels_and_annotations),
         GP_CASE(spec_scalars), GP_CASE(tolerations_decoded_with_defaults),
         GP_CASE(toleration_seconds_int64_exact), GP_CASE(node_affinity_terms),
         GP_CASE(is_gpu_default_policy), GP_CASE(is_gpu_custom_resources),
