@@ -635,8 +635,6 @@ static gp_status original_json(mctx *m, const gp_container *const *cs, size_t n)
     bool ok;
     gp_change *c;
 
-    if (gp_pod_annotation(m->pod, GP_ANN_ORIGINAL) != NULL)
-        return GP_OK;
     root = cJSON_CreateObject();
     ok = root != NULL;
     for (size_t i = 0; ok && i < n; i++)
@@ -694,6 +692,24 @@ static bool any_one_gpu(const gp_pod *pod)
     return false;
 }
 
+/* True when the container asks for whole GPUs (an nvidia.com/gpu request or limit above 0). */
+static bool asks_whole_gpus(const gp_container *c)
+{
+    const gp_resource *lim = gp_container_limit(c, GP_RES_GPU);
+    const gp_resource *req = gp_container_request(c, GP_RES_GPU);
+
+    return (lim != NULL && lim->qty.nano > 0) || (req != NULL && req->qty.nano > 0);
+}
+
+/* The first container that asks for whole GPUs but not for exactly one; NULL when none. */
+static const gp_container *not_one_gpu_container(const gp_pod *pod)
+{
+    for (size_t i = 0; i < pod->ncontainers; i++)
+        if (asks_whole_gpus(&pod->containers[i]) && !wants_one_gpu(&pod->containers[i]))
+            return &pod->containers[i];
+    return NULL;
+}
+
 /* True when r holds a GPU resource of the policy, other than skip, above zero. */
 static bool other_gpu(const gp_resource *r, size_t n, const gp_policy *pol, const char *skip)
 {
@@ -710,11 +726,9 @@ static bool other_gpu(const gp_resource *r, size_t n, const gp_policy *pol, cons
  * nothing else GPU-like (a MIG slice beside it, two GPUs). */
 static bool odd_gpu(const gp_container *c, const gp_policy *pol)
 {
-    const gp_resource *lim = gp_container_limit(c, GP_RES_GPU);
-    const gp_resource *req = gp_container_request(c, GP_RES_GPU);
     /* A stated 0 asks for nothing, as Kubernetes counts it ("nvidia.com/gpu: 0" keeps a
      * container of a GPU pod away from the devices). */
-    bool gpu = (lim != NULL && lim->qty.nano > 0) || (req != NULL && req->qty.nano > 0);
+    bool gpu = asks_whole_gpus(c);
     bool other = other_gpu(c->requests, c->nrequests, pol, GP_RES_GPU) ||
                  other_gpu(c->limits, c->nlimits, pol, GP_RES_GPU);
 
@@ -741,6 +755,19 @@ static gp_status warn_mixed(mctx *m, const gp_container *odd)
     return add_warning(m, label ? gp_arena_printf(m->a, "no MIG rewrite: %.60s asks for GPUs "
                                                   "other than one whole " GP_RES_GPU ", and slices "
                                                   "beside them would grow the pod; keeps "
+                                                  GP_RES_GPU, label)
+                                : NULL);
+}
+
+/* A pod none of whose containers asks for exactly one whole GPU (two GPUs, say): a slice stands
+ * for one GPU, and one process cannot use two slices as one device. */
+static gp_status warn_not_one(mctx *m, const gp_container *c)
+{
+    const char *label = container_label(m->a, c);
+
+    return add_warning(m, label ? gp_arena_printf(m->a, "no MIG rewrite: %.60s asks for a number "
+                                                  "of " GP_RES_GPU " other than one, and a MIG "
+                                                  "slice stands for exactly one; keeps "
                                                   GP_RES_GPU, label)
                                 : NULL);
 }
@@ -829,8 +856,13 @@ static gp_status decide_mig(mctx *m)
     gp_qty need = { 0 };
     const gp_container *odd;
 
-    if (!m->cls->mig_allowed || hint == NULL || !any_one_gpu(m->pod))
+    if (!m->cls->mig_allowed || hint == NULL)
         return GP_OK;
+    if (!any_one_gpu(m->pod)) {
+        /* A pod already on slices (a reinvocation after the rewrite) asks for no whole GPU. */
+        odd = not_one_gpu_container(m->pod);
+        return odd != NULL ? warn_not_one(m, odd) : GP_OK;
+    }
     if ((odd = odd_gpu_container(m->pod, m->pol)) != NULL)
         return warn_mixed(m, odd);
     if (gp_qty_parse_str(hint, &need, &qerr) != GP_OK || need.nano <= 0)

@@ -874,30 +874,6 @@ GP_TEST(mig_hint_sizes_pick_smallest_fit)
     gp_policy_unref(pol);
 }
 
-GP_TEST(mig_only_for_exactly_one_gpu)
-{
-    gp_policy *pol = listed_policy();
-
-    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{" GPU_LIMIT("2")
-                             "}]}}",
-                  TOL "; " INFERENCE "; " MUTATED);
-    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'resources':{"
-                             "'requests':{'nvidia.com/gpu':'2'},'limits':{'nvidia.com/gpu':'1'}}}"
-                             "]}}",
-                  TOL "; " INFERENCE "; " MUTATED);
-    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'resources':{"
-                             "'requests':{'nvidia.com/gpu':'1'},'limits':{'cpu':'1'}}}]}}",
-                  TOL "; " INFERENCE "; " MUTATED);
-    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{" GPU_LIMIT("1500m")
-                             "}]}}",
-                  TOL "; " INFERENCE "; " MUTATED);
-    /* Already a MIG request: nothing to rewrite. */
-    CHECK_CHANGES(pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'resources':{"
-                             "'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]}}",
-                  TOL "; " INFERENCE "; " MUTATED);
-    gp_policy_unref(pol);
-}
-
 GP_TEST(mig_only_for_classes_that_allow_it)
 {
     gp_policy *pol = listed_policy();
@@ -1038,14 +1014,55 @@ GP_TEST(mig_never_grows_the_pod)
     gp_policy_unref(pol);
 }
 
-GP_TEST(mig_original_annotation_not_overwritten)
+#define NOT_ONE(who) "no MIG rewrite: " who " asks for a number of nvidia.com/gpu other than " \
+                    "one, and a MIG slice stands for exactly one; keeps nvidia.com/gpu"
+
+/* Only a pod whose GPU containers each ask for exactly one whole GPU moves to slices; one that
+ * asks for whole GPUs otherwise is told why not, one already on slices is left alone quietly. */
+GP_TEST(mig_only_for_exactly_one_gpu)
 {
     gp_policy *pol = listed_policy();
+    mfx f;
 
-    CHECK_CHANGES(pol, NULL, "{'metadata':{" OWNER("ReplicaSet") ",'annotations':{"
-                             "'gpupack.io/gpu-memory':'5Gi','gpupack.io/original-resources':'{}'}},"
-                             "'spec':{" GPU1 "}}",
-                  TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; " MUTATED);
+    check_mixed(pol, "'containers':[{'name':'two'," GPU_LIMIT("2") "}]",
+                NOT_ONE("container two"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'r2','resources':{'requests':{'nvidia.com/gpu':'2'},"
+                     "'limits':{'nvidia.com/gpu':'1'}}}]",
+                NOT_ONE("container r2"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'req','resources':{'requests':{'nvidia.com/gpu':'1'},"
+                     "'limits':{'cpu':'1'}}}]",
+                NOT_ONE("container req"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'frac'," GPU_LIMIT("1500m") "}]",
+                NOT_ONE("container frac"), __LINE__);
+    check_mixed(pol, "'containers':[{'name':'a'," GPU_LIMIT("2") "}],'initContainers':[{'name':"
+                     "'setup','resources':{'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]",
+                NOT_ONE("container a"), __LINE__);
+    /* Already on a slice (a reinvocation after the rewrite): nothing to rewrite or to say. */
+    if (mfx_run(&f, pol, NULL, "{" DEPLOY_HINT("5Gi") ",'spec':{'containers':[{'resources':{"
+                               "'limits':{'nvidia.com/mig-1g.10gb':'1'}}}]}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; " MUTATED);
+        GP_CHECK(f.d.nwarnings == 0);
+    }
+    mfx_free(&f);
+    gp_policy_unref(pol);
+}
+
+/* A pod template copied from a mutated pod and set back to one whole GPU: the record says what
+ * this rewrite replaced, not what an earlier one did. */
+GP_TEST(mig_original_annotation_replaced)
+{
+    gp_policy *pol = listed_policy();
+    mfx f;
+
+    if (mfx_run(&f, pol, NULL, "{'metadata':{" OWNER("ReplicaSet") ",'annotations':{"
+                               "'gpupack.io/gpu-memory':'5Gi','gpupack.io/original-resources':"
+                               "'{\\'containers\\':{\\'x\\':{}}}'}},'spec':{" GPU1 "}}")) {
+        GP_CHECK_STR(f.desc, TOL "; " INFERENCE "; res c0 nvidia.com/gpu->nvidia.com/mig-1g.10gb; "
+                             "ann gpupack.io/original-resources; " MUTATED);
+        GP_CHECK_STR(ann_value(&f.d, "gpupack.io/original-resources"),
+                     "{\"containers\":{\"main\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}}");
+    }
+    mfx_free(&f);
     gp_policy_unref(pol);
 }
 
@@ -2339,7 +2356,7 @@ GP_MAIN(GP_CASE(mutation_kind_table), GP_CASE(bare_gpu_pod_gets_everything_in_or
         GP_CASE(mig_original_resources_request_only), GP_CASE(mig_hint_sizes_pick_smallest_fit),
         GP_CASE(mig_only_for_exactly_one_gpu), GP_CASE(mig_only_for_classes_that_allow_it),
         GP_CASE(mig_bad_hint_and_no_fit_warn), GP_CASE(mig_several_containers_and_init),
-        GP_CASE(mig_never_grows_the_pod), GP_CASE(mig_original_annotation_not_overwritten),
+        GP_CASE(mig_never_grows_the_pod), GP_CASE(mig_original_annotation_replaced),
         GP_CASE(mig_pick_fewest_slices_then_memory_then_name),
         GP_CASE(mig_pick_fewer_slices_beats_less_memory), GP_CASE(mig_pick_no_profiles),
         GP_CASE(mig_cluster_view_restricts_profiles),

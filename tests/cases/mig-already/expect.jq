@@ -3,3 +3,4 @@
 .pod.spec.containers[0].resources.limits == {"nvidia.com/mig-1g.10gb": "1"}
 and .pod.metadata.labels["gpupack.io/class"] == "inference"
 and ([.pod.spec.tolerations[] | select(.key == "nvidia.com/gpu")] | length) == 1
+and ((.response.warnings // []) | all(test("no MIG rewrite") | not))
