@@ -6,7 +6,8 @@
  *    <ray.io/originated-from-cr-name> when ray.io/originated-from-crd is RayJob),
  *    jobset.sigs.k8s.io/jobset-name -> JobSet;
  * 2. the owner's owner when known (Deployment of a ReplicaSet, CronJob of a Job);
- * 3. a ReplicaSet named <D>-<H> whose pod has pod-template-hash H -> Deployment <D>;
+ * 3. a ReplicaSet named <D>-<H> whose pod has pod-template-hash H -> Deployment <D>; a Job named
+ *    <C>-<M>, M eight digits of minutes since the epoch from 2010 on -> CronJob <C>;
  * 4. any other owner is itself (StatefulSet, DaemonSet, Job, PyTorchJob, ...);
  * 5. no owner: Pod <pod name>. */
 #include "gpupack/workload.h"
@@ -86,6 +87,30 @@ static bool deployment_by_hash(const gp_workload_in *in, gp_workload *out)
     return true;
 }
 
+/* The CronJob controller names each Job "<cronjob>-<scheduled time in minutes since the epoch>"
+ * (getTimeHashInMinutes): eight digits from 2010 (21,038,400) until 2160. A date such as
+ * "-20261206" is below that and stays a Job. */
+#define CRONJOB_MINUTES_MIN 21038400L
+
+static bool cronjob_by_name(const gp_workload_in *in, gp_workload *out)
+{
+    size_t n = strlen(in->owner_name);
+    long minutes = 0;
+
+    if (strcmp(in->owner_kind, "Job") != 0 || n < 10 || in->owner_name[n - 9] != '-')
+        return false;
+    for (size_t i = n - 8; i < n; i++) {
+        if (!isdigit((unsigned char)in->owner_name[i]))
+            return false;
+        minutes = minutes * 10 + (in->owner_name[i] - '0');
+    }
+    if (minutes < CRONJOB_MINUTES_MIN)
+        return false;
+    set(out, "CronJob", "");
+    gp_copy_text(out->name, sizeof(out->name), in->owner_name, n - 9);
+    return true;
+}
+
 void gp_workload_of(const gp_workload_in *in, gp_workload *out)
 {
     if (from_labels(in, out))
@@ -95,7 +120,7 @@ void gp_workload_of(const gp_workload_in *in, gp_workload *out)
         return;
     }
     if (given(in->owner_kind) && given(in->owner_name)) {
-        if (!deployment_by_hash(in, out))
+        if (!deployment_by_hash(in, out) && !cronjob_by_name(in, out))
             set(out, in->owner_kind, in->owner_name);
         return;
     }

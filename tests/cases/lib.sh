@@ -5,11 +5,13 @@
 # (Pod defaults, ServiceAccount volume, DefaultTolerationSeconds, Priority, requests defaulted
 # from limits), as the captured v1.32 reviews in tests/fixtures/ show.
 
-# template deployment|job NAME IMAGE: the pod template kubectl writes.
+# template deployment|job|cronjob NAME IMAGE: the pod template kubectl writes.
 template() {
     case "$1" in
         deployment) kubectl create deployment "$2" --image="$3" --dry-run=client -o json ;;
         job) kubectl create job "$2" --image="$3" --dry-run=client -o json ;;
+        cronjob) kubectl create cronjob "$2" --image="$3" --schedule='0 3 * * *' \
+                     --dry-run=client -o json | jq '.spec.jobTemplate' ;;
     esac | jq '.spec.template'
 }
 

@@ -65,6 +65,38 @@ GP_TEST(job_of_cronjob)
     GP_CHECK_STR(REF(in), "job/nightly-28000");
 }
 
+/* Without the Job's owner (the webhook never has it), the CronJob controller's Job name says it:
+ * "<cronjob>-<minutes since the epoch>". */
+GP_TEST(job_named_by_cronjob)
+{
+    char buf[320];
+    gp_workload_in in = {.pod = "nightly-eval-29393700-h4q7s", .owner_kind = "Job",
+                         .owner_name = "nightly-eval-29393700"};
+
+    GP_CHECK_STR(REF(in), "cronjob/nightly-eval");
+    in.owner_name = "a-21038400"; /* 2010-01-01T00:00Z, the first minute taken */
+    GP_CHECK_STR(REF(in), "cronjob/a");
+    in.owner_name = "a-21038399";
+    GP_CHECK_STR(REF(in), "job/a-21038399");
+    in.owner_name = "train-20261206"; /* a date, not minutes */
+    GP_CHECK_STR(REF(in), "job/train-20261206");
+    in.owner_name = "train-129393700"; /* nine digits */
+    GP_CHECK_STR(REF(in), "job/train-129393700");
+    in.owner_name = "train-2939370x";
+    GP_CHECK_STR(REF(in), "job/train-2939370x");
+    in.owner_name = "-29393700"; /* no CronJob name before it */
+    GP_CHECK_STR(REF(in), "job/-29393700");
+    in.owner_name = "29393700";
+    GP_CHECK_STR(REF(in), "job/29393700");
+    in.owner_kind = "StatefulSet"; /* only a Job */
+    in.owner_name = "db-29393700";
+    GP_CHECK_STR(REF(in), "statefulset/db-29393700");
+    in.owner_kind = "Job"; /* a known owner wins */
+    in.owner_owner_kind = "Workflow";
+    in.owner_owner_name = "wf";
+    GP_CHECK_STR(REF(in), "workflow/wf");
+}
+
 GP_TEST(other_owners_are_themselves)
 {
     char buf[320];
@@ -130,5 +162,6 @@ GP_TEST(ref_is_cut_to_the_buffer)
 
 GP_MAIN(GP_CASE(no_owner_is_pod), GP_CASE(replicaset_with_owner_owner_is_deployment),
         GP_CASE(replicaset_by_pod_template_hash), GP_CASE(job_of_cronjob),
+        GP_CASE(job_named_by_cronjob),
         GP_CASE(other_owners_are_themselves), GP_CASE(labels_come_first),
         GP_CASE(ray_cluster_and_ray_job), GP_CASE(ref_is_cut_to_the_buffer))
