@@ -597,6 +597,7 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
         if (!o->once)
             rc = 0;
     }
+    gp_server_quiesce(srv); /* a report being sent is sent whole */
     gp_server_stop(srv);
     if (have_sigthr) {
         pthread_mutex_lock(&s.mu);

@@ -66,6 +66,7 @@ void gp_wait_for_signal_and_drain(gp_server *s, atomic_bool *draining, unsigned 
     sigaddset(&set, SIGINT);
     sigwait(&set, &sig);
     atomic_store(draining, true);
+    gp_server_drain(s);
     GP_LOG(log, GP_LOG_INFO, "shutting down: draining", GP_LS("signal", sig == SIGINT ? "SIGINT" : "SIGTERM"),
            GP_LI("drain_seconds", drain_s));
     for (unsigned i = 0; i < drain_s * 10; i++)

@@ -101,6 +101,8 @@ struct gp_server {
     shard *shards;        /* cfg.threads of them */
     unsigned nshards;     /* started */
     gp_listener *listener; /* NULL once quiesced */
+    atomic_bool closing;  /* gp_server_drain(): every response closes its connection */
+    atomic_uint inflight; /* requests begun and not yet completed (on_completed) */
     unsigned next_shard;  /* where the least-busy search starts; listener thread only */
     time_t refused_logged; /* CLOCK_MONOTONIC s of the last refusal warning; listener only */
     int port;
@@ -651,13 +653,15 @@ static int early_error(const gp_server *s, struct MHD_Connection *conn, const re
  * Responses.
  * ------------------------------------------------------------------------------------------- */
 
-static enum MHD_Result queue(struct MHD_Connection *conn, req_ctx *r, int status,
+static enum MHD_Result queue(gp_server *s, struct MHD_Connection *conn, req_ctx *r, int status,
                              struct MHD_Response *resp)
 {
     enum MHD_Result ret;
 
     if (resp == NULL)
         return MHD_NO;
+    if (atomic_load_explicit(&s->closing, memory_order_relaxed))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     ret = MHD_queue_response(conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     if (ret == MHD_YES) {
@@ -700,7 +704,7 @@ static enum MHD_Result send_error(gp_server *s, struct MHD_Connection *conn, con
         allow_methods(s, url, allow, sizeof(allow));
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
     }
-    return queue(conn, r, status, resp);
+    return queue(s, conn, r, status, resp);
 }
 
 /* Wraps a handler's reply, taking its body (freed by libmicrohttpd after sending, or here). */
@@ -743,7 +747,7 @@ static enum MHD_Result dispatch(gp_server *s, struct MHD_Connection *conn, const
                    GP_LS("route", r->route_label), GP_LI("status", out.status));
         out.status = out.status == 0 ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
-    return queue(conn, r, out.status, handler_response(&out));
+    return queue(s, conn, r, out.status, handler_response(&out));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -766,6 +770,7 @@ static enum MHD_Result request_begin(gp_server *s, struct MHD_Connection *conn, 
 
     if (r == NULL)
         return MHD_NO;
+    atomic_fetch_add_explicit(&s->inflight, 1, memory_order_relaxed);
     gp_strbuf_init(&r->body, s->cfg.max_body + 1);
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     *con_cls = r;
@@ -926,6 +931,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     gp_strbuf_free(&r->body);
     free(r);
     *con_cls = NULL;
+    atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_relaxed);
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -1352,14 +1358,38 @@ int gp_server_port(const gp_server *s)
     return s != NULL ? s->port : -1;
 }
 
+void gp_server_drain(gp_server *s)
+{
+    if (s != NULL)
+        atomic_store(&s->closing, true);
+}
+
+/* Waits, in steps of 10 ms, until no request is in flight or limit_s have passed. */
+static void wait_inflight(gp_server *s, unsigned limit_s)
+{
+    unsigned n = atomic_load(&s->inflight);
+
+    if (n == 0)
+        return;
+    GP_LOG(s->cfg.log, GP_LOG_INFO, "waiting for requests in flight", GP_LS("server", s->cfg.name),
+           GP_LI("requests", n), GP_LI("at_most_seconds", limit_s));
+    for (unsigned i = 0; i < limit_s * 100 && atomic_load(&s->inflight) > 0; i++)
+        usleep(10000);
+    if ((n = atomic_load(&s->inflight)) > 0)
+        GP_LOG(s->cfg.log, GP_LOG_WARN, "requests still in flight at shutdown",
+               GP_LS("server", s->cfg.name), GP_LI("requests", n));
+}
+
 void gp_server_quiesce(gp_server *s)
 {
     if (s == NULL || s->listener == NULL)
         return;
+    gp_server_drain(s);
     gp_listener_close(s->listener); /* the kernel refuses new connections from now on */
     s->listener = NULL;
     GP_LOG(s->cfg.log, GP_LOG_INFO, "no longer accepting connections",
            GP_LS("server", s->cfg.name), GP_LI("port", s->port));
+    wait_inflight(s, s->cfg.request_timeout_s > 0 ? s->cfg.request_timeout_s : 10);
 }
 
 void gp_server_stop(gp_server *s)

@@ -136,8 +136,15 @@ gp_status gp_server_reload_certs(gp_server *s, gp_err *err) GP_WUR;
 /* True when serving plain HTTP, or when the pair in force is valid now. */
 bool gp_server_tls_ready(gp_server *s);
 
-/* Stops accepting new connections (quiesce: new connection attempts are refused) but keeps
- * serving the open ones, keep-alive included. Calling it again is harmless. */
+/* The start of a shutdown: from now on every response carries "Connection: close", so that a
+ * keep-alive client (kube-apiserver's pooled connections) sends its next request over a new
+ * connection, to an endpoint that is not going away. Calling it again is harmless. */
+void gp_server_drain(gp_server *s);
+
+/* Stops accepting new connections (quiesce: new connection attempts are refused), then waits
+ * until no request is in flight (begun and not yet answered and sent), for at most
+ * request_timeout_s (10 s when it is 0), so that gp_server_stop() cuts no request off. The open
+ * connections are still served meanwhile. Calling it again is harmless. */
 void gp_server_quiesce(gp_server *s);
 
 /* Stops the watcher and the daemon (closing every connection) and frees the server, certificate
