@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpupack/daemon.h"
@@ -137,14 +138,16 @@ static int usage_error(const char *flag, const char *msg, const char *value)
     return EXIT_USAGE;
 }
 
-/* Whether the directory --output's file goes in is writable (checked before minutes of
- * queries, not after). */
+/* Whether the directory --output's file goes in is writable and the path itself is not a
+ * directory (checked before minutes of queries, not after). */
 static bool output_dir_writable(const char *path)
 {
     const char *slash = strrchr(path, '/');
     char dir[4096];
+    struct stat st;
 
-    if (path[0] == '\0' || (slash != NULL && slash[1] == '\0')) {
+    if (path[0] == '\0' || (slash != NULL && slash[1] == '\0') ||
+        (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
         errno = EISDIR;
         return false;
     }

@@ -880,6 +880,18 @@ static gp_histogram *route_duration(gp_server *s, const req_ctx *r)
     return i < MAX_ROUTES ? kept(s, r, &s->route_duration[i], false) : NULL;
 }
 
+/* Every route's series for code 200 and its durations, at zero from the start, so dashboards
+ * and a grep of /metrics find them before the first request. */
+static void preregister_routes(gp_server *s)
+{
+    for (size_t i = 0; i < s->cfg.nroutes; i++) {
+        req_ctx r = { .route = &s->routes[i], .route_label = s->routes[i].path, .code = 200 };
+
+        (void)route_ok(s, &r);
+        (void)route_duration(s, &r);
+    }
+}
+
 static void record_request(gp_server *s, const req_ctx *r, double secs)
 {
     char labels[3 * MAX_NAME + 64];
@@ -1337,6 +1349,7 @@ gp_status gp_server_start(const gp_server_config *cfg, gp_server **out, gp_err *
         goto fail;
     s->port = s->cfg.port; /* the real one once bound, for port 0 */
     count_refused(s, 0); /* exported as 0 from the start */
+    preregister_routes(s);
     registry_add(s); /* before the daemon: a handshake may come as soon as it listens */
     if ((st = shards_start(s, err)) != GP_OK || (st = listen_start(s, err)) != GP_OK ||
         (s->tls && (st = watch_certs(s, err)) != GP_OK))

@@ -42,7 +42,9 @@ typedef struct {
     gp_err err;
 } review;
 
-#define M_MUTATIONS_HELP "Pods changed (or, in audit mode, that would be), by kind of change."
+#define M_MUTATIONS_HELP "Pods changed, by kind of change (audit mode counts in " \
+                         "gpupack_audit_would_mutate_total)."
+#define M_WOULD_MUTATE_HELP "Pods audit mode would have changed, by kind of change (no patch sent)."
 
 #define M_REVIEWS_HELP "AdmissionReviews answered, by outcome."
 #define M_RIGHTSIZING "gpupack_rightsizing_total"
@@ -81,7 +83,8 @@ static void preregister(gp_webhook *w)
         w->mutations[k] =
             gp_metrics_counter(m, "gpupack_mutations_total", M_MUTATIONS_HELP, labels);
         w->would_mutate[k] =
-            gp_metrics_counter(m, "gpupack_audit_would_mutate_total", M_MUTATIONS_HELP, labels);
+            gp_metrics_counter(m, "gpupack_audit_would_mutate_total", M_WOULD_MUTATE_HELP,
+                               labels);
     }
     for (size_t i = 0; i < GP_WEBHOOK_OUTCOMES; i++)
         w->reviews[i] = gp_metrics_counter(m, "gpupack_admission_reviews_total", M_REVIEWS_HELP,

@@ -71,3 +71,8 @@ run 2 missing-token report --prometheus "$U" --prometheus-token-file "$E2E_TMP/n
 err_has missing-token-named '--prometheus-token-file'
 run 2 output-dir-missing report --prometheus "$U" --output "$E2E_TMP/no/such/dir/report.json"
 err_has output-dir-missing-named '--output: No such file or directory'
+mkdir -p "$E2E_TMP/adir"
+run 2 output-is-a-directory report --prometheus "$U" --output "$E2E_TMP/adir"
+err_has output-is-a-directory-named '--output: Is a directory'
+run 2 recommendations-file-is-a-directory serve --prometheus "$U" --recommendations-file "$E2E_TMP/adir"
+err_has recommendations-file-is-a-directory-named '--recommendations-file: Is a directory'

@@ -30,6 +30,14 @@ code() { c -o /dev/null -w '%{http_code}' "$@"; }
 start main || { fail webhook.start "$(cat "$LOGF")"; exit 0; }
 pass webhook.start
 
+# Before any review, /metrics already has the series dashboards read (docs/webhook.md#metrics).
+c "$URL/metrics" > "$E2E_TMP/metrics0.txt"
+grep -q '^gpupack_http_requests_total{server="webhook",route="/mutate",code="200"} 0$' "$E2E_TMP/metrics0.txt" \
+    && grep -q '^gpupack_http_request_duration_seconds_count{server="webhook",route="/mutate"} 0$' "$E2E_TMP/metrics0.txt" \
+    && grep -q '^gpupack_http_connections_refused_total{server="webhook"} 0$' "$E2E_TMP/metrics0.txt" \
+    && pass webhook.metrics-before-first-review \
+    || fail webhook.metrics-before-first-review "$(grep '^gpupack_http' "$E2E_TMP/metrics0.txt" | head -c 600)"
+
 # Routes and status codes.
 [ "$(c "$URL/healthz")" = "ok" ] && pass webhook.healthz || fail webhook.healthz
 [ "$(code "$URL/readyz")" = 200 ] && pass webhook.readyz || fail webhook.readyz
