@@ -2,9 +2,10 @@
 /* The HTTP(S) server (the contract is in include/gpupack/server.h).
  *
  * Threads: cfg.threads libmicrohttpd daemons without a listening socket of their own (shards),
- * each with one polling thread (epoll); the access handler, the request-completed callback and
- * the TLS certificate callback run on them. One listener thread (lib/listener.c) accepts and
- * gives each connection to the shard with the fewest open connections, so connections are spread
+ * each with one polling thread (poll(), see daemon_flags()); the access handler, the
+ * request-completed callback and the TLS certificate callback run on them. One listener thread
+ * (lib/listener.c) accepts and gives each connection to the shard with the fewest open
+ * connections, so connections are spread
  * evenly over the threads however they arrive (libmicrohttpd's own pool lets the first thread to
  * wake take a whole burst: 32 connections opened at once were seen split 32/0/0/0 over four
  * threads, and a connection stays on its thread). The certificate watcher (gp_watch) runs on its
@@ -1221,9 +1222,14 @@ static void on_accept(void *ctx, int fd, const struct sockaddr *addr, socklen_t 
            GP_LS("error", strerror(errno)));
 }
 
+/* poll(), not epoll: libmicrohttpd 0.9.75 in epoll mode spins on a connection whose TLS
+ * handshake waits for bytes that never come (one such client held a core at 100% until the idle
+ * timeout; tests/e2e/tls-stall.py). poll() costs the same at tens of connections, what
+ * kube-apiserver and kube-scheduler open; with 900 idle ones it halves the throughput, where
+ * epoll would have spun. */
 static unsigned daemon_flags(const gp_server *s)
 {
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET |
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_NO_LISTEN_SOCKET |
                      MHD_USE_ITC | MHD_USE_ERROR_LOG; /* ITC: MHD_add_connection needs it */
 
     return s->tls ? flags | MHD_USE_TLS : flags;
