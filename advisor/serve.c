@@ -468,6 +468,9 @@ static gp_status start_server(serve_state *s, gp_server **srv, gp_err *err)
 /* Zero every counter the alerts read, so they exist before anything happens. */
 static void first_metrics(gp_metrics *m)
 {
+    /* GpupackAdvisorStale reads it where no analysis has succeeded since the start. */
+    gp_metrics_set(m, "gpupack_advisor_start_timestamp_seconds",
+                   "When this advisor process started (unix seconds)", NULL, (double)time(NULL));
     gp_metrics_add(m, "gpupack_advisor_analyses_total",
                    "Analyses run, by result (ok, error)", "result=\"ok\"", 0);
     gp_metrics_add(m, "gpupack_advisor_analyses_total", NULL, "result=\"error\"", 0);

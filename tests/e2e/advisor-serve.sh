@@ -170,6 +170,9 @@ curl -sf --max-time 2 "http://127.0.0.1:$PORT1/metrics" > "$E2E_TMP/deadapi-metr
 check advisor-serve.api-down-error-counted grep -qE '^gpupack_advisor_analyses_total\{result="error"\} [1-9]' "$E2E_TMP/deadapi-metrics.txt"
 check advisor-serve.api-down-not-prometheus grep -qx 'gpupack_advisor_prometheus_errors_total 0' "$E2E_TMP/deadapi-metrics.txt"
 check advisor-serve.api-down-prometheus-up grep -qx 'gpupack_advisor_prometheus_up 1' "$E2E_TMP/deadapi-metrics.txt"
+# Never succeeded: no last-success series, and the start time GpupackAdvisorStale reads instead.
+check advisor-serve.api-down-no-last-success sh -c "! grep -q '^gpupack_advisor_last_success_timestamp_seconds' '$E2E_TMP/deadapi-metrics.txt'"
+check advisor-serve.start-timestamp grep -qE '^gpupack_advisor_start_timestamp_seconds [0-9.e+]+$' "$E2E_TMP/deadapi-metrics.txt"
 code=$(curl -s -o "$E2E_TMP/deadapi-ready.txt" -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT1/readyz")
 check advisor-serve.api-down-not-ready-says-why sh -c "[ $code = 503 ] && grep -q 'not ready: .*/api/v1/' '$E2E_TMP/deadapi-ready.txt'"
 check advisor-serve.api-down-still-serving kill -0 "$DPID"

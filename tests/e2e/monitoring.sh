@@ -92,7 +92,39 @@ tests:
         values: '80x600'
       - series: 'gpupack_tls_certificate_expiry_timestamp_seconds{job="gpupack-webhook",namespace="gpupack-system",pod="gpupack-webhook-a"}'
         values: '864000x600'
+      # An advisor started at 0 that never succeeds (namespace a), and one that succeeds at
+      # 1 h and then no more (namespace b): stale after 6 h 15 m and 7 h 15 m.
+      - series: 'gpupack_advisor_start_timestamp_seconds{job="gpupack-advisor",namespace="a",pod="adv-a"}'
+        values: '0x600'
+      - series: 'gpupack_advisor_start_timestamp_seconds{job="gpupack-advisor",namespace="b",pod="adv-b"}'
+        values: '0x600'
+      - series: 'gpupack_advisor_last_success_timestamp_seconds{job="gpupack-advisor",namespace="b",pod="adv-b"}'
+        values: '_x59 3600x540'
     alert_rule_test:
+      - eval_time: 6h10m
+        alertname: GpupackAdvisorStale
+        exp_alerts: []
+      - eval_time: 6h20m
+        alertname: GpupackAdvisorStale
+        exp_alerts:
+          - exp_labels: {severity: warning, namespace: a}
+            exp_annotations:
+              summary: gpupack-advisor has not completed an analysis for 6 hours.
+              description: "The last successful analysis was 6h 20m 0s ago; the webhook's recommendations expire after --ttl (72 h) and are then ignored."
+              runbook_url: https://github.com/gpupack/gpupack/blob/main/docs/monitoring.md#gpupackadvisorstale
+      - eval_time: 7h20m
+        alertname: GpupackAdvisorStale
+        exp_alerts:
+          - exp_labels: {severity: warning, namespace: a}
+            exp_annotations:
+              summary: gpupack-advisor has not completed an analysis for 6 hours.
+              description: "The last successful analysis was 7h 20m 0s ago; the webhook's recommendations expire after --ttl (72 h) and are then ignored."
+              runbook_url: https://github.com/gpupack/gpupack/blob/main/docs/monitoring.md#gpupackadvisorstale
+          - exp_labels: {severity: warning, namespace: b}
+            exp_annotations:
+              summary: gpupack-advisor has not completed an analysis for 6 hours.
+              description: "The last successful analysis was 6h 20m 0s ago; the webhook's recommendations expire after --ttl (72 h) and are then ignored."
+              runbook_url: https://github.com/gpupack/gpupack/blob/main/docs/monitoring.md#gpupackadvisorstale
       - eval_time: 5h
         alertname: GpupackIdleGpuSpendHigh
         exp_alerts: []
