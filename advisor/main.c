@@ -365,7 +365,7 @@ static int serve(int argc, char **argv)
     gp_policy *pol = NULL;
     gp_kube_config *kube = NULL;
     gp_err err = { "" };
-    char ns[64], name[254];
+    char ns[64], name[254], digest[GP_DAEMON_DIGEST_SIZE];
     int ms, rc;
 
     if (gp_flags_parse(flags, n, argc, argv, &err) != GP_OK)
@@ -381,11 +381,13 @@ static int serve(int argc, char **argv)
     *r = (gp_adv_report_opts){ .since = 7 * 86400.0, .step = 300, .log = stderr };
     if ((ms = check_values(&o, r)) == EXIT_USAGE || serve_values(&o, &v, ns, name) != 0)
         return EXIT_USAGE;
-    if (gp_daemon_policy_flag(PROG, o.policy, &pol, NULL) != 0)
+    if (gp_daemon_policy_flag(PROG, o.policy, &pol, digest) != 0)
         return EXIT_USAGE;
     prom_config(&o, r, (unsigned)ms, &pc);
     r->prom = &pc;
     r->pol = pol;
+    v.policy_path = o.policy;
+    v.policy_digest = digest;
     if (load_kube(&o, r, &kube) != 0) {
         gp_policy_unref(pol);
         return EXIT_USAGE;

@@ -39,6 +39,8 @@ typedef struct {
     pthread_cond_t cv;      /* stop or busy changed */
     bool stop;              /* SIGTERM or SIGINT came */
     bool busy;              /* a run is under way */
+    gp_policy_holder pol;   /* the policy in force; the run thread alone swaps it */
+    gp_policy_seen seen;
 } serve_state;
 
 /* How long a run under way may go on after SIGTERM before the process exits without it. */
@@ -348,6 +350,9 @@ static int run_once(serve_state *s)
     int rc;
     bool wrote = false;
 
+    if (s->o->policy_path != NULL)
+        gp_daemon_refresh_policy(s->o->policy_path, &s->pol, &s->seen, s->metrics, s->log);
+    ro.pol = gp_policy_holder_get(&s->pol);
     ro.until = t0;
     ro.log = log != NULL ? log : stderr;
     ro.quiet = true;
@@ -388,6 +393,7 @@ static int run_once(serve_state *s)
                GP_LS("error", why));
     }
     gp_adv_report_free(&rep);
+    gp_policy_unref((gp_policy *)ro.pol);
     if (log != NULL)
         fclose(log);
     return wrote ? 0 : 1;
@@ -580,6 +586,10 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     first_metrics(s.metrics);
+    gp_policy_holder_init(&s.pol, gp_policy_ref((gp_policy *)o->report.pol));
+    snprintf(s.seen.in_force, sizeof(s.seen.in_force), "%s",
+             o->policy_digest != NULL ? o->policy_digest : "");
+    gp_daemon_policy_started(o->policy_path, s.seen.in_force, GP_VERSION, s.metrics, &log);
     gp_daemon_block_signals();
     have_sigthr = pthread_create(&sigthr, NULL, signal_thread, &s) == 0;
     if (!o->once && start_server(&s, &srv, &err) != GP_OK) {
@@ -611,6 +621,7 @@ int gp_adv_serve_run(const gp_adv_serve_opts *o)
         pthread_join(sigthr, NULL);
     }
     free(s.cost);
+    gp_policy_holder_destroy(&s.pol);
     pthread_cond_destroy(&s.cv);
     pthread_mutex_destroy(&s.mu);
     gp_metrics_free(s.metrics);

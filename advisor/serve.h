@@ -9,7 +9,9 @@
  * says "stale" and why) and gpupack_advisor_prometheus_up turns 0. A good analysis whose write
  * failed (the API down, RBAC) updates the metrics but is stale too, with the write's error, and
  * counts as an error in gpupack_advisor_analyses_total. Before the first good analysis
- * readiness is 503 with the reason. */
+ * readiness is 503 with the reason. The --policy file is re-read before each analysis: a
+ * changed valid one replaces the policy (a ConfigMap update needs no restart), an invalid one
+ * is refused and the last good one stays, as in the daemons (gpupack_policy_* metrics). */
 #ifndef GPUPACK_ADVISOR_SERVE_H
 #define GPUPACK_ADVISOR_SERVE_H
 
@@ -22,7 +24,10 @@
 #include "report.h"
 
 typedef struct {
-    gp_adv_report_opts report;   /* the analysis (until: set for each run; format unused) */
+    gp_adv_report_opts report;   /* the analysis (until: set for each run; format unused; pol:
+                                  * the policy at start) */
+    const char *policy_path;     /* --policy, re-read before each analysis; NULL: embedded */
+    const char *policy_digest;   /* the sha256 of report.pol's file */
     double interval;             /* seconds between runs */
     double ttl;                  /* seconds a recommendation stays valid */
     const char *listen;          /* HOST:PORT */

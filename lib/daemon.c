@@ -270,12 +270,10 @@ void gp_daemon_rt_free(gp_daemon_rt *rt)
     gp_log_destroy(&rt->log);
 }
 
-void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log)
+/* What a reload read (st, p, digest, errors) takes effect: logged, counted, swapped in. */
+static void reload_result(const char *path, gp_status st, gp_policy *p, const char *digest,
+                          char *errors, gp_policy_holder *h, gp_metrics *m, gp_log *log)
 {
-    gp_policy *p = NULL;
-    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
-    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
-
     if (st != GP_OK) {
         gp_metrics_add(m, M_RELOADS, M_RELOADS_HELP, "result=\"failure\"", 1);
         gp_metrics_set(m, M_OK, M_OK_HELP, "", 0);
@@ -289,6 +287,39 @@ void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *
     gp_policy_holder_set(h, p);
     gp_metrics_add(m, M_RELOADS, M_RELOADS_HELP, "result=\"success\"", 1);
     policy_in_force(m, digest);
+}
+
+void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE];
+    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
+
+    reload_result(path, st, p, digest, errors, h, m, log);
+}
+
+void gp_daemon_refresh_policy(const char *path, gp_policy_holder *h, gp_policy_seen *seen,
+                              gp_metrics *m, gp_log *log)
+{
+    gp_policy *p = NULL;
+    char *errors = NULL, digest[GP_DAEMON_DIGEST_SIZE] = "";
+    gp_status st = gp_daemon_policy_read(path, &p, digest, &errors);
+    bool same = st == GP_OK ? strcmp(digest, seen->in_force) == 0
+                            : digest[0] != '\0' && strcmp(digest, seen->refused) == 0;
+
+    if (same) { /* nothing new; a file back to the policy in force ends a refusal */
+        if (st == GP_OK && seen->refused[0] != '\0') {
+            seen->refused[0] = '\0';
+            gp_metrics_set(m, M_OK, M_OK_HELP, "", 1);
+        }
+        gp_policy_unref(p);
+        free(errors);
+        return;
+    }
+    snprintf(st == GP_OK ? seen->in_force : seen->refused, GP_DAEMON_DIGEST_SIZE, "%s", digest);
+    if (st == GP_OK)
+        seen->refused[0] = '\0';
+    reload_result(path, st, p, digest, errors, h, m, log);
 }
 
 gp_daemon_opts gp_daemon_opts_default(const char *listen, unsigned request_timeout)

@@ -150,6 +150,20 @@ void gp_daemon_rt_free(gp_daemon_rt *rt);
  * last good policy stays (gpupack_policy_reloads_total{result}). */
 void gp_daemon_reload_policy(const char *path, gp_policy_holder *h, gp_metrics *m, gp_log *log);
 
+/* The digests a program re-reading its policy at its own moments has seen: the policy in force
+ * and the last one refused ("" for none). */
+typedef struct {
+    char in_force[GP_DAEMON_DIGEST_SIZE];
+    char refused[GP_DAEMON_DIGEST_SIZE];
+} gp_policy_seen;
+
+/* gp_daemon_reload_policy() for a program that re-reads path at its own moments (the advisor,
+ * before each analysis) rather than on a file watch: the same content as the policy in force,
+ * or as the last refused one, does nothing (logged and counted once); anything else is reloaded
+ * or refused as there, and seen updated. */
+void gp_daemon_refresh_policy(const char *path, gp_policy_holder *h, gp_policy_seen *seen,
+                              gp_metrics *m, gp_log *log);
+
 /* Blocks SIGTERM and SIGINT in the calling thread and the threads it starts later (for
  * gp_wait_for_signal_and_drain() or a sigtimedwait() loop) and ignores SIGPIPE. Call it before
  * any server thread starts. */
