@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpupack/conntrack.h"
 #include "gpupack/fileio.h"
 #include "gpupack/flags.h"
 #include "gpupack/listener.h"
@@ -90,6 +91,7 @@ typedef struct tls_pair {
 typedef struct {
     struct MHD_Daemon *daemon;
     atomic_uint conns; /* open connections, counted by on_connection() */
+    struct gp_server *server;
 } shard;
 
 struct gp_server {
@@ -103,6 +105,8 @@ struct gp_server {
     unsigned nshards;     /* started */
     gp_listener *listener; /* NULL once quiesced */
     atomic_bool closing;  /* gp_server_drain(): every response closes its connection */
+    gp_conntrack *deadlines; /* request_timeout_s from each request's first byte */
+    time_t cut_logged;    /* CLOCK_MONOTONIC s of the last cut warning; deadlines' thread */
     atomic_uint inflight; /* requests begun and not yet completed (on_completed) */
     unsigned next_shard;  /* where the least-busy search starts; listener thread only */
     time_t refused_logged; /* CLOCK_MONOTONIC s of the last refusal warning; listener only */
@@ -654,6 +658,15 @@ static int early_error(const gp_server *s, struct MHD_Connection *conn, const re
  * Responses.
  * ------------------------------------------------------------------------------------------- */
 
+/* The connection's deadline record (NULL when untracked). */
+static gp_conn *conn_deadline(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return ci != NULL ? ci->socket_context : NULL;
+}
+
 static enum MHD_Result queue(gp_server *s, struct MHD_Connection *conn, req_ctx *r, int status,
                              struct MHD_Response *resp)
 {
@@ -663,6 +676,7 @@ static enum MHD_Result queue(gp_server *s, struct MHD_Connection *conn, req_ctx 
         return MHD_NO;
     if (atomic_load_explicit(&s->closing, memory_order_relaxed))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    gp_conntrack_answering(conn_deadline(conn));
     ret = MHD_queue_response(conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     if (ret == MHD_YES) {
@@ -772,6 +786,7 @@ static enum MHD_Result request_begin(gp_server *s, struct MHD_Connection *conn, 
     if (r == NULL)
         return MHD_NO;
     atomic_fetch_add_explicit(&s->inflight, 1, memory_order_relaxed);
+    gp_conntrack_begun(conn_deadline(conn));
     gp_strbuf_init(&r->body, s->cfg.max_body + 1);
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     *con_cls = r;
@@ -935,7 +950,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     req_ctx *r = *con_cls;
     double secs;
 
-    (void)conn;
+    gp_conntrack_done(conn_deadline(conn));
     if (r == NULL)
         return;
     secs = seconds_since(&r->t0);
@@ -1150,11 +1165,17 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
                           enum MHD_ConnectionNotificationCode code)
 {
     shard *sh = cls;
+    const union MHD_ConnectionInfo *ci;
 
-    (void)conn;
-    (void)socket_context;
-    if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = ci != NULL ? gp_conntrack_add(sh->server->deadlines, ci->connect_fd)
+                                     : NULL;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        gp_conntrack_remove(sh->server->deadlines, *socket_context);
+        *socket_context = NULL;
         atomic_fetch_sub_explicit(&sh->conns, 1, memory_order_relaxed);
+    }
 }
 
 /* The shard with the fewest open connections, searched from a rotating start so that ties are
@@ -1185,6 +1206,34 @@ static void count_refused(gp_server *s, double n)
 
     snprintf(label, sizeof(label), "server=\"%s\"", s->cfg.name);
     gp_metrics_add(s->cfg.metrics, M_REFUSED, M_REFUSED_HELP, label, n);
+}
+
+#define M_CUT "gpupack_http_request_timeouts_total"
+#define M_CUT_HELP "Connections closed because a request was not whole within the request " \
+                   "timeout of its first byte, by phase (request: handshake and headers; body)."
+
+static void count_cut(gp_server *s, const char *phase, double n)
+{
+    char label[MAX_NAME + 48];
+
+    snprintf(label, sizeof(label), "server=\"%s\",phase=\"%s\"", s->cfg.name, phase);
+    gp_metrics_add(s->cfg.metrics, M_CUT, M_CUT_HELP, label, n);
+}
+
+/* The deadlines' thread cut a connection: counted, with a warning at most every
+ * REFUSED_LOG_EVERY_S seconds. */
+static void on_cut(void *ctx, const char *phase)
+{
+    gp_server *s = ctx;
+    time_t now = mono_now();
+
+    count_cut(s, phase, 1);
+    if (s->cut_logged != 0 && now - s->cut_logged < REFUSED_LOG_EVERY_S)
+        return;
+    s->cut_logged = now;
+    GP_LOG(s->cfg.log, GP_LOG_WARN, "connection closed: request not whole in time",
+           GP_LS("server", s->cfg.name), GP_LS("phase", phase),
+           GP_LI("request_timeout_seconds", s->cfg.request_timeout_s));
 }
 
 /* Closes a connection over max_connections, counted, with a warning at most every
@@ -1277,6 +1326,7 @@ static gp_status shards_start(gp_server *s, gp_err *err)
         shard *sh = &s->shards[s->nshards];
         mhd_opts o;
 
+        sh->server = s;
         daemon_options(s, sh, &o);
         sh->daemon = MHD_start_daemon(daemon_flags(s), 0, NULL, NULL, on_request, s,
                                       MHD_OPTION_ARRAY, o.items, MHD_OPTION_END);
@@ -1355,7 +1405,10 @@ gp_status gp_server_start(const gp_server_config *cfg, gp_server **out, gp_err *
         goto fail;
     s->port = s->cfg.port; /* the real one once bound, for port 0 */
     count_refused(s, 0); /* exported as 0 from the start */
+    count_cut(s, "request", 0);
+    count_cut(s, "body", 0);
     preregister_routes(s);
+    s->deadlines = gp_conntrack_start(s->cfg.request_timeout_s, on_cut, s);
     registry_add(s); /* before the daemon: a handshake may come as soon as it listens */
     if ((st = shards_start(s, err)) != GP_OK || (st = listen_start(s, err)) != GP_OK ||
         (s->tls && (st = watch_certs(s, err)) != GP_OK))
@@ -1419,6 +1472,7 @@ void gp_server_stop(gp_server *s)
     gp_listener_close(s->listener); /* before the shards it hands connections to */
     for (unsigned i = 0; i < s->nshards; i++)
         MHD_stop_daemon(s->shards[i].daemon); /* closes its connections; no callback after */
+    gp_conntrack_stop(s->deadlines); /* after: closing a connection removes its record */
     free(s->shards);
     registry_remove(s);
     pthread_mutex_lock(&s->tls_mu);

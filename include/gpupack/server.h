@@ -20,10 +20,12 @@
  *   (libmicrohttpd 0.9.75 cannot answer in the middle of a body), or the connection is closed
  *   once 4 MiB more have been thrown away.
  * - The server never answers 5xx by itself; a handler's status outside 100-599 becomes 500.
- * - Timeouts: idle_timeout_s closes a connection with no traffic (also during the handshake and
- *   headers); request_timeout_s, counted from the end of the headers, closes a connection whose
- *   body has not arrived whole in time (no response). Headers over about 60 KiB get 431 from
- *   libmicrohttpd.
+ * - Timeouts: idle_timeout_s closes a connection with no traffic. request_timeout_s (gp_conntrack,
+ *   lib/conntrack.c) closes a connection whose request is not whole in time: the TLS handshake
+ *   and headers within it of their first byte, the body within it of the headers (no response;
+ *   gpupack_http_request_timeouts_total{server,phase="request|body"}, a warning at most every
+ *   10 s). A keep-alive connection that sends nothing is left to the idle timeout. Headers over
+ *   about 60 KiB get 431 from libmicrohttpd.
  * - TLS: 1.2 and 1.3 only. With client_ca_file, every handshake requires a client certificate
  *   that verifies against that CA (a client without one fails the handshake), and each request
  *   checks it again (403 otherwise).

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""--request-timeout counts from a request's first byte (bin/gpupack-webhook over TLS, and
+bin/gpupack-extender over plain HTTP, on loopback).
+
+libmicrohttpd's idle timeout is reset by every byte, so a client could hold a connection by
+sending its handshake or headers a byte at a time, and one whose body stopped arriving kept it
+until the idle timeout. Each daemon runs with --request-timeout 2 and --idle-timeout 60: such a
+connection must be closed well before the idle timeout (within 10 s), counted in
+gpupack_http_request_timeouts_total{phase}, while an idle keep-alive connection that sends
+nothing stays usable past the request timeout and others are served meanwhile.
+
+Usage: deadlines.py BIN CERTDIR TMPDIR ROOT     Prints PASS/FAIL lines."""
+import json
+import os
+import re
+import socket
+import ssl
+import sys
+import threading
+import time
+
+import daemons
+
+BIN, CERTS, TMP, ROOT = sys.argv[1:5]
+VG = os.environ.get("VG", "").split()
+SLOW = 10 if VG else 1
+BODY = open(os.path.join(ROOT, "tests/examples/gpu-deployment-review.json"), "rb").read()
+CUT_WITHIN = 10 * SLOW
+result = daemons.Reporter("deadlines")
+CTX = ssl.create_default_context(cafile=f"{CERTS}/ca.crt")
+
+
+def connect(port, tls):
+    s = socket.create_connection(("127.0.0.1", port), timeout=CUT_WITHIN + 5)
+    return CTX.wrap_socket(s, server_hostname="localhost") if tls else s
+
+
+def dribble_until_closed(s, data, every):
+    """Sends data a byte at a time; returns the seconds until the server closed the connection
+    (None if it is still open after CUT_WITHIN)."""
+    t0 = time.time()
+    for b in data:
+        if time.time() - t0 > CUT_WITHIN:
+            return None
+        try:
+            s.sendall(bytes([b]))
+        except (OSError, ssl.SSLError):
+            return time.time() - t0
+        time.sleep(every)
+    return None
+
+
+def wait_closed(s):
+    t0 = time.time()
+    s.settimeout(CUT_WITHIN)
+    try:
+        while s.recv(4096):
+            pass
+        return time.time() - t0
+    except socket.timeout:
+        return None
+    except (OSError, ssl.SSLError):
+        return time.time() - t0
+
+
+def post(s, path, body):
+    s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            return 0
+        buf += chunk
+    head, rest = buf.split(b"\r\n\r\n", 1)
+    n = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+    while len(rest) < n:
+        rest += s.recv(65536)
+    return int(head.split()[1])
+
+
+def metric(port, tls, phase, server):
+    s = connect(port, tls)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    out = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        out += chunk
+    m = re.search(rf'gpupack_http_request_timeouts_total{{server="{server}",phase="{phase}"}} '
+                  rf'(\d+)'.encode(), out)
+    return int(m.group(1)) if m else -1
+
+
+def hello_byte(s):
+    s.sendall(b"\x16")
+    return s
+
+
+common = ["--listen", "127.0.0.1:0", "--request-timeout", "2", "--idle-timeout", "60",
+          "--drain-seconds", "0"]
+cases = {
+    "webhook": ([f"{BIN}/gpupack-webhook", "--tls-cert", f"{CERTS}/tls.crt", "--tls-key",
+                 f"{CERTS}/tls.key"] + common, True, "/mutate", BODY),
+    "extender": ([f"{BIN}/gpupack-extender", "--snapshot-nodes",
+                  f"{ROOT}/tests/extender/nodes.json", "--snapshot-pods",
+                  f"{ROOT}/tests/extender/pods.json"] + common, False, "/filter",
+                 json.dumps({"Pod": {"metadata": {"name": "p", "namespace": "ml", "uid": "u1"},
+                                     "spec": {"containers": [{"name": "c", "resources": {
+                                         "limits": {"nvidia.com/gpu": "1"}}}]}},
+                             "NodeNames": [n["metadata"]["name"] for n in json.load(open(
+                                 os.path.join(ROOT, "tests/extender/nodes.json")))["items"]]
+                             }).encode()),
+}
+for name, (cmd, tls, path, body) in cases.items():
+    p, port = daemons.start(cmd, f"{TMP}/deadlines-{name}.log", VG, SLOW)
+    try:
+        idle = connect(port, tls)  # keep-alive, then silent past the request timeout
+        result(f"{name}-idle-first-request", post(idle, path, body) == 200)
+        res = {}
+        head = (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        threads = [
+            threading.Thread(target=lambda: res.__setitem__(
+                "headers", dribble_until_closed(connect(port, tls), head, 0.3))),
+            threading.Thread(target=lambda: res.__setitem__("body", (lambda s: (
+                s.sendall(head + body[:10]), wait_closed(s))[1])(connect(port, tls)))),
+        ]
+        if tls:
+            threads.append(threading.Thread(target=lambda: res.__setitem__(
+                "handshake", wait_closed(hello_byte(socket.create_connection(
+                    ("127.0.0.1", port), timeout=CUT_WITHIN + 5))))))
+        for t in threads:
+            t.start()
+        time.sleep(1)
+        other = connect(port, tls)
+        result(f"{name}-serves-others-meanwhile", post(other, path, body) == 200)
+        for t in threads:
+            t.join()
+        for k, v in sorted(res.items()):
+            result(f"{name}-{k}-stall-cut", v is not None, f"still open after {CUT_WITHIN} s")
+        time.sleep(1 * SLOW)
+        result(f"{name}-idle-keep-alive-kept", post(idle, path, body) == 200,
+               "an idle keep-alive connection was closed")
+        server = name
+        result(f"{name}-counted-request", metric(port, tls, "request", server) >= 1 + tls)
+        result(f"{name}-counted-body", metric(port, tls, "body", server) >= 1)
+    finally:
+        p.kill()
+        p.wait()
+sys.exit(1 if result.fails else 0)
