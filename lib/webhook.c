@@ -202,7 +202,7 @@ static bool is_pod_create(const gp_admission_request *q)
 {
     return strcmp(q->kind, "Pod") == 0 && *q->kind_group == '\0' &&
            strcmp(q->resource, "pods") == 0 && *q->sub_resource == '\0' &&
-           strcmp(q->operation, "CREATE") == 0 && q->object != NULL;
+           strcmp(q->operation, "CREATE") == 0;
 }
 
 /* "prefix text" in the arena, text cut at GP_WARNING_MAX_LEN bytes (as "%s %.*s" would write it,
@@ -316,6 +316,11 @@ static void decide(review *r)
 
     if (!is_pod_create(&r->req)) {
         r->outcome = "ignored";
+        return;
+    }
+    if (r->req.object == NULL) { /* kube-apiserver always sends the pod it creates */
+        gp_err_set(&r->err, "request.object: missing, null or not an object");
+        fail_open(r, "decode", "reading the pod");
         return;
     }
     st = gp_pod_from_json(r->req.object, r->req.namespace, &r->arena, &r->pod, &r->err);
