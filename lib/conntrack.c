@@ -24,8 +24,9 @@ struct gp_conn {
     _Atomic uint32_t waits;   /* requests answered: each begins a new wait for the next */
     _Atomic int64_t begun_ms; /* its request's start; 0 none; -1 being answered */
     uint32_t seen_waits;      /* the thread's: the wait base and first_ms belong to */
-    uint64_t base;            /* bytes received when that phase was first seen */
-    int64_t first_ms;         /* when bytes were first seen in it; 0 not yet */
+    uint64_t seen;            /* bytes received at the thread's last look in that wait */
+    int64_t first_ms;         /* when new bytes were first seen in it; 0 not yet */
+    int64_t last_ms;          /* when new bytes were last seen in it */
     bool cut;
     gp_conn *prev, *next;     /* guarded by the tracker's mu */
 };
@@ -49,15 +50,15 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-bool gp_conntrack_overdue(int64_t now, int64_t begun, int64_t first, int64_t limit,
-                          const char **phase)
+bool gp_conntrack_overdue(int64_t now, int64_t begun, int64_t first, int64_t last,
+                          int64_t limit, const char **phase)
 {
     if (begun != 0) {
         *phase = "body";
         return begun > 0 && now - begun > limit;
     }
     *phase = "request";
-    return first > 0 && now - first > limit;
+    return first > 0 && last - first > limit;
 }
 
 /* Bytes the kernel has received on fd; false when it cannot say (not TCP). */
@@ -73,35 +74,53 @@ static bool bytes_received(int fd, uint64_t *out)
     return true;
 }
 
-/* One look at c; true when it is past its deadline (*phase says which). */
+/* One look at c; true when it is past its deadline (*phase says which). begun is read before
+ * waits, and gp_conntrack_done() writes them the other way round, so a look never pairs the
+ * old wait with the end of its request. */
 static bool look(gp_conn *c, int64_t now, int64_t limit, const char **phase)
 {
-    uint32_t waits = atomic_load(&c->waits);
     int64_t begun = atomic_load(&c->begun_ms);
+    uint32_t waits = atomic_load(&c->waits);
     uint64_t bytes;
 
-    if (waits != c->seen_waits) { /* an answer was sent since: a new wait */
+    if (waits != c->seen_waits || begun != 0) { /* a new wait, or none */
         c->seen_waits = waits;
-        c->first_ms = 0;
-        if (!bytes_received(c->fd, &c->base))
-            c->base = UINT64_MAX;
-    } else if (begun == 0 && c->first_ms == 0 && c->base != UINT64_MAX &&
-               bytes_received(c->fd, &bytes) && bytes > c->base) {
-        c->first_ms = now;
+        c->first_ms = c->last_ms = 0;
+        if (!bytes_received(c->fd, &c->seen))
+            c->seen = UINT64_MAX;
+    } else if (c->seen != UINT64_MAX && bytes_received(c->fd, &bytes) && bytes > c->seen) {
+        c->seen = bytes;
+        c->last_ms = now;
+        if (c->first_ms == 0)
+            c->first_ms = now;
     }
-    return gp_conntrack_overdue(now, begun, c->first_ms, limit, phase);
+    return gp_conntrack_overdue(now, begun, c->first_ms, c->last_ms, limit, phase);
 }
 
-static void cut(gp_conntrack *t, gp_conn *c, const char *phase)
+/* Shuts c's socket down; true when it did (the descriptor is still c's socket). */
+static bool cut(gp_conn *c)
 {
     struct stat st;
 
     c->cut = true;
     if (fstat(c->fd, &st) != 0 || st.st_ino != c->ino)
-        return;
-    shutdown(c->fd, SHUT_RDWR);
-    if (t->fn != NULL)
-        t->fn(t->ctx, phase);
+        return false;
+    return shutdown(c->fd, SHUT_RDWR) == 0;
+}
+
+/* One look at every connection; *body and *request count those cut. Under t->mu. */
+static void sweep(gp_conntrack *t, unsigned *request, unsigned *body)
+{
+    int64_t now = now_ms();
+    const char *phase;
+
+    for (gp_conn *c = t->head; c != NULL; c = c->next)
+        if (!c->cut && look(c, now, t->limit_ms, &phase) && cut(c)) {
+            if (*phase == 'b')
+                (*body)++;
+            else
+                (*request)++;
+        }
 }
 
 static void *run(void *arg)
@@ -111,13 +130,18 @@ static void *run(void *arg)
 
     pthread_mutex_lock(&t->mu);
     while (!t->stop) {
-        int64_t now = now_ms();
-        const char *phase;
+        unsigned request = 0, body = 0;
 
-        for (gp_conn *c = t->head; c != NULL; c = c->next)
-            if (!c->cut && look(c, now, t->limit_ms, &phase))
-                cut(t, c, phase);
-        clock_gettime(CLOCK_REALTIME, &until);
+        sweep(t, &request, &body);
+        if (t->fn != NULL && request + body > 0) { /* told without the lock: it may log */
+            pthread_mutex_unlock(&t->mu);
+            while (request-- > 0)
+                t->fn(t->ctx, "request");
+            while (body-- > 0)
+                t->fn(t->ctx, "body");
+            pthread_mutex_lock(&t->mu);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += TICK_MS * 1000000L;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
@@ -133,14 +157,19 @@ static void *run(void *arg)
 gp_conntrack *gp_conntrack_start(unsigned limit_s, gp_conntrack_cut_fn fn, void *ctx)
 {
     gp_conntrack *t;
+    pthread_condattr_t ca;
 
     if (limit_s == 0 || (t = calloc(1, sizeof(*t))) == NULL)
         return NULL;
     t->limit_ms = (int64_t)limit_s * 1000;
     t->fn = fn;
     t->ctx = ctx;
+
     pthread_mutex_init(&t->mu, NULL);
-    pthread_cond_init(&t->cv, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* a clock step moves no deadline */
+    pthread_cond_init(&t->cv, &ca);
+    pthread_condattr_destroy(&ca);
     if (pthread_create(&t->thread, NULL, run, t) != 0) {
         pthread_cond_destroy(&t->cv);
         pthread_mutex_destroy(&t->mu);
@@ -219,7 +248,7 @@ void gp_conntrack_answering(gp_conn *c)
 void gp_conntrack_done(gp_conn *c)
 {
     if (c != NULL) {
+        atomic_fetch_add(&c->waits, 1); /* before begun: see look() */
         atomic_store(&c->begun_ms, 0);
-        atomic_fetch_add(&c->waits, 1);
     }
 }

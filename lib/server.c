@@ -838,6 +838,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (n > 0)
         return request_absorb(s, r, upload_data, n);
+    gp_conntrack_answering(conn_deadline(conn)); /* the body is whole: no deadline for the rest */
     if (r->error != 0)
         return send_error(s, conn, url, r, r->error);
     return dispatch(s, conn, url, method, r);

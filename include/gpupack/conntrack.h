@@ -5,14 +5,16 @@
  * TLS handshake or its headers a byte at a time kept a connection forever, and one whose body
  * stopped arriving kept it until the idle timeout. This module holds each open connection's
  * socket and where it stands, and one thread that looks at them four times a second:
- * - waiting for a request (just accepted, or its last answer sent): once bytes arrive (the
- *   kernel's TCP_INFO says when data last came in), the request must be whole (TLS handshake
- *   and headers) within limit_s of the first sighting;
- * - a request begun (its headers whole): it must be whole within limit_s of that.
+ * - waiting for a request (just accepted, or its last answer sent): bytes still arriving (the
+ *   kernel's TCP_INFO counts them) more than limit_s after the first ones the thread saw, with
+ *   no request whole yet (TLS handshake and headers), are a dribble: the connection is cut. One
+ *   that goes quiet (a TLS connection handshaken and kept idle in a client's pool, a stall) is
+ *   left to the idle timeout: a client may hold an idle connection, not trickle a request;
+ * - a request begun (its headers whole): its body must be whole within limit_s of that.
  * A connection past its deadline is shut down (shutdown(2): libmicrohttpd sees the end and
- * closes it as usual), once, and the callback is told. A connection that sends nothing is left
- * to the idle timeout. The server calls add/remove from libmicrohttpd's connection
- * notifications and begun/done from its request callbacks; all are thread-safe. */
+ * closes it as usual), once, and the callback is told (without the tracker's lock). The server
+ * calls add/remove from libmicrohttpd's connection notifications and begun/answering/done from
+ * its request callbacks; all are thread-safe. */
 #ifndef GPUPACK_CONNTRACK_H
 #define GPUPACK_CONNTRACK_H
 
@@ -47,9 +49,10 @@ void gp_conntrack_answering(gp_conn *c);
 void gp_conntrack_done(gp_conn *c);
 
 /* The rule, pure: whether a connection is past its deadline at now_ms. begun_ms: when its
- * request began (0: none begun, -1: being answered); first_ms: when bytes were first seen while
- * it waited for a request (0: none). Sets *phase ("request" or "body"). */
-bool gp_conntrack_overdue(int64_t now_ms, int64_t begun_ms, int64_t first_ms, int64_t limit_ms,
-                          const char **phase);
+ * request began (0: none begun, -1: its body is whole and it is being answered); first_ms and
+ * last_ms: when new bytes were first and last seen while it waited for a request (0: none).
+ * Sets *phase ("request" or "body"). */
+bool gp_conntrack_overdue(int64_t now_ms, int64_t begun_ms, int64_t first_ms, int64_t last_ms,
+                          int64_t limit_ms, const char **phase);
 
 #endif

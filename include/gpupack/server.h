@@ -21,11 +21,13 @@
  *   once 4 MiB more have been thrown away.
  * - The server never answers 5xx by itself; a handler's status outside 100-599 becomes 500.
  * - Timeouts: idle_timeout_s closes a connection with no traffic. request_timeout_s (gp_conntrack,
- *   lib/conntrack.c) closes a connection whose request is not whole in time: the TLS handshake
- *   and headers within it of their first byte, the body within it of the headers (no response;
+ *   lib/conntrack.c) closes a connection whose request is not whole in time: one whose TLS
+ *   handshake or headers are still trickling in that long after their first byte, and one whose
+ *   body is not whole that long after its headers (no response;
  *   gpupack_http_request_timeouts_total{server,phase="request|body"}, a warning at most every
- *   10 s). A keep-alive connection that sends nothing is left to the idle timeout. Headers over
- *   about 60 KiB get 431 from libmicrohttpd.
+ *   10 s). A connection that goes quiet before its headers (an idle keep-alive or freshly
+ *   handshaken one, a stall) is left to the idle timeout. Headers over about 60 KiB get 431 from
+ *   libmicrohttpd.
  * - TLS: 1.2 and 1.3 only. With client_ca_file, every handshake requires a client certificate
  *   that verifies against that CA (a client without one fails the handshake), and each request
  *   checks it again (403 otherwise).

@@ -7,8 +7,9 @@ libmicrohttpd's idle timeout is reset by every byte, so a client could hold a co
 sending its handshake or headers a byte at a time, and one whose body stopped arriving kept it
 until the idle timeout. Each daemon runs with --request-timeout 2 and --idle-timeout 60: such a
 connection must be closed well before the idle timeout (within 10 s), counted in
-gpupack_http_request_timeouts_total{phase}, while an idle keep-alive connection that sends
-nothing stays usable past the request timeout and others are served meanwhile.
+gpupack_http_request_timeouts_total{phase}, while others are served meanwhile. Connections that
+send nothing more stay usable past the request timeout: a keep-alive one after its first
+request, and (over TLS) a freshly handshaken one, as Go's transport keeps spares in its pool.
 
 Usage: deadlines.py BIN CERTDIR TMPDIR ROOT     Prints PASS/FAIL lines."""
 import json
@@ -94,9 +95,17 @@ def metric(port, tls, phase, server):
     return int(m.group(1)) if m else -1
 
 
-def hello_byte(s):
-    s.sendall(b"\x16")
-    return s
+def client_hello():
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(inc, out, server_hostname="localhost")
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return out.read()
 
 
 common = ["--listen", "127.0.0.1:0", "--request-timeout", "2", "--idle-timeout", "60",
@@ -119,6 +128,7 @@ for name, (cmd, tls, path, body) in cases.items():
     try:
         idle = connect(port, tls)  # keep-alive, then silent past the request timeout
         result(f"{name}-idle-first-request", post(idle, path, body) == 200)
+        spare = connect(port, tls)  # connected (handshaken over TLS), then silent
         res = {}
         head = (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                 f"Content-Length: {len(body)}\r\n\r\n").encode()
@@ -130,8 +140,8 @@ for name, (cmd, tls, path, body) in cases.items():
         ]
         if tls:
             threads.append(threading.Thread(target=lambda: res.__setitem__(
-                "handshake", wait_closed(hello_byte(socket.create_connection(
-                    ("127.0.0.1", port), timeout=CUT_WITHIN + 5))))))
+                "handshake", dribble_until_closed(socket.create_connection(
+                    ("127.0.0.1", port), timeout=CUT_WITHIN + 5), client_hello(), 0.3))))
         for t in threads:
             t.start()
         time.sleep(1)
@@ -144,6 +154,8 @@ for name, (cmd, tls, path, body) in cases.items():
         time.sleep(1 * SLOW)
         result(f"{name}-idle-keep-alive-kept", post(idle, path, body) == 200,
                "an idle keep-alive connection was closed")
+        result(f"{name}-idle-new-connection-kept", post(spare, path, body) == 200,
+               "a connection that sent nothing after connecting was closed")
         server = name
         result(f"{name}-counted-request", metric(port, tls, "request", server) >= 1 + tls)
         result(f"{name}-counted-body", metric(port, tls, "body", server) >= 1)
