@@ -1410,6 +1410,9 @@ gp_status gp_server_start(const gp_server_config *cfg, gp_server **out, gp_err *
     count_cut(s, "body", 0);
     preregister_routes(s);
     s->deadlines = gp_conntrack_start(s->cfg.request_timeout_s, on_cut, s);
+    if (s->deadlines == NULL && s->cfg.request_timeout_s > 0)
+        GP_LOG(s->cfg.log, GP_LOG_WARN, "request deadlines off: cannot start their thread",
+               GP_LS("server", s->cfg.name));
     registry_add(s); /* before the daemon: a handshake may come as soon as it listens */
     if ((st = shards_start(s, err)) != GP_OK || (st = listen_start(s, err)) != GP_OK ||
         (s->tls && (st = watch_certs(s, err)) != GP_OK))
