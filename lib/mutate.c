@@ -748,28 +748,28 @@ static const gp_container *odd_gpu_container(const gp_pod *pod, const gp_policy 
     return NULL;
 }
 
+/* "no MIG rewrite: <container c> <why>; keeps nvidia.com/gpu". */
+static gp_status warn_kept(mctx *m, const gp_container *c, const char *why)
+{
+    const char *label = container_label(m->a, c);
+
+    return add_warning(m, label ? gp_arena_printf(m->a, "no MIG rewrite: %.60s %s; keeps "
+                                                  GP_RES_GPU, label, why)
+                                : NULL);
+}
+
 static gp_status warn_mixed(mctx *m, const gp_container *odd)
 {
-    const char *label = container_label(m->a, odd);
-
-    return add_warning(m, label ? gp_arena_printf(m->a, "no MIG rewrite: %.60s asks for GPUs "
-                                                  "other than one whole " GP_RES_GPU ", and slices "
-                                                  "beside them would grow the pod; keeps "
-                                                  GP_RES_GPU, label)
-                                : NULL);
+    return warn_kept(m, odd, "asks for GPUs other than one whole " GP_RES_GPU ", and slices "
+                             "beside them would grow the pod");
 }
 
 /* A pod none of whose containers asks for exactly one whole GPU (two GPUs, say): a slice stands
  * for one GPU, and one process cannot use two slices as one device. */
 static gp_status warn_not_one(mctx *m, const gp_container *c)
 {
-    const char *label = container_label(m->a, c);
-
-    return add_warning(m, label ? gp_arena_printf(m->a, "no MIG rewrite: %.60s asks for a number "
-                                                  "of " GP_RES_GPU " other than one, and a MIG "
-                                                  "slice stands for exactly one; keeps "
-                                                  GP_RES_GPU, label)
-                                : NULL);
+    return warn_kept(m, c, "asks for a number of " GP_RES_GPU " other than one, and a MIG slice "
+                           "stands for exactly one");
 }
 
 /* How many slices the pod holds once rewritten: its effective nvidia.com/gpu count (every GPU

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Shared by the Python black-box tests: PASS/FAIL lines, and starting a gpupack daemon."""
 import json
+import ssl
 import subprocess
 import time
 
@@ -39,3 +40,17 @@ class Reporter:
         else:
             self.fails += 1
             print(f"FAIL {self.prefix}.{name}: {why}"[:600])
+
+
+def client_hello():
+    """The bytes of a TLS ClientHello, as a client sends them first (for stalled handshakes)."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(inc, out, server_hostname="localhost")
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return out.read()

@@ -95,19 +95,6 @@ def metric(port, tls, phase, server):
     return int(m.group(1)) if m else -1
 
 
-def client_hello():
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
-    obj = ctx.wrap_bio(inc, out, server_hostname="localhost")
-    try:
-        obj.do_handshake()
-    except ssl.SSLWantReadError:
-        pass
-    return out.read()
-
-
 common = ["--listen", "127.0.0.1:0", "--request-timeout", "2", "--idle-timeout", "60",
           "--drain-seconds", "0"]
 cases = {
@@ -141,7 +128,7 @@ for name, (cmd, tls, path, body) in cases.items():
         if tls:
             threads.append(threading.Thread(target=lambda: res.__setitem__(
                 "handshake", dribble_until_closed(socket.create_connection(
-                    ("127.0.0.1", port), timeout=CUT_WITHIN + 5), client_hello(), 0.3))))
+                    ("127.0.0.1", port), timeout=CUT_WITHIN + 5), daemons.client_hello(), 0.3))))
         for t in threads:
             t.start()
         time.sleep(1)

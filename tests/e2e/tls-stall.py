@@ -31,24 +31,11 @@ def cpu_seconds(pid):
     return (int(f[11]) + int(f[12])) / TICK  # utime, stime (fields 14 and 15)
 
 
-def client_hello():
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
-    obj = ctx.wrap_bio(inc, out, server_hostname="localhost")
-    try:
-        obj.do_handshake()
-    except ssl.SSLWantReadError:
-        pass
-    return out.read()
-
-
 def stall(port, n):
     conns = []
     for i in range(n):
         s = socket.create_connection(("127.0.0.1", port), timeout=5)
-        s.sendall(b"\x16" if i % 2 == 0 else client_hello())
+        s.sendall(b"\x16" if i % 2 == 0 else daemons.client_hello())
         conns.append(s)
     return conns
 
