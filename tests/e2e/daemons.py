@@ -54,3 +54,24 @@ def client_hello():
     except ssl.SSLWantReadError:
         pass
     return out.read()
+
+
+def read_response(s):
+    """One HTTP/1.1 response read from socket s: (status, headers as a lower-case dict, body);
+    status 0 when the connection ends first."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            return 0, {}, buf
+        buf += chunk
+    top, rest = buf.split(b"\r\n\r\n", 1)
+    lines = top.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, v in (ln.split(":", 1) for ln in lines[1:])}
+    n = int(headers.get("content-length", "0"))
+    while len(rest) < n:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return int(lines[0].split()[1]), headers, rest[:n]

@@ -68,17 +68,7 @@ def wait_closed(s):
 def post(s, path, body):
     s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
               f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        chunk = s.recv(65536)
-        if not chunk:
-            return 0
-        buf += chunk
-    head, rest = buf.split(b"\r\n\r\n", 1)
-    n = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
-    while len(rest) < n:
-        rest += s.recv(65536)
-    return int(head.split()[1])
+    return daemons.read_response(s)[0]
 
 
 def metric(port, tls, phase, server):

@@ -37,26 +37,6 @@ def head(body_len):
             f"Content-Length: {body_len}\r\n\r\n").encode()
 
 
-def read_response(s):
-    """(status, headers as a lower-case dict, body) of one response; status 0 on EOF first."""
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        chunk = s.recv(65536)
-        if not chunk:
-            return 0, {}, buf
-        buf += chunk
-    top, rest = buf.split(b"\r\n\r\n", 1)
-    lines = top.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, v in (ln.split(":", 1) for ln in lines[1:])}
-    n = int(headers.get("content-length", "0"))
-    while len(rest) < n:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    return int(lines[0].split()[1]), headers, rest[:n]
-
-
 def closed(s):
     """True when the server closed the connection (EOF or a reset) within half the drain: at
     once, not when the process exits."""
@@ -84,7 +64,7 @@ wh, port = daemons.start([f"{BIN}/gpupack-webhook", "--listen", "127.0.0.1:0", "
 try:
     keep = connect(port)
     keep.sendall(head(len(BODY)) + BODY)
-    st, hd, body = read_response(keep)
+    st, hd, body = daemons.read_response(keep)
     result("keep-alive-before-sigterm", st == 200 and hd.get("connection", "").lower() != "close",
            f"status {st}, headers {hd}")
 
@@ -96,7 +76,7 @@ try:
     wh.send_signal(signal.SIGTERM)
     time.sleep(0.3 * SLOW)
     keep.sendall(head(len(BODY)) + BODY)
-    st, hd, body = read_response(keep)
+    st, hd, body = daemons.read_response(keep)
     result("drain-answers-with-connection-close",
            st == 200 and allowed(body) and hd.get("connection", "").lower() == "close",
            f"status {st}, headers {hd}")
@@ -108,7 +88,7 @@ try:
     result("drain-ends", "no longer accepting connections" in open(log).read(), open(log).read())
     time.sleep(0.2 * SLOW)
     slow.sendall(BODY[half:])
-    st, hd, body = read_response(slow)
+    st, hd, body = daemons.read_response(slow)
     result("request-in-flight-answered-at-shutdown", st == 200 and allowed(body),
            f"status {st}, body {body[:200]!r}")
     rc = wh.wait(timeout=20 * SLOW)
